@@ -1,0 +1,148 @@
+//! [`ToolError`]: what a tool returns when it cannot answer.
+
+use std::fmt;
+
+use crate::wire::{ErrorCode, Response};
+
+/// A tool failure that becomes a CETP error response.
+///
+/// Pick the constructor for the code a consumer should see. Messages are shown to the model,
+/// so say what went wrong and how to call the tool differently.
+///
+/// ```
+/// use cetp_provider::{ErrorCode, ToolError};
+///
+/// let err = ToolError::invalid_args("`from` must be before `to`");
+/// assert_eq!(err.code(), ErrorCode::InvalidArgs);
+/// assert_eq!(err.to_string(), "INVALID_ARGS: `from` must be before `to`");
+///
+/// // I/O and JSON failures convert with `?` and become INTERNAL_ERROR.
+/// fn read() -> Result<String, ToolError> {
+///     Ok(std::fs::read_to_string("/definitely/not/here")?)
+/// }
+/// assert_eq!(read().unwrap_err().code(), ErrorCode::InternalError);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ToolError {
+    code: ErrorCode,
+    message: String,
+    resolution_hint: Option<String>,
+    authorize_intent: Option<String>,
+}
+
+impl ToolError {
+    /// An error with any code.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ToolError {
+            code,
+            message: message.into(),
+            resolution_hint: None,
+            authorize_intent: None,
+        }
+    }
+
+    /// `INVALID_ARGS`: the arguments are well-formed but make no sense (an unknown id, a reversed
+    /// range). Schema violations are caught before the tool runs.
+    pub fn invalid_args(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArgs, message)
+    }
+
+    /// `INTERNAL_ERROR`: the provider failed (storage, a bug). The message reaches the model.
+    pub fn internal(message: impl fmt::Display) -> Self {
+        Self::new(ErrorCode::InternalError, message.to_string())
+    }
+
+    /// `PERMISSION_DENIED`: this caller may not have this data.
+    pub fn permission_denied(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::PermissionDenied, message)
+    }
+
+    /// `AUTH_REQUIRED`: the user must act in the provider app first.
+    pub fn auth_required(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::AuthRequired, message)
+    }
+
+    /// `RATE_LIMITED`: the caller should retry later.
+    pub fn rate_limited(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::RateLimited, message)
+    }
+
+    /// `TOOL_NOT_FOUND`: the tool does not exist (rarely useful inside a tool).
+    pub fn tool_not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ToolNotFound, message)
+    }
+
+    /// Adds a `resolution_hint` telling the user what to do.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.resolution_hint = Some(hint.into());
+        self
+    }
+
+    /// Adds an `authorize_intent` action the consumer can launch.
+    pub fn with_authorize_intent(mut self, action: impl Into<String>) -> Self {
+        self.authorize_intent = Some(action.into());
+        self
+    }
+
+    /// The CETP error code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The error message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The resolution hint, if any.
+    pub fn resolution_hint(&self) -> Option<&str> {
+        self.resolution_hint.as_deref()
+    }
+
+    /// The authorize intent action, if any.
+    pub fn authorize_intent(&self) -> Option<&str> {
+        self.authorize_intent.as_deref()
+    }
+}
+
+impl From<ToolError> for Response {
+    fn from(err: ToolError) -> Self {
+        Response::Error {
+            code: err.code,
+            message: err.message,
+            resolution_hint: err.resolution_hint,
+            authorize_intent: err.authorize_intent,
+        }
+    }
+}
+
+impl From<std::io::Error> for ToolError {
+    fn from(err: std::io::Error) -> Self {
+        ToolError::internal(format_args!("I/O error: {err}"))
+    }
+}
+
+impl From<serde_json::Error> for ToolError {
+    fn from(err: serde_json::Error) -> Self {
+        ToolError::internal(format_args!("JSON error: {err}"))
+    }
+}
+
+impl From<std::fmt::Error> for ToolError {
+    fn from(_: std::fmt::Error) -> Self {
+        ToolError::internal("formatting failed")
+    }
+}
+
+impl From<Box<dyn std::error::Error + Send + Sync>> for ToolError {
+    fn from(err: Box<dyn std::error::Error + Send + Sync>) -> Self {
+        ToolError::internal(err)
+    }
+}
+
+impl From<std::convert::Infallible> for ToolError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}

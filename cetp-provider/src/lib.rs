@@ -1,0 +1,127 @@
+//! Expose read-only tools from an Android app to on-device AI agents over **CETP v1**.
+//!
+//! Write ordinary functions, mark them `#[tool]`, declare a [`Provider`], and the SDK answers the
+//! three CETP methods (`list_tools`, `get_provider_info`, `execute_tool`) with LLM-ready JSON
+//! Schemas, validated arguments, enforced limits and CETP error codes.
+//!
+//! ```
+//! use cetp_provider::{Provider, tool, tools};
+//!
+//! /// Adds two integers.
+//! #[tool]
+//! fn add(
+//!     /// The first addend.
+//!     a: i64,
+//!     /// The second addend.
+//!     b: i64,
+//! ) -> i64 {
+//!     a + b
+//! }
+//!
+//! let provider = Provider::builder("Calculator")
+//!     .description("Arithmetic for the agent")
+//!     .tools(tools![add])
+//!     .auth(cetp_provider::auth::Auth::open()) // the default asks the user: see `auth`
+//!     .build()
+//!     .expect("valid provider");
+//!
+//! let consumer = cetp_provider::testing::Consumer::new(&provider);
+//! let answer = consumer.execute("add", r#"{"a": 2, "b": 40}"#);
+//! assert_eq!(answer.data_json().unwrap(), 42);
+//! ```
+#![deny(missing_docs)]
+
+pub mod auth;
+mod context;
+mod error;
+#[cfg(feature = "jni")]
+pub mod jni;
+mod provider;
+mod schema;
+pub mod testing;
+mod tool;
+mod validate;
+pub mod wire;
+
+pub use cetp_macros::tool;
+pub use context::{AccessLevel, CallContext, Caller, CallerPackage};
+pub use error::ToolError;
+pub use provider::{AnyTool, BuildError, Extras, Limits, Provider, ProviderBuilder};
+pub use schema::SchemaError;
+pub use tool::{Tool, ToolDescriptor, is_valid_tool_name};
+pub use wire::{ErrorCode, Response};
+
+/// Collects `#[tool]` functions for [`ProviderBuilder::tools`].
+///
+/// Each entry is the path of a `#[tool]` function (`search_notes`, `notes::get_note`,
+/// `crate::notes::get_note`, `super::x`), or of a hand-written [`Tool`] that is a field-less
+/// struct. The result is a `Vec<AnyTool>`.
+///
+/// ```
+/// use cetp_provider::{tool, tools};
+///
+/// /// Says hello.
+/// #[tool]
+/// fn hello() -> &'static str { "hello" }
+///
+/// mod more {
+///     use cetp_provider::tool;
+///
+///     /// Says goodbye.
+///     #[tool]
+///     pub fn goodbye() -> &'static str { "goodbye" }
+/// }
+///
+/// let set = tools![hello, more::goodbye];
+/// assert_eq!(set.len(), 2);
+/// ```
+#[macro_export]
+macro_rules! tools {
+    // A `$tool:path` fragment cannot be followed by `{}` to build a struct, so paths are matched
+    // segment by segment. `#[tool]` emits a field-less struct named like the function.
+    ($($($segment:ident)::+),* $(,)?) => {
+        ::std::vec![$($crate::AnyTool::new($($segment)::+ {})),*]
+    };
+}
+
+/// Support code for `#[tool]`'s expansion. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+
+    use crate::ToolError;
+
+    /// The return types a `#[tool]` function may have: `Result<T, E>` with `E: Into<ToolError>`.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a valid tool result",
+        label = "return `Result<T, E>` where `T: serde::Serialize` and `E: Into<cetp_provider::ToolError>`"
+    )]
+    pub trait IntoToolResult {
+        /// The successful value.
+        type Output: serde::Serialize;
+        /// Converts into the runtime's result.
+        fn into_tool_result(self) -> Result<Self::Output, ToolError>;
+    }
+
+    impl<T: serde::Serialize, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+        type Output = T;
+        fn into_tool_result(self) -> Result<T, ToolError> {
+            self.map_err(Into::into)
+        }
+    }
+
+    /// Wraps a plain (non-`Result`) return value.
+    pub fn ok<T: ToolOutput>(value: T) -> Result<T, ToolError> {
+        Ok(value)
+    }
+
+    /// A value a tool can return: anything `serde::Serialize`.
+    #[diagnostic::on_unimplemented(
+        message = "tool return type `{Self}` cannot be serialized to JSON",
+        label = "this type must implement `serde::Serialize`",
+        note = "derive it with `#[derive(serde::Serialize)]`, or return a type that does"
+    )]
+    pub trait ToolOutput: serde::Serialize {}
+    impl<T: serde::Serialize + ?Sized> ToolOutput for T {}
+}

@@ -1,0 +1,592 @@
+//! [`Provider`]: built once from tools and settings, then answers every CETP call.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::{Value, json};
+
+use crate::auth::{Auth, Authorizer, StoreError};
+use crate::context::{AccessLevel, CallContext, Caller};
+use crate::error::ToolError;
+use crate::schema::{self, SchemaError};
+use crate::tool::{Tool, ToolDescriptor, is_valid_tool_name};
+use crate::validate::ArgsValidator;
+use crate::wire::{self, Response};
+
+/// The extras of a `ContentResolver.call`, as string key/value pairs.
+///
+/// The Android bridge copies the string extras CETP defines ([`wire::EXTRA_TOOL_NAME`],
+/// [`wire::EXTRA_ARGS`], [`wire::EXTRA_REQUEST_ID`]); unknown keys are ignored.
+pub type Extras = BTreeMap<String, String>;
+
+/// Size limits enforced on every call.
+///
+/// ```
+/// use cetp_provider::Limits;
+/// let limits = Limits::default();
+/// assert_eq!(limits.max_args_bytes, 64 * 1024);
+/// assert_eq!(limits.max_result_bytes, 256 * 1024);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Largest accepted `args` text, in UTF-8 bytes (default 64 KiB).
+    pub max_args_bytes: usize,
+    /// Largest `data` a call may return, in UTF-8 bytes (default 256 KiB). Binder's transaction
+    /// buffer is 1 MiB per process, shared by all calls in flight, and strings travel as UTF-16,
+    /// so a reply far below that keeps concurrent calls from failing silently.
+    pub max_result_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_args_bytes: 64 * 1024,
+            max_result_bytes: 256 * 1024,
+        }
+    }
+}
+
+type RunFn = dyn Fn(Value, &CallContext) -> Result<String, ToolError> + Send + Sync;
+
+/// A tool with its type erased, ready to be added to a [`ProviderBuilder`].
+///
+/// Made by [`tools!`](crate::tools) from `#[tool]` functions, or with [`AnyTool::new`] from a
+/// hand-written [`Tool`].
+pub struct AnyTool {
+    name: &'static str,
+    description: &'static str,
+    scopes: &'static [&'static str],
+    schema: fn() -> Result<Value, SchemaError>,
+    run: Box<RunFn>,
+}
+
+impl AnyTool {
+    /// Erases a [`Tool`].
+    ///
+    /// ```
+    /// use cetp_provider::{AnyTool, tool};
+    ///
+    /// /// Returns the answer.
+    /// #[tool]
+    /// fn answer() -> u32 { 42 }
+    ///
+    /// let erased = AnyTool::new(answer {});
+    /// assert_eq!(erased.name(), "answer");
+    /// ```
+    pub fn new<T: Tool>(tool: T) -> Self {
+        AnyTool {
+            name: T::NAME,
+            description: T::DESCRIPTION,
+            scopes: T::SCOPES,
+            schema: schema::parameters_schema::<T::Args>,
+            run: Box::new(move |args, ctx| {
+                let args: T::Args = serde_json::from_value(args).map_err(|e| {
+                    ToolError::invalid_args(format!("invalid arguments for `{}`: {e}", T::NAME))
+                })?;
+                let output = tool.call(args, ctx)?;
+                serde_json::to_string(&output).map_err(|e| {
+                    ToolError::internal(format!(
+                        "the result of `{}` could not be encoded as JSON: {e}",
+                        T::NAME
+                    ))
+                })
+            }),
+        }
+    }
+
+    /// The tool name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl std::fmt::Debug for AnyTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnyTool").field("name", &self.name).finish()
+    }
+}
+
+/// Why a provider could not be built. Every case is a programming error in the app, reported
+/// once at start-up instead of at call time.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools share a name.
+    #[error("two tools are named `{0}`; tool names must be unique within a provider")]
+    DuplicateTool(String),
+    /// A tool name does not match `[a-z][a-z0-9_]{{0,63}}`.
+    #[error(
+        "tool name `{0}` is invalid: use 1 to 64 characters of lower-case ASCII letters, digits and `_`, starting with a letter"
+    )]
+    InvalidToolName(String),
+    /// A tool's description is empty.
+    #[error(
+        "tool `{0}` has no description; the model relies on it to decide when to call the tool"
+    )]
+    MissingDescription(String),
+    /// A tool's argument schema could not be generated.
+    #[error("tool `{tool}`: {source}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// What went wrong.
+        #[source]
+        source: SchemaError,
+    },
+    /// A tool needs a scope the provider does not declare.
+    #[error(
+        "tool `{tool}` needs scope `{scope}`, which the provider does not declare; add `.scope(\"{scope}\", \"…\")`"
+    )]
+    UnknownScope {
+        /// The tool.
+        tool: String,
+        /// The undeclared scope.
+        scope: String,
+    },
+    /// A scope is declared twice or with an empty name.
+    #[error("scope `{0}` is declared twice or has an empty name")]
+    BadScope(String),
+    /// The provider name is empty.
+    #[error("the provider name is empty")]
+    EmptyName,
+    /// The authorization settings ([`ProviderBuilder::auth`]) are inconsistent, or the grant
+    /// store given with [`Auth::store_dir`] cannot be opened.
+    #[error("authorization: {0}")]
+    Auth(String),
+}
+
+/// Declares a [`Provider`]: its name, description, scopes, tools and limits.
+#[derive(Debug)]
+#[must_use]
+pub struct ProviderBuilder {
+    name: String,
+    description: String,
+    scopes: Vec<(String, String)>,
+    tools: Vec<AnyTool>,
+    limits: Limits,
+    auth: Auth,
+}
+
+impl ProviderBuilder {
+    /// The description `get_provider_info` returns.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// Declares a data scope that tools can require and users grant.
+    pub fn scope(mut self, name: impl Into<String>, description: impl Into<String>) -> Self {
+        self.scopes.push((name.into(), description.into()));
+        self
+    }
+
+    /// Adds one tool.
+    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+        self.tools.push(AnyTool::new(tool));
+        self
+    }
+
+    /// Adds tools, usually from [`tools!`](crate::tools).
+    pub fn tools(mut self, tools: impl IntoIterator<Item = AnyTool>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Replaces the size limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the largest accepted `args` text in bytes.
+    pub fn max_args_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_args_bytes = bytes;
+        self
+    }
+
+    /// Sets the largest `data` a call may return in bytes.
+    pub fn max_result_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_result_bytes = bytes;
+        self
+    }
+
+    /// Sets who may call and what they see (default [`Auth::user_approval`]); see
+    /// [`crate::auth`].
+    ///
+    /// ```
+    /// use cetp_provider::{Provider, auth::Auth};
+    /// let provider = Provider::builder("Public data").auth(Auth::open()).build().unwrap();
+    /// # let _ = provider;
+    /// ```
+    pub fn auth(mut self, auth: Auth) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// Checks the declaration, generates every schema and builds the provider.
+    ///
+    /// ```
+    /// use cetp_provider::{BuildError, Provider, tool, tools};
+    ///
+    /// /// Counts to three.
+    /// #[tool]
+    /// fn count() -> [u8; 3] { [1, 2, 3] }
+    ///
+    /// let twice = Provider::builder("Counter").tools(tools![count, count]).build();
+    /// assert!(matches!(twice, Err(BuildError::DuplicateTool(name)) if name == "count"));
+    /// ```
+    pub fn build(self) -> Result<Provider, BuildError> {
+        if self.name.trim().is_empty() {
+            return Err(BuildError::EmptyName);
+        }
+        let mut declared = HashSet::new();
+        for (scope, _) in &self.scopes {
+            if scope.trim().is_empty() || !declared.insert(scope.as_str()) {
+                return Err(BuildError::BadScope(scope.clone()));
+            }
+        }
+        let mut entries = HashMap::with_capacity(self.tools.len());
+        let mut descriptors = Vec::with_capacity(self.tools.len());
+        for tool in self.tools {
+            if !is_valid_tool_name(tool.name) {
+                return Err(BuildError::InvalidToolName(tool.name.to_owned()));
+            }
+            if tool.description.trim().is_empty() {
+                return Err(BuildError::MissingDescription(tool.name.to_owned()));
+            }
+            if let Some(scope) = tool.scopes.iter().find(|s| !declared.contains(**s)) {
+                return Err(BuildError::UnknownScope {
+                    tool: tool.name.to_owned(),
+                    scope: (*scope).to_owned(),
+                });
+            }
+            let parameters = (tool.schema)().map_err(|source| BuildError::Schema {
+                tool: tool.name.to_owned(),
+                source,
+            })?;
+            let validator = ArgsValidator::new(&parameters).map_err(|e| BuildError::Schema {
+                tool: tool.name.to_owned(),
+                source: SchemaError::Invalid(e),
+            })?;
+            let descriptor = ToolDescriptor {
+                name: tool.name.to_owned(),
+                description: tool.description.trim().to_owned(),
+                parameters,
+                scopes: tool.scopes.iter().map(|s| (*s).to_owned()).collect(),
+            };
+            if entries.contains_key(tool.name) {
+                return Err(BuildError::DuplicateTool(tool.name.to_owned()));
+            }
+            descriptors.push(descriptor);
+            entries.insert(
+                tool.name,
+                Entry {
+                    validator,
+                    run: tool.run,
+                },
+            );
+        }
+        let auth = Authorizer::new(self.auth, &self.name, &self.scopes, &descriptors)
+            .map_err(BuildError::Auth)?;
+        let list_tools_json = json!({ "tools": descriptors }).to_string();
+        let scopes_json: Vec<Value> = self
+            .scopes
+            .iter()
+            .map(|(name, description)| json!({"name": name, "description": description}))
+            .collect();
+        let info_json = json!({
+            "provider_name": self.name,
+            "description": self.description,
+            "scopes": scopes_json,
+        })
+        .to_string();
+        Ok(Provider {
+            name: self.name,
+            scopes: self.scopes,
+            descriptors,
+            entries,
+            limits: self.limits,
+            list_tools_json,
+            info_json,
+            reference: AtomicU64::new(1),
+            auth,
+        })
+    }
+}
+
+struct Entry {
+    validator: ArgsValidator,
+    run: Box<RunFn>,
+}
+
+/// A CETP v1 tool provider: answers `list_tools`, `get_provider_info` and `execute_tool`.
+///
+/// Build it once (at library load on Android) and share it: [`Provider::call`] takes `&self`
+/// and is safe to call from many Binder threads at once. It never panics: every failure,
+/// including a panicking tool, becomes an error [`Response`].
+///
+/// ```
+/// use cetp_provider::{Caller, ErrorCode, Provider, wire};
+///
+/// let provider = Provider::builder("Empty").build().unwrap();
+/// let answer = provider.call("no_such_method", None, None, &Caller::unknown());
+/// assert_eq!(answer.error_code(), Some(ErrorCode::ToolNotFound));
+/// let list = provider.call(wire::METHOD_LIST_TOOLS, None, None, &Caller::unknown());
+/// assert_eq!(list.data(), Some(r#"{"tools":[]}"#));
+/// ```
+pub struct Provider {
+    name: String,
+    scopes: Vec<(String, String)>,
+    descriptors: Vec<ToolDescriptor>,
+    entries: HashMap<&'static str, Entry>,
+    limits: Limits,
+    list_tools_json: String,
+    info_json: String,
+    reference: AtomicU64,
+    auth: Authorizer,
+}
+
+impl std::fmt::Debug for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Provider")
+            .field("name", &self.name)
+            .field("tools", &self.descriptors.len())
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Provider {
+    /// Starts declaring a provider named `name` (the `provider_name` consumers show).
+    pub fn builder(name: impl Into<String>) -> ProviderBuilder {
+        ProviderBuilder {
+            name: name.into(),
+            description: String::new(),
+            scopes: Vec::new(),
+            tools: Vec::new(),
+            limits: Limits::default(),
+            auth: Auth::default(),
+        }
+    }
+
+    /// The provider name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tools, in declaration order, as `list_tools` describes them.
+    pub fn tools(&self) -> &[ToolDescriptor] {
+        &self.descriptors
+    }
+
+    /// The declared scopes as `(name, description)` pairs.
+    pub fn scopes(&self) -> &[(String, String)] {
+        &self.scopes
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The authorization state: pending requests, grants, and the approval screen's operations.
+    pub fn authorizer(&self) -> &Authorizer {
+        &self.auth
+    }
+
+    /// Binds the app's identity at platform init: opens the grant store in `files_dir` (the
+    /// app's `Context.getFilesDir()`) and derives the default `authorize_intent` from
+    /// `package_name` (`<package_name>.CETP_AUTHORIZE`). Calling it again rebinds.
+    ///
+    /// ```
+    /// use cetp_provider::Provider;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let provider = Provider::builder("Notes").build().unwrap();
+    /// provider.bind_app("com.example.notes", dir.path()).unwrap();
+    /// assert!(provider.authorizer().store_path().is_some());
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if `files_dir` cannot be created. A corrupt store file is not an error:
+    /// it is set aside and every consumer must be approved again.
+    pub fn bind_app(
+        &self,
+        package_name: &str,
+        files_dir: impl AsRef<Path>,
+    ) -> Result<(), StoreError> {
+        self.auth.set_app_package(package_name);
+        self.auth.open_store(files_dir)
+    }
+
+    /// The approval screen's JSON interface; see [`Authorizer::handle_admin_json`].
+    pub fn handle_admin_json(&self, request: &str) -> String {
+        self.auth.handle_admin_json(request)
+    }
+
+    /// Answers one `ContentResolver.call`.
+    ///
+    /// `method` and `arg` are the call's method and string argument (unused by CETP v1);
+    /// `extras` holds its string extras, `None` when the Bundle was null; `caller` is who the
+    /// platform says is calling.
+    pub fn call(
+        &self,
+        method: &str,
+        arg: Option<&str>,
+        extras: Option<&Extras>,
+        caller: &Caller,
+    ) -> Response {
+        let _ = arg;
+        let outcome = catch_unwind(AssertUnwindSafe(|| self.dispatch(method, extras, caller)));
+        let response = match outcome {
+            Ok(Ok(data)) => Response::success(data),
+            Ok(Err(err)) => err.into(),
+            Err(payload) => {
+                let reference = self.next_reference();
+                log::error!(
+                    "CETP `{method}` for {} panicked (ref {reference}): {}",
+                    caller.describe(),
+                    panic_message(&*payload)
+                );
+                internal_failure(method, None, reference).into()
+            }
+        };
+        if let Response::Error { code, message, .. } = &response {
+            log::info!(
+                "CETP `{method}` from {} -> {code}: {message}",
+                caller.describe()
+            );
+        } else {
+            log::debug!("CETP `{method}` from {} -> success", caller.describe());
+        }
+        response
+    }
+
+    fn dispatch(
+        &self,
+        method: &str,
+        extras: Option<&Extras>,
+        caller: &Caller,
+    ) -> Result<String, ToolError> {
+        match method {
+            wire::METHOD_LIST_TOOLS => {
+                self.auth.check_discovery(caller)?;
+                self.check_size(method, self.list_tools_json.clone())
+            }
+            wire::METHOD_GET_PROVIDER_INFO => {
+                self.auth.check_discovery(caller)?;
+                self.check_size(method, self.info_json.clone())
+            }
+            wire::METHOD_EXECUTE_TOOL => self.execute(extras, caller),
+            other => Err(ToolError::tool_not_found(format!(
+                "unknown method `{}`; this provider speaks CETP v1: `{}`, `{}`, `{}`",
+                printable(other),
+                wire::METHOD_LIST_TOOLS,
+                wire::METHOD_EXECUTE_TOOL,
+                wire::METHOD_GET_PROVIDER_INFO
+            ))),
+        }
+    }
+
+    fn execute(&self, extras: Option<&Extras>, caller: &Caller) -> Result<String, ToolError> {
+        let get = |key: &str| extras.and_then(|e| e.get(key)).map(String::as_str);
+        let name = get(wire::EXTRA_TOOL_NAME)
+            .filter(|n| !n.trim().is_empty())
+            .ok_or_else(|| {
+                ToolError::invalid_args(format!(
+                    "`execute_tool` needs the extra `{}` naming the tool to run",
+                    wire::EXTRA_TOOL_NAME
+                ))
+            })?;
+        let entry = self.entries.get(name).ok_or_else(|| {
+            ToolError::tool_not_found(format!(
+                "no tool named `{}`; call `{}` for the tools this provider offers",
+                printable(name),
+                wire::METHOD_LIST_TOOLS
+            ))
+        })?;
+        let request_id = get(wire::EXTRA_REQUEST_ID);
+        let args = get(wire::EXTRA_ARGS);
+        if let Some(args) = args.filter(|a| a.len() > self.limits.max_args_bytes) {
+            return Err(entry.validator.invalid(
+                name,
+                &format!(
+                    "`args` is {} bytes, over the limit of {} bytes; send shorter values",
+                    args.len(),
+                    self.limits.max_args_bytes
+                ),
+            ));
+        }
+        let access = self.authorize(name, caller)?;
+        let value = entry.validator.check(name, args)?;
+        let mut ctx = CallContext::new(caller.clone())
+            .with_access(access)
+            .with_tool(name);
+        if let Some(id) = request_id {
+            ctx = ctx.with_request_id(id);
+        }
+        match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
+            Ok(result) => self.check_size(name, result?),
+            Err(payload) => {
+                let reference = self.next_reference();
+                log::error!(
+                    "tool `{name}` panicked (request {}, ref {reference}, {}): {}",
+                    request_id.unwrap_or("-"),
+                    caller.describe(),
+                    panic_message(&*payload)
+                );
+                Err(internal_failure(name, request_id, reference))
+            }
+        }
+    }
+
+    /// Decides what `caller` may see when running `tool`: the policy and grants
+    /// ([`crate::auth`]), then the rate limit.
+    fn authorize(&self, tool: &str, caller: &Caller) -> Result<AccessLevel, ToolError> {
+        self.auth.check_execute(tool, caller)
+    }
+
+    fn check_size(&self, what: &str, data: String) -> Result<String, ToolError> {
+        if data.len() <= self.limits.max_result_bytes {
+            return Ok(data);
+        }
+        Err(ToolError::internal(format_args!(
+            "the result of `{what}` is {} KiB, over the {} KiB a provider returns in one call; narrow the request (fewer items, a shorter range or a more specific query) and try again",
+            data.len().div_ceil(1024),
+            self.limits.max_result_bytes / 1024
+        )))
+    }
+
+    fn next_reference(&self) -> u64 {
+        self.reference.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+fn internal_failure(what: &str, request_id: Option<&str>, reference: u64) -> ToolError {
+    let id = match request_id {
+        Some(id) => format!("request {}, ", printable(id)),
+        None => String::new(),
+    };
+    ToolError::internal(format_args!(
+        "`{what}` failed unexpectedly inside the provider app ({id}ref {reference}); this is a bug in the app, not in your call"
+    ))
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("<non-string panic payload>")
+}
+
+/// Caller-supplied text echoed in a message: at most 80 characters, control characters escaped.
+fn printable(text: &str) -> String {
+    let mut out: String = text.chars().take(80).flat_map(char::escape_debug).collect();
+    if text.chars().nth(80).is_some() {
+        out.push('…');
+    }
+    out
+}

@@ -1,0 +1,391 @@
+//! Test a provider from `cargo test` the way a consumer app sees it.
+//!
+//! [`Consumer`] calls [`Provider::call`], the entry point the Android bridge uses, and hands back
+//! the reply as the string map the Bundle would hold. [`check_conformance`] audits a provider
+//! against CETP v1 in one line.
+//!
+//! ```
+//! use cetp_provider::{ErrorCode, Provider, tool, tools};
+//! use cetp_provider::testing::{Consumer, check_conformance};
+//!
+//! /// Greets someone.
+//! #[tool]
+//! fn greet(
+//!     /// Who to greet.
+//!     name: String,
+//! ) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! let provider = Provider::builder("Greeter")
+//!     .tools(tools![greet])
+//!     .auth(cetp_provider::auth::Auth::open())
+//!     .build()
+//!     .unwrap();
+//! check_conformance(&provider).expect("CETP v1 conformant");
+//!
+//! let consumer = Consumer::new(&provider);
+//! assert_eq!(consumer.execute("greet", r#"{"name":"Ada"}"#).data_json().unwrap(), "Hello, Ada!");
+//! let bad = consumer.execute("greet", r#"{"name":7}"#);
+//! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::context::Caller;
+use crate::provider::{Extras, Provider};
+use crate::tool::is_valid_tool_name;
+use crate::wire::{self, ErrorCode};
+
+/// A host-side CETP consumer bound to one provider and one caller identity.
+#[derive(Debug, Clone)]
+pub struct Consumer<'p> {
+    provider: &'p Provider,
+    caller: Caller,
+}
+
+impl<'p> Consumer<'p> {
+    /// A consumer calling as `com.example.consumer` under UID 10 001.
+    pub fn new(provider: &'p Provider) -> Self {
+        Consumer {
+            provider,
+            caller: Caller::app(10_001, "com.example.consumer"),
+        }
+    }
+
+    /// The same consumer calling as someone else.
+    pub fn as_caller(&self, caller: Caller) -> Self {
+        Consumer {
+            provider: self.provider,
+            caller,
+        }
+    }
+
+    /// The identity this consumer calls with.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// `list_tools`.
+    pub fn list_tools(&self) -> Answer {
+        self.call(wire::METHOD_LIST_TOOLS, None)
+    }
+
+    /// `get_provider_info`.
+    pub fn provider_info(&self) -> Answer {
+        self.call(wire::METHOD_GET_PROVIDER_INFO, None)
+    }
+
+    /// `execute_tool` with `args` as JSON text.
+    pub fn execute(&self, tool: &str, args: &str) -> Answer {
+        self.call(
+            wire::METHOD_EXECUTE_TOOL,
+            Some(&[(wire::EXTRA_TOOL_NAME, tool), (wire::EXTRA_ARGS, args)]),
+        )
+    }
+
+    /// Any method with any string extras (`None` for a null Bundle).
+    pub fn call(&self, method: &str, extras: Option<&[(&str, &str)]>) -> Answer {
+        let extras: Option<Extras> = extras.map(|pairs| {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        });
+        let response = self
+            .provider
+            .call(method, None, extras.as_ref(), &self.caller);
+        Answer {
+            bundle: response
+                .to_pairs()
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        }
+    }
+}
+
+/// A reply as the consumer reads it: the string keys and values of the response Bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// Every key/value pair of the reply.
+    pub bundle: BTreeMap<String, String>,
+}
+
+impl Answer {
+    /// The value of `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.bundle.get(key).map(String::as_str)
+    }
+
+    /// Whether `status` is `success`.
+    pub fn is_success(&self) -> bool {
+        self.get(wire::KEY_STATUS) == Some(wire::STATUS_SUCCESS)
+    }
+
+    /// The parsed `error_code`, if the call failed.
+    pub fn error_code(&self) -> Option<ErrorCode> {
+        self.get(wire::KEY_ERROR_CODE)?.parse().ok()
+    }
+
+    /// The `error_message`, if the call failed.
+    pub fn error_message(&self) -> Option<&str> {
+        self.get(wire::KEY_ERROR_MESSAGE)
+    }
+
+    /// `data` parsed as JSON.
+    ///
+    /// # Errors
+    /// [`AnswerError`] if the call failed or `data` is not JSON.
+    pub fn data_json(&self) -> Result<Value, AnswerError> {
+        if !self.is_success() {
+            return Err(AnswerError(format!("the call failed: {self}")));
+        }
+        let data = self
+            .get(wire::KEY_DATA)
+            .ok_or_else(|| AnswerError("success without `data`".into()))?;
+        serde_json::from_str(data).map_err(|e| AnswerError(format!("`data` is not JSON: {e}")))
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_success() {
+            write!(f, "success: {}", self.get(wire::KEY_DATA).unwrap_or(""))
+        } else {
+            write!(
+                f,
+                "{}: {}",
+                self.get(wire::KEY_ERROR_CODE).unwrap_or("?"),
+                self.error_message().unwrap_or("")
+            )
+        }
+    }
+}
+
+/// An [`Answer`] did not hold what the test expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct AnswerError(String);
+
+/// The CETP v1 rules a provider broke, one line each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("provider is not CETP v1 conformant:\n- {}", .0.join("\n- "))]
+pub struct ConformanceError(pub Vec<String>);
+
+/// Audits `provider` against CETP v1, calling as the default [`Consumer`].
+///
+/// Checks the envelope of every answer (`status`, `data` a JSON string, known error codes with
+/// messages), the `list_tools` and `get_provider_info` shapes, tool names (valid and unique),
+/// that every `parameters` is an object schema with `properties` and no `$ref`, and the error
+/// codes for an unknown method, an unknown tool, a missing `tool_name`, non-JSON, non-object and
+/// unknown-property arguments. Use [`check_conformance_as`] for a provider that gates callers.
+///
+/// # Errors
+/// [`ConformanceError`] listing every violation.
+pub fn check_conformance(provider: &Provider) -> Result<(), ConformanceError> {
+    check_conformance_as(provider, &Consumer::new(provider).caller)
+}
+
+/// [`check_conformance`] calling as `caller` (one the provider admits to every tool).
+///
+/// # Errors
+/// [`ConformanceError`] listing every violation.
+pub fn check_conformance_as(provider: &Provider, caller: &Caller) -> Result<(), ConformanceError> {
+    let consumer = Consumer::new(provider).as_caller(caller.clone());
+    let mut audit = Audit::default();
+
+    let list = consumer.list_tools();
+    let mut names = Vec::new();
+    if let Some(data) = audit.success("list_tools", &list) {
+        match data.get("tools").and_then(Value::as_array) {
+            None => audit.fail("list_tools: `data` has no `tools` array"),
+            Some(tools) => {
+                for tool in tools {
+                    audit.tool(tool, &mut names);
+                }
+            }
+        }
+    }
+
+    if let Some(info) = audit.success("get_provider_info", &consumer.provider_info()) {
+        if !info.get("provider_name").is_some_and(Value::is_string) {
+            audit.fail("get_provider_info: `provider_name` is not a string");
+        }
+        if !info.get("description").is_some_and(Value::is_string) {
+            audit.fail("get_provider_info: `description` is not a string");
+        }
+        match info.get("scopes").and_then(Value::as_array) {
+            None => audit.fail("get_provider_info: `scopes` is not an array"),
+            Some(scopes) => {
+                for scope in scopes {
+                    if !scope.get("name").is_some_and(Value::is_string)
+                        || !scope.get("description").is_some_and(Value::is_string)
+                    {
+                        audit.fail(format!(
+                            "get_provider_info: scope {scope} lacks a string `name`/`description`"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    let unknown_tool = "cetp_conformance_no_such_tool";
+    let expectations: Vec<(String, Answer, ErrorCode)> = vec![
+        (
+            "an unknown method".into(),
+            consumer.call("cetp_conformance_no_such_method", None),
+            ErrorCode::ToolNotFound,
+        ),
+        (
+            "an unknown tool".into(),
+            consumer.execute(unknown_tool, "{}"),
+            ErrorCode::ToolNotFound,
+        ),
+        (
+            "execute_tool without `tool_name`".into(),
+            consumer.call(wire::METHOD_EXECUTE_TOOL, Some(&[(wire::EXTRA_ARGS, "{}")])),
+            ErrorCode::InvalidArgs,
+        ),
+        (
+            "execute_tool with null extras".into(),
+            consumer.call(wire::METHOD_EXECUTE_TOOL, None),
+            ErrorCode::InvalidArgs,
+        ),
+    ];
+    let mut expectations = expectations;
+    for name in &names {
+        for (what, args) in [
+            ("non-JSON args", "{not json"),
+            ("non-object args", "[1,2]"),
+            ("an unknown property", r#"{"cetp_conformance_unknown":1}"#),
+        ] {
+            expectations.push((
+                format!("`{name}` with {what}"),
+                consumer.execute(name, args),
+                ErrorCode::InvalidArgs,
+            ));
+        }
+    }
+    for (what, answer, expected) in expectations {
+        audit.envelope(&what, &answer);
+        if answer.error_code() != Some(expected) {
+            audit.fail(format!("{what}: expected {expected}, got {answer}"));
+        }
+    }
+    audit.finish()
+}
+
+#[derive(Default)]
+struct Audit {
+    violations: Vec<String>,
+}
+
+impl Audit {
+    fn fail(&mut self, violation: impl Into<String>) {
+        self.violations.push(violation.into());
+    }
+
+    fn envelope(&mut self, what: &str, answer: &Answer) {
+        let known = [
+            wire::KEY_STATUS,
+            wire::KEY_DATA,
+            wire::KEY_ERROR_CODE,
+            wire::KEY_ERROR_MESSAGE,
+            wire::KEY_RESOLUTION_HINT,
+            wire::KEY_AUTHORIZE_INTENT,
+        ];
+        for key in answer.bundle.keys() {
+            if !known.contains(&key.as_str()) {
+                self.fail(format!("{what}: unexpected key `{key}`"));
+            }
+        }
+        match answer.get(wire::KEY_STATUS) {
+            Some(wire::STATUS_SUCCESS) => {
+                if answer.get(wire::KEY_ERROR_CODE).is_some() {
+                    self.fail(format!("{what}: success carries an `error_code`"));
+                }
+            }
+            Some(wire::STATUS_ERROR) => {
+                if answer.error_code().is_none() {
+                    self.fail(format!("{what}: error without a CETP v1 `error_code`"));
+                }
+                if answer.error_message().is_none_or(str::is_empty) {
+                    self.fail(format!("{what}: error without an `error_message`"));
+                }
+                if answer.get(wire::KEY_DATA).is_some() {
+                    self.fail(format!("{what}: error carries `data`"));
+                }
+            }
+            other => self.fail(format!("{what}: bad `status` {other:?}")),
+        }
+    }
+
+    fn success(&mut self, what: &str, answer: &Answer) -> Option<Value> {
+        self.envelope(what, answer);
+        match answer.data_json() {
+            Ok(data) if data.is_object() => Some(data),
+            Ok(data) => {
+                self.fail(format!("{what}: `data` is {data}, not a JSON object"));
+                None
+            }
+            Err(e) => {
+                self.fail(format!("{what}: {e}"));
+                None
+            }
+        }
+    }
+
+    fn tool(&mut self, tool: &Value, names: &mut Vec<String>) {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            self.fail(format!(
+                "list_tools: a tool without a string `name`: {tool}"
+            ));
+            return;
+        };
+        if !is_valid_tool_name(name) {
+            self.fail(format!(
+                "list_tools: tool name `{name}` does not match [a-z][a-z0-9_]{{0,63}}"
+            ));
+        }
+        if names.iter().any(|n| n == name) {
+            self.fail(format!("list_tools: tool name `{name}` appears twice"));
+        }
+        names.push(name.to_owned());
+        if tool
+            .get("description")
+            .and_then(Value::as_str)
+            .is_none_or(|d| d.trim().is_empty())
+        {
+            self.fail(format!("list_tools: `{name}` has no description"));
+        }
+        match tool.get("parameters") {
+            Some(params) if params.is_object() => {
+                if params.get("type") != Some(&Value::from("object")) {
+                    self.fail(format!(
+                        "list_tools: `{name}` parameters are not `type: object`"
+                    ));
+                }
+                if !params.get("properties").is_some_and(Value::is_object) {
+                    self.fail(format!("list_tools: `{name}` parameters lack `properties`"));
+                }
+                if params.to_string().contains("\"$ref\"") {
+                    self.fail(format!("list_tools: `{name}` parameters use `$ref`"));
+                }
+            }
+            _ => self.fail(format!("list_tools: `{name}` parameters are not an object")),
+        }
+    }
+
+    fn finish(self) -> Result<(), ConformanceError> {
+        if self.violations.is_empty() {
+            Ok(())
+        } else {
+            Err(ConformanceError(self.violations))
+        }
+    }
+}

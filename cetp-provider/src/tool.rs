@@ -1,0 +1,88 @@
+//! The [`Tool`] trait `#[tool]` implements, and the [`ToolDescriptor`] that `list_tools` serves.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::context::CallContext;
+use crate::error::ToolError;
+
+/// A read-only operation a consumer can call through `execute_tool`.
+///
+/// You rarely implement this by hand: put `#[tool]` on a function instead. The macro derives
+/// `Args` from the function's parameters (their doc comments become the schema descriptions),
+/// takes `DESCRIPTION` from the function's doc comment and forwards [`Tool::call`] to the body.
+///
+/// A hand-written tool looks like this:
+///
+/// ```
+/// use cetp_provider::{CallContext, Tool, ToolError};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct EchoArgs {
+///     /// Text to send back.
+///     text: String,
+/// }
+///
+/// struct Echo;
+///
+/// impl Tool for Echo {
+///     type Args = EchoArgs;
+///     type Output = String;
+///     const NAME: &'static str = "echo";
+///     const DESCRIPTION: &'static str = "Returns its input.";
+///
+///     fn call(&self, args: EchoArgs, _ctx: &CallContext) -> Result<String, ToolError> {
+///         Ok(args.text)
+///     }
+/// }
+/// ```
+pub trait Tool: Send + Sync + 'static {
+    /// The arguments, deserialized from the `args` JSON object after schema validation.
+    type Args: DeserializeOwned + schemars::JsonSchema;
+    /// The result, serialized into `data`.
+    type Output: Serialize;
+    /// The tool name: `[a-z][a-z0-9_]{0,63}`, unique within the provider.
+    const NAME: &'static str;
+    /// What the tool does, written for the model that decides when to call it.
+    const DESCRIPTION: &'static str;
+    /// The scopes a caller must hold to run the tool (see [`crate::auth`]).
+    const SCOPES: &'static [&'static str] = &[];
+
+    /// Runs the tool.
+    fn call(&self, args: Self::Args, ctx: &CallContext) -> Result<Self::Output, ToolError>;
+}
+
+/// A tool as `list_tools` describes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolDescriptor {
+    /// The tool name.
+    pub name: String,
+    /// The description shown to the model.
+    pub description: String,
+    /// The normalized JSON Schema of the arguments (always an object schema).
+    pub parameters: serde_json::Value,
+    /// The scopes the tool needs; not part of the CETP v1 `list_tools` answer.
+    #[serde(skip)]
+    pub scopes: Vec<String>,
+}
+
+/// Whether `name` is a valid tool name: `[a-z][a-z0-9_]{0,63}`.
+///
+/// Consumers prefix tool names with a namespace and LLM APIs accept at most 64 characters of
+/// `[a-zA-Z0-9_-]`, so names stay short, lower-case ASCII.
+///
+/// ```
+/// assert!(cetp_provider::is_valid_tool_name("search_notes"));
+/// assert!(!cetp_provider::is_valid_tool_name("Search-Notes"));
+/// ```
+pub fn is_valid_tool_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 64
+        && bytes[0].is_ascii_lowercase()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
+}

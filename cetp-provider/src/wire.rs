@@ -1,0 +1,251 @@
+//! The CETP v1 wire vocabulary: method names, Bundle keys, status values, error codes and the
+//! response envelope.
+//!
+//! Every protocol string the SDK sends or reads is spelled here and nowhere else. The Java
+//! template in `android-template/` mirrors the keys it needs; a test checks both agree.
+
+use std::fmt;
+
+/// `ContentResolver.call` method that lists the provider's tools.
+pub const METHOD_LIST_TOOLS: &str = "list_tools";
+/// `ContentResolver.call` method that runs one tool.
+pub const METHOD_EXECUTE_TOOL: &str = "execute_tool";
+/// `ContentResolver.call` method that describes the provider and its scopes.
+pub const METHOD_GET_PROVIDER_INFO: &str = "get_provider_info";
+
+/// Extras key naming the tool to run (`execute_tool`).
+pub const EXTRA_TOOL_NAME: &str = "tool_name";
+/// Extras key holding the JSON text of the tool arguments (`execute_tool`).
+pub const EXTRA_ARGS: &str = "args";
+/// Extras key holding the consumer's optional request id (`execute_tool`).
+pub const EXTRA_REQUEST_ID: &str = "request_id";
+
+/// Response key: `success` or `error`.
+pub const KEY_STATUS: &str = "status";
+/// Response key: the JSON text of the result (success only).
+pub const KEY_DATA: &str = "data";
+/// Response key: one of the [`ErrorCode`] strings (error only).
+pub const KEY_ERROR_CODE: &str = "error_code";
+/// Response key: a human- and model-readable error description (error only).
+pub const KEY_ERROR_MESSAGE: &str = "error_message";
+/// Response key: what the user should do to resolve an error (optional).
+pub const KEY_RESOLUTION_HINT: &str = "resolution_hint";
+/// Response key: the intent action that opens the provider's authorization screen (optional).
+pub const KEY_AUTHORIZE_INTENT: &str = "authorize_intent";
+
+/// Value of [`KEY_STATUS`] for a successful call.
+pub const STATUS_SUCCESS: &str = "success";
+/// Value of [`KEY_STATUS`] for a failed call.
+pub const STATUS_ERROR: &str = "error";
+
+/// Intent action consumers scan for to discover providers.
+pub const DISCOVERY_ACTION: &str = "com.clawseed.action.TOOL_PROVIDER";
+/// Service meta-data key carrying the provider authority.
+pub const META_AUTHORITY: &str = "com.clawseed.tools.authority";
+/// Service meta-data key carrying the protocol version (the integer `1`).
+pub const META_VERSION: &str = "com.clawseed.tools.version";
+/// The protocol version this SDK speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// The permission the CETP v1 manifest puts on the provider.
+pub const ACCESS_PERMISSION: &str = "com.clawseed.permission.ACCESS_TOOLS";
+
+/// The six CETP v1 error codes.
+///
+/// ```
+/// use cetp_provider::ErrorCode;
+/// assert_eq!(ErrorCode::InvalidArgs.as_str(), "INVALID_ARGS");
+/// assert_eq!("RATE_LIMITED".parse::<ErrorCode>(), Ok(ErrorCode::RateLimited));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The user must first authenticate or authorize the caller in the provider app.
+    AuthRequired,
+    /// The caller is not allowed to use the provider.
+    PermissionDenied,
+    /// The requested method or tool does not exist.
+    ToolNotFound,
+    /// The arguments do not match the tool's schema.
+    InvalidArgs,
+    /// The caller is calling too often.
+    RateLimited,
+    /// The provider failed internally.
+    InternalError,
+}
+
+impl ErrorCode {
+    /// Every code, in protocol order.
+    pub const ALL: [ErrorCode; 6] = [
+        ErrorCode::AuthRequired,
+        ErrorCode::PermissionDenied,
+        ErrorCode::ToolNotFound,
+        ErrorCode::InvalidArgs,
+        ErrorCode::RateLimited,
+        ErrorCode::InternalError,
+    ];
+
+    /// The code as it appears on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::AuthRequired => "AUTH_REQUIRED",
+            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
+            ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
+            ErrorCode::InvalidArgs => "INVALID_ARGS",
+            ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::InternalError => "INTERNAL_ERROR",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The string is not one of the six CETP v1 error codes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a CETP v1 error code")]
+pub struct UnknownErrorCode(pub String);
+
+impl std::str::FromStr for ErrorCode {
+    type Err = UnknownErrorCode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ErrorCode::ALL
+            .into_iter()
+            .find(|code| code.as_str() == s)
+            .ok_or_else(|| UnknownErrorCode(s.to_owned()))
+    }
+}
+
+/// One CETP response, ready to be written into the reply Bundle.
+///
+/// A success carries the result as JSON text; an error carries a code, a message and, for
+/// [`ErrorCode::AuthRequired`], optionally a hint and the authorization intent action.
+///
+/// ```
+/// use cetp_provider::{ErrorCode, Response};
+/// let ok = Response::success("{\"n\":1}".to_owned());
+/// assert_eq!(ok.to_pairs(), vec![("status", "success"), ("data", "{\"n\":1}")]);
+///
+/// let err = Response::error(ErrorCode::ToolNotFound, "no tool `x`");
+/// assert_eq!(err.error_code(), Some(ErrorCode::ToolNotFound));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Response {
+    /// `status = "success"`.
+    Success {
+        /// The JSON text of the result (`data`).
+        data: String,
+    },
+    /// `status = "error"`.
+    Error {
+        /// `error_code`.
+        code: ErrorCode,
+        /// `error_message`.
+        message: String,
+        /// `resolution_hint`, if any.
+        resolution_hint: Option<String>,
+        /// `authorize_intent`, if any.
+        authorize_intent: Option<String>,
+    },
+}
+
+impl Response {
+    /// A success carrying `data`, which must be JSON text.
+    pub fn success(data: String) -> Self {
+        Response::Success { data }
+    }
+
+    /// An error with a code and message and no hint.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
+        Response::Error {
+            code,
+            message: message.into(),
+            resolution_hint: None,
+            authorize_intent: None,
+        }
+    }
+
+    /// Whether this is a success.
+    pub fn is_success(&self) -> bool {
+        matches!(self, Response::Success { .. })
+    }
+
+    /// The error code, if this is an error.
+    pub fn error_code(&self) -> Option<ErrorCode> {
+        match self {
+            Response::Success { .. } => None,
+            Response::Error { code, .. } => Some(*code),
+        }
+    }
+
+    /// The `data` JSON text, if this is a success.
+    pub fn data(&self) -> Option<&str> {
+        match self {
+            Response::Success { data } => Some(data),
+            Response::Error { .. } => None,
+        }
+    }
+
+    /// The key/value pairs of the reply Bundle, in a stable order. All values are strings.
+    pub fn to_pairs(&self) -> Vec<(&'static str, &str)> {
+        match self {
+            Response::Success { data } => vec![(KEY_STATUS, STATUS_SUCCESS), (KEY_DATA, data)],
+            Response::Error {
+                code,
+                message,
+                resolution_hint,
+                authorize_intent,
+            } => {
+                let mut pairs = vec![
+                    (KEY_STATUS, STATUS_ERROR),
+                    (KEY_ERROR_CODE, code.as_str()),
+                    (KEY_ERROR_MESSAGE, message.as_str()),
+                ];
+                if let Some(hint) = resolution_hint {
+                    pairs.push((KEY_RESOLUTION_HINT, hint));
+                }
+                if let Some(action) = authorize_intent {
+                    pairs.push((KEY_AUTHORIZE_INTENT, action));
+                }
+                pairs
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_through_their_wire_spelling() {
+        for code in ErrorCode::ALL {
+            assert_eq!(code.as_str().parse::<ErrorCode>(), Ok(code));
+        }
+        assert!("auth_required".parse::<ErrorCode>().is_err());
+    }
+
+    #[test]
+    fn error_pairs_carry_optional_fields_only_when_set() {
+        let plain = Response::error(ErrorCode::InternalError, "boom");
+        assert_eq!(plain.to_pairs().len(), 3);
+        let auth = Response::Error {
+            code: ErrorCode::AuthRequired,
+            message: "m".into(),
+            resolution_hint: Some("h".into()),
+            authorize_intent: Some("a".into()),
+        };
+        assert_eq!(
+            auth.to_pairs(),
+            vec![
+                ("status", "error"),
+                ("error_code", "AUTH_REQUIRED"),
+                ("error_message", "m"),
+                ("resolution_hint", "h"),
+                ("authorize_intent", "a"),
+            ]
+        );
+    }
+}
