@@ -1,0 +1,512 @@
+//! The approval screen's side: [`Approval`], the [`Authorizer`] methods that change the store,
+//! and the JSON interface ([`AdminRequest`] → [`AdminResponse`]).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::store::{StoreData, access_level};
+use super::{Authorizer, Denial, Grant, PendingRequest, ScopeInfo};
+use crate::context::AccessLevel;
+
+/// The user's choice when approving a [`PendingRequest`].
+///
+/// ```
+/// use std::time::Duration;
+/// use cetp_provider::AccessLevel;
+/// use cetp_provider::auth::Approval;
+///
+/// // Everything requested, full access, no expiry:
+/// let all = Approval::all_requested();
+/// // Only `notes`, redacted, for a week:
+/// let some = Approval::only(["notes"])
+///     .access(AccessLevel::Redacted)
+///     .expires_after(Duration::from_secs(7 * 24 * 3600));
+/// # let _ = (all, some);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Approval {
+    scopes: Option<Vec<String>>,
+    access: AccessLevel,
+    duration: Option<Duration>,
+}
+
+impl Approval {
+    /// Every scope the request asked for, full access, no expiry.
+    pub fn all_requested() -> Self {
+        Approval::default()
+    }
+
+    /// Only `scopes`, which must all have been requested.
+    pub fn only<S: Into<String>>(scopes: impl IntoIterator<Item = S>) -> Self {
+        Approval {
+            scopes: Some(scopes.into_iter().map(Into::into).collect()),
+            ..Approval::default()
+        }
+    }
+
+    /// The access level tools see in [`CallContext::access`](crate::CallContext::access).
+    pub fn access(mut self, access: AccessLevel) -> Self {
+        self.access = access;
+        self
+    }
+
+    /// The grant lapses `duration` after approval (it never does by default).
+    pub fn expires_after(mut self, duration: Duration) -> Self {
+        self.duration = Some(duration);
+        self
+    }
+}
+
+/// Why an approval-screen operation did nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AdminError {
+    /// No pending request has this id (already decided, merged away, dropped, or never existed).
+    #[error(
+        "no pending request `{0}`; it may have been decided or dropped already: reload the list"
+    )]
+    UnknownRequest(String),
+    /// The approval names a scope the request did not ask for.
+    #[error("scope `{0}` was not requested; approve only scopes the request lists")]
+    ScopeNotRequested(String),
+    /// Nothing matched the package (and certificate) given.
+    #[error("nothing stored for `{0}`")]
+    NotFound(String),
+    /// No grant store is bound yet.
+    #[error("the grant store is not open; call Provider::bind_app (or Auth::store_dir) first")]
+    StoreUnavailable,
+    /// The store could not be saved; nothing changed.
+    #[error("the grant store could not be saved, nothing changed: {0}")]
+    Persist(String),
+    /// The request is malformed.
+    #[error("bad request: {0}")]
+    BadRequest(String),
+}
+
+impl AdminError {
+    /// A stable identifier for the JSON interface: `unknown_request`, `scope_not_requested`,
+    /// `not_found`, `store_unavailable`, `persist_failed` or `bad_request`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AdminError::UnknownRequest(_) => "unknown_request",
+            AdminError::ScopeNotRequested(_) => "scope_not_requested",
+            AdminError::NotFound(_) => "not_found",
+            AdminError::StoreUnavailable => "store_unavailable",
+            AdminError::Persist(_) => "persist_failed",
+            AdminError::BadRequest(_) => "bad_request",
+        }
+    }
+}
+
+/// One request of the JSON admin interface ([`Authorizer::handle_admin_json`]), tagged by `op`.
+/// Unknown fields are rejected, so a misspelt field never widens an approval.
+///
+/// ```json
+/// {"op": "state"}
+/// {"op": "approve", "id": "18f…-3", "scopes": ["notes"], "access": "redacted", "duration_secs": 604800}
+/// {"op": "approve", "id": "18f…-3"}
+/// {"op": "deny", "id": "18f…-4"}
+/// {"op": "revoke", "package": "com.example.agent", "certificate_sha256": "5f2a…"}
+/// {"op": "clear_denial", "package": "com.example.agent"}
+/// ```
+///
+/// `approve` without `scopes` grants every requested scope; `access` is `"full"` (default) or
+/// `"redacted"`; `duration_secs` absent or `null` never expires. `revoke` and `clear_denial`
+/// without `certificate_sha256` act on every entry for the package.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum AdminRequest {
+    /// Read everything the screen shows.
+    State,
+    /// Approve a pending request.
+    Approve {
+        /// The [`PendingRequest::id`].
+        id: String,
+        /// The scopes to allow; `None` = all requested.
+        #[serde(default)]
+        scopes: Option<Vec<String>>,
+        /// The access level.
+        #[serde(default, with = "access_level")]
+        access: AccessLevel,
+        /// Lifetime in seconds; `None` = no expiry.
+        #[serde(default)]
+        duration_secs: Option<u64>,
+    },
+    /// Deny a pending request.
+    Deny {
+        /// The [`PendingRequest::id`].
+        id: String,
+    },
+    /// Remove grants of a package.
+    Revoke {
+        /// The package name.
+        package: String,
+        /// Only the grant pinned to this certificate digest; `None` = all of the package's.
+        #[serde(default)]
+        certificate_sha256: Option<String>,
+    },
+    /// Remove denials of a package.
+    ClearDenial {
+        /// The package name.
+        package: String,
+        /// Only the denial pinned to this certificate digest; `None` = all of the package's.
+        #[serde(default)]
+        certificate_sha256: Option<String>,
+    },
+}
+
+/// Everything the approval screen shows, returned with every [`AdminResponse`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AdminState {
+    /// The provider name.
+    pub provider_name: String,
+    /// The declared scopes with their descriptions.
+    pub scopes: Vec<ScopeInfo>,
+    /// Requests waiting for the user, oldest first.
+    pub pending: Vec<PendingRequest>,
+    /// Stored grants (an expired one has `expires_at_ms <= now_ms`).
+    pub grants: Vec<Grant>,
+    /// Stored denials.
+    pub denials: Vec<Denial>,
+    /// Whether a grant store is bound.
+    pub store_open: bool,
+    /// The provider's clock, in ms since the Unix epoch.
+    pub now_ms: u64,
+}
+
+/// An error in an [`AdminResponse`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AdminErrorBody {
+    /// [`AdminError::kind`].
+    pub kind: String,
+    /// A sentence for the developer's log.
+    pub message: String,
+}
+
+/// The answer to an [`AdminRequest`]: `ok`, the `error` if not, and the `state` after it.
+///
+/// ```json
+/// {"ok": true, "state": {"provider_name": "Notes", "scopes": [{"name": "notes", "description": "your notes"}],
+///   "pending": [{"id": "18f…-3", "uid": 10123, "packages": [{"name": "com.example.agent",
+///     "certificate_sha256": ["5f2a…"]}], "scopes": [{"name": "notes", "description": "your notes"}],
+///     "requested_at_ms": 1767225600000}],
+///   "grants": [], "denials": [], "store_open": true, "now_ms": 1767225601000}}
+/// {"ok": false, "error": {"kind": "unknown_request", "message": "no pending request `x`; …"}, "state": {…}}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AdminResponse {
+    /// Whether the operation succeeded.
+    pub ok: bool,
+    /// What went wrong, when `ok` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<AdminErrorBody>,
+    /// The state after the operation.
+    pub state: AdminState,
+}
+
+fn same_cert(stored: Option<&str>, wanted: Option<&str>) -> bool {
+    match wanted {
+        None => true,
+        Some(w) => stored.is_some_and(|s| s.eq_ignore_ascii_case(w)),
+    }
+}
+
+fn prune_expired(data: &mut StoreData, now_ms: u64) {
+    data.grants.retain(|g| !g.is_expired(now_ms));
+}
+
+impl Authorizer {
+    fn store_for_admin(&self) -> Result<std::sync::Arc<super::GrantStore>, AdminError> {
+        self.bound_store().ok_or(AdminError::StoreUnavailable)
+    }
+
+    /// Approves pending request `id`: stores a grant for each package the request recorded
+    /// (pinned to the first certificate digest the platform reported for it), clears their
+    /// denials, and removes the request. An existing grant for the same package and
+    /// certificate keeps its scopes and takes the new access level and expiry.
+    ///
+    /// Returns the grants as stored.
+    ///
+    /// # Errors
+    /// [`AdminError::UnknownRequest`] for an id that is not pending,
+    /// [`AdminError::ScopeNotRequested`], [`AdminError::StoreUnavailable`],
+    /// [`AdminError::Persist`]. Nothing changes on error.
+    pub fn approve(&self, id: &str, approval: Approval) -> Result<Vec<Grant>, AdminError> {
+        if approval.duration == Some(Duration::ZERO) {
+            return Err(AdminError::BadRequest(
+                "a grant duration must be positive (or absent for no expiry)".to_owned(),
+            ));
+        }
+        let store = self.store_for_admin()?;
+        let now = self.clock.now_ms();
+        let expires_at_ms = approval
+            .duration
+            .map(|d| now.saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
+        let grants = store.update(
+            |data| {
+                let entry = self
+                    .pending_queue()
+                    .get(id)
+                    .cloned()
+                    .ok_or_else(|| AdminError::UnknownRequest(id.to_owned()))?;
+                let chosen: BTreeSet<String> = match &approval.scopes {
+                    None => entry.scopes.clone(),
+                    Some(list) => {
+                        if let Some(extra) = list.iter().find(|s| !entry.scopes.contains(*s)) {
+                            return Err(AdminError::ScopeNotRequested(extra.clone()));
+                        }
+                        list.iter().cloned().collect()
+                    }
+                };
+                prune_expired(data, now);
+                let mut created = Vec::with_capacity(entry.packages.len());
+                for package in &entry.packages {
+                    let cert = package.certificate_sha256.first().cloned();
+                    data.denials
+                        .retain(|d| !(d.package == package.name && d.certificate_sha256 == cert));
+                    let mut scopes = chosen.clone();
+                    if let Some(pos) = data
+                        .grants
+                        .iter()
+                        .position(|g| g.package == package.name && g.certificate_sha256 == cert)
+                    {
+                        scopes.extend(data.grants.remove(pos).scopes);
+                    }
+                    let grant = Grant {
+                        package: package.name.clone(),
+                        certificate_sha256: cert,
+                        scopes,
+                        access: approval.access,
+                        granted_at_ms: now,
+                        expires_at_ms,
+                    };
+                    data.grants.push(grant.clone());
+                    created.push(grant);
+                }
+                Ok(created)
+            },
+            |e| AdminError::Persist(e.to_string()),
+        )?;
+        self.pending_queue().remove(id);
+        log::info!("CETP: approved pending request {id}: {grants:?}");
+        Ok(grants)
+    }
+
+    /// Denies pending request `id`: stores a denial for each package it recorded (pinned like
+    /// a grant), removes their grants, and removes the request. The app then gets
+    /// `PERMISSION_DENIED` for every call until [`clear_denial`](Self::clear_denial) or an
+    /// approval. To refuse only some scopes, approve the others instead.
+    ///
+    /// # Errors
+    /// [`AdminError::UnknownRequest`], [`AdminError::StoreUnavailable`],
+    /// [`AdminError::Persist`]. Nothing changes on error.
+    pub fn deny(&self, id: &str) -> Result<Vec<Denial>, AdminError> {
+        let store = self.store_for_admin()?;
+        let now = self.clock.now_ms();
+        let denials = store.update(
+            |data| {
+                let entry = self
+                    .pending_queue()
+                    .get(id)
+                    .cloned()
+                    .ok_or_else(|| AdminError::UnknownRequest(id.to_owned()))?;
+                prune_expired(data, now);
+                let mut created = Vec::with_capacity(entry.packages.len());
+                for package in &entry.packages {
+                    let cert = package.certificate_sha256.first().cloned();
+                    data.grants
+                        .retain(|g| !(g.package == package.name && g.certificate_sha256 == cert));
+                    data.denials
+                        .retain(|d| !(d.package == package.name && d.certificate_sha256 == cert));
+                    let denial = Denial {
+                        package: package.name.clone(),
+                        certificate_sha256: cert,
+                        denied_at_ms: now,
+                    };
+                    data.denials.push(denial.clone());
+                    created.push(denial);
+                }
+                Ok(created)
+            },
+            |e| AdminError::Persist(e.to_string()),
+        )?;
+        self.pending_queue().remove(id);
+        log::info!("CETP: denied pending request {id}: {denials:?}");
+        Ok(denials)
+    }
+
+    /// Removes the grants of `package` (only the one pinned to `certificate_sha256` when
+    /// given); returns how many. The app's next call gets `AUTH_REQUIRED`.
+    ///
+    /// # Errors
+    /// [`AdminError::NotFound`] when nothing matched, [`AdminError::StoreUnavailable`],
+    /// [`AdminError::Persist`].
+    pub fn revoke(
+        &self,
+        package: &str,
+        certificate_sha256: Option<&str>,
+    ) -> Result<usize, AdminError> {
+        let store = self.store_for_admin()?;
+        let now = self.clock.now_ms();
+        store.update(
+            |data| {
+                let before = data.grants.len();
+                data.grants.retain(|g| {
+                    !(g.package == package
+                        && same_cert(g.certificate_sha256.as_deref(), certificate_sha256))
+                });
+                let removed = before - data.grants.len();
+                if removed == 0 {
+                    return Err(AdminError::NotFound(package.to_owned()));
+                }
+                prune_expired(data, now);
+                Ok(removed)
+            },
+            |e| AdminError::Persist(e.to_string()),
+        )
+    }
+
+    /// Removes the denials of `package` (only the one pinned to `certificate_sha256` when
+    /// given); returns how many. The app's next call gets `AUTH_REQUIRED` and a new pending
+    /// request.
+    ///
+    /// # Errors
+    /// [`AdminError::NotFound`] when nothing matched, [`AdminError::StoreUnavailable`],
+    /// [`AdminError::Persist`].
+    pub fn clear_denial(
+        &self,
+        package: &str,
+        certificate_sha256: Option<&str>,
+    ) -> Result<usize, AdminError> {
+        let store = self.store_for_admin()?;
+        let now = self.clock.now_ms();
+        store.update(
+            |data| {
+                let before = data.denials.len();
+                data.denials.retain(|d| {
+                    !(d.package == package
+                        && same_cert(d.certificate_sha256.as_deref(), certificate_sha256))
+                });
+                let removed = before - data.denials.len();
+                if removed == 0 {
+                    return Err(AdminError::NotFound(package.to_owned()));
+                }
+                prune_expired(data, now);
+                Ok(removed)
+            },
+            |e| AdminError::Persist(e.to_string()),
+        )
+    }
+
+    /// Everything the approval screen shows.
+    pub fn state(&self) -> AdminState {
+        let store = self.bound_store();
+        let data = store.as_ref().map(|s| s.snapshot());
+        AdminState {
+            provider_name: self.provider_name.clone(),
+            scopes: self
+                .scopes
+                .iter()
+                .map(|(name, description)| ScopeInfo {
+                    name: name.clone(),
+                    description: description.clone(),
+                })
+                .collect(),
+            pending: self.pending(),
+            grants: data.as_ref().map(|d| d.grants.clone()).unwrap_or_default(),
+            denials: data.as_ref().map(|d| d.denials.clone()).unwrap_or_default(),
+            store_open: store.is_some(),
+            now_ms: self.clock.now_ms(),
+        }
+    }
+
+    /// Runs one [`AdminRequest`].
+    pub fn admin(&self, request: AdminRequest) -> AdminResponse {
+        let outcome = match request {
+            AdminRequest::State => Ok(()),
+            AdminRequest::Approve {
+                id,
+                scopes,
+                access,
+                duration_secs,
+            } => {
+                let mut approval = Approval {
+                    scopes,
+                    access,
+                    duration: None,
+                };
+                if let Some(secs) = duration_secs {
+                    approval = approval.expires_after(Duration::from_secs(secs));
+                }
+                self.approve(&id, approval).map(drop)
+            }
+            AdminRequest::Deny { id } => self.deny(&id).map(drop),
+            AdminRequest::Revoke {
+                package,
+                certificate_sha256,
+            } => self
+                .revoke(&package, certificate_sha256.as_deref())
+                .map(drop),
+            AdminRequest::ClearDenial {
+                package,
+                certificate_sha256,
+            } => self
+                .clear_denial(&package, certificate_sha256.as_deref())
+                .map(drop),
+        };
+        self.respond(outcome)
+    }
+
+    fn respond(&self, outcome: Result<(), AdminError>) -> AdminResponse {
+        AdminResponse {
+            ok: outcome.is_ok(),
+            error: outcome.err().map(|e| AdminErrorBody {
+                kind: e.kind().to_owned(),
+                message: e.to_string(),
+            }),
+            state: self.state(),
+        }
+    }
+
+    /// The approval screen's single entry point: an [`AdminRequest`] as JSON in, an
+    /// [`AdminResponse`] as JSON out. Never panics; malformed JSON gets
+    /// `{"ok": false, "error": {"kind": "bad_request", …}, "state": …}`. This is what the JNI
+    /// bridge exposes to the approval Activity; it must only be reachable from the provider app
+    /// itself, never from a consumer.
+    ///
+    /// ```
+    /// use cetp_provider::Provider;
+    /// use cetp_provider::auth::AdminResponse;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let provider = Provider::builder("Notes").build().unwrap();
+    /// provider.bind_app("com.example.notes", dir.path()).unwrap();
+    ///
+    /// let reply: AdminResponse =
+    ///     serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+    /// assert!(reply.ok && reply.state.store_open && reply.state.pending.is_empty());
+    ///
+    /// let reply: AdminResponse =
+    ///     serde_json::from_str(&provider.handle_admin_json(r#"{"op":"deny","id":"nope"}"#)).unwrap();
+    /// assert_eq!(reply.error.unwrap().kind, "unknown_request");
+    /// ```
+    pub fn handle_admin_json(&self, request: &str) -> String {
+        let response = match serde_json::from_str::<AdminRequest>(request) {
+            Ok(request) => self.admin(request),
+            Err(e) => self.respond(Err(AdminError::BadRequest(e.to_string()))),
+        };
+        serde_json::to_string(&response).unwrap_or_else(|e| {
+            format!(
+                r#"{{"ok":false,"error":{{"kind":"internal","message":{}}}}}"#,
+                serde_json::Value::from(e.to_string())
+            )
+        })
+    }
+}

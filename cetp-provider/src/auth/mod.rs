@@ -1,0 +1,807 @@
+//! Who may call, and what they may see: the authorization policy ([`Auth`]), the user's
+//! [`Grant`]s, pending requests, rate limits ([`RateLimit`]) and the approval screen's
+//! interface ([`Authorizer`]).
+//!
+//! # Policies
+//!
+//! Declare one with [`ProviderBuilder::auth`](crate::ProviderBuilder::auth):
+//!
+//! - [`Auth::user_approval`] (**the default**): a consumer app may run a tool once the user
+//!   approved it in the provider app, for the scopes the tool declares ([`Tool::SCOPES`]).
+//!   Until then `execute_tool` answers `AUTH_REQUIRED` with a `resolution_hint` and an
+//!   `authorize_intent`, and the request waits in [`Authorizer::pending`] for the approval screen.
+//! - [`Auth::allowlist`]: only the apps named with [`Auth::allow`] / [`Auth::allow_signed`];
+//!   everyone else gets `PERMISSION_DENIED`. (`allow` also works with `user_approval`: those apps
+//!   skip the prompt.)
+//! - [`Auth::open`]: every caller, full access.
+//!
+//! `list_tools` and `get_provider_info` answer every caller unless [`Auth::gate_discovery`] is
+//! set: a consumer drops a provider whose `list_tools` fails, so a gated provider is invisible
+//! (and cannot prompt) until the user approves the consumer some other way.
+//!
+//! # Identity
+//!
+//! A [`Caller`] is a UID with every package under it (a shared UID has several),
+//! each with its signing-certificate digests. A grant or allowlist entry names a package and,
+//! when known, a certificate digest; it applies when any of the caller's packages matches, and a
+//! pinned entry never matches the package signed with another certificate (an app installed
+//! under a trusted app's name). When several grants apply, the most specific (pinned) one that
+//! covers the needed scopes wins. A caller without packages is never admitted except by
+//! [`Auth::open`].
+//!
+//! # Order of checks for `execute_tool`
+//!
+//! Unknown tool → `TOOL_NOT_FOUND`; then authorization (`PERMISSION_DENIED` / `AUTH_REQUIRED`);
+//! then the rate limit (`RATE_LIMITED`); then argument validation and the tool itself.
+//!
+//! # On Android
+//!
+//! The provider is built before the app's context exists. The bridge's init calls
+//! [`Provider::bind_app`](crate::Provider::bind_app) with the app's package name and files dir:
+//! that opens the grant store and makes `<package>.CETP_AUTHORIZE` the default
+//! `authorize_intent`. Until then user-approval calls fail closed (`INTERNAL_ERROR`). The
+//! approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
+//! (see [`AdminRequest`] for the JSON).
+//!
+//! # The grant store
+//!
+//! Grants and denials live in one file, `cetp-grants.json` ([`STORE_FILE_NAME`]), in the store
+//! directory (the app's files dir on Android):
+//!
+//! ```json
+//! {
+//!   "version": 1,
+//!   "grants": [
+//!     {
+//!       "package": "com.clawseed.android",
+//!       "certificate_sha256": "5f2a…(64 hex digits)",
+//!       "scopes": ["notes"],
+//!       "access": "full",
+//!       "granted_at_ms": 1767225600000,
+//!       "expires_at_ms": null
+//!     }
+//!   ],
+//!   "denials": [
+//!     { "package": "com.example.other", "certificate_sha256": null, "denied_at_ms": 1767225600000 }
+//!   ]
+//! }
+//! ```
+//!
+//! Times are milliseconds since the Unix epoch; `certificate_sha256` is the lower-case hex
+//! SHA-256 digest of the consumer's signing certificate, `null` when the platform reported none
+//! (such an entry matches the package whatever its certificate); `access` is `"full"` or
+//! `"redacted"`; `expires_at_ms: null` never expires. Unknown fields are ignored; another
+//! `version` is not read.
+//!
+//! Every change writes the whole file to `cetp-grants.json.tmp-<pid>` in the same directory,
+//! fsyncs it, renames it over the old file and fsyncs the directory, so a crash at any point
+//! leaves the old or the new file, never a mix (leftover temp files are removed on open). The
+//! change takes effect in memory only once saved; a failed save changes nothing. A file that
+//! cannot be read or parsed, or has another `version`, is logged with `log::error!`, moved aside
+//! as `cetp-grants.json.corrupt-<unix ms>`, and the store starts empty: calls get
+//! `AUTH_REQUIRED` (saying the saved approvals were reset) and every consumer must be approved
+//! again. Nothing is granted by accident, and nothing panics. One process writes the store:
+//! the provider's.
+//!
+//! Pending requests are kept in memory only (at most [`DEFAULT_MAX_PENDING`] by default,
+//! oldest dropped first, repeats from one caller merged); a consumer that retries after a
+//! restart simply asks again.
+//!
+//! # Example
+//!
+//! ```
+//! use cetp_provider::auth::{Approval, Auth};
+//! use cetp_provider::testing::Consumer;
+//! use cetp_provider::{ErrorCode, Provider, tool, tools};
+//!
+//! /// Counts the user's notes.
+//! #[tool(scopes = ["notes"])]
+//! fn count_notes() -> u32 { 3 }
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let provider = Provider::builder("Notes")
+//!     .scope("notes", "your notes")
+//!     .tools(tools![count_notes])
+//!     .auth(Auth::user_approval().store_dir(dir.path()).authorize_intent("com.example.notes.AUTHORIZE"))
+//!     .build()
+//!     .unwrap();
+//! let agent = Consumer::new(&provider);
+//!
+//! let first = agent.execute("count_notes", "{}");
+//! assert_eq!(first.error_code(), Some(ErrorCode::AuthRequired));
+//! assert_eq!(first.get("authorize_intent"), Some("com.example.notes.AUTHORIZE"));
+//!
+//! // The approval screen lists the request and the user allows it.
+//! let auth = provider.authorizer();
+//! let request = auth.pending().remove(0);
+//! assert_eq!(request.packages[0].name, "com.example.consumer");
+//! auth.approve(&request.id, Approval::all_requested()).unwrap();
+//!
+//! assert_eq!(agent.execute("count_notes", "{}").data_json().unwrap(), 3);
+//! ```
+//!
+//! [`Tool::SCOPES`]: crate::Tool::SCOPES
+
+mod admin;
+mod clock;
+mod pending;
+mod rate;
+mod store;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+
+pub use admin::{AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use pending::{PendingPackage, PendingRequest, ScopeInfo};
+pub use rate::RateLimit;
+pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, StoreError};
+
+use crate::context::{AccessLevel, Caller};
+use crate::error::ToolError;
+use crate::tool::ToolDescriptor;
+use pending::PendingQueue;
+use rate::RateLimiter;
+use store::GrantStore;
+
+/// Appended to the app's package name to form the default `authorize_intent` action:
+/// `com.example.notes` → `com.example.notes.CETP_AUTHORIZE`. The approval Activity's intent
+/// filter must use the same action.
+pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
+
+/// How many pending requests are kept by default (the oldest is dropped first).
+pub const DEFAULT_MAX_PENDING: usize = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Open,
+    Allowlist,
+    UserApproval,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct AllowedApp {
+    package: String,
+    certificate_sha256: Option<String>,
+}
+
+/// The authorization policy of a provider, given to
+/// [`ProviderBuilder::auth`](crate::ProviderBuilder::auth). See the [module docs](crate::auth).
+///
+/// ```
+/// use std::time::Duration;
+/// use cetp_provider::Provider;
+/// use cetp_provider::auth::{Auth, RateLimit};
+///
+/// let provider = Provider::builder("Notes")
+///     .auth(
+///         Auth::allowlist()
+///             .allow_signed("com.clawseed.android", "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89")
+///             .rate_limit(RateLimit::new(10, Duration::from_secs(1))),
+///     )
+///     .build()
+///     .unwrap();
+/// # let _ = provider;
+/// ```
+#[must_use]
+pub struct Auth {
+    mode: Mode,
+    allowed: Vec<AllowedApp>,
+    gate_discovery: bool,
+    hint_template: Option<String>,
+    authorize_intent: Option<String>,
+    rate_limit: Option<RateLimit>,
+    tool_rate_limits: Vec<(String, RateLimit)>,
+    clock: Arc<dyn Clock>,
+    store_dir: Option<PathBuf>,
+    max_pending: usize,
+}
+
+impl Default for Auth {
+    /// [`Auth::user_approval`].
+    fn default() -> Self {
+        Auth::user_approval()
+    }
+}
+
+impl fmt::Debug for Auth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Auth")
+            .field("mode", &self.mode)
+            .field("allowed", &self.allowed)
+            .field("gate_discovery", &self.gate_discovery)
+            .field("rate_limit", &self.rate_limit)
+            .field("tool_rate_limits", &self.tool_rate_limits)
+            .field("store_dir", &self.store_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Auth {
+    fn with_mode(mode: Mode) -> Self {
+        Auth {
+            mode,
+            allowed: Vec::new(),
+            gate_discovery: false,
+            hint_template: None,
+            authorize_intent: None,
+            rate_limit: None,
+            tool_rate_limits: Vec::new(),
+            clock: Arc::new(SystemClock),
+            store_dir: None,
+            max_pending: DEFAULT_MAX_PENDING,
+        }
+    }
+
+    /// Every caller may run every tool with full access. Rate limits still apply.
+    pub fn open() -> Self {
+        Auth::with_mode(Mode::Open)
+    }
+
+    /// Only the apps named with [`allow`](Self::allow) / [`allow_signed`](Self::allow_signed),
+    /// with full access to every scope; everyone else gets `PERMISSION_DENIED`.
+    pub fn allowlist() -> Self {
+        Auth::with_mode(Mode::Allowlist)
+    }
+
+    /// The user approves each consumer app in the provider app (the default). Needs a grant
+    /// store: [`Provider::bind_app`](crate::Provider::bind_app) on Android, or
+    /// [`store_dir`](Self::store_dir).
+    pub fn user_approval() -> Self {
+        Auth::with_mode(Mode::UserApproval)
+    }
+
+    /// Admits `package` whatever its signing certificate. Prefer
+    /// [`allow_signed`](Self::allow_signed): a package name alone can be claimed by any app
+    /// installed under it while the real one is absent. Not allowed with [`Auth::open`].
+    pub fn allow(mut self, package: impl Into<String>) -> Self {
+        self.allowed.push(AllowedApp {
+            package: package.into(),
+            certificate_sha256: None,
+        });
+        self
+    }
+
+    /// Admits `package` only when signed with the certificate whose SHA-256 digest is
+    /// `certificate_sha256`: 64 hex digits, colons and case as `keytool -printcert` or
+    /// `apksigner verify --print-certs` print them are accepted.
+    pub fn allow_signed(
+        mut self,
+        package: impl Into<String>,
+        certificate_sha256: impl AsRef<str>,
+    ) -> Self {
+        let digest: String = certificate_sha256
+            .as_ref()
+            .chars()
+            .filter(|c| *c != ':' && !c.is_whitespace())
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        self.allowed.push(AllowedApp {
+            package: package.into(),
+            certificate_sha256: Some(digest),
+        });
+        self
+    }
+
+    /// Whether `list_tools` and `get_provider_info` need authorization too (default `false`).
+    ///
+    /// Consumers skip a provider whose `list_tools` fails, so with this set an unapproved app
+    /// neither sees the tools nor gets to show the user an `AUTH_REQUIRED` prompt for them.
+    pub fn gate_discovery(mut self, gate: bool) -> Self {
+        self.gate_discovery = gate;
+        self
+    }
+
+    /// The `resolution_hint` of `AUTH_REQUIRED`. `{provider}`, `{package}` and `{scopes}` are
+    /// replaced by the provider name, the caller's package and the descriptions of the missing
+    /// scopes (or "its tools"). The default is "Open {provider} and allow {package} to read:
+    /// {scopes}".
+    pub fn resolution_hint(mut self, template: impl Into<String>) -> Self {
+        self.hint_template = Some(template.into());
+        self
+    }
+
+    /// The `authorize_intent` action of `AUTH_REQUIRED`, replacing the default
+    /// `<app package>` + [`AUTHORIZE_ACTION_SUFFIX`].
+    pub fn authorize_intent(mut self, action: impl Into<String>) -> Self {
+        self.authorize_intent = Some(action.into());
+        self
+    }
+
+    /// A rate limit per caller shared by every tool without its own
+    /// [`tool_rate_limit`](Self::tool_rate_limit). None by default.
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// A rate limit per caller for one tool, replacing the provider's limit for it.
+    pub fn tool_rate_limit(mut self, tool: impl Into<String>, limit: RateLimit) -> Self {
+        self.tool_rate_limits.push((tool.into(), limit));
+        self
+    }
+
+    /// The clock for grant expiry and rate limits (default [`SystemClock`]); tests pass a
+    /// [`ManualClock`].
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Opens the grant store in `dir` when the provider is built (host tests and non-Android
+    /// hosts). On Android leave it unset: [`Provider::bind_app`](crate::Provider::bind_app)
+    /// binds the app's files dir at init.
+    pub fn store_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.store_dir = Some(dir.into());
+        self
+    }
+
+    /// How many pending requests to keep (default [`DEFAULT_MAX_PENDING`]); the oldest is
+    /// dropped first.
+    pub fn max_pending(mut self, max: usize) -> Self {
+        self.max_pending = max;
+        self
+    }
+}
+
+/// What a check needs: any grant (discovery) or these scopes (a tool).
+#[derive(Clone, Copy)]
+enum Need<'a> {
+    Discovery,
+    Scopes(&'a [String]),
+}
+
+/// A provider's authorization at run time: decides every call and serves the approval screen.
+/// Get it from [`Provider::authorizer`](crate::Provider::authorizer).
+///
+/// All methods take `&self` and are safe to call from any thread while calls are served. Store
+/// changes are serialized and saved before they take effect; a method that fails changes nothing.
+pub struct Authorizer {
+    mode: Mode,
+    allowed: Vec<AllowedApp>,
+    gate_discovery: bool,
+    hint_template: Option<String>,
+    intent_override: Option<String>,
+    rate_limit: Option<RateLimit>,
+    tool_rate_limits: HashMap<String, RateLimit>,
+    clock: Arc<dyn Clock>,
+    provider_name: String,
+    scopes: Vec<(String, String)>,
+    tool_scopes: HashMap<String, Vec<String>>,
+    app_package: RwLock<Option<String>>,
+    store: RwLock<Option<Arc<GrantStore>>>,
+    pending: Mutex<PendingQueue>,
+    limiter: RateLimiter,
+}
+
+impl fmt::Debug for Authorizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Authorizer")
+            .field("mode", &self.mode)
+            .field("gate_discovery", &self.gate_discovery)
+            .field("store", &self.store_path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Authorizer {
+    /// Checks `auth` against the provider's scopes and tools; opens the store if configured.
+    pub(crate) fn new(
+        auth: Auth,
+        provider_name: &str,
+        scopes: &[(String, String)],
+        tools: &[ToolDescriptor],
+    ) -> Result<Authorizer, String> {
+        if auth.mode == Mode::Open && !auth.allowed.is_empty() {
+            return Err(
+                "`allow`/`allow_signed` has no effect with `Auth::open()`; use `Auth::allowlist()`"
+                    .to_owned(),
+            );
+        }
+        for app in &auth.allowed {
+            if app.package.trim().is_empty() {
+                return Err("an allowed package name is empty".to_owned());
+            }
+            if let Some(digest) = &app.certificate_sha256 {
+                if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(format!(
+                        "the certificate digest for `{}` is not a SHA-256 digest (64 hex digits): `{digest}`",
+                        app.package
+                    ));
+                }
+            }
+        }
+        if auth
+            .authorize_intent
+            .as_deref()
+            .is_some_and(|a| a.trim().is_empty())
+        {
+            return Err("the `authorize_intent` action is empty".to_owned());
+        }
+        if let Some(limit) = &auth.rate_limit {
+            limit.check()?;
+        }
+        let mut tool_rate_limits = HashMap::new();
+        for (tool, limit) in auth.tool_rate_limits {
+            limit.check().map_err(|e| format!("tool `{tool}`: {e}"))?;
+            if !tools.iter().any(|t| t.name == tool) {
+                return Err(format!(
+                    "a rate limit is set for tool `{tool}`, which the provider does not have"
+                ));
+            }
+            if tool_rate_limits.insert(tool.clone(), limit).is_some() {
+                return Err(format!("tool `{tool}` has two rate limits"));
+            }
+        }
+        let store = match &auth.store_dir {
+            Some(dir) => Some(Arc::new(
+                GrantStore::open(dir, auth.clock.now_ms()).map_err(|e| e.to_string())?,
+            )),
+            None => None,
+        };
+        Ok(Authorizer {
+            mode: auth.mode,
+            allowed: auth.allowed,
+            gate_discovery: auth.gate_discovery,
+            hint_template: auth.hint_template,
+            intent_override: auth.authorize_intent,
+            rate_limit: auth.rate_limit,
+            tool_rate_limits,
+            clock: auth.clock,
+            provider_name: provider_name.to_owned(),
+            scopes: scopes.to_vec(),
+            tool_scopes: tools
+                .iter()
+                .map(|t| (t.name.clone(), t.scopes.clone()))
+                .collect(),
+            app_package: RwLock::new(None),
+            store: RwLock::new(store),
+            pending: Mutex::new(PendingQueue::new(auth.max_pending)),
+            limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
+        })
+    }
+
+    /// Opens the grant store in `dir` (created if missing) and uses it from now on, replacing
+    /// any store bound before. A corrupt store file is set aside and replaced by an empty store
+    /// (see [the module docs](crate::auth#the-grant-store)); only a directory that cannot be created is
+    /// an error.
+    ///
+    /// ```
+    /// use cetp_provider::Provider;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let provider = Provider::builder("Notes").build().unwrap();
+    /// provider.authorizer().open_store(dir.path()).unwrap();
+    /// assert_eq!(provider.authorizer().store_path(), Some(dir.path().join("cetp-grants.json")));
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if the directory cannot be created.
+    pub fn open_store(&self, dir: impl AsRef<Path>) -> Result<(), StoreError> {
+        let store = GrantStore::open(dir.as_ref(), self.clock.now_ms())?;
+        *self.store.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(store));
+        Ok(())
+    }
+
+    /// Records the app's package name; the default `authorize_intent` becomes
+    /// `<package>` + [`AUTHORIZE_ACTION_SUFFIX`].
+    pub fn set_app_package(&self, package: impl Into<String>) {
+        *self
+            .app_package
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(package.into());
+    }
+
+    /// The path of the bound store file, if a store is bound.
+    pub fn store_path(&self) -> Option<PathBuf> {
+        self.bound_store().map(|s| s.path().to_owned())
+    }
+
+    /// The `authorize_intent` action sent with `AUTH_REQUIRED`, if one is known.
+    ///
+    /// ```
+    /// use cetp_provider::Provider;
+    /// let provider = Provider::builder("Notes").build().unwrap();
+    /// assert_eq!(provider.authorizer().authorize_intent(), None);
+    /// provider.authorizer().set_app_package("com.example.notes");
+    /// assert_eq!(
+    ///     provider.authorizer().authorize_intent().as_deref(),
+    ///     Some("com.example.notes.CETP_AUTHORIZE")
+    /// );
+    /// ```
+    pub fn authorize_intent(&self) -> Option<String> {
+        if let Some(action) = &self.intent_override {
+            return Some(action.clone());
+        }
+        self.app_package
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map(|p| format!("{p}{AUTHORIZE_ACTION_SUFFIX}"))
+    }
+
+    fn bound_store(&self) -> Option<Arc<GrantStore>> {
+        self.store
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn pending_queue(&self) -> MutexGuard<'_, PendingQueue> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Authorizes `list_tools` / `get_provider_info`.
+    pub(crate) fn check_discovery(&self, caller: &Caller) -> Result<(), ToolError> {
+        if !self.gate_discovery {
+            return Ok(());
+        }
+        self.decide(caller, Need::Discovery).map(|_| ())
+    }
+
+    /// Authorizes `execute_tool` of `tool` (an existing tool), then applies the rate limit.
+    pub(crate) fn check_execute(
+        &self,
+        tool: &str,
+        caller: &Caller,
+    ) -> Result<AccessLevel, ToolError> {
+        let needed = self.tool_scopes.get(tool).map_or(&[][..], Vec::as_slice);
+        let access = self.decide(caller, Need::Scopes(needed))?;
+        let (limit, bucket) = match self.tool_rate_limits.get(tool) {
+            Some(limit) => (Some(limit), Some(tool)),
+            None => (self.rate_limit.as_ref(), None),
+        };
+        if let Some(limit) = limit {
+            let now = self.clock.now_ms();
+            if let Err(wait) = self.limiter.take(caller, bucket, limit, now) {
+                return Err(ToolError::rate_limited(format!(
+                    "too many calls to `{tool}` from this app (at most {} at once, then one every {} ms); {}",
+                    limit.burst(),
+                    limit.refill_every().as_millis(),
+                    rate::retry_text(wait)
+                )));
+            }
+        }
+        Ok(access)
+    }
+
+    fn decide(&self, caller: &Caller, need: Need<'_>) -> Result<AccessLevel, ToolError> {
+        if self.mode == Mode::Open {
+            return Ok(AccessLevel::Full);
+        }
+        if caller.packages().is_empty() {
+            return Err(ToolError::permission_denied(format!(
+                "{} could not identify the calling app ({}), and it only answers apps it knows; call from an installed app",
+                self.provider_name,
+                caller.describe()
+            )));
+        }
+        if self
+            .allowed
+            .iter()
+            .any(|a| specificity(&a.package, a.certificate_sha256.as_deref(), caller).is_some())
+        {
+            return Ok(AccessLevel::Full);
+        }
+        let who = who(caller);
+        if self.mode == Mode::Allowlist {
+            return Err(ToolError::permission_denied(format!(
+                "{who} is not among the apps {} answers (with the signing certificate it has); the app's developer decides which apps may call",
+                self.provider_name
+            )));
+        }
+        let Some(store) = self.bound_store() else {
+            log::error!(
+                "CETP: `{}` uses user approval but no grant store is bound; call Provider::bind_app at start-up",
+                self.provider_name
+            );
+            return Err(ToolError::internal(format!(
+                "{} is not ready to check approvals (its grant store is not open); this is a bug in the provider app, not in your call",
+                self.provider_name
+            )));
+        };
+        let now = self.clock.now_ms();
+        let data = store.snapshot();
+        if data
+            .denials
+            .iter()
+            .any(|d| specificity(&d.package, d.certificate_sha256.as_deref(), caller).is_some())
+        {
+            return Err(ToolError::permission_denied(format!(
+                "the user declined access for {who} to {name}; do not retry: only the user can change this, in the {name} app",
+                name = self.provider_name
+            )));
+        }
+        let mut candidates: Vec<(u8, &Grant)> = data
+            .grants
+            .iter()
+            .filter(|g| !g.is_expired(now))
+            .filter_map(|g| {
+                specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, g))
+            })
+            .collect();
+        candidates.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
+        let missing: Vec<String> = match need {
+            Need::Discovery => {
+                if let Some((_, grant)) = candidates.first() {
+                    return Ok(grant.access);
+                }
+                self.scopes.iter().map(|(name, _)| name.clone()).collect()
+            }
+            Need::Scopes(needed) => {
+                if let Some((_, grant)) = candidates
+                    .iter()
+                    .find(|(_, g)| needed.iter().all(|s| g.scopes.contains(s)))
+                {
+                    return Ok(grant.access);
+                }
+                let lacking = |g: &Grant| -> Vec<String> {
+                    needed
+                        .iter()
+                        .filter(|s| !g.scopes.contains(*s))
+                        .cloned()
+                        .collect()
+                };
+                candidates
+                    .iter()
+                    .map(|(_, g)| lacking(g))
+                    .min_by_key(Vec::len)
+                    .unwrap_or_else(|| needed.to_vec())
+            }
+        };
+        let expired = candidates.is_empty()
+            && data.grants.iter().any(|g| {
+                g.is_expired(now)
+                    && specificity(&g.package, g.certificate_sha256.as_deref(), caller).is_some()
+            });
+        let id = self.pending_queue().record(caller, &missing, now);
+        log::info!(
+            "CETP: {} needs approval for {:?} (pending request {id})",
+            caller.describe(),
+            missing
+        );
+        Err(self.auth_required(&who, &missing, expired, store.recovered_from_corruption()))
+    }
+
+    fn auth_required(
+        &self,
+        who: &str,
+        missing: &[String],
+        expired: bool,
+        recovered: bool,
+    ) -> ToolError {
+        let name = &self.provider_name;
+        let mut message = if expired {
+            format!("the user's approval for {who} to use {name} has expired")
+        } else if missing.is_empty() {
+            format!("the user has not yet allowed {who} to use {name}")
+        } else {
+            let list: Vec<String> = missing.iter().map(|s| format!("`{s}`")).collect();
+            format!(
+                "the user has not yet allowed {who} to read {} from {name}",
+                if list.len() == 1 {
+                    format!("scope {}", list[0])
+                } else {
+                    format!("scopes {}", list.join(", "))
+                }
+            )
+        };
+        if recovered {
+            message.push_str(" (its saved approvals were unreadable and have been reset)");
+        }
+        message.push_str(&format!(
+            "; ask the user to approve it in the {name} app, then call again"
+        ));
+        let descriptions: Vec<&str> = missing
+            .iter()
+            .map(|s| {
+                self.scopes
+                    .iter()
+                    .find(|(n, _)| n == s)
+                    .map_or(s.as_str(), |(n, d)| if d.trim().is_empty() { n } else { d })
+            })
+            .collect();
+        let hint = match &self.hint_template {
+            Some(template) => template
+                .replace("{provider}", name)
+                .replace("{package}", who)
+                .replace(
+                    "{scopes}",
+                    &if descriptions.is_empty() {
+                        "its tools".to_owned()
+                    } else {
+                        descriptions.join(", ")
+                    },
+                ),
+            None if descriptions.is_empty() => {
+                format!("Open {name} and allow {who} to use its tools")
+            }
+            None => format!(
+                "Open {name} and allow {who} to read: {}",
+                descriptions.join(", ")
+            ),
+        };
+        let mut err = ToolError::auth_required(message).with_hint(hint);
+        if let Some(action) = self.authorize_intent() {
+            err = err.with_authorize_intent(action);
+        }
+        err
+    }
+
+    fn scope_infos(&self, names: &BTreeSet<String>) -> Vec<ScopeInfo> {
+        let mut out: Vec<ScopeInfo> = self
+            .scopes
+            .iter()
+            .filter(|(n, _)| names.contains(n))
+            .map(|(n, d)| ScopeInfo {
+                name: n.clone(),
+                description: d.clone(),
+            })
+            .collect();
+        for name in names {
+            if !self.scopes.iter().any(|(n, _)| n == name) {
+                out.push(ScopeInfo {
+                    name: name.clone(),
+                    description: String::new(),
+                });
+            }
+        }
+        out
+    }
+
+    /// The requests waiting for the user, oldest first.
+    pub fn pending(&self) -> Vec<PendingRequest> {
+        let queue = self.pending_queue();
+        queue
+            .entries()
+            .map(|e| PendingRequest {
+                id: e.id.clone(),
+                uid: e.uid,
+                packages: e.packages.clone(),
+                scopes: self.scope_infos(&e.scopes),
+                requested_at_ms: e.requested_at_ms,
+            })
+            .collect()
+    }
+
+    /// The stored grants (empty while no store is bound). Expired grants stay listed until the
+    /// next change of the store.
+    pub fn grants(&self) -> Vec<Grant> {
+        self.bound_store()
+            .map(|s| s.snapshot().grants.clone())
+            .unwrap_or_default()
+    }
+
+    /// The stored denials (empty while no store is bound).
+    pub fn denials(&self) -> Vec<Denial> {
+        self.bound_store()
+            .map(|s| s.snapshot().denials.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// How well a grant / denial / allowlist entry for `package` (pinned to `cert` if `Some`)
+/// matches `caller`: `None` = not at all, 1 = by package name, 2 = by name and certificate.
+fn specificity(package: &str, cert: Option<&str>, caller: &Caller) -> Option<u8> {
+    caller
+        .packages()
+        .iter()
+        .filter(|p| p.name == package)
+        .filter_map(|p| match cert {
+            None => Some(1),
+            Some(cert) => p
+                .certificate_sha256
+                .iter()
+                .any(|d| d.eq_ignore_ascii_case(cert))
+                .then_some(2),
+        })
+        .max()
+}
+
+/// The caller's package names for messages: `com.a` or `com.a, com.b`.
+fn who(caller: &Caller) -> String {
+    caller.package_names().collect::<Vec<_>>().join(", ")
+}

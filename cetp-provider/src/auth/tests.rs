@@ -1,0 +1,154 @@
+//! Unit tests of the pieces; the behaviour through `Provider::call` is tested in
+//! `tests/auth_*.rs`.
+
+use std::time::Duration;
+
+use super::pending::PendingQueue;
+use super::rate::{RateLimiter, retry_text};
+use super::store::parse;
+use super::*;
+
+#[test]
+fn retry_text_rounds_up_to_whole_seconds() {
+    assert_eq!(retry_text(Duration::from_millis(1)), "retry in 1 s");
+    assert_eq!(retry_text(Duration::from_millis(1000)), "retry in 1 s");
+    assert_eq!(retry_text(Duration::from_millis(1001)), "retry in 2 s");
+    assert_eq!(retry_text(Duration::ZERO), "retry in 1 s");
+}
+
+#[test]
+fn token_bucket_refills_with_time_and_tolerates_a_clock_going_back() {
+    let limiter = RateLimiter::new(8);
+    let limit = RateLimit::new(2, Duration::from_millis(500));
+    let caller = Caller::app(1, "a");
+    assert!(limiter.take(&caller, None, &limit, 10_000).is_ok());
+    assert!(limiter.take(&caller, None, &limit, 10_000).is_ok());
+    assert_eq!(
+        limiter.take(&caller, None, &limit, 10_000),
+        Err(Duration::from_millis(500))
+    );
+    assert_eq!(
+        limiter.take(&caller, None, &limit, 10_200),
+        Err(Duration::from_millis(300))
+    );
+    assert!(limiter.take(&caller, None, &limit, 10_500).is_ok());
+    // The clock jumps back: no credit, no panic, no negative time.
+    assert!(limiter.take(&caller, None, &limit, 1_000).is_err());
+    // Refill is capped at the burst.
+    assert!(limiter.take(&caller, None, &limit, 99_000).is_ok());
+    assert!(limiter.take(&caller, None, &limit, 99_000).is_ok());
+    assert!(limiter.take(&caller, None, &limit, 99_000).is_err());
+}
+
+#[test]
+fn tracked_buckets_are_bounded_and_idle_ones_go_first() {
+    let limit = RateLimit::new(1, Duration::from_secs(10));
+    // Never more than the bound, however many callers.
+    let limiter = RateLimiter::new(4);
+    for uid in 0..50 {
+        let _ = limiter.take(&Caller::app(uid, "x"), None, &limit, u64::from(uid));
+        assert!(limiter.tracked() <= 4);
+    }
+    // Idle (refilled) buckets are dropped before busy ones, even if used more recently.
+    let limiter = RateLimiter::new(2);
+    let hot = Caller::app(11, "hot");
+    let idle = Caller::app(10, "idle");
+    assert!(limiter.take(&hot, None, &limit, 5_000).is_ok());
+    assert!(limiter.take(&idle, None, &limit, 0).is_ok());
+    // At 10 s `idle` has refilled and `hot` has not: the newcomer evicts `idle`, and `hot`
+    // stays limited although its bucket is the least recently used.
+    assert!(
+        limiter
+            .take(&Caller::app(12, "new"), None, &limit, 10_000)
+            .is_ok()
+    );
+    assert_eq!(limiter.tracked(), 2);
+    assert_eq!(
+        limiter.take(&hot, None, &limit, 10_000),
+        Err(Duration::from_secs(5))
+    );
+    // With no idle bucket, the least recently used goes.
+    let limiter = RateLimiter::new(2);
+    assert!(limiter.take(&Caller::app(1, "a"), None, &limit, 0).is_ok());
+    assert!(limiter.take(&Caller::app(2, "b"), None, &limit, 1).is_ok());
+    assert!(limiter.take(&Caller::app(3, "c"), None, &limit, 2).is_ok());
+    assert!(
+        limiter.take(&Caller::app(2, "b"), None, &limit, 3).is_err(),
+        "b kept"
+    );
+    assert!(
+        limiter.take(&Caller::app(1, "a"), None, &limit, 4).is_ok(),
+        "a was evicted"
+    );
+}
+
+#[test]
+fn pending_queue_coalesces_bounds_and_never_reuses_ids() {
+    let mut queue = PendingQueue::new(2);
+    let a = Caller::app(1, "a").with_certificate("AB");
+    let id = queue.record(&a, &["x".into()], 1);
+    assert_eq!(queue.record(&a, &["y".into()], 2), id);
+    let entry = queue.get(&id).unwrap();
+    assert_eq!(entry.scopes.iter().collect::<Vec<_>>(), ["x", "y"]);
+    assert_eq!(entry.requested_at_ms, 2);
+    assert_eq!(entry.packages[0].certificate_sha256, ["ab"]);
+    // Same packages under another UID is another caller.
+    let other = queue.record(&Caller::app(2, "a").with_certificate("ab"), &[], 3);
+    assert_ne!(other, id);
+    let third = queue.record(&Caller::app(3, "c"), &[], 4);
+    assert!(queue.get(&id).is_none(), "oldest dropped");
+    assert!(queue.remove(&third).is_some());
+    assert!(queue.remove(&third).is_none());
+    // Another queue (another provider) never hands out the same ids.
+    let mut later = PendingQueue::new(2);
+    assert_ne!(later.record(&a, &[], 5), id);
+}
+
+#[test]
+fn store_parsing_is_strict_about_what_matters() {
+    assert!(parse(br#"{"version":1,"grants":[],"denials":[]}"#).is_ok());
+    // Unknown fields from a later minor revision are ignored.
+    assert!(parse(br#"{"version":1,"grants":[],"denials":[],"note":"x"}"#).is_ok());
+    for (bad, why) in [
+        (&br#"{"version":2,"grants":[],"denials":[]}"#[..], "unsupported version 2"),
+        (br#"{"grants":[],"denials":[]}"#, "no numeric `version`"),
+        (br#"{"version":1}"#, "unexpected content"),
+        (br#"[1,2]"#, "no numeric `version`"),
+        (b"{\"version\":1,", "not valid JSON"),
+        (
+            br#"{"version":1,"grants":[{"package":"","scopes":[],"access":"full","granted_at_ms":0}],"denials":[]}"#,
+            "invalid grant",
+        ),
+        (
+            br#"{"version":1,"grants":[{"package":"a","scopes":[],"access":"all","granted_at_ms":0}],"denials":[]}"#,
+            "unknown access level",
+        ),
+        (
+            br#"{"version":1,"grants":[],"denials":[{"package":"a","certificate_sha256":"g1","denied_at_ms":0}]}"#,
+            "invalid denial",
+        ),
+    ] {
+        let err = parse(bad).unwrap_err();
+        assert!(err.contains(why), "{err} should mention {why}");
+    }
+}
+
+#[test]
+fn specificity_prefers_pinned_matches_and_rejects_other_certificates() {
+    let caller = Caller::app(1, "a").with_certificate("c1").with_package("b");
+    assert_eq!(specificity("a", None, &caller), Some(1));
+    assert_eq!(specificity("a", Some("C1"), &caller), Some(2));
+    assert_eq!(specificity("a", Some("c2"), &caller), None);
+    assert_eq!(specificity("b", Some("c1"), &caller), None);
+    assert_eq!(specificity("b", None, &caller), Some(1));
+    assert_eq!(specificity("z", None, &caller), None);
+}
+
+#[test]
+fn allow_signed_accepts_keytool_formatting() {
+    let auth = Auth::allowlist().allow_signed("a", "AB:cd:EF");
+    assert_eq!(
+        auth.allowed[0].certificate_sha256.as_deref(),
+        Some("abcdef")
+    );
+}

@@ -1,0 +1,405 @@
+//! The grant store: file format, atomic writes, round trips, corruption recovery, concurrency.
+
+#[path = "auth_support/mod.rs"]
+mod support;
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::thread;
+
+use cetp_provider::auth::{Approval, Auth, ManualClock, STORE_FILE_NAME};
+use cetp_provider::{AccessLevel, Caller, ErrorCode, Provider};
+use serde_json::Value;
+use support::*;
+
+fn store_file(dir: &Path) -> std::path::PathBuf {
+    dir.join(STORE_FILE_NAME)
+}
+
+fn read_json(dir: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(store_file(dir)).unwrap()).unwrap()
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn user_approval(dir: &Path) -> Provider {
+    provider(
+        Auth::user_approval()
+            .store_dir(dir)
+            .clock(ManualClock::new(1_000)),
+    )
+}
+
+#[test]
+fn writes_leave_one_complete_documented_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = user_approval(dir.path());
+    assert_eq!(
+        names_in(dir.path()),
+        Vec::<String>::new(),
+        "opening writes nothing"
+    );
+    approve(
+        &provider,
+        &agent(),
+        "read_notes",
+        Approval::all_requested().access(AccessLevel::Redacted),
+    );
+    assert_eq!(
+        names_in(dir.path()),
+        [STORE_FILE_NAME],
+        "no temp file left behind"
+    );
+    let text = fs::read_to_string(store_file(dir.path())).unwrap();
+    assert!(
+        text.ends_with("}\n") && text.contains("\n  \"grants\""),
+        "pretty: {text}"
+    );
+    assert_eq!(
+        read_json(dir.path()),
+        serde_json::json!({
+            "version": 1,
+            "grants": [{
+                "package": AGENT,
+                "certificate_sha256": CERT_A,
+                "scopes": ["notes"],
+                "access": "redacted",
+                "granted_at_ms": 1000,
+                "expires_at_ms": null
+            }],
+            "denials": []
+        })
+    );
+}
+
+#[test]
+fn grants_and_denials_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let provider = user_approval(dir.path());
+        approve(&provider, &agent(), "agenda", Approval::only(["calendar"]));
+        assert_eq!(
+            call(&provider, &stranger(), "ping").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+        let id = pending_id_for(&provider, &stranger());
+        provider.authorizer().deny(&id).unwrap();
+    }
+    let reopened = user_approval(dir.path());
+    let grants = reopened.authorizer().grants();
+    assert_eq!(grants.len(), 1);
+    assert_eq!(grants[0].scopes.iter().collect::<Vec<_>>(), ["calendar"]);
+    assert_eq!(reopened.authorizer().denials().len(), 1);
+    // The agent holds `calendar` only: `agenda` still lacks `notes`.
+    let answer = call(&reopened, &agent(), "agenda");
+    assert!(
+        answer.error_message().unwrap().contains("scope `notes`"),
+        "{answer}"
+    );
+    assert_eq!(
+        call(&reopened, &stranger(), "ping").error_code(),
+        Some(ErrorCode::PermissionDenied)
+    );
+    // A change made by the second instance keeps what the first one wrote.
+    let before = fs::read_to_string(store_file(dir.path())).unwrap();
+    reopened
+        .authorizer()
+        .clear_denial("com.example.stranger", None)
+        .unwrap();
+    let after = read_json(dir.path());
+    assert_eq!(after["denials"], serde_json::json!([]));
+    let before: Value = serde_json::from_str(&before).unwrap();
+    assert_eq!(after["grants"], before["grants"]);
+}
+
+type Corrupt = Box<dyn Fn(&Path)>;
+
+/// A store that cannot be used: its content, or a path that cannot be read as a file.
+fn corrupt_cases(valid: &str) -> Vec<(&'static str, Corrupt)> {
+    let truncated = valid[..valid.len() / 2].to_owned();
+    vec![
+        (
+            "garbage",
+            Box::new(|p: &Path| fs::write(p, b"\x00\xffnot json at all").unwrap()),
+        ),
+        ("empty", Box::new(|p: &Path| fs::write(p, b"").unwrap())),
+        (
+            "truncated",
+            Box::new(move |p: &Path| fs::write(p, &truncated).unwrap()),
+        ),
+        (
+            "wrong version",
+            Box::new(|p: &Path| fs::write(p, r#"{"version":2,"grants":[],"denials":[]}"#).unwrap()),
+        ),
+        (
+            "wrong shape",
+            Box::new(|p: &Path| fs::write(p, r#"{"version":1,"grants":{}}"#).unwrap()),
+        ),
+        (
+            "bad certificate",
+            Box::new(|p: &Path| {
+                fs::write(
+                    p,
+                    r#"{"version":1,"grants":[{"package":"com.example.agent","certificate_sha256":"zz","scopes":["notes"],"access":"full","granted_at_ms":0}],"denials":[]}"#,
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "unreadable (a directory)",
+            Box::new(|p: &Path| {
+                fs::create_dir(p).unwrap();
+                fs::write(p.join("inside"), b"x").unwrap();
+            }),
+        ),
+    ]
+}
+
+#[test]
+fn a_corrupt_store_is_set_aside_and_everyone_reapproves() {
+    // A valid store that grants the agent, to corrupt in various ways.
+    let template = tempfile::tempdir().unwrap();
+    approve(
+        &user_approval(template.path()),
+        &agent(),
+        "read_notes",
+        Approval::all_requested(),
+    );
+    let valid = fs::read_to_string(store_file(template.path())).unwrap();
+
+    for (what, corrupt) in corrupt_cases(&valid) {
+        let dir = tempfile::tempdir().unwrap();
+        corrupt(&store_file(dir.path()));
+        let provider = user_approval(dir.path());
+        assert!(provider.authorizer().grants().is_empty(), "{what}");
+
+        let answer = call(&provider, &agent(), "read_notes");
+        assert_eq!(
+            answer.error_code(),
+            Some(ErrorCode::AuthRequired),
+            "{what}: {answer}"
+        );
+        assert!(
+            answer
+                .error_message()
+                .unwrap()
+                .contains("unreadable and have been reset"),
+            "{what}: {answer}"
+        );
+        // The bad file is kept aside, untouched.
+        let names = names_in(dir.path());
+        assert_eq!(names.len(), 1, "{what}: {names:?}");
+        assert!(
+            names[0].starts_with("cetp-grants.json.corrupt-1000"),
+            "{what}: {names:?}"
+        );
+
+        // The next approval starts a fresh, valid store.
+        let id = pending_id_for(&provider, &agent());
+        provider
+            .authorizer()
+            .approve(&id, Approval::all_requested())
+            .unwrap();
+        assert_eq!(read_json(dir.path())["version"], 1, "{what}");
+        assert_eq!(names_in(dir.path()).len(), 2, "{what}");
+        let answer = call(&provider, &agent(), "read_notes");
+        assert!(answer.is_success(), "{what}: {answer}");
+        // And a restart reads it back.
+        assert_eq!(
+            user_approval(dir.path()).authorizer().grants().len(),
+            1,
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn stale_temp_files_are_removed_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("cetp-grants.json.tmp-4242"),
+        b"{\"version\":1,\"gra",
+    )
+    .unwrap();
+    let provider = user_approval(dir.path());
+    assert!(names_in(dir.path()).is_empty());
+    assert!(provider.authorizer().grants().is_empty());
+}
+
+#[test]
+fn a_failed_save_changes_nothing() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("store");
+    let provider = user_approval(&dir);
+    assert_eq!(
+        call(&provider, &agent(), "ping").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    let id = pending_id_for(&provider, &agent());
+    // The directory disappears under the provider: the temp file cannot be created.
+    fs::remove_dir_all(&dir).unwrap();
+    let err = provider
+        .authorizer()
+        .approve(&id, Approval::all_requested())
+        .unwrap_err();
+    assert_eq!(err.kind(), "persist_failed", "{err}");
+    assert!(provider.authorizer().grants().is_empty());
+    assert_eq!(
+        provider.authorizer().pending().len(),
+        1,
+        "the request stays pending"
+    );
+    assert_eq!(
+        call(&provider, &agent(), "ping").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+
+    fs::create_dir(&dir).unwrap();
+    provider
+        .authorizer()
+        .approve(&id, Approval::all_requested())
+        .unwrap();
+    assert!(call(&provider, &agent(), "ping").is_success());
+}
+
+#[test]
+fn bind_app_creates_the_directory_and_rebinding_switches_stores() {
+    let parent = tempfile::tempdir().unwrap();
+    let provider = provider(Auth::user_approval());
+    let first = parent.path().join("a/files");
+    provider.bind_app("com.example.notes", &first).unwrap();
+    approve(&provider, &agent(), "ping", Approval::all_requested());
+    assert!(store_file(&first).exists());
+
+    let second = parent.path().join("b");
+    provider.bind_app("com.example.notes", &second).unwrap();
+    assert!(provider.authorizer().grants().is_empty());
+    provider.bind_app("com.example.notes", &first).unwrap();
+    assert_eq!(provider.authorizer().grants().len(), 1);
+
+    // A path under a regular file cannot be a directory.
+    let file = parent.path().join("plain");
+    fs::write(&file, b"x").unwrap();
+    assert!(
+        provider
+            .bind_app("com.example.notes", file.join("dir"))
+            .is_err()
+    );
+    // The previous store stays bound.
+    assert_eq!(provider.authorizer().grants().len(), 1);
+}
+
+/// Many threads call while others approve and revoke: every answer is a success or
+/// AUTH_REQUIRED, a call made after an approval returned succeeds, and memory matches disk.
+#[test]
+fn concurrent_calls_and_grant_changes_stay_consistent() {
+    const CALLERS: u32 = 12;
+    const CALLING_THREADS: usize = 6;
+    let dir = tempfile::tempdir().unwrap();
+    let provider = Arc::new(user_approval(dir.path()));
+    let caller = |i: u32| Caller::app(30_000 + i, format!("com.example.c{i}"));
+
+    // Every caller asks once, so each has a pending request for `notes`.
+    for i in 0..CALLERS {
+        assert_eq!(
+            call(&provider, &caller(i), "read_notes").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+    }
+
+    let (approved_tx, approved_rx) = mpsc::channel::<u32>();
+    let approved_rx = Arc::new(std::sync::Mutex::new(approved_rx));
+    let mut workers = Vec::new();
+    for t in 0..CALLING_THREADS {
+        let provider = Arc::clone(&provider);
+        let approved_rx = Arc::clone(&approved_rx);
+        workers.push(thread::spawn(move || {
+            let mut checked_after_approval = 0;
+            loop {
+                // Hammer every caller; only success or AUTH_REQUIRED are acceptable.
+                for i in 0..CALLERS {
+                    let answer = call(
+                        &provider,
+                        &caller(i),
+                        if i % 2 == 0 { "ping" } else { "read_notes" },
+                    );
+                    assert!(
+                        answer.is_success() || answer.error_code() == Some(ErrorCode::AuthRequired),
+                        "thread {t}: {answer}"
+                    );
+                }
+                let next = approved_rx.lock().unwrap().try_recv();
+                match next {
+                    Ok(i) => {
+                        // Approved before we received it: must pass now (callers with an even
+                        // index are revoked later, but never before all workers stopped).
+                        let answer = call(&provider, &caller(i), "read_notes");
+                        assert!(answer.is_success(), "thread {t}, caller {i}: {answer}");
+                        checked_after_approval += 1;
+                    }
+                    Err(mpsc::TryRecvError::Empty) => {}
+                    Err(mpsc::TryRecvError::Disconnected) => return checked_after_approval,
+                }
+            }
+        }));
+    }
+    let admin = {
+        let provider = Arc::clone(&provider);
+        thread::spawn(move || {
+            for i in 0..CALLERS {
+                let id = provider
+                    .authorizer()
+                    .pending()
+                    .into_iter()
+                    .find(|p| p.uid == Some(30_000 + i))
+                    .expect("still pending")
+                    .id;
+                provider
+                    .authorizer()
+                    .approve(&id, Approval::all_requested())
+                    .unwrap();
+                approved_tx.send(i).unwrap();
+            }
+        })
+    };
+    admin.join().unwrap();
+    let checked: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+    assert_eq!(checked, CALLERS as usize);
+
+    // Revoke half from several threads at once while others keep calling.
+    let revokers: Vec<_> = (0..CALLERS)
+        .filter(|i| i % 2 == 0)
+        .map(|i| {
+            let provider = Arc::clone(&provider);
+            thread::spawn(move || {
+                provider
+                    .authorizer()
+                    .revoke(&format!("com.example.c{i}"), None)
+                    .unwrap();
+                call(&provider, &caller(i + 1), "read_notes").is_success()
+            })
+        })
+        .collect();
+    for r in revokers {
+        assert!(r.join().unwrap(), "an odd caller kept its grant");
+    }
+    for i in 0..CALLERS {
+        let answer = call(&provider, &caller(i), "read_notes");
+        assert_eq!(answer.is_success(), i % 2 == 1, "caller {i}: {answer}");
+    }
+    // Memory and disk agree.
+    let on_disk = read_json(dir.path());
+    let in_memory = serde_json::to_value(provider.authorizer().grants()).unwrap();
+    assert_eq!(on_disk["grants"], in_memory);
+    assert_eq!(in_memory.as_array().unwrap().len(), CALLERS as usize / 2);
+    assert_eq!(names_in(dir.path()), [STORE_FILE_NAME]);
+}
