@@ -1,0 +1,8 @@
+package androidx.test.internal.platform;
+
+/** Implemented by Robolectric's RobolectricThreadChecker. */
+public interface ThreadChecker {
+  void checkMainThread();
+
+  void checkNotMainThread();
+}

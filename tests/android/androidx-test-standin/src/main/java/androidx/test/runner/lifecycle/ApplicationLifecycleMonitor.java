@@ -1,0 +1,8 @@
+package androidx.test.runner.lifecycle;
+
+/** Registration side of Application lifecycle tracking. */
+public interface ApplicationLifecycleMonitor {
+  void addLifecycleCallback(ApplicationLifecycleCallback callback);
+
+  void removeLifecycleCallback(ApplicationLifecycleCallback callback);
+}

@@ -1,0 +1,303 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNotSame;
+import static org.junit.Assert.assertSame;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import android.content.ContentProvider;
+import android.content.pm.PackageManager;
+import android.net.Uri;
+import android.os.Bundle;
+import android.os.Parcel;
+import android.os.Parcelable;
+import android.os.Process;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpConsumer.CallForm;
+import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.harness.TestJvm;
+import dev.cetp.harness.category.FixtureBundle;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * Smoke tests of the harness against the pure-Java fixture, loaded exactly like a host bundle
+ * (bundle-fixture execution: app.jar on the classpath, -Dcetp.bundle set).
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category(FixtureBundle.class)
+public class FixtureBundleTest {
+  private static final String AUTHORITY = "dev.cetp.fixture.tools";
+  private static final String PROVIDER_CLASS = "dev.cetp.fixture.FixtureToolProvider";
+  private static final int AGENT_UID = 10_123;
+  private static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
+
+  private HostBundle bundle;
+  private ManifestInstaller.Installed app;
+  private PackageManager pm;
+  private CetpConsumer consumer;
+  private ExecutorService pool;
+
+  @Before
+  public void setUp() {
+    bundle = HostBundle.current();
+    app = bundle.install();
+    app.startProviders();
+    pm = RuntimeEnvironment.getApplication().getPackageManager();
+    consumer = new CetpConsumer();
+  }
+
+  @After
+  public void tearDown() {
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  public void jvmIsConfiguredForTheBundle() {
+    TestJvm.requireConfigured();
+    assertTrue(
+        System.getProperty("java.library.path"),
+        System.getProperty("java.library.path").contains(bundle.dir().toString()));
+  }
+
+  @Test
+  public void providerClassComesFromTheBundleJar() throws Exception {
+    assertEquals("fixture", bundle.name());
+    Map<String, ContentProvider> started = app.startProviders();
+    ContentProvider provider = started.get(PROVIDER_CLASS);
+    assertNotNull(started.toString(), provider);
+    URL where =
+        provider.getClass().getClassLoader().getResource(PROVIDER_CLASS.replace('.', '/') + ".class");
+    assertNotNull(where);
+    assertTrue(where.toString(), where.toString().startsWith("jar:"));
+    assertTrue(where.toString(), where.toString().contains(bundle.appJar().toString()));
+  }
+
+  @Test
+  public void discoveryFindsAuthorityAndIntegerVersion() {
+    List<CetpConsumer.Discovered> found = consumer.discover();
+    assertEquals(found.toString(), 1, found.size());
+    CetpConsumer.Discovered d = found.get(0);
+    assertEquals("dev.cetp.fixture", d.packageName);
+    assertEquals("dev.cetp.fixture.FixtureDiscoveryService", d.serviceClass);
+    assertEquals(AUTHORITY, d.authority);
+    assertEquals(1, d.version);
+    assertEquals(Integer.class, d.rawVersion.getClass());
+  }
+
+  @Test
+  public void bothCallFormsReachTheProvider() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+      assertTrue(form + ": " + r, r.isSuccess());
+      JSONArray tools = r.tools();
+      assertEquals(3, tools.length());
+      List<String> names = new ArrayList<>();
+      for (int i = 0; i < tools.length(); i++) {
+        JSONObject t = tools.getJSONObject(i);
+        names.add(t.getString("name"));
+        assertEquals("object", t.getJSONObject("parameters").getString("type"));
+      }
+      assertEquals(List.of("whoami", "echo", "needs_auth"), names);
+
+      CetpResponse info =
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+      assertTrue(info.isSuccess());
+      assertEquals(1, info.dataObject().getInt("protocol_version"));
+    }
+  }
+
+  @Test
+  public void repliesAreParcelledBeforeTheyAreRead() throws Exception {
+    Class<?> providerClass = Class.forName(PROVIDER_CLASS);
+    // Robolectric hands the provider's own Bundle to the caller...
+    Bundle direct =
+        RuntimeEnvironment.getApplication()
+            .getContentResolver()
+            .call(Uri.parse("content://" + AUTHORITY), "list_tools", null, new Bundle());
+    assertSame(providerClass.getField("lastReply").get(null), direct);
+    // ...the consumer reads a copy that went through a Parcel.
+    CetpResponse r = consumer.listTools(AUTHORITY);
+    Bundle last = (Bundle) providerClass.getField("lastReply").get(null);
+    assertNotSame(last, r.bundle());
+    assertEquals(last.getString("data"), r.data());
+    assertEquals(last.keySet(), r.keys());
+  }
+
+  @Test
+  @SuppressWarnings("deprecation")
+  public void parcelRoundTripKeepsTypesAndRejectsUnparcelableValues() {
+    Bundle b = new Bundle();
+    b.putString("s", "text");
+    b.putInt("i", 7);
+    b.putBoolean("z", true);
+    Bundle copy = CetpConsumer.roundTrip(b);
+    assertNotSame(b, copy);
+    assertEquals("text", copy.get("s"));
+    assertEquals(Integer.valueOf(7), copy.get("i"));
+    assertEquals(Boolean.TRUE, copy.get("z"));
+
+    Bundle bad = new Bundle();
+    bad.putParcelable("p", new Unwritable());
+    assertThrows(IllegalStateException.class, () -> CetpConsumer.roundTrip(bad));
+  }
+
+  @Test
+  public void callingUidPackagesAndSignerReachTheProvider() throws Exception {
+    Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
+    Callers.setCallingUid(AGENT_UID);
+
+    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", "{}", "r-1").dataObject();
+    assertEquals(AGENT_UID, who.getInt("calling_uid"));
+    assertEquals(List.of("com.example.agent"), strings(who.getJSONArray("packages")));
+    assertEquals(
+        List.of(Callers.sha256Hex(AGENT_CERT)),
+        strings(who.getJSONObject("signers").getJSONArray("com.example.agent")));
+    assertEquals("r-1", who.getString("request_id"));
+
+    // Shared UID: a second package joins the first.
+    byte[] otherCert = "other-cert".getBytes(StandardCharsets.UTF_8);
+    Callers.install(pm, AGENT_UID, "com.example.agent.helper", otherCert);
+    who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).dataObject();
+    assertEquals(
+        List.of("com.example.agent", "com.example.agent.helper"),
+        strings(who.getJSONArray("packages")));
+    assertEquals(
+        List.of(Callers.sha256Hex(otherCert)),
+        strings(who.getJSONObject("signers").getJSONArray("com.example.agent.helper")));
+  }
+
+  @Test
+  public void callingUidDefaultsToOwnUidAndCallersAsRestoresIt() throws Exception {
+    assertTrue(Process.myUid() != AGENT_UID);
+    assertEquals(Process.myUid(), whoamiUid(CallForm.AUTHORITY));
+    int inside = Callers.as(AGENT_UID, () -> whoamiUid(CallForm.AUTHORITY));
+    assertEquals(AGENT_UID, inside);
+    assertEquals(Process.myUid(), whoamiUid(CallForm.URI));
+  }
+
+  @Test
+  public void errorRepliesCarryCodeMessageHintAndIntent() {
+    CetpResponse auth = consumer.executeTool(AUTHORITY, "needs_auth", "{}", null);
+    assertTrue(!auth.isSuccess());
+    assertEquals("error", auth.status());
+    assertEquals("AUTH_REQUIRED", auth.errorCode());
+    assertTrue(auth.errorMessage().length() > 0);
+    assertTrue(auth.resolutionHint().length() > 0);
+    assertEquals("dev.cetp.fixture.action.AUTHORIZE", auth.authorizeIntent());
+
+    assertEquals(
+        "TOOL_NOT_FOUND", consumer.executeTool(AUTHORITY, "nope", "{}", null).errorCode());
+    assertEquals(
+        "INVALID_ARGUMENTS", consumer.executeTool(AUTHORITY, "echo", "[1]", null).errorCode());
+    assertEquals(
+        "METHOD_NOT_FOUND", consumer.call(AUTHORITY, "frobnicate", new Bundle()).errorCode());
+  }
+
+  @Test
+  public void sixteenConcurrentCallersEachGetTheirOwnAnswer() throws Exception {
+    Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
+    Callers.setCallingUid(AGENT_UID); // one static for all threads (see Callers)
+    int threads = 16;
+    int callsPerThread = 25;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    pool = Executors.newFixedThreadPool(threads);
+    List<Future<Integer>> results = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int thread = t;
+      Callable<Integer> caller =
+          () -> {
+            start.await();
+            int ok = 0;
+            for (int i = 0; i < callsPerThread; i++) {
+              CallForm form = (i % 2 == 0) ? CallForm.AUTHORITY : CallForm.URI;
+              String requestId = "t" + thread + "-c" + i;
+              String text = "payload " + thread + "/" + i;
+              CetpResponse r =
+                  consumer.call(
+                      form,
+                      AUTHORITY,
+                      CetpConsumer.METHOD_EXECUTE_TOOL,
+                      execExtras(
+                          "echo", new JSONObject().put("text", text).toString(), requestId));
+              assertTrue(r.toString(), r.isSuccess());
+              JSONObject data = r.dataObject();
+              assertEquals(requestId, data.getString("request_id"));
+              assertEquals(text, data.getJSONObject("args").getString("text"));
+              assertEquals(AGENT_UID, data.getInt("calling_uid"));
+              ok++;
+            }
+            return ok;
+          };
+      results.add(pool.submit(caller));
+    }
+    int total = 0;
+    for (Future<Integer> f : results) {
+      total += f.get(2, TimeUnit.MINUTES); // hang guard only; rethrows a thread's failure
+    }
+    assertEquals(threads * callsPerThread, total);
+  }
+
+  private int whoamiUid(CallForm form) throws Exception {
+    return consumer
+        .call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, execExtras("whoami", "{}", null))
+        .dataObject()
+        .getInt("calling_uid");
+  }
+
+  private static Bundle execExtras(String tool, String args, String requestId) {
+    Bundle b = new Bundle();
+    b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
+    b.putString(CetpConsumer.EXTRA_ARGS, args);
+    if (requestId != null) {
+      b.putString(CetpConsumer.EXTRA_REQUEST_ID, requestId);
+    }
+    return b;
+  }
+
+  private static List<String> strings(JSONArray a) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < a.length(); i++) {
+      out.add(a.getString(i));
+    }
+    return out;
+  }
+
+  /** A Parcelable whose writeToParcel fails, to prove the round trip really parcels. */
+  private static final class Unwritable implements Parcelable {
+    @Override
+    public int describeContents() {
+      return 0;
+    }
+
+    @Override
+    public void writeToParcel(Parcel dest, int flags) {
+      throw new IllegalStateException("cannot be parcelled");
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package dev.cetp.harness;
+
+import static org.robolectric.Shadows.shadowOf;
+
+import android.content.pm.ApplicationInfo;
+import android.content.pm.PackageInfo;
+import android.content.pm.PackageManager;
+import android.content.pm.Signature;
+import android.content.pm.SigningInfo;
+import android.os.Binder;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.robolectric.shadows.ShadowBinder;
+
+/**
+ * Simulated calling apps: installs a package under a UID with signing certificates, and sets the
+ * UID that {@code Binder.getCallingUid()} reports inside a provider.
+ *
+ * <p>Robolectric keeps the calling UID in one static (ShadowBinder), shared by all threads, and
+ * resets it after every test. Set it before starting concurrent callers; it cannot differ per
+ * thread.
+ */
+public final class Callers {
+  private Callers() {}
+
+  /**
+   * Installs {@code packageName} under {@code uid}, signed by {@code certificates} (raw certificate
+   * bytes as {@link Signature#toByteArray()} returns them; any bytes are accepted since no key is
+   * parsed), and adds it to the packages of {@code uid} (several packages may share a UID).
+   */
+  public static PackageInfo install(
+      PackageManager pm, int uid, String packageName, byte[]... certificates) {
+    Signature[] signatures = new Signature[certificates.length];
+    for (int i = 0; i < certificates.length; i++) {
+      signatures[i] = new Signature(certificates[i]);
+    }
+    PackageInfo pi = new PackageInfo();
+    pi.packageName = packageName;
+    pi.setLongVersionCode(1);
+    ApplicationInfo ai = new ApplicationInfo();
+    ai.packageName = packageName;
+    ai.uid = uid;
+    ai.enabled = true;
+    ai.flags = ApplicationInfo.FLAG_INSTALLED | ApplicationInfo.FLAG_HAS_CODE;
+    ai.targetSdkVersion = 34;
+    pi.applicationInfo = ai;
+    pi.signatures = signatures; // GET_SIGNATURES (deprecated) view
+    // Robolectric shadows SigningInfo (ShadowSigningInfo keeps its own signer list, which
+    // getApkContentsSigners() returns and the shadow PackageManager copies).
+    SigningInfo signingInfo = new SigningInfo();
+    shadowOf(signingInfo).setSignatures(signatures);
+    pi.signingInfo = signingInfo; // GET_SIGNING_CERTIFICATES view
+    shadowOf(pm).installPackage(pi);
+
+    Set<String> packages = new LinkedHashSet<>();
+    String[] existing = pm.getPackagesForUid(uid);
+    if (existing != null) {
+      for (String p : existing) {
+        packages.add(p);
+      }
+    }
+    packages.add(packageName);
+    shadowOf(pm).setPackagesForUid(uid, packages.toArray(new String[0]));
+    return pi;
+  }
+
+  /** From now on (until changed or the test ends) calls arrive from {@code uid}. */
+  public static void setCallingUid(int uid) {
+    ShadowBinder.setCallingUid(uid);
+  }
+
+  /** Runs {@code body} with calls arriving from {@code uid}, then restores the previous UID. */
+  public static <T> T as(int uid, Callable<T> body) throws Exception {
+    int previous = Binder.getCallingUid();
+    ShadowBinder.setCallingUid(uid);
+    try {
+      return body.call();
+    } finally {
+      ShadowBinder.setCallingUid(previous);
+    }
+  }
+
+  /** Lower-case hex SHA-256, the usual way to pin a signing certificate. */
+  public static String sha256Hex(byte[] bytes) {
+    try {
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(bytes);
+      StringBuilder sb = new StringBuilder(64);
+      for (byte b : d) {
+        sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+      }
+      return sb.toString();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package dev.cetp.harness;
+
+import android.content.ContentResolver;
+import android.content.Context;
+import android.content.Intent;
+import android.content.pm.PackageManager;
+import android.content.pm.ResolveInfo;
+import android.content.pm.ServiceInfo;
+import android.net.Uri;
+import android.os.Bundle;
+import android.os.Parcel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * A small CETP v1 consumer written from the wire description (it shares no code with the SDK):
+ * discovery through {@code queryIntentServices} + meta-data, calls through {@code
+ * ContentResolver.call} in both the authority form (API 29+, runs more real framework code) and the
+ * {@code content://} Uri form (what the ClawSeed client uses). Every reply Bundle goes through a
+ * {@link Parcel} before it is read, because Robolectric otherwise hands the provider's own Bundle
+ * object to the caller and a non-parcelable reply would go unnoticed.
+ */
+public final class CetpConsumer {
+  public static final String ACTION_TOOL_PROVIDER = "com.clawseed.action.TOOL_PROVIDER";
+  public static final String META_AUTHORITY = "com.clawseed.tools.authority";
+  public static final String META_VERSION = "com.clawseed.tools.version";
+
+  public static final String METHOD_LIST_TOOLS = "list_tools";
+  public static final String METHOD_EXECUTE_TOOL = "execute_tool";
+  public static final String METHOD_GET_PROVIDER_INFO = "get_provider_info";
+
+  public static final String EXTRA_TOOL_NAME = "tool_name";
+  public static final String EXTRA_ARGS = "args";
+  public static final String EXTRA_REQUEST_ID = "request_id";
+
+  /** Which {@code ContentResolver.call} overload to use. */
+  public enum CallForm {
+    /** {@code call(String authority, String method, String arg, Bundle extras)} (API 29+). */
+    AUTHORITY,
+    /** {@code call(Uri.parse("content://" + authority), method, arg, extras)}. */
+    URI
+  }
+
+  /** One discovered provider. */
+  public static final class Discovered {
+    public final String packageName;
+    public final String serviceClass;
+    public final String authority;
+    /** {@code metaData.getInt(version, 1)}, as the consumer reads it. */
+    public final int version;
+    /** The raw meta-data value (an Integer when the manifest was compiled correctly). */
+    public final Object rawVersion;
+
+    Discovered(
+        String packageName, String serviceClass, String authority, int version, Object rawVersion) {
+      this.packageName = packageName;
+      this.serviceClass = serviceClass;
+      this.authority = authority;
+      this.version = version;
+      this.rawVersion = rawVersion;
+    }
+
+    @Override
+    public String toString() {
+      return packageName + "/" + serviceClass + " authority=" + authority + " v" + version;
+    }
+  }
+
+  private final Context context;
+  private final CallForm defaultForm;
+
+  public CetpConsumer() {
+    this(RuntimeEnvironment.getApplication(), CallForm.URI);
+  }
+
+  public CetpConsumer(Context context, CallForm defaultForm) {
+    this.context = Objects.requireNonNull(context);
+    this.defaultForm = Objects.requireNonNull(defaultForm);
+  }
+
+  /** Every service answering the CETP action that carries an authority meta-data entry. */
+  @SuppressWarnings("deprecation") // Bundle.get(String): we want the raw, untyped value.
+  public List<Discovered> discover() {
+    PackageManager pm = context.getPackageManager();
+    List<ResolveInfo> found =
+        pm.queryIntentServices(new Intent(ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA);
+    List<Discovered> out = new ArrayList<>();
+    for (ResolveInfo ri : found) {
+      ServiceInfo si = ri.serviceInfo;
+      if (si == null || si.metaData == null) {
+        continue;
+      }
+      String authority = si.metaData.getString(META_AUTHORITY);
+      if (authority == null || authority.isEmpty()) {
+        continue;
+      }
+      out.add(
+          new Discovered(
+              si.packageName,
+              si.name,
+              authority,
+              si.metaData.getInt(META_VERSION, 1),
+              si.metaData.get(META_VERSION)));
+    }
+    return out;
+  }
+
+  public CetpResponse listTools(String authority) {
+    return call(authority, METHOD_LIST_TOOLS, new Bundle());
+  }
+
+  public CetpResponse getProviderInfo(String authority) {
+    return call(authority, METHOD_GET_PROVIDER_INFO, new Bundle());
+  }
+
+  /** {@code args} is JSON text (may be null: the extra is then absent), as is {@code requestId}. */
+  public CetpResponse executeTool(String authority, String tool, String args, String requestId) {
+    Bundle extras = new Bundle();
+    extras.putString(EXTRA_TOOL_NAME, tool);
+    if (args != null) {
+      extras.putString(EXTRA_ARGS, args);
+    }
+    if (requestId != null) {
+      extras.putString(EXTRA_REQUEST_ID, requestId);
+    }
+    return call(authority, METHOD_EXECUTE_TOOL, extras);
+  }
+
+  public CetpResponse call(String authority, String method, Bundle extras) {
+    return call(defaultForm, authority, method, extras);
+  }
+
+  /**
+   * One call in the chosen form. The request extras are parcelled too (as Binder would), the reply
+   * is parcelled and read back with this class's loader. A null reply becomes {@link
+   * CetpResponse#isNull()}; exceptions (SecurityException, unknown authority) propagate.
+   */
+  public CetpResponse call(CallForm form, String authority, String method, Bundle extras) {
+    ContentResolver resolver = context.getContentResolver();
+    Bundle sent = extras == null ? null : roundTrip(extras);
+    Bundle reply;
+    switch (form) {
+      case AUTHORITY:
+        reply = resolver.call(authority, method, null, sent);
+        break;
+      case URI:
+        reply = resolver.call(Uri.parse("content://" + authority), method, null, sent);
+        break;
+      default:
+        throw new AssertionError(form);
+    }
+    return new CetpResponse(reply == null ? null : roundTrip(reply));
+  }
+
+  /**
+   * Writes {@code bundle} into a Parcel and reads a new Bundle back (fully unparcelled, so a value
+   * that cannot be read fails here rather than later).
+   */
+  public static Bundle roundTrip(Bundle bundle) {
+    Parcel parcel = Parcel.obtain();
+    try {
+      parcel.writeBundle(bundle);
+      parcel.setDataPosition(0);
+      Bundle copy = parcel.readBundle(CetpConsumer.class.getClassLoader());
+      if (parcel.dataAvail() != 0) {
+        throw new IllegalStateException(parcel.dataAvail() + " bytes left after readBundle");
+      }
+      Objects.requireNonNull(copy, "readBundle returned null").size(); // forces unparcel
+      return copy;
+    } finally {
+      parcel.recycle();
+    }
+  }
+}

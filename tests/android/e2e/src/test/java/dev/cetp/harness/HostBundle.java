@@ -1,0 +1,154 @@
+package dev.cetp.harness;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A host bundle directory, {@code target/cetp-host/<sample>/}: {@code app.jar} (the app's Java
+ * classes, template included), {@code lib<name>.so} (the Rust library built for the host) and
+ * {@code AndroidManifest.xml}. The Surefire execution of a bundle puts {@code app.jar} on the test
+ * classpath, the directory on {@code java.library.path} and passes the directory as {@code
+ * -Dcetp.bundle}; {@link #current()} checks all three so a miswired run fails with a clear message.
+ */
+public final class HostBundle {
+  public static final String PROPERTY = "cetp.bundle";
+
+  private final Path dir;
+
+  private HostBundle(Path dir) {
+    this.dir = dir;
+  }
+
+  /** The bundle named by {@code -Dcetp.bundle}, verified. */
+  public static HostBundle current() {
+    String value = System.getProperty(PROPERTY);
+    if (value == null || value.isBlank()) {
+      throw new IllegalStateException(
+          "-D"
+              + PROPERTY
+              + " is not set: bundle tests run in their own Surefire execution (bundle-<name>)"
+              + " of tests/android/e2e/pom.xml");
+    }
+    return at(Paths.get(value));
+  }
+
+  /** The bundle in {@code dir}, verified against this JVM's classpath and library path. */
+  public static HostBundle at(Path dir) {
+    Path abs = dir.toAbsolutePath().normalize();
+    HostBundle b = new HostBundle(abs);
+    if (!Files.isDirectory(abs)) {
+      throw new IllegalStateException(
+          "Host bundle "
+              + abs
+              + " does not exist. Build it first (cargo xtask host-build), or skip its execution"
+              + " with -Dcetp.skip.<name>=true.");
+    }
+    requireFile(b.manifest());
+    requireFile(b.appJar());
+    if (!onTestClasspath(b.appJar())) {
+      throw new IllegalStateException(
+          b.appJar() + " is not on the test classpath (additionalClasspathElements)");
+    }
+    if (!b.nativeLibraries().isEmpty() && !onLibraryPath(abs)) {
+      throw new IllegalStateException(
+          abs + " holds native libraries but is not on java.library.path ("
+              + System.getProperty("java.library.path") + ")");
+    }
+    return b;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  /** The sample's name: the directory name ({@code minimal}, {@code notes}, ...). */
+  public String name() {
+    return dir.getFileName().toString();
+  }
+
+  public Path manifest() {
+    return dir.resolve("AndroidManifest.xml");
+  }
+
+  public Path appJar() {
+    return dir.resolve("app.jar");
+  }
+
+  /** The {@code lib*.so} files in the bundle (empty for the pure-Java fixture). */
+  public List<Path> nativeLibraries() {
+    List<Path> out = new ArrayList<>();
+    try (Stream<Path> s = Files.list(dir)) {
+      s.filter(p -> p.getFileName().toString().matches("lib.+\\.so")).sorted().forEach(out::add);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot list " + dir, e);
+    }
+    return out;
+  }
+
+  /**
+   * The name to pass to {@code System.loadLibrary} for the bundle's only native library
+   * ({@code libfoo.so} gives {@code foo}).
+   */
+  public String nativeLibraryName() {
+    List<Path> libs = nativeLibraries();
+    if (libs.size() != 1) {
+      throw new IllegalStateException("expected one lib*.so in " + dir + ", found " + libs);
+    }
+    String f = libs.get(0).getFileName().toString();
+    return f.substring(3, f.length() - 3);
+  }
+
+  /** Parses and installs the bundle's manifest into Robolectric's PackageManager. */
+  public ManifestInstaller.Installed install() {
+    return ManifestInstaller.install(manifest());
+  }
+
+  public ManifestInstaller.Installed install(ManifestInstaller.Options options) {
+    return ManifestInstaller.install(manifest(), options);
+  }
+
+  private static void requireFile(Path p) {
+    if (!Files.isRegularFile(p)) {
+      throw new IllegalStateException("Host bundle file missing: " + p);
+    }
+  }
+
+  /**
+   * Surefire puts the test classpath in a manifest-only jar and reports the real one in {@code
+   * surefire.test.class.path}; plain runs use {@code java.class.path}.
+   */
+  private static boolean onTestClasspath(Path jar) {
+    for (String prop : new String[] {"surefire.test.class.path", "java.class.path"}) {
+      String cp = System.getProperty(prop);
+      if (cp != null && containsPath(cp, jar)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean onLibraryPath(Path dir) {
+    String lp = System.getProperty("java.library.path");
+    return lp != null && containsPath(lp, dir);
+  }
+
+  private static boolean containsPath(String pathList, Path wanted) {
+    for (String entry : pathList.split(File.pathSeparator)) {
+      if (!entry.isEmpty() && Paths.get(entry).toAbsolutePath().normalize().equals(wanted)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return "HostBundle(" + dir + ")";
+  }
+}
