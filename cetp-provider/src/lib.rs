@@ -37,7 +37,7 @@ mod error;
 #[cfg(feature = "jni")]
 pub mod jni;
 mod provider;
-mod schema;
+pub mod schema;
 pub mod testing;
 mod tool;
 mod validate;

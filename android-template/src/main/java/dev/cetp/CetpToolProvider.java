@@ -1,0 +1,287 @@
+package dev.cetp;
+
+import android.content.ComponentName;
+import android.content.ContentProvider;
+import android.content.ContentValues;
+import android.content.Context;
+import android.content.pm.PackageInfo;
+import android.content.pm.PackageManager;
+import android.content.pm.ProviderInfo;
+import android.content.pm.Signature;
+import android.content.pm.SigningInfo;
+import android.database.Cursor;
+import android.net.Uri;
+import android.os.Binder;
+import android.os.Build;
+import android.os.Bundle;
+import android.util.Log;
+import java.io.File;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * The CETP v1 Tool Provider: answers {@code ContentResolver.call} through the app's Rust library.
+ *
+ * <p>{@link #onCreate} loads the library named by the provider's meta-data {@value #META_LIBRARY}
+ * and lets it build its provider with the app's files directory and package name. {@link #call}
+ * reads the caller's UID on the Binder thread, resolves its packages and signing-certificate
+ * digests, copies the CETP string extras and hands everything to Rust in one JNI call. Whatever
+ * goes wrong, the consumer gets a well-formed CETP error Bundle, never an exception or null.
+ *
+ * <p>The provider is read-only: {@code query}, {@code insert}, {@code update}, {@code delete}
+ * and {@code getType} do nothing.
+ */
+public class CetpToolProvider extends ContentProvider {
+  /** Provider meta-data naming the Rust library ({@code notes} for {@code libnotes.so}). */
+  public static final String META_LIBRARY = "dev.cetp.library";
+
+  static final String TAG = "cetp";
+
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  private ProviderInfo providerInfo;
+
+  /**
+   * Why the native library is not usable (the consumer gets INTERNAL_ERROR), or null once it is
+   * loaded. Written in onCreate (main thread) before any call can arrive; read on Binder threads.
+   */
+  private volatile String unavailable = "onCreate has not run";
+
+  @Override
+  public void attachInfo(Context context, ProviderInfo info) {
+    providerInfo = info;
+    super.attachInfo(context, info);
+  }
+
+  @Override
+  public boolean onCreate() {
+    try {
+      unavailable = start();
+    } catch (RuntimeException | LinkageError e) {
+      Log.e(TAG, "CETP provider failed to start", e);
+      unavailable = "it failed to start (details in logcat, tag " + TAG + ")";
+    }
+    if (unavailable != null) {
+      Log.e(TAG, "CETP provider unavailable: " + unavailable);
+    }
+    // Stay installed either way: every call then answers INTERNAL_ERROR instead of failing.
+    return true;
+  }
+
+  /** Loads and initializes the library; returns why the bridge is unusable, or null. */
+  private String start() {
+    Context context = getContext();
+    String library = libraryName(context);
+    if (library == null || library.isEmpty()) {
+      return "the <provider> has no <meta-data android:name=\""
+          + META_LIBRARY
+          + "\" android:value=\"<rust library name>\"/> (set the cetpLibrary manifest placeholder)";
+    }
+    String loadError = NativeBridge.load(library);
+    if (loadError != null) {
+      return loadError;
+    }
+    File filesDir = context.getFilesDir();
+    String initError =
+        NativeBridge.init(
+            filesDir == null ? "" : filesDir.getAbsolutePath(), context.getPackageName());
+    if (initError != null) {
+      // The library answers every call with INTERNAL_ERROR and this reason; nothing to do here.
+      Log.e(TAG, "CETP provider did not start: " + initError);
+    }
+    warnIfPermissionUndefined(context);
+    return null;
+  }
+
+  @SuppressWarnings("deprecation") // getProviderInfo(ComponentName, int): API 33 added a flags class
+  private String libraryName(Context context) {
+    if (providerInfo != null && providerInfo.metaData != null) {
+      String fromInfo = providerInfo.metaData.getString(META_LIBRARY);
+      if (fromInfo != null) {
+        return fromInfo;
+      }
+    }
+    try {
+      ProviderInfo info =
+          context
+              .getPackageManager()
+              .getProviderInfo(
+                  new ComponentName(context, getClass()), PackageManager.GET_META_DATA);
+      return info.metaData == null ? null : info.metaData.getString(META_LIBRARY);
+    } catch (PackageManager.NameNotFoundException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The template does not declare {@code com.clawseed.permission.ACCESS_TOOLS} (see the README):
+   * if no installed app does, no consumer can hold it and the platform refuses them all.
+   */
+  private void warnIfPermissionUndefined(Context context) {
+    try {
+      context.getPackageManager().getPermissionInfo(Wire.ACCESS_PERMISSION, 0);
+    } catch (PackageManager.NameNotFoundException e) {
+      Log.w(
+          TAG,
+          "No installed app defines "
+              + Wire.ACCESS_PERMISSION
+              + ": consumers cannot reach this provider until one does (normally the consumer"
+              + " app defines it).");
+    } catch (RuntimeException e) {
+      // Diagnostics only.
+    }
+  }
+
+  @Override
+  public Bundle call(String method, String arg, Bundle extras) {
+    // Only meaningful here, on the Binder thread serving the call.
+    int uid = Binder.getCallingUid();
+    try {
+      String reason = unavailable;
+      if (reason != null) {
+        return internalError(
+            "The tool provider in this app is unavailable: "
+                + reason
+                + ". This is a bug in the provider app, not in your call.");
+      }
+      String toolName = null;
+      String args = null;
+      String requestId = null;
+      boolean hasExtras = extras != null;
+      if (hasExtras) {
+        try {
+          toolName = extras.getString(Wire.EXTRA_TOOL_NAME);
+          args = extras.getString(Wire.EXTRA_ARGS);
+          requestId = extras.getString(Wire.EXTRA_REQUEST_ID);
+        } catch (RuntimeException e) {
+          // A Bundle that cannot be unparcelled (unknown Parcelable classes, bad data): treat
+          // the CETP keys as absent, which CETP answers with INVALID_ARGS where they matter.
+          Log.w(TAG, "CETP call extras could not be read: " + e);
+        }
+      }
+      String[] pairs =
+          NativeBridge.call(
+              method, arg, hasExtras, toolName, args, requestId, uid, describeCaller(uid));
+      if (pairs == null || pairs.length % 2 != 0) {
+        return internalError(
+            "The tool provider failed unexpectedly inside the app (native bridge error, see"
+                + " logcat tag "
+                + TAG
+                + "); this is a bug in the provider app, not in your call.");
+      }
+      Bundle reply = new Bundle();
+      for (int i = 0; i < pairs.length; i += 2) {
+        reply.putString(pairs[i], pairs[i + 1]);
+      }
+      return reply;
+    } catch (RuntimeException | LinkageError e) {
+      Log.e(TAG, "CETP call `" + method + "` failed in the Java bridge", e);
+      return internalError(
+          "The tool provider failed unexpectedly inside the app; this is a bug in the provider"
+              + " app, not in your call.");
+    }
+  }
+
+  /**
+   * Every package under {@code uid}, one per line: the package name, then a space and the
+   * comma-separated SHA-256 digests of its signing certificates when they can be read.
+   */
+  private String describeCaller(int uid) {
+    Context context = getContext();
+    if (context == null) {
+      return null;
+    }
+    PackageManager pm = context.getPackageManager();
+    String[] packages;
+    try {
+      packages = pm.getPackagesForUid(uid);
+    } catch (RuntimeException e) {
+      return null;
+    }
+    if (packages == null) {
+      return null;
+    }
+    StringBuilder out = new StringBuilder();
+    for (String name : packages) {
+      out.append(name);
+      Signature[] signers = signers(pm, name);
+      if (signers != null) {
+        char separator = ' ';
+        for (Signature signer : signers) {
+          if (signer != null) {
+            out.append(separator).append(sha256(signer.toByteArray()));
+            separator = ',';
+          }
+        }
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+
+  /** The certificates the package is signed with now (not its rotation history). */
+  @SuppressWarnings("deprecation") // GET_SIGNATURES and PackageInfo.signatures before API 28
+  private static Signature[] signers(PackageManager pm, String name) {
+    try {
+      if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.P) {
+        PackageInfo info = pm.getPackageInfo(name, PackageManager.GET_SIGNING_CERTIFICATES);
+        SigningInfo signing = info.signingInfo;
+        return signing == null ? null : signing.getApkContentsSigners();
+      }
+      return pm.getPackageInfo(name, PackageManager.GET_SIGNATURES).signatures;
+    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static String sha256(byte[] bytes) {
+    byte[] digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing", e);
+    }
+    char[] hex = new char[digest.length * 2];
+    for (int i = 0; i < digest.length; i++) {
+      hex[2 * i] = HEX[(digest[i] >> 4) & 0xF];
+      hex[2 * i + 1] = HEX[digest[i] & 0xF];
+    }
+    return new String(hex);
+  }
+
+  private static Bundle internalError(String message) {
+    Bundle reply = new Bundle();
+    reply.putString(Wire.KEY_STATUS, Wire.STATUS_ERROR);
+    reply.putString(Wire.KEY_ERROR_CODE, Wire.CODE_INTERNAL_ERROR);
+    reply.putString(Wire.KEY_ERROR_MESSAGE, message);
+    return reply;
+  }
+
+  // Read-only: CETP uses call() only.
+
+  @Override
+  public Cursor query(
+      Uri uri, String[] projection, String selection, String[] selectionArgs, String sortOrder) {
+    return null;
+  }
+
+  @Override
+  public String getType(Uri uri) {
+    return null;
+  }
+
+  @Override
+  public Uri insert(Uri uri, ContentValues values) {
+    return null;
+  }
+
+  @Override
+  public int delete(Uri uri, String selection, String[] selectionArgs) {
+    return 0;
+  }
+
+  @Override
+  public int update(Uri uri, ContentValues values, String selection, String[] selectionArgs) {
+    return 0;
+  }
+}

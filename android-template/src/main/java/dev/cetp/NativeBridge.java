@@ -1,0 +1,85 @@
+package dev.cetp;
+
+import android.util.Log;
+
+/**
+ * The natives of the app's Rust library, registered by its {@code JNI_OnLoad}
+ * ({@code cetp_provider::export_provider!}). One CETP library per process.
+ *
+ * <p>R8/ProGuard must keep this class and its native methods under their names (the module's
+ * {@code consumer-rules.pro} does).
+ */
+final class NativeBridge {
+  private NativeBridge() {}
+
+  private static String loaded;
+
+  /**
+   * Loads the Rust library {@code lib<library>.so} (once per process).
+   *
+   * @return null when it is loaded, otherwise why not.
+   */
+  static synchronized String load(String library) {
+    if (library.equals(loaded)) {
+      return null;
+    }
+    try {
+      System.loadLibrary(library);
+    } catch (UnsatisfiedLinkError | SecurityException e) {
+      // The details (paths, linker messages) go to logcat, not to the consumer.
+      Log.e(CetpToolProvider.TAG, "CETP: System.loadLibrary(\"" + library + "\") failed", e);
+      return "its native library lib"
+          + library
+          + ".so could not be loaded (details in logcat, tag "
+          + CetpToolProvider.TAG
+          + ")";
+    }
+    if (loaded != null) {
+      // The second library's JNI_OnLoad re-registered the natives: only one can serve.
+      return "a second CETP native library (lib"
+          + library
+          + ".so, after lib"
+          + loaded
+          + ".so) was loaded into the process; an app exposes one CETP library";
+    }
+    loaded = library;
+    return null;
+  }
+
+  /**
+   * Builds the Rust provider for the app; call once the library is loaded.
+   *
+   * @return null when the provider started, otherwise why not (calls then answer
+   *     INTERNAL_ERROR with that reason).
+   */
+  static native String init(String filesDir, String packageName);
+
+  /**
+   * Answers one {@code ContentResolver.call} in a single JNI crossing.
+   *
+   * @param hasExtras whether the call's extras Bundle was non-null
+   * @param callingUid {@code Binder.getCallingUid()}, or -1 when unknown
+   * @param callerPackages one line per package under the UID: the package name, then optionally a
+   *     space and the comma-separated hex SHA-256 digests of its signing certificates
+   * @return the reply as {@code key, value, key, value, ...}, or null if the bridge failed
+   */
+  static native String[] call(
+      String method,
+      String arg,
+      boolean hasExtras,
+      String toolName,
+      String args,
+      String requestId,
+      int callingUid,
+      String callerPackages);
+
+  /**
+   * The approval screen's JSON interface ({@code Provider::handle_admin_json}): list pending
+   * requests, approve, deny, revoke. Only for the provider app's own UI (this class is
+   * package-private); never expose it to other apps.
+   *
+   * @return the JSON reply; {@code {"ok":false,"error":{"kind":"not_running",...}}} when the
+   *     provider did not start, or null if the bridge failed
+   */
+  static native String admin(String requestJson);
+}

@@ -1,0 +1,56 @@
+package dev.cetp;
+
+/**
+ * The CETP v1 strings the Java side needs. They mirror {@code cetp_provider::wire} in Rust; the
+ * Rust test {@code cetp-provider/tests/android_template.rs} parses this file and fails if any
+ * constant differs from (or is missing in) the Rust crate.
+ */
+public final class Wire {
+  private Wire() {}
+
+  /** Method that lists the provider's tools. */
+  public static final String METHOD_LIST_TOOLS = "list_tools";
+  /** Method that runs one tool. */
+  public static final String METHOD_EXECUTE_TOOL = "execute_tool";
+  /** Method that describes the provider. */
+  public static final String METHOD_GET_PROVIDER_INFO = "get_provider_info";
+
+  /** Extras key naming the tool to run. */
+  public static final String EXTRA_TOOL_NAME = "tool_name";
+  /** Extras key holding the JSON text of the arguments. */
+  public static final String EXTRA_ARGS = "args";
+  /** Extras key holding the consumer's optional request id. */
+  public static final String EXTRA_REQUEST_ID = "request_id";
+
+  /** Response key: {@code success} or {@code error}. */
+  public static final String KEY_STATUS = "status";
+  /** Response key: the JSON text of the result. */
+  public static final String KEY_DATA = "data";
+  /** Response key: the error code. */
+  public static final String KEY_ERROR_CODE = "error_code";
+  /** Response key: the error message. */
+  public static final String KEY_ERROR_MESSAGE = "error_message";
+  /** Response key: what the user should do (optional). */
+  public static final String KEY_RESOLUTION_HINT = "resolution_hint";
+  /** Response key: the intent action of the authorization screen (optional). */
+  public static final String KEY_AUTHORIZE_INTENT = "authorize_intent";
+
+  /** {@link #KEY_STATUS} of a success. */
+  public static final String STATUS_SUCCESS = "success";
+  /** {@link #KEY_STATUS} of a failure. */
+  public static final String STATUS_ERROR = "error";
+
+  /** The error code of a provider-side failure. */
+  public static final String CODE_INTERNAL_ERROR = "INTERNAL_ERROR";
+
+  /** Intent action consumers scan for. */
+  public static final String DISCOVERY_ACTION = "com.clawseed.action.TOOL_PROVIDER";
+  /** Service meta-data key carrying the provider authority. */
+  public static final String META_AUTHORITY = "com.clawseed.tools.authority";
+  /** Service meta-data key carrying the protocol version. */
+  public static final String META_VERSION = "com.clawseed.tools.version";
+  /** The protocol version this template speaks. */
+  public static final int PROTOCOL_VERSION = 1;
+  /** The permission the CETP v1 manifest puts on the provider. */
+  public static final String ACCESS_PERMISSION = "com.clawseed.permission.ACCESS_TOOLS";
+}

@@ -1,0 +1,169 @@
+//! The Android template (`android-template/`) spells the protocol strings it needs in Java and
+//! XML; this test proves they equal `cetp_provider::wire`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use cetp_provider::{ErrorCode, wire};
+
+fn template_file(path: &str) -> String {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../android-template")
+        .join(path);
+    std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+/// Every `public static final String|int NAME = value;` of a Java file.
+fn java_constants(source: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for line in source.lines() {
+        let Some(rest) = line.trim().strip_prefix("public static final ") else {
+            continue;
+        };
+        let (ty, rest) = rest.split_once(' ').expect("a type");
+        let (name, value) = rest.split_once('=').expect("an initializer");
+        let value = value
+            .trim()
+            .strip_suffix(';')
+            .expect("one line per constant")
+            .trim();
+        let value = match ty {
+            "String" => value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .filter(|v| !v.contains(['\\', '"']))
+                .unwrap_or_else(|| panic!("{name}: not a plain string literal: {value}"))
+                .to_owned(),
+            "int" => value.to_owned(),
+            other => panic!("{name}: unexpected constant type {other}"),
+        };
+        assert!(
+            out.insert(name.trim().to_owned(), value).is_none(),
+            "duplicate {name}"
+        );
+    }
+    out
+}
+
+/// What each `Wire.java` constant must equal.
+fn rust_wire() -> BTreeMap<&'static str, String> {
+    [
+        ("METHOD_LIST_TOOLS", wire::METHOD_LIST_TOOLS),
+        ("METHOD_EXECUTE_TOOL", wire::METHOD_EXECUTE_TOOL),
+        ("METHOD_GET_PROVIDER_INFO", wire::METHOD_GET_PROVIDER_INFO),
+        ("EXTRA_TOOL_NAME", wire::EXTRA_TOOL_NAME),
+        ("EXTRA_ARGS", wire::EXTRA_ARGS),
+        ("EXTRA_REQUEST_ID", wire::EXTRA_REQUEST_ID),
+        ("KEY_STATUS", wire::KEY_STATUS),
+        ("KEY_DATA", wire::KEY_DATA),
+        ("KEY_ERROR_CODE", wire::KEY_ERROR_CODE),
+        ("KEY_ERROR_MESSAGE", wire::KEY_ERROR_MESSAGE),
+        ("KEY_RESOLUTION_HINT", wire::KEY_RESOLUTION_HINT),
+        ("KEY_AUTHORIZE_INTENT", wire::KEY_AUTHORIZE_INTENT),
+        ("STATUS_SUCCESS", wire::STATUS_SUCCESS),
+        ("STATUS_ERROR", wire::STATUS_ERROR),
+        ("CODE_INTERNAL_ERROR", ErrorCode::InternalError.as_str()),
+        ("DISCOVERY_ACTION", wire::DISCOVERY_ACTION),
+        ("META_AUTHORITY", wire::META_AUTHORITY),
+        ("META_VERSION", wire::META_VERSION),
+        ("ACCESS_PERMISSION", wire::ACCESS_PERMISSION),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k, v.to_owned()))
+    .chain([("PROTOCOL_VERSION", wire::PROTOCOL_VERSION.to_string())])
+    .collect()
+}
+
+#[test]
+fn java_wire_constants_equal_the_rust_wire_module() {
+    let java = java_constants(&template_file("src/main/java/dev/cetp/Wire.java"));
+    let rust = rust_wire();
+    let mut problems = Vec::new();
+    for (name, value) in &java {
+        match rust.get(name.as_str()) {
+            Some(expected) if expected == value => {}
+            Some(expected) => {
+                problems.push(format!("Wire.{name} = {value:?}, Rust has {expected:?}"))
+            }
+            None => problems.push(format!(
+                "Wire.{name} has no Rust counterpart in this test; map it to cetp_provider::wire"
+            )),
+        }
+    }
+    for name in rust.keys() {
+        if !java.contains_key(*name) {
+            problems.push(format!("Wire.{name} is missing from Wire.java"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_template_manifest_uses_the_wire_strings() {
+    let manifest = template_file("src/main/AndroidManifest.xml");
+    let attr = |name: &str, value: &str| format!("android:{name}=\"{value}\"");
+    for (what, expected) in [
+        ("discovery action", attr("name", wire::DISCOVERY_ACTION)),
+        ("authority meta-data", attr("name", wire::META_AUTHORITY)),
+        ("version meta-data", attr("name", wire::META_VERSION)),
+        (
+            "provider permission",
+            attr("permission", wire::ACCESS_PERMISSION),
+        ),
+        (
+            "integer version",
+            attr("value", &wire::PROTOCOL_VERSION.to_string()),
+        ),
+        ("exported provider", attr("exported", "true")),
+        ("init order", attr("initOrder", "100")),
+        (
+            "authority placeholder",
+            attr("authorities", "${cetpAuthority}"),
+        ),
+        ("library placeholder", attr("value", "${cetpLibrary}")),
+    ] {
+        assert!(
+            manifest.contains(&expected),
+            "{what}: `{expected}` not in the manifest"
+        );
+    }
+    // The version is a bare integer so aapt types it as one (consumers call getInt).
+    let version = manifest
+        .split(&attr("name", wire::META_VERSION))
+        .nth(1)
+        .unwrap();
+    assert!(
+        version.trim_start().starts_with(&attr("value", "1")),
+        "the version meta-data value must directly follow its name"
+    );
+    // The template must not declare the permission (see the template README).
+    assert!(
+        !without_comments(&manifest).contains("<permission"),
+        "declaring the permission breaks installing two providers from different signers"
+    );
+}
+
+fn without_comments(xml: &str) -> String {
+    let mut out = String::new();
+    let mut rest = xml;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find("-->").expect("closed comment");
+        rest = &rest[start + end + 3..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn the_java_library_meta_data_key_matches_the_manifest() {
+    let provider = template_file("src/main/java/dev/cetp/CetpToolProvider.java");
+    let key = java_constants(&provider)
+        .remove("META_LIBRARY")
+        .expect("CetpToolProvider.META_LIBRARY");
+    let manifest = template_file("src/main/AndroidManifest.xml");
+    assert!(
+        manifest.contains(&format!("android:name=\"{key}\"")),
+        "the manifest's library meta-data is not {key}"
+    );
+}

@@ -1,0 +1,578 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import android.content.ContentProvider;
+import android.content.Context;
+import android.content.Intent;
+import android.content.pm.PackageManager;
+import android.content.pm.ProviderInfo;
+import android.content.pm.ResolveInfo;
+import android.content.BroadcastReceiver;
+import android.os.Bundle;
+import android.os.Process;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpConsumer.CallForm;
+import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.harness.TestJvm;
+import dev.cetp.harness.category.FixtureProviderBundle;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * The Rust fixture provider ({@code tests/fixture-provider}) end to end: the merged manifest, the
+ * Android template's {@code CetpToolProvider}, the JNI bridge and the Rust runtime, driven through
+ * {@code ContentResolver.call} in both forms with every reply parcelled. Runs in the {@code
+ * bundle-fixture-provider} execution under {@code -Xcheck:jni}.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category(FixtureProviderBundle.class)
+public class FixtureProviderE2ETest {
+  static final String PACKAGE = "dev.cetp.rustfixture";
+  static final String AUTHORITY = "dev.cetp.rustfixture.tools";
+  private static final String PROVIDER_CLASS = "dev.cetp.CetpToolProvider";
+  private static final int AGENT_UID = 10_123;
+  private static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
+  private static final List<String> TOOLS =
+      List.of("echo", "whoami", "app_info", "boom", "oversized", "forecast", "fail");
+
+  /** Astral-plane characters (surrogate pairs in Java), CJK, combining marks, RTL. */
+  private static final String UNICODE = "𝄞 🎉 emoji, 漢字, e\u0301, שלום, \uD83D\uDC68\u200D\uD83D\uDCBB";
+
+  private HostBundle bundle;
+  private ManifestInstaller.Installed app;
+  private PackageManager pm;
+  private CetpConsumer consumer;
+  private ExecutorService pool;
+
+  @Before
+  public void setUp() {
+    bundle = HostBundle.current();
+    app = bundle.install();
+    app.startProviders();
+    pm = RuntimeEnvironment.getApplication().getPackageManager();
+    consumer = new CetpConsumer();
+  }
+
+  @After
+  public void tearDown() {
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // The bundle and discovery
+
+  @Test
+  public void jvmIsConfiguredForTheBundle() {
+    TestJvm.requireConfigured();
+    assertEquals("fixture-provider", bundle.name());
+    assertEquals("cetp_fixture", bundle.nativeLibraryName());
+  }
+
+  @Test
+  public void theTemplateProviderComesFromTheBundleJar() {
+    Map<String, ContentProvider> started = app.startProviders();
+    ContentProvider provider = started.get(PROVIDER_CLASS);
+    assertNotNull(started.toString(), provider);
+    URL where =
+        provider
+            .getClass()
+            .getClassLoader()
+            .getResource(PROVIDER_CLASS.replace('.', '/') + ".class");
+    assertNotNull(where);
+    assertTrue(where.toString(), where.toString().contains(bundle.appJar().toString()));
+  }
+
+  @Test
+  public void discoveryFindsTheTemplateServiceWithAuthorityAndIntegerVersion() {
+    List<CetpConsumer.Discovered> found = consumer.discover();
+    assertEquals(found.toString(), 1, found.size());
+    CetpConsumer.Discovered d = found.get(0);
+    assertEquals(PACKAGE, d.packageName);
+    assertEquals("dev.cetp.CetpDiscoveryService", d.serviceClass);
+    assertEquals(AUTHORITY, d.authority);
+    assertEquals(1, d.version);
+    assertEquals(Integer.class, d.rawVersion.getClass());
+  }
+
+  @Test
+  public void theMergedProviderEntryIsExactlyCetpV1() {
+    ProviderInfo info = app.manifest.provider(AUTHORITY);
+    assertEquals(PROVIDER_CLASS, info.name);
+    assertTrue(info.exported);
+    assertEquals("com.clawseed.permission.ACCESS_TOOLS", info.readPermission);
+    assertEquals("com.clawseed.permission.ACCESS_TOOLS", info.writePermission);
+    assertEquals(100, info.initOrder);
+    assertEquals("cetp_fixture", info.metaData.getString("dev.cetp.library"));
+    // The template leaves the permission undeclared (see android-template/README.md).
+    assertTrue(app.manifest.permissions.toString(), app.manifest.permissions.isEmpty());
+  }
+
+  @Test
+  public void theOptionalBootReceiverIsDeclaredAndHarmless() throws Exception {
+    List<ResolveInfo> receivers =
+        pm.queryBroadcastReceivers(new Intent(Intent.ACTION_BOOT_COMPLETED), 0);
+    List<String> names = new ArrayList<>();
+    for (ResolveInfo r : receivers) {
+      names.add(r.activityInfo.name);
+    }
+    assertTrue(names.toString(), names.contains("dev.cetp.CetpBootReceiver"));
+    BroadcastReceiver receiver =
+        (BroadcastReceiver) Class.forName("dev.cetp.CetpBootReceiver").getDeclaredConstructor().newInstance();
+    receiver.onReceive(RuntimeEnvironment.getApplication(), new Intent(Intent.ACTION_BOOT_COMPLETED));
+    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // The three methods, both call forms
+
+  @Test
+  public void listToolsDescribesEveryToolFieldByField() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+      assertTrue(form + ": " + r, r.isSuccess());
+      assertEquals(setOf("status", "data"), r.keys());
+      assertEquals(List.of("tools"), keys(r.dataObject()));
+      JSONArray tools = r.tools();
+      List<String> names = new ArrayList<>();
+      for (int i = 0; i < tools.length(); i++) {
+        JSONObject tool = tools.getJSONObject(i);
+        assertEquals(List.of("description", "name", "parameters"), sorted(keys(tool)));
+        names.add(tool.getString("name"));
+        assertFalse(tool.getString("description").isEmpty());
+        JSONObject params = tool.getJSONObject("parameters");
+        assertEquals("object", params.getString("type"));
+        assertTrue(params.has("properties"));
+        assertFalse(params.getBoolean("additionalProperties"));
+        assertFalse(params.toString(), params.toString().contains("$ref"));
+      }
+      assertEquals(TOOLS, names);
+
+      JSONObject echo = tools.getJSONObject(0);
+      assertEquals(
+          "Returns the text it was given, with its length in code points and UTF-16 units.",
+          echo.getString("description"));
+      JSONObject text = echo.getJSONObject("parameters").getJSONObject("properties").getJSONObject("text");
+      assertEquals("string", text.getString("type"));
+      assertEquals("Any text.", text.getString("description"));
+      assertEquals(List.of("text"), strings(echo.getJSONObject("parameters").getJSONArray("required")));
+
+      JSONObject forecast = tools.getJSONObject(5).getJSONObject("parameters");
+      JSONObject props = forecast.getJSONObject("properties");
+      assertEquals(List.of("city", "days", "unit"), sorted(keys(props)));
+      assertEquals(List.of("days", "unit"), sorted(strings(forecast.getJSONArray("required"))));
+      assertEquals(List.of("celsius", "fahrenheit"), sorted(strings(props.getJSONObject("unit").getJSONArray("enum"))));
+      assertEquals(1, props.getJSONObject("days").getInt("minimum"));
+      assertEquals(7, props.getJSONObject("days").getInt("maximum"));
+      assertEquals(0, tools.getJSONObject(1).getJSONObject("parameters").getJSONObject("properties").length());
+    }
+  }
+
+  @Test
+  public void getProviderInfoCarriesNameDescriptionAndScopes() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r =
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+      assertTrue(form + ": " + r, r.isSuccess());
+      JSONObject info = r.dataObject();
+      assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
+      assertEquals("CETP fixture", info.getString("provider_name"));
+      assertEquals("Test tools for the cetp-rs end-to-end suite", info.getString("description"));
+      JSONArray scopes = info.getJSONArray("scopes");
+      assertEquals(1, scopes.length());
+      assertEquals("fixture.read", scopes.getJSONObject(0).getString("name"));
+      assertEquals("Read fixture data", scopes.getJSONObject(0).getString("description"));
+    }
+  }
+
+  @Test
+  public void executeToolRunsTheToolWithTypedArguments() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r =
+          consumer.call(
+              form,
+              AUTHORITY,
+              CetpConsumer.METHOD_EXECUTE_TOOL,
+              exec("forecast", "{\"unit\":\"fahrenheit\",\"days\":2,\"city\":\"Oslo\"}", "req-7"));
+      assertTrue(form + ": " + r, r.isSuccess());
+      assertEquals(setOf("status", "data"), r.keys());
+      JSONArray data = new JSONArray(r.data());
+      assertEquals("Oslo", data.getString(0));
+      JSONArray days = data.getJSONArray(1);
+      assertEquals(2, days.length());
+      assertEquals(1, days.getJSONObject(0).getInt("day"));
+      assertEquals(51, days.getJSONObject(0).getInt("temperature"));
+      assertEquals("fahrenheit", days.getJSONObject(0).getString("unit"));
+      assertEquals(53, days.getJSONObject(1).getInt("temperature"));
+    }
+  }
+
+  @Test
+  public void callerIdentityReachesTheToolThroughTheBridge() throws Exception {
+    Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
+    Callers.setCallingUid(AGENT_UID);
+    for (CallForm form : CallForm.values()) {
+      JSONObject who =
+          consumer
+              .call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("whoami", "{}", "r-1"))
+              .dataObject();
+      assertEquals(AGENT_UID, who.getInt("uid"));
+      assertEquals("r-1", who.getString("request_id"));
+      JSONArray packages = who.getJSONArray("packages");
+      assertEquals(1, packages.length());
+      assertEquals("com.example.agent", packages.getJSONObject(0).getString("name"));
+      assertEquals(
+          List.of(Callers.sha256Hex(AGENT_CERT)),
+          strings(packages.getJSONObject(0).getJSONArray("certificates")));
+    }
+
+    // A shared UID: both packages, each with its own certificate.
+    byte[] helperCert = "helper-cert".getBytes(StandardCharsets.UTF_8);
+    Callers.install(pm, AGENT_UID, "com.example.agent.helper", helperCert);
+    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", null, null).dataObject();
+    JSONArray packages = who.getJSONArray("packages");
+    assertEquals(2, packages.length());
+    assertEquals("com.example.agent.helper", packages.getJSONObject(1).getString("name"));
+    assertEquals(
+        List.of(Callers.sha256Hex(helperCert)),
+        strings(packages.getJSONObject(1).getJSONArray("certificates")));
+    assertTrue(who.isNull("request_id"));
+
+    // A UID without packages: the UID alone.
+    Callers.setCallingUid(10_999);
+    who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).dataObject();
+    assertEquals(10_999, who.getInt("uid"));
+    assertEquals(0, who.getJSONArray("packages").length());
+  }
+
+  @Test
+  public void initReceivedTheFilesDirAndPackageName() throws Exception {
+    Context context = RuntimeEnvironment.getApplication();
+    JSONObject info = consumer.executeTool(AUTHORITY, "app_info", "{}", null).dataObject();
+    assertEquals(context.getPackageName(), info.getString("package_name"));
+    assertEquals(context.getFilesDir().getAbsolutePath(), info.getString("files_dir"));
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // Every v1 error code reachable without authorization
+
+  @Test
+  public void unknownToolAndUnknownMethodAreToolNotFound() {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse tool =
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("nope", "{}", null));
+      assertError(tool, "TOOL_NOT_FOUND", "nope");
+      CetpResponse method = consumer.call(form, AUTHORITY, "frobnicate", new Bundle());
+      assertError(method, "TOOL_NOT_FOUND", "frobnicate");
+    }
+  }
+
+  @Test
+  public void malformedCallsAreInvalidArgs() {
+    Bundle noToolName = new Bundle();
+    noToolName.putString(CetpConsumer.EXTRA_ARGS, "{}");
+    assertError(consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, noToolName), "INVALID_ARGS", "tool_name");
+    assertError(consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, new Bundle()), "INVALID_ARGS", "tool_name");
+
+    assertError(consumer.executeTool(AUTHORITY, "echo", "{not json", null), "INVALID_ARGS", null);
+    assertError(consumer.executeTool(AUTHORITY, "echo", "[1,2]", null), "INVALID_ARGS", null);
+    assertError(consumer.executeTool(AUTHORITY, "echo", "\"text\"", null), "INVALID_ARGS", null);
+    // Required argument missing: the args extra absent, or an empty object.
+    assertError(consumer.executeTool(AUTHORITY, "echo", null, null), "INVALID_ARGS", "text");
+    assertError(consumer.executeTool(AUTHORITY, "echo", "{}", null), "INVALID_ARGS", "text");
+    // Schema violations: wrong type, unknown property, enum, integer range, string length.
+    assertError(consumer.executeTool(AUTHORITY, "echo", "{\"text\":7}", null), "INVALID_ARGS", null);
+    assertError(consumer.executeTool(AUTHORITY, "echo", "{\"text\":\"a\",\"extra\":1}", null), "INVALID_ARGS", "extra");
+    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"kelvin\",\"days\":1}", null), "INVALID_ARGS", "unit");
+    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"celsius\",\"days\":8}", null), "INVALID_ARGS", "days");
+    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"celsius\",\"days\":0}", null), "INVALID_ARGS", "days");
+    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"celsius\",\"days\":1.5}", null), "INVALID_ARGS", "days");
+    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"celsius\",\"days\":1,\"city\":\"\"}", null), "INVALID_ARGS", "city");
+    assertError(consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":4096}", null), "INVALID_ARGS", "kib");
+  }
+
+  @Test
+  public void aPanickingToolIsInternalErrorAndTheProviderSurvives() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r =
+          consumer.call(
+              form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("boom", "{\"message\":\"kaboom\"}", "req-9"));
+      assertError(r, "INTERNAL_ERROR", "boom");
+      assertTrue(r.errorMessage(), r.errorMessage().contains("req-9"));
+      assertFalse("panic text leaks to the consumer: " + r, r.errorMessage().contains("kaboom"));
+    }
+    assertEquals("still here", echo("still here").getString("text"));
+  }
+
+  @Test
+  public void anOversizedResultIsInternalErrorAndALargeOneArrives() throws Exception {
+    CetpResponse big = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":300}", null);
+    assertError(big, "INTERNAL_ERROR", "256 KiB");
+    CetpResponse fits = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":200}", null);
+    assertTrue(fits.toString(), fits.isSuccess());
+    assertEquals(200 * 1024 + 2, fits.data().length());
+  }
+
+  @Test
+  public void everyErrorCodeAToolReturnsCrossesTheBridge() {
+    for (String code :
+        List.of(
+            "AUTH_REQUIRED",
+            "PERMISSION_DENIED",
+            "TOOL_NOT_FOUND",
+            "INVALID_ARGS",
+            "RATE_LIMITED",
+            "INTERNAL_ERROR")) {
+      CetpResponse r = consumer.executeTool(AUTHORITY, "fail", "{\"code\":\"" + code + "\"}", null);
+      assertError(r, code, "fixture failure");
+      if (code.equals("AUTH_REQUIRED")) {
+        assertEquals(
+            setOf("status", "error_code", "error_message", "resolution_hint", "authorize_intent"),
+            r.keys());
+        assertEquals("Open the fixture app and allow access", r.resolutionHint());
+        assertEquals("dev.cetp.rustfixture.ACTION_AUTHORIZE", r.authorizeIntent());
+      } else {
+        assertEquals(setOf("status", "error_code", "error_message"), r.keys());
+      }
+    }
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // Null extras, missing keys, odd values
+
+  @Test
+  public void nullExtrasAreAnsweredForEveryMethod() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse list = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, null);
+      assertTrue(list.toString(), list.isSuccess());
+      assertEquals(TOOLS.size(), list.tools().length());
+      assertTrue(consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, null).isSuccess());
+      assertError(consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, null), "INVALID_ARGS", "tool_name");
+      assertError(consumer.call(form, AUTHORITY, "unknown_method", null), "TOOL_NOT_FOUND", null);
+    }
+  }
+
+  @Test
+  public void toolsWithoutRequiredArgumentsRunWithoutTheArgsExtra() throws Exception {
+    Bundle onlyName = new Bundle();
+    onlyName.putString(CetpConsumer.EXTRA_TOOL_NAME, "whoami");
+    CetpResponse r = consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, onlyName);
+    assertTrue(r.toString(), r.isSuccess());
+    assertEquals(Process.myUid(), r.dataObject().getInt("uid"));
+  }
+
+  @Test
+  public void nonStringExtrasAndUnknownKeysAreIgnored() throws Exception {
+    Bundle extras = new Bundle();
+    extras.putInt(CetpConsumer.EXTRA_TOOL_NAME, 5); // not a String: treated as absent
+    extras.putString("unknown_key", "ignored");
+    assertError(consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, extras), "INVALID_ARGS", "tool_name");
+
+    Bundle ok = exec("echo", "{\"text\":\"x\"}", null);
+    ok.putString("unknown_key", "ignored");
+    ok.putInt("another", 3);
+    assertEquals("x", consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, ok).dataObject().getString("text"));
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // Unicode across JNI (modified UTF-8) in both directions
+
+  @Test
+  public void astralPlaneAndOtherUnicodeRoundTrips() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      JSONObject data =
+          consumer
+              .call(
+                  form,
+                  AUTHORITY,
+                  CetpConsumer.METHOD_EXECUTE_TOOL,
+                  exec("echo", new JSONObject().put("text", UNICODE).toString(), null))
+              .dataObject();
+      assertEquals(UNICODE, data.getString("text"));
+      assertEquals(UNICODE.codePointCount(0, UNICODE.length()), data.getInt("code_points"));
+      assertEquals(UNICODE.length(), data.getInt("utf16_units"));
+    }
+    // NUL travels as C0 80 in modified UTF-8.
+    String withNul = "a\u0000b";
+    assertEquals(withNul, echo(withNul).getString("text"));
+    // Unicode in a request id, echoed by whoami, never goes through JSON on the way in.
+    String requestId = "req-🎉-漢";
+    assertEquals(
+        requestId,
+        consumer.executeTool(AUTHORITY, "whoami", "{}", requestId).dataObject().getString("request_id"));
+  }
+
+  @Test
+  public void unpairedSurrogatesAreReplacedNotFatal() throws Exception {
+    // A raw lone surrogate inside the JSON text: lossily decoded, the rest intact.
+    String text = "a\uD800b🎉c\uDC00";
+    JSONObject data = echo(text);
+    assertEquals("a\uFFFDb🎉c\uFFFD", data.getString("text"));
+    assertEquals(6, data.getInt("code_points"));
+
+    // The same in a request id and a tool name.
+    assertEquals(
+        "r\uFFFD🎉",
+        consumer.executeTool(AUTHORITY, "whoami", "{}", "r\uD83D🎉").dataObject().getString("request_id"));
+    assertError(consumer.executeTool(AUTHORITY, "echo\uDBFF", "{}", null), "TOOL_NOT_FOUND", "echo\uFFFD");
+    assertError(consumer.call(AUTHORITY, "list_tools\uD800", new Bundle()), "TOOL_NOT_FOUND", null);
+
+    // A JSON escape of a lone surrogate is invalid JSON for the provider: INVALID_ARGS.
+    assertError(consumer.executeTool(AUTHORITY, "echo", "{\"text\":\"\\ud800\"}", null), "INVALID_ARGS", null);
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // Concurrency
+
+  @Test
+  public void sixteenConcurrentCallersEachGetTheirOwnAnswer() throws Exception {
+    Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
+    Callers.setCallingUid(AGENT_UID); // one static for all threads (see Callers)
+    int threads = 16;
+    int callsPerThread = 40;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    pool = Executors.newFixedThreadPool(threads);
+    List<Future<Integer>> results = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int thread = t;
+      Callable<Integer> caller =
+          () -> {
+            start.await();
+            int ok = 0;
+            for (int i = 0; i < callsPerThread; i++) {
+              CallForm form = (i % 2 == 0) ? CallForm.AUTHORITY : CallForm.URI;
+              String requestId = "t" + thread + "-c" + i + "-🎉";
+              switch (i % 4) {
+                case 0:
+                case 1:
+                  {
+                    String text = "payload " + thread + "/" + i + " 𝄞";
+                    CetpResponse r =
+                        consumer.call(
+                            form,
+                            AUTHORITY,
+                            CetpConsumer.METHOD_EXECUTE_TOOL,
+                            exec("echo", new JSONObject().put("text", text).toString(), requestId));
+                    assertTrue(r.toString(), r.isSuccess());
+                    assertEquals(text, r.dataObject().getString("text"));
+                    break;
+                  }
+                case 2:
+                  {
+                    CetpResponse r =
+                        consumer.call(
+                            form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("whoami", "{}", requestId));
+                    assertEquals(requestId, r.dataObject().getString("request_id"));
+                    assertEquals(AGENT_UID, r.dataObject().getInt("uid"));
+                    break;
+                  }
+                default:
+                  {
+                    CetpResponse r =
+                        consumer.call(
+                            form,
+                            AUTHORITY,
+                            CetpConsumer.METHOD_EXECUTE_TOOL,
+                            exec("boom", "{\"message\":\"" + requestId + "\"}", requestId));
+                    assertEquals("INTERNAL_ERROR", r.errorCode());
+                    assertTrue(r.errorMessage(), r.errorMessage().contains(requestId));
+                    break;
+                  }
+              }
+              ok++;
+            }
+            return ok;
+          };
+      results.add(pool.submit(caller));
+    }
+    int total = 0;
+    for (Future<Integer> f : results) {
+      total += f.get(5, TimeUnit.MINUTES); // hang guard only; rethrows a thread's failure
+    }
+    assertEquals(threads * callsPerThread, total);
+  }
+
+  // ----------------------------------------------------------------------------------------
+
+  private JSONObject echo(String text) throws Exception {
+    CetpResponse r = consumer.executeTool(AUTHORITY, "echo", new JSONObject().put("text", text).toString(), null);
+    assertTrue(r.toString(), r.isSuccess());
+    return r.dataObject();
+  }
+
+  /** An error reply: the code, a message (containing {@code mentions} when given), no data. */
+  static void assertError(CetpResponse r, String code, String mentions) {
+    assertFalse("provider returned null", r.isNull());
+    assertEquals(r.toString(), "error", r.status());
+    assertEquals(r.toString(), code, r.errorCode());
+    assertNotNull(r.toString(), r.errorMessage());
+    assertFalse(r.toString(), r.errorMessage().isEmpty());
+    assertTrue(r.toString(), r.data() == null);
+    if (mentions != null) {
+      assertTrue(r.errorMessage() + " should mention " + mentions, r.errorMessage().contains(mentions));
+    }
+  }
+
+  static Bundle exec(String tool, String args, String requestId) {
+    Bundle b = new Bundle();
+    b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
+    if (args != null) {
+      b.putString(CetpConsumer.EXTRA_ARGS, args);
+    }
+    if (requestId != null) {
+      b.putString(CetpConsumer.EXTRA_REQUEST_ID, requestId);
+    }
+    return b;
+  }
+
+  private static java.util.Set<String> setOf(String... keys) {
+    return new java.util.HashSet<>(Arrays.asList(keys));
+  }
+
+  private static List<String> keys(JSONObject o) {
+    List<String> out = new ArrayList<>();
+    o.keys().forEachRemaining(out::add);
+    return out;
+  }
+
+  private static List<String> sorted(List<String> list) {
+    List<String> out = new ArrayList<>(list);
+    out.sort(null);
+    return out;
+  }
+
+  private static List<String> strings(JSONArray a) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < a.length(); i++) {
+      out.add(a.getString(i));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,66 @@
+package dev.cetp.e2e;
+
+import static dev.cetp.e2e.FixtureProviderE2ETest.AUTHORITY;
+import static dev.cetp.e2e.FixtureProviderE2ETest.assertError;
+import static dev.cetp.e2e.FixtureProviderE2ETest.exec;
+
+import android.os.Bundle;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpConsumer.CallForm;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.harness.category.FixtureProviderBundle;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+
+/**
+ * The template's provider when its native library cannot be used: every call, in both forms,
+ * answers a well-formed INTERNAL_ERROR naming the cause, instead of crashing or returning null.
+ *
+ * <p>Order-independent within the fork: a library name that differs from the loaded one is always
+ * tried (and fails) by {@code NativeBridge.load}.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category(FixtureProviderBundle.class)
+public class MissingLibraryTest {
+  private static final String LIBRARY_KEY = "dev.cetp.library";
+
+  private CetpConsumer startWithLibrary(String library) {
+    ManifestInstaller.Parsed manifest = ManifestInstaller.parse(HostBundle.current().manifest());
+    Bundle meta = manifest.provider(AUTHORITY).metaData;
+    if (library == null) {
+      meta.remove(LIBRARY_KEY);
+    } else {
+      meta.putString(LIBRARY_KEY, library);
+    }
+    manifest.install().startProviders();
+    return new CetpConsumer();
+  }
+
+  @Test
+  public void aMissingNativeLibraryAnswersInternalError() {
+    CetpConsumer consumer = startWithLibrary("cetp_no_such_library");
+    for (CallForm form : CallForm.values()) {
+      assertError(
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle()),
+          "INTERNAL_ERROR",
+          "libcetp_no_such_library.so could not be loaded");
+      assertError(
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("echo", "{}", null)),
+          "INTERNAL_ERROR",
+          "bug in the provider app");
+      assertError(
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, null),
+          "INTERNAL_ERROR",
+          "cetp_no_such_library");
+    }
+  }
+
+  @Test
+  public void aMissingLibraryMetaDataEntryAnswersInternalError() {
+    CetpConsumer consumer = startWithLibrary(null);
+    assertError(consumer.listTools(AUTHORITY), "INTERNAL_ERROR", LIBRARY_KEY);
+  }
+}

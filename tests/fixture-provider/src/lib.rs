@@ -1,0 +1,310 @@
+//! The CETP provider the Android end-to-end suite (`tests/android`) drives through the real Java
+//! template and JNI bridge.
+//!
+//! It is written the way an app developer writes one: `#[tool]` functions, a build function and
+//! one `export_provider!` line. Each tool exercises one path across the bridge:
+//!
+//! | tool | what it proves |
+//! |---|---|
+//! | `echo` | text round trip, including astral-plane characters and replaced surrogates |
+//! | `whoami` | the caller identity (UID, packages, certificate digests) and `request_id` |
+//! | `app_info` | the files directory and package name `init` received |
+//! | `boom` | a panicking tool becomes `INTERNAL_ERROR` and the app survives |
+//! | `oversized` | a result over the inline limit becomes `INTERNAL_ERROR` |
+//! | `forecast` | enum, integer-range and optional string constraints (`INVALID_ARGS`) |
+//! | `fail` | every CETP error code a tool can return, with hint and authorize intent |
+#![deny(missing_docs)]
+
+use cetp_provider::auth::Auth;
+use cetp_provider::{BuildError, CallContext, Provider, ToolError, tool, tools};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The authority of the fixture's provider (`[package.metadata.cetp]` in Cargo.toml, which
+/// host-build puts into the manifest).
+pub const AUTHORITY: &str = "dev.cetp.rustfixture.tools";
+
+/// The action `fail` puts into `authorize_intent`.
+pub const AUTHORIZE_ACTION: &str = "dev.cetp.rustfixture.ACTION_AUTHORIZE";
+
+/// What `echo` sends back.
+#[derive(Debug, Serialize)]
+pub struct Echo {
+    /// The text, unchanged.
+    pub text: String,
+    /// Its length in Unicode scalar values (Java: `codePointCount`).
+    pub code_points: usize,
+    /// Its length in UTF-16 units (Java: `length()`).
+    pub utf16_units: usize,
+}
+
+/// Returns the text it was given, with its length in code points and UTF-16 units.
+#[tool]
+pub fn echo(
+    /// Any text.
+    text: String,
+) -> Echo {
+    Echo {
+        code_points: text.chars().count(),
+        utf16_units: text.encode_utf16().count(),
+        text,
+    }
+}
+
+/// One package of the caller, as the bridge reported it.
+#[derive(Debug, Serialize)]
+pub struct CallerPackageView {
+    /// Package name.
+    pub name: String,
+    /// Lower-case hex SHA-256 digests of its signing certificates.
+    pub certificates: Vec<String>,
+}
+
+/// What `whoami` returns.
+#[derive(Debug, Serialize)]
+pub struct WhoAmI {
+    /// The calling UID, if known.
+    pub uid: Option<u32>,
+    /// The packages under that UID.
+    pub packages: Vec<CallerPackageView>,
+    /// The consumer's `request_id`, if it sent one.
+    pub request_id: Option<String>,
+}
+
+/// Describes the calling app as the provider sees it: UID, packages, certificate digests and
+/// the request id.
+#[tool]
+pub fn whoami(ctx: &CallContext) -> WhoAmI {
+    WhoAmI {
+        uid: ctx.caller().uid(),
+        packages: ctx
+            .caller()
+            .packages()
+            .iter()
+            .map(|p| CallerPackageView {
+                name: p.name.clone(),
+                certificates: p.certificate_sha256.clone(),
+            })
+            .collect(),
+        request_id: ctx.request_id().map(str::to_owned),
+    }
+}
+
+/// What `app_info` returns.
+#[derive(Debug, Serialize)]
+pub struct AppInfo {
+    /// The provider app's package name.
+    pub package_name: String,
+    /// Its files directory.
+    pub files_dir: String,
+}
+
+/// Reports the package name and files directory the Android template passed to the library.
+#[tool]
+pub fn app_info() -> Result<AppInfo, ToolError> {
+    let app = cetp_provider::jni::app()
+        .ok_or_else(|| ToolError::internal("not running under the Android template"))?;
+    Ok(AppInfo {
+        package_name: app.package_name().to_owned(),
+        files_dir: app.files_dir().display().to_string(),
+    })
+}
+
+/// Always panics with the given message (the provider must survive and answer INTERNAL_ERROR).
+#[tool]
+pub fn boom(
+    /// The panic message.
+    message: String,
+) -> String {
+    panic!("boom: {message}")
+}
+
+/// Returns a string of the requested size in KiB (over 256 KiB exceeds the inline limit).
+#[tool]
+pub fn oversized(
+    /// Size of the result in KiB.
+    #[schemars(range(min = 1, max = 2048))]
+    kib: u32,
+) -> String {
+    "x".repeat(kib as usize * 1024)
+}
+
+/// A temperature unit.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// Degrees Celsius.
+    Celsius,
+    /// Degrees Fahrenheit.
+    Fahrenheit,
+}
+
+/// One day of a forecast.
+#[derive(Debug, Serialize)]
+pub struct Day {
+    /// Day number, starting at 1.
+    pub day: u8,
+    /// The temperature in the requested unit.
+    pub temperature: i32,
+    /// The unit.
+    pub unit: Unit,
+}
+
+/// A deterministic forecast: day `n` is `10 + n` degrees Celsius (converted if asked).
+#[tool]
+pub fn forecast(
+    /// Unit of the temperatures.
+    unit: Unit,
+    /// Number of days, 1 to 7.
+    #[schemars(range(min = 1, max = 7))]
+    days: u8,
+    /// City name, 1 to 64 characters; echoed back.
+    #[schemars(length(min = 1, max = 64))]
+    city: Option<String>,
+) -> (Option<String>, Vec<Day>) {
+    let days = (1..=days)
+        .map(|day| {
+            let celsius = 10 + i32::from(day);
+            let temperature = match unit {
+                Unit::Celsius => celsius,
+                Unit::Fahrenheit => celsius * 9 / 5 + 32,
+            };
+            Day {
+                day,
+                temperature,
+                unit,
+            }
+        })
+        .collect();
+    (city, days)
+}
+
+/// An error code `fail` can return.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Code {
+    /// `AUTH_REQUIRED`, with a resolution hint and an authorize intent.
+    AuthRequired,
+    /// `PERMISSION_DENIED`.
+    PermissionDenied,
+    /// `TOOL_NOT_FOUND`.
+    ToolNotFound,
+    /// `INVALID_ARGS`.
+    InvalidArgs,
+    /// `RATE_LIMITED`.
+    RateLimited,
+    /// `INTERNAL_ERROR`.
+    InternalError,
+}
+
+/// Fails with the requested CETP error code.
+#[tool]
+pub fn fail(
+    /// The error code to return.
+    code: Code,
+) -> Result<(), ToolError> {
+    let message = |what: &str| format!("fixture failure: {what}");
+    Err(match code {
+        Code::AuthRequired => ToolError::auth_required(message("auth required"))
+            .with_hint("Open the fixture app and allow access")
+            .with_authorize_intent(AUTHORIZE_ACTION),
+        Code::PermissionDenied => ToolError::permission_denied(message("permission denied")),
+        Code::ToolNotFound => ToolError::tool_not_found(message("tool not found")),
+        Code::InvalidArgs => ToolError::invalid_args(message("invalid args")),
+        Code::RateLimited => ToolError::rate_limited(message("rate limited")),
+        Code::InternalError => ToolError::internal(message("internal error")),
+    })
+}
+
+/// Builds the fixture provider. It admits every caller (`Auth::open`): the suite reaches every
+/// error code without an approval step.
+///
+/// # Errors
+/// None in practice; the signature is the one `export_provider!` expects.
+pub fn build_provider() -> Result<Provider, BuildError> {
+    Provider::builder("CETP fixture")
+        .description("Test tools for the cetp-rs end-to-end suite")
+        .scope("fixture.read", "Read fixture data")
+        .auth(Auth::open())
+        .tools(tools![
+            echo, whoami, app_info, boom, oversized, forecast, fail
+        ])
+        .build()
+}
+
+cetp_provider::export_provider!(build_provider);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cetp_provider::ErrorCode;
+    use cetp_provider::testing::{Consumer, check_conformance};
+
+    #[test]
+    fn the_fixture_is_conformant() {
+        check_conformance(&build_provider().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn echo_counts_code_points_and_utf16_units() {
+        let provider = build_provider().unwrap();
+        let data = Consumer::new(&provider)
+            .execute("echo", r#"{"text":"a🎉"}"#)
+            .data_json()
+            .unwrap();
+        assert_eq!(data["text"], "a🎉");
+        assert_eq!(data["code_points"], 2);
+        assert_eq!(data["utf16_units"], 3);
+    }
+
+    #[test]
+    fn forecast_converts_units_and_rejects_out_of_range_days() {
+        let provider = build_provider().unwrap();
+        let consumer = Consumer::new(&provider);
+        let data = consumer
+            .execute(
+                "forecast",
+                r#"{"unit":"fahrenheit","days":1,"city":"Oslo"}"#,
+            )
+            .data_json()
+            .unwrap();
+        assert_eq!(data[0], "Oslo");
+        assert_eq!(data[1][0]["temperature"], 51);
+        for bad in [
+            r#"{"unit":"kelvin","days":1}"#,
+            r#"{"unit":"celsius","days":8}"#,
+            r#"{"unit":"celsius","days":1,"city":""}"#,
+        ] {
+            assert_eq!(
+                consumer.execute("forecast", bad).error_code(),
+                Some(ErrorCode::InvalidArgs),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn fail_returns_each_code() {
+        let provider = build_provider().unwrap();
+        let consumer = Consumer::new(&provider);
+        for code in ErrorCode::ALL {
+            let answer = consumer.execute("fail", &format!(r#"{{"code":"{code}"}}"#));
+            assert_eq!(answer.error_code(), Some(code));
+        }
+        let auth = consumer.execute("fail", r#"{"code":"AUTH_REQUIRED"}"#);
+        assert_eq!(auth.get("authorize_intent"), Some(AUTHORIZE_ACTION));
+        assert!(auth.get("resolution_hint").is_some());
+    }
+
+    #[test]
+    fn the_authority_constant_is_the_one_host_build_uses() {
+        assert!(include_str!("../Cargo.toml").contains(&format!("authority = \"{AUTHORITY}\"")));
+    }
+
+    #[test]
+    fn app_info_needs_the_android_runtime() {
+        let provider = build_provider().unwrap();
+        let answer = Consumer::new(&provider).execute("app_info", "{}");
+        assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
+    }
+}

@@ -1,0 +1,66 @@
+//! `cargo xtask android-check`: what can be verified for Android without an NDK linker or the
+//! Android Gradle Plugin.
+//!
+//! 1. `rustup target add aarch64-linux-android`;
+//! 2. `cargo check` of cetp-provider with the `jni` feature for that target (the
+//!    `cfg(target_os = "android")` paths: android_logger, the panic hook);
+//! 3. staticlib builds of cetp-provider (`jni`) and of the fixture provider for that target
+//!    (code generation without linking; a cdylib would need the NDK's linker);
+//! 4. `javac -Werror` of the Android template against `org.robolectric:android-all`.
+
+use std::process::Command;
+
+use crate::util::{self, workspace_root};
+
+const TARGET: &str = "aarch64-linux-android";
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    if let Some(extra) = args.first() {
+        return Err(format!("android-check takes no arguments (got `{extra}`)"));
+    }
+    let mut rustup = Command::new("rustup");
+    rustup.args(["target", "add", TARGET]);
+    util::run(&mut rustup)?;
+
+    let mut check = util::cargo();
+    check.args([
+        "check",
+        "-p",
+        "cetp-provider",
+        "--features",
+        "jni",
+        "--target",
+        TARGET,
+    ]);
+    util::run(&mut check)?;
+
+    for (package, features) in [
+        ("cetp-provider", Some("jni")),
+        ("cetp-fixture-provider", None),
+    ] {
+        let mut build = util::cargo();
+        build.args(["rustc", "-p", package, "--lib", "--target", TARGET]);
+        if let Some(features) = features {
+            build.args(["--features", features]);
+        }
+        build.args(["--crate-type", "staticlib"]);
+        util::run(&mut build)?;
+    }
+
+    let android_all = util::android_all_jar()?;
+    let out = util::cargo_target_dir().join("cetp-android-check/classes");
+    if out.exists() {
+        std::fs::remove_dir_all(&out)
+            .map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
+    }
+    util::javac(
+        &[workspace_root().join("android-template/src/main/java")],
+        &android_all,
+        &out,
+        true,
+    )?;
+    eprintln!(
+        "xtask: android-check passed ({TARGET} check + staticlib builds, template javac -Werror)"
+    );
+    Ok(())
+}

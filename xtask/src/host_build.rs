@@ -1,0 +1,219 @@
+//! `cargo xtask host-build <crate-dir> [--release]`: the host bundle the JVM suite loads.
+//!
+//! Output, in `target/cetp-host/<dir-name>/`:
+//! - `lib<lib>.so`: the crate built for the host as a `cdylib`;
+//! - `app.jar`: the Android template's Java plus the app's own Java, compiled with
+//!   `javac --release 17` against `org.robolectric:android-all`;
+//! - `AndroidManifest.xml`: the app's manifest with the template's components merged in and the
+//!   placeholders resolved.
+//!
+//! See `docs/host-bundle.md` for the crate layout it expects.
+//!
+//! Placeholders come from the app module's `android/build.gradle.kts`
+//! (`manifestPlaceholders["..."] = "..."`, `namespace`/`applicationId`) and can be set or
+//! overridden under `[package.metadata.cetp]` in `Cargo.toml` (`authority`, `application-id`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::toml::CargoToml;
+use crate::util::{self, workspace_root};
+use crate::{gradle, manifest};
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut release = false;
+    let mut dir = None;
+    for arg in args {
+        match arg.as_str() {
+            "--release" => release = true,
+            flag if flag.starts_with('-') => return Err(format!("unknown flag `{flag}`")),
+            path if dir.is_none() => dir = Some(path.to_owned()),
+            extra => return Err(format!("unexpected argument `{extra}`")),
+        }
+    }
+    let dir = dir.ok_or("usage: cargo xtask host-build <crate-dir> [--release]")?;
+    let crate_dir = resolve_dir(&dir)?;
+    let bundle = build(&crate_dir, release)?;
+    eprintln!("xtask: host bundle ready in {}", bundle.display());
+    Ok(())
+}
+
+/// The crate directory, relative to the current directory or to the workspace root.
+fn resolve_dir(dir: &str) -> Result<PathBuf, String> {
+    let candidates = [PathBuf::from(dir), workspace_root().join(dir)];
+    candidates
+        .into_iter()
+        .find(|c| c.join("Cargo.toml").is_file())
+        .map(|c| c.canonicalize().unwrap_or(c))
+        .ok_or_else(|| format!("`{dir}` is not a crate directory (no Cargo.toml)"))
+}
+
+/// What host-build reads from the crate.
+struct App {
+    package: String,
+    lib_name: String,
+    bundle_name: String,
+    manifest: PathBuf,
+    java: Option<PathBuf>,
+    placeholders: BTreeMap<String, String>,
+    /// From `[package.metadata.cetp] application-id` or the Gradle `applicationId`/`namespace`;
+    /// used when the app manifest has no `package` attribute.
+    application_id: Option<String>,
+}
+
+fn inspect(crate_dir: &Path) -> Result<App, String> {
+    let cargo_toml = crate_dir.join("Cargo.toml");
+    let text = fs::read_to_string(&cargo_toml)
+        .map_err(|e| format!("cannot read {}: {e}", cargo_toml.display()))?;
+    let toml = CargoToml::parse(&text);
+    let package = toml
+        .string("package", "name")
+        .ok_or_else(|| format!("{}: no [package] name", cargo_toml.display()))?;
+    let lib_name = toml
+        .string("lib", "name")
+        .unwrap_or_else(|| package.replace('-', "_"));
+
+    let android = crate_dir.join("android/src/main");
+    let manifest = [
+        android.join("AndroidManifest.xml"),
+        crate_dir.join("AndroidManifest.xml"),
+    ]
+    .into_iter()
+    .find(|m| m.is_file())
+    .ok_or_else(|| {
+        format!(
+            "no app manifest: expected {} or {}",
+            android.join("AndroidManifest.xml").display(),
+            crate_dir.join("AndroidManifest.xml").display()
+        )
+    })?;
+    let java = Some(android.join("java")).filter(|j| j.is_dir());
+    let bundle_name = crate_dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or("the crate directory has no UTF-8 name")?
+        .to_owned();
+
+    // Placeholders and application id: the app module's build.gradle.kts, overridden by
+    // [package.metadata.cetp] in Cargo.toml.
+    let gradle_file = crate_dir.join("android/build.gradle.kts");
+    let gradle = match fs::read_to_string(&gradle_file) {
+        Ok(text) => gradle::parse(&text),
+        Err(_) => gradle::GradleApp::default(),
+    };
+    let mut placeholders = gradle.placeholders;
+    if let Some(authority) = toml.string("package.metadata.cetp", "authority") {
+        placeholders.insert("cetpAuthority".to_owned(), authority);
+    }
+    if !placeholders.contains_key("cetpAuthority") {
+        return Err(format!(
+            "no provider authority: set manifestPlaceholders[\"cetpAuthority\"] in {} or, in {}:\n\n[package.metadata.cetp]\nauthority = \"com.example.app.clawseed.tools\"\n",
+            gradle_file.display(),
+            cargo_toml.display()
+        ));
+    }
+    if let Some(declared) = placeholders.get("cetpLibrary").filter(|l| **l != lib_name) {
+        return Err(format!(
+            "{} sets cetpLibrary = \"{declared}\" but the crate's library is lib{lib_name}.so",
+            gradle_file.display()
+        ));
+    }
+    placeholders.insert("cetpLibrary".to_owned(), lib_name.clone());
+    let application_id = toml
+        .string("package.metadata.cetp", "application-id")
+        .or(gradle.application_id);
+    Ok(App {
+        package,
+        lib_name,
+        bundle_name,
+        manifest,
+        java,
+        placeholders,
+        application_id,
+    })
+}
+
+fn build(crate_dir: &Path, release: bool) -> Result<PathBuf, String> {
+    let mut app = inspect(crate_dir)?;
+    let root = workspace_root();
+
+    // 1. The Rust library, as a host cdylib whatever crate-type the crate declares.
+    let mut cargo = util::cargo();
+    cargo.args([
+        "rustc",
+        "-p",
+        &app.package,
+        "--lib",
+        "--crate-type",
+        "cdylib",
+    ]);
+    if release {
+        cargo.arg("--release");
+    }
+    util::run(&mut cargo)?;
+    let so_name = format!("lib{}.so", app.lib_name);
+    let so = util::cargo_target_dir()
+        .join(if release { "release" } else { "debug" })
+        .join(&so_name);
+    if !so.is_file() {
+        return Err(format!("cargo did not produce {}", so.display()));
+    }
+
+    // 2. The Java: template + app, against the Android API surface.
+    let android_all = util::android_all_jar()?;
+    let host_dir = root.join("target/cetp-host");
+    let work = host_dir.join(".build").join(&app.bundle_name);
+    let classes = work.join("classes");
+    if classes.exists() {
+        fs::remove_dir_all(&classes)
+            .map_err(|e| format!("cannot clean {}: {e}", classes.display()))?;
+    }
+    let mut sources = vec![root.join("android-template/src/main/java")];
+    sources.extend(app.java.clone());
+    util::javac(&sources, &android_all, &classes, false)?;
+
+    // 3. The merged manifest.
+    let template_manifest = root.join("android-template/src/main/AndroidManifest.xml");
+    let template = fs::read_to_string(&template_manifest)
+        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
+    let app_manifest = fs::read_to_string(&app.manifest)
+        .map_err(|e| format!("cannot read {}: {e}", app.manifest.display()))?;
+    let package = manifest::package_name(&app_manifest)
+        .or(app.application_id.clone())
+        .ok_or_else(|| {
+            format!(
+                "no application id: give <manifest> in {} a package attribute, or set namespace/applicationId in android/build.gradle.kts, or application-id under [package.metadata.cetp]",
+                app.manifest.display()
+            )
+        })?;
+    app.placeholders
+        .insert("applicationId".to_owned(), package.clone());
+    let merged = manifest::merge(&template, &app_manifest, &app.placeholders)?;
+    let merged = manifest::with_package(&merged, &package)?;
+
+    // 4. The bundle, replacing any previous one (a stale lib*.so would confuse the suite).
+    let bundle = host_dir.join(&app.bundle_name);
+    if bundle.exists() {
+        fs::remove_dir_all(&bundle)
+            .map_err(|e| format!("cannot clean {}: {e}", bundle.display()))?;
+    }
+    fs::create_dir_all(&bundle).map_err(|e| format!("cannot create {}: {e}", bundle.display()))?;
+    let mut jar = util::jdk_tool("jar");
+    jar.arg("--create")
+        .arg("--file")
+        .arg(bundle.join("app.jar"))
+        .arg("-C")
+        .arg(&classes)
+        .arg(".");
+    util::run(&mut jar)?;
+    fs::copy(&so, bundle.join(&so_name))
+        .map_err(|e| format!("cannot copy {}: {e}", so.display()))?;
+    fs::write(bundle.join("AndroidManifest.xml"), merged)
+        .map_err(|e| format!("cannot write the manifest: {e}"))?;
+    eprintln!(
+        "xtask: {} ({package}): {so_name}, app.jar, AndroidManifest.xml",
+        app.bundle_name
+    );
+    Ok(bundle)
+}

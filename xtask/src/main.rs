@@ -1,0 +1,54 @@
+//! `cargo xtask <task>`: development tasks of cetp-rs (matklad's xtask convention; the alias
+//! lives in `.cargo/config.toml`).
+//!
+//! - `host-build <crate-dir> [--release]`: a host bundle for the JVM end-to-end suite
+//!   (see `docs/host-bundle.md`).
+//! - `android-check`: the Android build checks that run without an NDK or the Android Gradle
+//!   Plugin (see `android-template/README.md`).
+
+mod android_check;
+mod gradle;
+mod host_build;
+mod lines;
+mod manifest;
+mod toml;
+mod util;
+
+use std::process::ExitCode;
+
+const HELP: &str = "\
+cargo xtask <task>
+
+Tasks:
+  host-build <crate-dir> [--release]
+      Build a host bundle for the JVM end-to-end suite: the crate as a host cdylib, the Android
+      template's Java (+ the app's Java) compiled against android-all, and the merged manifest,
+      in target/cetp-host/<dir-name>/. See docs/host-bundle.md.
+  android-check
+      rustup target add aarch64-linux-android; cargo check + staticlib builds of cetp-provider
+      (feature jni) and the fixture provider for that target; javac of the Android template
+      against android-all with -Werror. See android-template/README.md.
+  help
+      This text.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("host-build") => host_build::run(&args[1..]),
+        Some("android-check") => android_check::run(&args[1..]),
+        Some("lines") => lines::run(&args[1..]),
+        None | Some("help" | "--help" | "-h") => {
+            print!("{HELP}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown task `{other}`\n\n{HELP}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
