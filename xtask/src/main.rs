@@ -11,6 +11,7 @@ mod gradle;
 mod host_build;
 mod lines;
 mod manifest;
+mod test;
 mod toml;
 mod util;
 
@@ -28,6 +29,9 @@ Tasks:
       rustup target add aarch64-linux-android; cargo check + staticlib builds of cetp-provider
       (feature jni) and the fixture provider for that target; javac of the Android template
       against android-all with -Werror. See android-template/README.md.
+  test
+      Every check: fmt, clippy, rustdoc, cargo test, the MSRV, packaging, android-check, host
+      bundles of the fixture and every sample, and the Maven + Robolectric end-to-end suite.
   help
       This text.
 ";
@@ -37,6 +41,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("host-build") => host_build::run(&args[1..]),
         Some("android-check") => android_check::run(&args[1..]),
+        Some("test") => test::run(&args[1..]),
         Some("lines") => lines::run(&args[1..]),
         None | Some("help" | "--help" | "-h") => {
             print!("{HELP}");

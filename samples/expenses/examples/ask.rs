@@ -1,0 +1,45 @@
+//! Asks the expenses provider one question the way an approved agent app would, on the host.
+//!
+//! ```text
+//! cargo run -p cetp-sample-expenses --example ask                       # list_tools
+//! cargo run -p cetp-sample-expenses --example ask -- spending_by_category \
+//!     '{"range":{"from":"2025-03-01","to":"2025-03-31"}}'
+//! cargo run -p cetp-sample-expenses --example ask -- --redacted top_merchants \
+//!     '{"range":{"from":"2025-01-01","to":"2025-12-31"}}'
+//! ```
+//!
+//! It keeps the grant store in a temporary directory, lets the agent's first call be refused
+//! with `AUTH_REQUIRED`, approves it as the user would (full or redacted), and prints the reply.
+
+use cetp_provider::AccessLevel;
+use cetp_provider::auth::Approval;
+use cetp_provider::testing::Consumer;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let access = if args.first().is_some_and(|a| a == "--redacted") {
+        args.remove(0);
+        AccessLevel::Redacted
+    } else {
+        AccessLevel::Full
+    };
+    let dir = tempfile::tempdir()?;
+    let provider = cetp_sample_expenses::build_provider()?;
+    provider.bind_app("dev.cetp.samples.expenses", dir.path())?;
+    let agent = Consumer::new(&provider);
+
+    let Some(tool) = args.first() else {
+        println!("{}", agent.list_tools());
+        return Ok(());
+    };
+    let arguments = args.get(1).map_or("{}", String::as_str);
+    let refused = agent.execute(tool, arguments);
+    if let Some(request) = provider.authorizer().pending().pop() {
+        println!("before approval: {refused}");
+        provider
+            .authorizer()
+            .approve(&request.id, Approval::all_requested().access(access))?;
+    }
+    println!("{}", agent.execute(tool, arguments));
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! An expense tracker's spending reports for on-device agents, through CETP.
+//!
+//! This file is the integration: the argument types (enums, a nested range, an optional filter
+//! with a list) whose JSON Schemas the agent sees, three `#[tool]` functions, the provider and the
+//! export line. The aggregations are in `report.rs`, the data in `ledger.rs`. Walkthrough:
+//! `README.md`.
+
+pub mod ledger;
+pub mod report;
+
+use cetp_provider::{BuildError, CallContext, Provider, ToolError, tool, tools};
+use chrono::NaiveDate;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use report::{CategoryReport, MerchantTotal, PeriodTotal};
+
+/// A spending category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Groceries,
+    Dining,
+    Transport,
+    Housing,
+    Utilities,
+    Health,
+    Entertainment,
+    Shopping,
+    Travel,
+}
+
+/// How to group totals over time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Period {
+    /// One total per day.
+    Day,
+    /// One total per ISO week (Monday to Sunday), labelled like `2024-W09`.
+    Week,
+    /// One total per calendar month, labelled like `2024-03`.
+    Month,
+}
+
+/// Days from `from` to `to`, both included, at most 731 days (two years).
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+pub struct DateRange {
+    /// First day, `YYYY-MM-DD`.
+    pub from: NaiveDate,
+    /// Last day, `YYYY-MM-DD`, not before `from`.
+    pub to: NaiveDate,
+}
+
+/// Which expenses to count; every condition given must hold.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct Filter {
+    /// Only these categories.
+    #[schemars(length(min = 1, max = 9))]
+    pub categories: Option<Vec<Category>>,
+    /// Only expenses of at least this many euros.
+    #[schemars(range(min = 0.0, max = 1_000_000.0))]
+    pub min_amount: Option<f64>,
+    /// Only expenses of at most this many euros.
+    #[schemars(range(min = 0.0, max = 1_000_000.0))]
+    pub max_amount: Option<f64>,
+    /// Only merchants whose name contains this text (case ignored), e.g. `café`.
+    #[schemars(length(min = 1, max = 64))]
+    pub merchant: Option<String>,
+}
+
+/// Totals the user's spending per category over a date range, largest first, with each
+/// category's share. Amounts are in euros.
+#[tool(scopes = ["expenses.read"])]
+pub fn spending_by_category(
+    /// The days to cover, at most two years.
+    range: DateRange,
+    /// Which expenses to count (all when absent).
+    filter: Option<Filter>,
+) -> Result<CategoryReport, ToolError> {
+    report::by_category(&range, filter.as_ref())
+}
+
+/// Totals the user's spending per day, ISO week or month over a date range, oldest first;
+/// periods without spending are listed with 0. Amounts are in euros.
+#[tool(scopes = ["expenses.read"])]
+pub fn spending_over_time(
+    /// The days to cover, at most two years.
+    range: DateRange,
+    /// The length of each period.
+    period: Period,
+    /// Which expenses to count (all when absent).
+    filter: Option<Filter>,
+) -> Result<Vec<PeriodTotal>, ToolError> {
+    report::over_time(&range, period, filter.as_ref())
+}
+
+/// Lists the merchants where the user spent most over a date range, largest first. Amounts are
+/// in euros. Not available when the user shares totals only.
+#[tool(scopes = ["expenses.read"])]
+pub fn top_merchants(
+    /// The days to cover, at most two years.
+    range: DateRange,
+    /// How many merchants to list, 1 to 25 (default 5).
+    #[schemars(range(min = 1, max = 25))]
+    limit: Option<u8>,
+    /// Which expenses to count (all when absent).
+    filter: Option<Filter>,
+    ctx: &CallContext,
+) -> Result<Vec<MerchantTotal>, ToolError> {
+    report::top_merchants(&range, limit, filter.as_ref(), ctx.access())
+}
+
+/// Declares the provider; the Android template calls it when the app starts.
+///
+/// # Errors
+/// A [`BuildError`] if the declaration is inconsistent (it is not).
+pub fn build_provider() -> Result<Provider, BuildError> {
+    let tools = tools![spending_by_category, spending_over_time, top_merchants];
+    Provider::builder("Expenses")
+        .description("The user's spending: totals per category, over time and per merchant")
+        .scope("expenses.read", "your expenses: amounts, dates, merchants")
+        .tools(tools)
+        .build()
+}
+
+cetp_provider::export_provider!(build_provider);

@@ -1,0 +1,104 @@
+//! The minimal provider, driven the way an agent app drives it.
+
+use cetp_provider::auth::Approval;
+use cetp_provider::testing::{Consumer, check_conformance_as};
+use cetp_provider::{Caller, ErrorCode, Provider};
+use cetp_sample_minimal::build_provider;
+
+/// The provider as the Android template starts it: built, then bound to the app's files dir
+/// (where the user's approvals are stored).
+fn started(files_dir: &tempfile::TempDir) -> Provider {
+    let provider = build_provider().expect("the provider builds");
+    provider
+        .bind_app("dev.cetp.samples.minimal", files_dir.path())
+        .expect("the grant store opens");
+    provider
+}
+
+/// Lets `agent` call: its first call is refused and queued, then the user approves it.
+fn approve(provider: &Provider, agent: &Consumer<'_>) {
+    let first = agent.execute("greet", r#"{"name":"Ada"}"#);
+    assert_eq!(first.error_code(), Some(ErrorCode::AuthRequired), "{first}");
+    let request = provider.authorizer().pending().remove(0);
+    provider
+        .authorizer()
+        .approve(&request.id, Approval::all_requested())
+        .expect("the approval is stored");
+}
+
+#[test]
+fn an_approved_agent_gets_a_conformant_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = started(&dir);
+    let agent = Consumer::new(&provider);
+    approve(&provider, &agent);
+    check_conformance_as(&provider, agent.caller()).unwrap();
+}
+
+#[test]
+fn greet_answers_an_approved_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = started(&dir);
+    let agent = Consumer::new(&provider);
+    approve(&provider, &agent);
+    let answer = agent.execute("greet", r#"{"name":"Zoë 🌱"}"#);
+    assert_eq!(answer.data_json().unwrap(), "Hello, Zoë 🌱!");
+}
+
+#[test]
+fn greet_needs_the_users_approval_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = started(&dir);
+    let answer = Consumer::new(&provider).execute("greet", r#"{"name":"Ada"}"#);
+    assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));
+    assert_eq!(
+        answer.get("authorize_intent"),
+        Some("dev.cetp.samples.minimal.CETP_AUTHORIZE")
+    );
+    assert!(
+        answer
+            .get("resolution_hint")
+            .is_some_and(|h| h.contains("Minimal sample"))
+    );
+}
+
+#[test]
+fn greet_rejects_a_missing_or_empty_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = started(&dir);
+    let agent = Consumer::new(&provider);
+    approve(&provider, &agent);
+    for args in ["{}", r#"{"name":""}"#, r#"{"name":42}"#] {
+        let answer = agent.execute("greet", args);
+        assert_eq!(
+            answer.error_code(),
+            Some(ErrorCode::InvalidArgs),
+            "{args}: {answer}"
+        );
+        assert!(answer.error_message().unwrap().contains("name"), "{answer}");
+    }
+}
+
+#[test]
+fn greet_is_advertised_with_a_described_name_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = started(&dir);
+    let tools = Consumer::new(&provider).list_tools().data_json().unwrap();
+    let greet = &tools["tools"][0];
+    assert_eq!(greet["name"], "greet");
+    assert_eq!(greet["parameters"]["required"], serde_json::json!(["name"]));
+    let name = &greet["parameters"]["properties"]["name"];
+    assert_eq!(name["type"], "string");
+    assert_eq!(name["description"], "The name of the person to greet.");
+    assert_eq!(name["minLength"], 1);
+}
+
+#[test]
+fn another_app_is_not_covered_by_the_first_apps_approval() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = started(&dir);
+    approve(&provider, &Consumer::new(&provider));
+    let stranger = Consumer::new(&provider).as_caller(Caller::app(10_777, "com.example.other"));
+    let answer = stranger.execute("greet", r#"{"name":"Ada"}"#);
+    assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));
+}

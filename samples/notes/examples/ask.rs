@@ -1,0 +1,47 @@
+//! Asks the notes provider one question the way an approved agent app would, on the host.
+//!
+//! ```text
+//! cargo run -p cetp-sample-notes --example ask                          # list_tools
+//! cargo run -p cetp-sample-notes --example ask -- get_note '{"id":7}'
+//! cargo run -p cetp-sample-notes --example ask -- --redacted get_note '{"id":7}'
+//! ```
+//!
+//! It creates the demo database and a grant store in a temporary directory, lets the agent's
+//! first call be refused with `AUTH_REQUIRED`, approves it as the user would (with full or
+//! redacted access), and prints the reply.
+
+use cetp_provider::AccessLevel;
+use cetp_provider::auth::Approval;
+use cetp_provider::testing::Consumer;
+use cetp_sample_notes::{demo, provider};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let access = if args.first().is_some_and(|a| a == "--redacted") {
+        args.remove(0);
+        AccessLevel::Redacted
+    } else {
+        AccessLevel::Full
+    };
+    let dir = tempfile::tempdir()?;
+    let database = dir.path().join("notes.db");
+    demo::create(&database)?;
+    let provider = provider(database)?;
+    provider.bind_app("dev.cetp.samples.notes", dir.path())?;
+    let agent = Consumer::new(&provider);
+
+    let Some(tool) = args.first() else {
+        println!("{}", agent.list_tools());
+        return Ok(());
+    };
+    let arguments = args.get(1).map_or("{}", String::as_str);
+    let refused = agent.execute(tool, arguments);
+    if let Some(request) = provider.authorizer().pending().pop() {
+        println!("before approval: {refused}");
+        provider
+            .authorizer()
+            .approve(&request.id, Approval::all_requested().access(access))?;
+    }
+    println!("{}", agent.execute(tool, arguments));
+    Ok(())
+}

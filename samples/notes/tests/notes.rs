@@ -1,0 +1,368 @@
+//! The notes provider, driven the way an agent app drives it: through `execute_tool`, after the
+//! user approved the agent (with full or redacted access), over the demo database.
+
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use cetp_provider::auth::Approval;
+use cetp_provider::testing::{Answer, Consumer, check_conformance_as};
+use cetp_provider::{AccessLevel, ErrorCode, Provider};
+use cetp_sample_notes::queries::MAX_SPAN_DAYS;
+use cetp_sample_notes::{demo, provider};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// The demo database, written once per test run (the provider reads one database per process).
+static DATABASE: LazyLock<PathBuf> = LazyLock::new(|| {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cetp-sample-notes.db");
+    demo::create(&path).expect("the demo database is written");
+    path
+});
+
+/// A started provider (grant store in a fresh directory) and the agent's identity.
+struct App {
+    provider: Provider,
+    _files_dir: TempDir,
+}
+
+impl App {
+    fn start() -> App {
+        let provider = provider(DATABASE.clone()).expect("the provider builds");
+        let files_dir = tempfile::tempdir().unwrap();
+        provider
+            .bind_app("dev.cetp.samples.notes", files_dir.path())
+            .expect("the grant store opens");
+        App {
+            provider,
+            _files_dir: files_dir,
+        }
+    }
+
+    /// Started, with the default agent approved for `scopes` at `access`: the agent calls a
+    /// tool needing each scope (refused, queued), then the user approves the request.
+    fn approved(scopes: &[&str], access: AccessLevel) -> App {
+        let app = App::start();
+        let agent = app.agent();
+        for scope in scopes {
+            let tool = if *scope == "tags.read" {
+                "list_tags"
+            } else {
+                "get_note"
+            };
+            let answer = agent.execute(
+                tool,
+                r#"{"id":1}"#.trim_start_matches(if tool == "list_tags" {
+                    r#"{"id":1}"#
+                } else {
+                    ""
+                }),
+            );
+            assert_eq!(
+                answer.error_code(),
+                Some(ErrorCode::AuthRequired),
+                "{answer}"
+            );
+        }
+        let request = app.provider.authorizer().pending().remove(0);
+        app.provider
+            .authorizer()
+            .approve(&request.id, Approval::all_requested().access(access))
+            .expect("the approval is stored");
+        app
+    }
+
+    fn full() -> App {
+        App::approved(&["notes.read", "tags.read"], AccessLevel::Full)
+    }
+
+    fn agent(&self) -> Consumer<'_> {
+        Consumer::new(&self.provider)
+    }
+
+    fn data(&self, tool: &str, args: Value) -> Value {
+        let answer = self.agent().execute(tool, &args.to_string());
+        answer
+            .data_json()
+            .unwrap_or_else(|e| panic!("{tool} {args}: {e}"))
+    }
+
+    fn error(&self, tool: &str, args: Value) -> (ErrorCode, String) {
+        let answer: Answer = self.agent().execute(tool, &args.to_string());
+        match (answer.error_code(), answer.error_message()) {
+            (Some(code), Some(message)) => (code, message.to_owned()),
+            _ => panic!("{tool} {args} should fail, got {answer}"),
+        }
+    }
+}
+
+fn ids(hits: &Value) -> Vec<i64> {
+    hits.as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_i64().unwrap())
+        .collect()
+}
+
+#[test]
+fn an_approved_agent_gets_a_conformant_provider() {
+    let app = App::full();
+    check_conformance_as(&app.provider, app.agent().caller()).unwrap();
+}
+
+#[test]
+fn list_tools_describes_four_tools_with_llm_ready_schemas() {
+    let app = App::start();
+    let list = app.agent().list_tools().data_json().unwrap();
+    let tools = list["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["search_notes", "get_note", "list_tags", "notes_between"]
+    );
+    let search = &tools[0]["parameters"];
+    assert_eq!(search["required"], json!(["query"]));
+    assert_eq!(search["additionalProperties"], false);
+    assert_eq!(search["properties"]["limit"]["maximum"], 50);
+    let between = &tools[3]["parameters"];
+    assert_eq!(between["required"], json!(["from", "to"]));
+    for day in ["from", "to"] {
+        assert_eq!(between["properties"][day]["type"], "string");
+        assert_eq!(between["properties"][day]["format"], "date");
+    }
+    assert_eq!(tools[2]["parameters"]["properties"], json!({}));
+}
+
+#[test]
+fn tools_need_the_users_approval_for_their_scope() {
+    let app = App::approved(&["tags.read"], AccessLevel::Full);
+    assert!(app.data("list_tags", json!({})).is_array());
+    let (code, message) = app.error("search_notes", json!({"query": "café"}));
+    assert_eq!(code, ErrorCode::AuthRequired);
+    assert!(message.contains("notes.read"), "{message}");
+}
+
+#[test]
+fn search_ignores_accents_and_case_and_ranks_with_snippets() {
+    let app = App::full();
+    let accented = app.data("search_notes", json!({"query": "Café", "limit": 50}));
+    let plain = app.data("search_notes", json!({"query": "cafe", "limit": 50}));
+    assert!(!ids(&accented).is_empty());
+    assert_eq!(ids(&accented), ids(&plain));
+    for hit in accented.as_array().unwrap() {
+        let text = format!("{} {}", hit["title"], hit["snippet"]).to_lowercase();
+        assert!(text.contains("café"), "{hit}");
+        assert!(hit["created"].as_str().unwrap().len() == 19, "{hit}");
+    }
+    let snippets: Vec<&str> = accented
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["snippet"].as_str().unwrap())
+        .collect();
+    assert!(
+        snippets
+            .iter()
+            .any(|s| s.to_lowercase().contains("**café**")),
+        "{snippets:?}"
+    );
+}
+
+#[test]
+fn search_finds_cjk_words_and_filters_by_tag() {
+    let app = App::full();
+    let matcha = app.data("search_notes", json!({"query": "抹茶"}));
+    assert!(!ids(&matcha).is_empty());
+    assert!(
+        matcha
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["tags"][0] == "日本語"
+                || h["tags"].as_array().unwrap().contains(&json!("日本語")))
+    );
+
+    let everywhere = ids(&app.data("search_notes", json!({"query": "café", "limit": 50})));
+    let french = app.data(
+        "search_notes",
+        json!({"query": "café", "tag": "français", "limit": 50}),
+    );
+    assert!(!ids(&french).is_empty() && ids(&french).len() < everywhere.len());
+    for hit in french.as_array().unwrap() {
+        assert!(
+            hit["tags"].as_array().unwrap().contains(&json!("français")),
+            "{hit}"
+        );
+    }
+}
+
+#[test]
+fn search_requires_every_word_and_honours_the_limit() {
+    let app = App::full();
+    let tomatoes = ids(&app.data("search_notes", json!({"query": "tomatoes", "limit": 50})));
+    let basil = ids(&app.data("search_notes", json!({"query": "basil", "limit": 50})));
+    let both = ids(&app.data(
+        "search_notes",
+        json!({"query": "tomatoes basil", "limit": 50}),
+    ));
+    assert!(!both.is_empty());
+    assert!(
+        both.iter()
+            .all(|id| tomatoes.contains(id) && basil.contains(id))
+    );
+    assert!(both.len() < basil.len());
+    assert_eq!(
+        ids(&app.data("search_notes", json!({"query": "basil", "limit": 1}))).len(),
+        1
+    );
+}
+
+#[test]
+fn search_treats_query_syntax_as_plain_words() {
+    let app = App::full();
+    let hits = app.data("search_notes", json!({"query": "\"café\" OR (NOT* -"}));
+    assert!(hits.is_array(), "{hits}");
+}
+
+#[test]
+fn search_rejects_queries_it_cannot_run() {
+    let app = App::full();
+    let (code, message) = app.error("search_notes", json!({"query": "🌱 --"}));
+    assert_eq!(code, ErrorCode::InvalidArgs);
+    assert!(message.contains("no words to search for"), "{message}");
+    for args in [
+        json!({"query": ""}),
+        json!({"query": "basil", "limit": 0}),
+        json!({"query": "basil", "limit": 51}),
+        json!({"query": "basil", "tag": ""}),
+        json!({"tag": "work"}),
+    ] {
+        assert_eq!(
+            app.error("search_notes", args.clone()).0,
+            ErrorCode::InvalidArgs,
+            "{args}"
+        );
+    }
+}
+
+#[test]
+fn get_note_returns_the_whole_note() {
+    let app = App::full();
+    let first = &demo::notes()[0];
+    let note = app.data("get_note", json!({"id": 1}));
+    assert_eq!(note["id"], 1);
+    assert_eq!(note["title"], first.title.as_str());
+    assert_eq!(note["body"], first.body.as_str());
+    assert_eq!(note["created"], first.created.as_str());
+}
+
+#[test]
+fn get_note_explains_unknown_and_invalid_ids() {
+    let app = App::full();
+    let (code, message) = app.error("get_note", json!({"id": 99_999}));
+    assert_eq!(code, ErrorCode::InvalidArgs);
+    assert!(message.contains("no note with id 99999"), "{message}");
+    for args in [json!({"id": 0}), json!({"id": "seven"}), json!({})] {
+        assert_eq!(
+            app.error("get_note", args.clone()).0,
+            ErrorCode::InvalidArgs,
+            "{args}"
+        );
+    }
+}
+
+#[test]
+fn list_tags_counts_every_tag_most_used_first() {
+    let app = App::full();
+    let tags = app.data("list_tags", json!({}));
+    let tags = tags.as_array().unwrap();
+    let counts: Vec<u64> = tags.iter().map(|t| t["notes"].as_u64().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+    let expected: usize = demo::notes().iter().map(|n| n.tags.len()).sum();
+    assert_eq!(counts.iter().sum::<u64>(), expected as u64);
+    assert!(tags.iter().any(|t| t["tag"] == "中文"));
+}
+
+#[test]
+fn notes_between_lists_a_month_oldest_first_with_the_total() {
+    let app = App::full();
+    let march = app.data(
+        "notes_between",
+        json!({"from": "2023-03-01", "to": "2023-03-31", "limit": 3}),
+    );
+    let expected = demo::notes()
+        .iter()
+        .filter(|n| n.created.starts_with("2023-03"))
+        .count();
+    assert!(expected > 3);
+    assert_eq!(march["total"], expected);
+    let notes = march["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 3);
+    let created: Vec<&str> = notes
+        .iter()
+        .map(|n| n["created"].as_str().unwrap())
+        .collect();
+    assert!(created.iter().all(|c| c.starts_with("2023-03")));
+    assert!(created.windows(2).all(|w| w[0] <= w[1]));
+    assert!(notes[0].get("body").is_none());
+
+    let one_day = demo::notes()[0].created[..10].to_owned();
+    let day = app.data("notes_between", json!({"from": one_day, "to": one_day}));
+    assert_eq!(day["notes"][0]["id"], 1);
+}
+
+#[test]
+fn notes_between_explains_bad_ranges() {
+    let app = App::full();
+    let (code, message) = app.error(
+        "notes_between",
+        json!({"from": "2024-05-01", "to": "2024-04-01"}),
+    );
+    assert_eq!(code, ErrorCode::InvalidArgs);
+    assert!(
+        message.contains("`from` (2024-05-01) is after `to` (2024-04-01)"),
+        "{message}"
+    );
+
+    let (code, message) = app.error(
+        "notes_between",
+        json!({"from": "2023-01-01", "to": "2024-12-31"}),
+    );
+    assert_eq!(code, ErrorCode::InvalidArgs);
+    assert!(
+        message.contains("spans 731 days") && message.contains(&MAX_SPAN_DAYS.to_string()),
+        "{message}"
+    );
+
+    for args in [
+        json!({"from": "2023-02-30", "to": "2023-03-01"}),
+        json!({"from": "March 1", "to": "2023-03-31"}),
+        json!({"from": "2023-03-01"}),
+        json!({"from": "2023-03-01", "to": "2023-03-31", "limit": 201}),
+    ] {
+        let (code, message) = app.error("notes_between", args.clone());
+        assert_eq!(code, ErrorCode::InvalidArgs, "{args}");
+        assert!(message.contains("notes_between"), "{message}");
+    }
+}
+
+#[test]
+fn redacted_callers_get_titles_and_dates_but_no_text() {
+    let app = App::approved(&["notes.read", "tags.read"], AccessLevel::Redacted);
+    let hits = app.data("search_notes", json!({"query": "café"}));
+    assert!(!ids(&hits).is_empty());
+    for hit in hits.as_array().unwrap() {
+        assert!(
+            hit["title"].is_string() && hit["created"].is_string(),
+            "{hit}"
+        );
+        assert!(hit.get("snippet").is_none(), "{hit}");
+    }
+    let note = app.data("get_note", json!({"id": 1}));
+    assert_eq!(note["title"], demo::notes()[0].title.as_str());
+    assert!(note.get("body").is_none(), "{note}");
+    assert!(
+        app.data("list_tags", json!({}))
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
+}

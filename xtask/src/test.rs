@@ -1,0 +1,150 @@
+//! `cargo xtask test`: every check the project has, in the order that fails fastest.
+//!
+//! 1. formatting, clippy (`-D warnings`, with and without the `jni` feature) and rustdoc
+//!    (`-D warnings`);
+//! 2. `cargo test --workspace`: unit, integration, doc, trybuild, golden, property, crash tests
+//!    and the sample line budgets;
+//! 3. the MSRV: `cargo +1.85 check` of the two published crates (the toolchain is installed with
+//!    rustup's minimal profile when missing);
+//! 4. `cargo package --no-verify` of the two published crates;
+//! 5. `android-check` (Android target compile, template javac);
+//! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
+//!    end-to-end suite over all of them.
+
+use std::process::Command;
+
+use crate::util::{self, workspace_root};
+use crate::{android_check, host_build};
+
+/// The Rust version `cetp-provider` and `cetp-macros` promise (`rust-version` in Cargo.toml).
+const MSRV: &str = "1.85";
+
+/// Crates that get a host bundle and an end-to-end run.
+const BUNDLES: &[&str] = &[
+    "tests/fixture-provider",
+    "samples/minimal",
+    "samples/notes",
+    "samples/expenses",
+];
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    if let Some(extra) = args.first() {
+        return Err(format!("test takes no arguments (got `{extra}`)"));
+    }
+    step("formatting");
+    util::run(util::cargo().args(["fmt", "--all", "--", "--check"]))?;
+
+    step("clippy");
+    util::run(util::cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    util::run(util::cargo().args([
+        "clippy",
+        "-p",
+        "cetp-provider",
+        "--all-targets",
+        "--features",
+        "jni",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+
+    step("rustdoc");
+    util::run(
+        util::cargo()
+            .args([
+                "doc",
+                "--no-deps",
+                "-p",
+                "cetp-provider",
+                "-p",
+                "cetp-macros",
+            ])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
+
+    step("cargo test");
+    util::run(util::cargo().args(["test", "--workspace"]))?;
+    util::run(util::cargo().args(["test", "-p", "cetp-provider", "--features", "jni"]))?;
+
+    step(&format!("minimum supported Rust version {MSRV}"));
+    msrv()?;
+
+    step("packaging");
+    util::run(util::cargo().args([
+        "package",
+        "--no-verify",
+        "--allow-dirty",
+        "-p",
+        "cetp-macros",
+        "-p",
+        "cetp-provider",
+    ]))?;
+
+    step("Android target");
+    android_check::run(&[])?;
+
+    step("host bundles");
+    for bundle in BUNDLES {
+        host_build::run(&[(*bundle).to_owned()])?;
+    }
+
+    step("end-to-end suite (Maven + Robolectric)");
+    let mut mvn = Command::new("mvn");
+    mvn.current_dir(workspace_root())
+        .args(["-B", "-f", "tests/android/pom.xml", "test"]);
+    if std::env::var_os("CI").is_some() {
+        mvn.arg("--no-transfer-progress");
+    }
+    util::run(&mut mvn)?;
+
+    step("all checks passed");
+    Ok(())
+}
+
+fn step(title: &str) {
+    eprintln!("\n== {title}");
+}
+
+/// Checks the published crates with the MSRV toolchain, in a target dir of its own.
+fn msrv() -> Result<(), String> {
+    let installed = Command::new("rustup")
+        .args(["run", MSRV, "rustc", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !installed {
+        util::run(Command::new("rustup").args([
+            "toolchain",
+            "install",
+            MSRV,
+            "--profile",
+            "minimal",
+        ]))?;
+    }
+    let mut check = Command::new("rustup");
+    check
+        .current_dir(workspace_root())
+        .args([
+            "run",
+            MSRV,
+            "cargo",
+            "check",
+            "-p",
+            "cetp-provider",
+            "-p",
+            "cetp-macros",
+            "--features",
+            "cetp-provider/jni",
+        ])
+        .env("CARGO_TARGET_DIR", util::cargo_target_dir().join("msrv"))
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO");
+    util::run(&mut check)
+}
