@@ -1,0 +1,124 @@
+//! The `#[tool]` attribute of [cetp-provider](https://docs.rs/cetp-provider).
+//!
+//! Use it through `cetp_provider::tool`; this crate only holds the procedural macro. The
+//! generated code refers to `::cetp_provider`, so the crate using `#[tool]` must depend on
+//! `cetp-provider` under that name.
+#![deny(missing_docs)]
+
+mod attr;
+mod docs;
+mod expand;
+
+use proc_macro::TokenStream;
+
+/// Turns a documented function into a CETP tool.
+///
+/// ```text
+/// use cetp_provider::{tool, tools, CallContext, Provider, ToolError};
+///
+/// /// Searches notes by words in their title or body.
+/// ///
+/// /// Returns at most 20 hits, newest first.
+/// #[tool(scopes = ["notes.read"])]
+/// pub fn search_notes(
+///     /// Words to look for.
+///     #[schemars(length(min = 1, max = 200))]
+///     query: String,
+///     /// Only notes carrying this tag.
+///     tag: Option<String>,
+///     ctx: &CallContext,
+/// ) -> Result<Vec<Hit>, ToolError> {
+///     // ...
+/// }
+///
+/// let provider = Provider::builder("Notes").tools(tools![search_notes]).build()?;
+/// ```
+///
+/// The function stays as written and can still be called directly (the macro only removes the
+/// parameter attributes it consumes, and allows `clippy::too_many_arguments` and
+/// `clippy::needless_pass_by_value` on it, since every parameter is a JSON property taken by
+/// value). Next to it the macro emits
+/// a hidden, field-less struct with the same name (it lives in the type namespace, so it does
+/// not clash with the function) that implements `cetp_provider::Tool`; `tools![search_notes]`
+/// instantiates that struct. The struct has the visibility of the function, so a tool can be
+/// registered wherever the function can be called: `tools![search_notes, notes::get_note]`.
+///
+/// # Attribute arguments
+///
+/// Both are optional: `#[tool]`, `#[tool(name = "...")]`, `#[tool(scopes = [...])]` or both,
+/// separated by a comma.
+///
+/// - `name = "find_notes"`: the tool name. Defaults to the function name (without `r#`). It
+///   must match `[a-z][a-z0-9_]{0,63}`.
+/// - `scopes = ["notes.read", ...]`: the scopes a caller must hold (`Tool::SCOPES`). A scope
+///   starts with an ASCII letter and contains only ASCII letters, digits, `.`, `_`, `-` and `:`,
+///   at most 128 characters; each scope is listed once.
+///
+/// # Description
+///
+/// The function's doc comment is required: it becomes `Tool::DESCRIPTION`, the text the model
+/// reads to decide when to call the tool. Common indentation is removed, the lines of a
+/// paragraph are joined with spaces, paragraphs are separated by a blank line, and list items,
+/// headings, tables and code blocks keep their own lines.
+///
+/// # Parameters
+///
+/// Each parameter becomes a property of the JSON arguments object, in declaration order:
+///
+/// - its name (without `r#`, so `r#type: String` is the property `type`) is the property name;
+/// - its doc comment becomes the property's `description`;
+/// - its type must implement `serde::Deserialize` and `schemars::JsonSchema`, and is taken by
+///   value (`String`, not `&str`);
+/// - `Option<T>` parameters are optional: missing (or `null`) means `None`, and they are not
+///   listed in `required`. All other parameters are required;
+/// - `#[schemars(...)]`, `#[serde(...)]`, `#[validate(...)]` and `#[garde(...)]` attributes on a
+///   parameter are moved onto the generated field, so the usual
+///   [schemars attributes](https://graham.cool/schemars/deriving/attributes/) constrain it:
+///
+/// ```text
+/// /// Lists the newest notes.
+/// #[tool]
+/// fn recent_notes(
+///     /// How many notes to return.
+///     #[schemars(range(min = 1, max = 100))]
+///     #[serde(default = "twenty")]
+///     limit: u32,
+///     /// A pattern the title must match.
+///     #[schemars(regex(pattern = r"^[a-z]+$"), length(max = 200))]
+///     title: Option<String>,
+/// ) -> Vec<Note> { ... }
+/// ```
+///
+/// Unknown properties are rejected (`additionalProperties: false`).
+///
+/// One parameter of type `&CallContext` (in any position) receives the call context: the
+/// caller's identity, the request id and the access level. It is injected by the provider and
+/// never appears in the schema.
+///
+/// # Return type
+///
+/// - `T` where `T: serde::Serialize`: the value is the tool's result;
+/// - `Result<T, E>` (any type whose last path segment is `Result`, e.g. `io::Result<T>`) with
+///   `T: Serialize` and `E: Into<cetp_provider::ToolError>`: `Err` becomes a CETP error;
+/// - no return type: the result is `null`.
+///
+/// # Compile errors
+///
+/// The macro rejects, with a message that says how to fix it:
+///
+/// - a function without a doc comment;
+/// - an invalid tool name, an unknown attribute key, malformed, empty, invalid or duplicate
+///   scopes;
+/// - `async fn` (CETP calls arrive on a Binder thread that blocks until the answer: do the
+///   work blocking, or call your runtime's `block_on` inside the function), `unsafe fn`, generic
+///   functions and `self` receivers;
+/// - parameters taken by reference (`&T`, `&mut T`) other than `&CallContext`, `impl Trait`
+///   parameters or return types, patterns instead of plain names, duplicate names, `#[cfg]` on a
+///   parameter, and more than one `&CallContext`.
+///
+/// Types that do not implement the required traits are reported by the compiler at the
+/// parameter or return type.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(attr.into(), item.into()).into()
+}
