@@ -491,3 +491,34 @@ fn unknown_extras_are_ignored_for_forward_compatibility() {
     );
     assert!(answer.is_success(), "{answer}");
 }
+
+#[test]
+fn declaration_mistakes_fail_the_build_with_what_to_change() {
+    use cetp_provider::BuildError;
+
+    let malformed = Provider::builder("P").scope("notes read", "x").build();
+    assert!(matches!(malformed, Err(BuildError::BadScope(s)) if s == "notes read"));
+    let twice = Provider::builder("P")
+        .scope("notes.read", "a")
+        .scope("notes.read", "b")
+        .build();
+    assert!(matches!(twice, Err(BuildError::BadScope(_))));
+
+    /// Needs a scope nobody declared.
+    #[cetp_provider::tool(scopes = ["calendar.read"])]
+    fn agenda() -> Vec<String> {
+        Vec::new()
+    }
+    let undeclared = Provider::builder("P")
+        .tools(cetp_provider::tools![agenda])
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        undeclared.to_string(),
+        "tool `agenda` needs scope `calendar.read`, which the provider does not declare; add `.scope(\"calendar.read\", \"…\")`"
+    );
+    assert!(matches!(
+        Provider::builder(" ").build(),
+        Err(BuildError::EmptyName)
+    ));
+}

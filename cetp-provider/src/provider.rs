@@ -146,8 +146,10 @@ pub enum BuildError {
         /// The undeclared scope.
         scope: String,
     },
-    /// A scope is declared twice or with an empty name.
-    #[error("scope `{0}` is declared twice or has an empty name")]
+    /// A scope is declared twice or its name is malformed.
+    #[error(
+        "scope `{0}` is declared twice or malformed: a scope starts with an ASCII letter and contains only ASCII letters, digits, `.`, `_`, `-` and `:` (at most 128 characters), e.g. `notes.read`"
+    )]
     BadScope(String),
     /// The provider name is empty.
     #[error("the provider name is empty")]
@@ -244,7 +246,7 @@ impl ProviderBuilder {
         }
         let mut declared = HashSet::new();
         for (scope, _) in &self.scopes {
-            if scope.trim().is_empty() || !declared.insert(scope.as_str()) {
+            if !is_valid_scope(scope) || !declared.insert(scope.as_str()) {
                 return Err(BuildError::BadScope(scope.clone()));
             }
         }
@@ -572,6 +574,17 @@ fn internal_failure(what: &str, request_id: Option<&str>, reference: u64) -> Too
     ToolError::internal(format_args!(
         "`{what}` failed unexpectedly inside the provider app ({id}ref {reference}); this is a bug in the app, not in your call"
     ))
+}
+
+/// `[A-Za-z][A-Za-z0-9._:-]*`, at most 128 characters: the rule `#[tool(scopes = …)]` enforces.
+fn is_valid_scope(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 128
+        && bytes[0].is_ascii_alphabetic()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b".-_:".contains(b))
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {

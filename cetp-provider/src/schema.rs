@@ -8,6 +8,7 @@
 //!   type is a [`SchemaError::Recursive`]);
 //! - no `nullable`, no `["T","null"]` type arrays, no `anyOf` with a `null` branch: an optional
 //!   value is simply not `required`;
+//! - a `default` of `null` (what an optional parameter defaults to anyway) is dropped;
 //! - `const` becomes a one-value `enum`; a `oneOf` of documented unit variants becomes one
 //!   `enum`, with the variant docs appended to the description;
 //! - non-standard numeric `format`s (`int32`, `uint64`, `double`, …) are dropped;
@@ -154,6 +155,9 @@ fn simplify(value: &mut Value) {
             unwrap_null_branch(obj, "anyOf");
             unwrap_null_branch(obj, "oneOf");
             obj.remove("nullable");
+            if obj.get("default").is_some_and(Value::is_null) {
+                obj.remove("default");
+            }
             if let Some(c) = obj.remove("const") {
                 obj.insert("enum".into(), Value::Array(vec![c]));
             }

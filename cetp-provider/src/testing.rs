@@ -35,7 +35,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::context::Caller;
+use crate::auth::Approval;
+use crate::context::{AccessLevel, Caller};
 use crate::provider::{Extras, Provider};
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode};
@@ -67,6 +68,68 @@ impl<'p> Consumer<'p> {
     /// The identity this consumer calls with.
     pub fn caller(&self) -> &Caller {
         &self.caller
+    }
+
+    /// Plays the user approving this consumer for every tool, the way the approval screen does:
+    /// calls each tool once (so the provider records a pending request from this caller, with
+    /// every scope the tools need), then approves this caller's pending requests at `access`
+    /// with no expiry. The provider must use user approval with a bound grant store
+    /// ([`Provider::bind_app`] or [`crate::auth::Auth::store_dir`]).
+    ///
+    /// ```
+    /// use cetp_provider::testing::Consumer;
+    /// use cetp_provider::{AccessLevel, CallContext, ErrorCode, Provider, tool, tools};
+    ///
+    /// /// Tells the caller how much it may see.
+    /// #[tool(scopes = ["profile.read"])]
+    /// fn access(ctx: &CallContext) -> String {
+    ///     format!("{:?}", ctx.access())
+    /// }
+    ///
+    /// let provider = Provider::builder("Profile")
+    ///     .scope("profile.read", "your profile")
+    ///     .tools(tools![access])
+    ///     .build()
+    ///     .unwrap();
+    /// let files = tempfile::tempdir().unwrap();
+    /// provider.bind_app("com.example.profile", files.path()).unwrap();
+    ///
+    /// let agent = Consumer::new(&provider);
+    /// assert_eq!(agent.execute("access", "{}").error_code(), Some(ErrorCode::AuthRequired));
+    /// agent.approve(AccessLevel::Redacted).unwrap();
+    /// assert_eq!(agent.execute("access", "{}").data_json().unwrap(), "Redacted");
+    /// ```
+    ///
+    /// # Errors
+    /// [`AnswerError`] if the provider recorded no pending request for this caller (open or
+    /// allowlist policy, an unbound store, a denied caller) or refused the approval.
+    pub fn approve(&self, access: AccessLevel) -> Result<(), AnswerError> {
+        for tool in self.provider.tools() {
+            self.execute(&tool.name, "{}");
+        }
+        let auth = self.provider.authorizer();
+        let mine: Vec<_> = auth
+            .pending()
+            .into_iter()
+            .filter(|request| {
+                request.uid == self.caller.uid()
+                    && request
+                        .packages
+                        .iter()
+                        .any(|p| self.caller.package_names().any(|name| name == p.name))
+            })
+            .collect();
+        if mine.is_empty() {
+            return Err(AnswerError(format!(
+                "the provider recorded no pending request from {}; approval needs the user-approval policy and a bound grant store",
+                self.caller.describe()
+            )));
+        }
+        for request in mine {
+            auth.approve(&request.id, Approval::all_requested().access(access))
+                .map_err(|e| AnswerError(format!("approval refused: {e}")))?;
+        }
+        Ok(())
     }
 
     /// `list_tools`.
