@@ -1,19 +1,19 @@
-//! Asks the notes provider one question the way an approved agent app would, on the host.
+//! Asks the expenses provider one question the way an approved agent app would, on the host.
 //!
 //! ```text
-//! cargo run -p cetp-sample-notes --example ask                          # list_tools
-//! cargo run -p cetp-sample-notes --example ask -- get_note '{"id":7}'
-//! cargo run -p cetp-sample-notes --example ask -- --redacted get_note '{"id":7}'
+//! cargo run -p cetp-sample-expenses --example ask_expenses                       # list_tools
+//! cargo run -p cetp-sample-expenses --example ask_expenses -- spending_by_category \
+//!     '{"range":{"from":"2025-03-01","to":"2025-03-31"}}'
+//! cargo run -p cetp-sample-expenses --example ask_expenses -- --redacted top_merchants \
+//!     '{"range":{"from":"2025-01-01","to":"2025-12-31"}}'
 //! ```
 //!
-//! It creates the demo database and a grant store in a temporary directory, lets the agent's
-//! first call be refused with `AUTH_REQUIRED`, approves it as the user would (with full or
-//! redacted access), and prints the reply.
+//! It keeps the grant store in a temporary directory, lets the agent's first call be refused
+//! with `AUTH_REQUIRED`, approves it as the user would (full or redacted), and prints the reply.
 
 use cetp_provider::AccessLevel;
 use cetp_provider::auth::Approval;
 use cetp_provider::testing::Consumer;
-use cetp_sample_notes::{demo, provider};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,10 +24,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         AccessLevel::Full
     };
     let dir = tempfile::tempdir()?;
-    let database = dir.path().join("notes.db");
-    demo::create(&database)?;
-    let provider = provider(database)?;
-    provider.bind_app("dev.cetp.samples.notes", dir.path())?;
+    let provider = cetp_sample_expenses::build_provider()?;
+    provider.bind_app("dev.cetp.samples.expenses", dir.path())?;
     let agent = Consumer::new(&provider);
 
     let Some(tool) = args.first() else {
