@@ -1,0 +1,390 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import android.content.pm.PackageManager;
+import android.content.pm.ProviderInfo;
+import android.os.Bundle;
+import dev.cetp.harness.Approvals;
+import dev.cetp.harness.Approvals.Access;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpConsumer.CallForm;
+import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.harness.TestJvm;
+import dev.cetp.harness.category.MinimalBundle;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * The minimal sample ({@code samples/minimal}) end to end through its host bundle: the merged
+ * manifest, the template's provider, the JNI bridge and the sample's Rust library, called as an
+ * agent app would ({@code ContentResolver.call}, both forms, every reply parcelled). The sample
+ * uses the default policy, user approval, so a tool answers only after the user approved the agent
+ * ({@link Approvals}, the approval screen's admin interface). Runs in {@code bundle-minimal}.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category(MinimalBundle.class)
+public class MinimalSampleE2ETest {
+  static final String PACKAGE = "dev.cetp.samples.minimal";
+  static final String AUTHORITY = "dev.cetp.samples.minimal.tools";
+  static final String LIBRARY = "cetp_sample_minimal";
+  static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
+
+  static final int AGENT_UID = 10_123;
+  static final String AGENT = "com.example.agent";
+  static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
+  static final int OTHER_UID = 10_124;
+  static final String OTHER = "com.example.other";
+  static final byte[] OTHER_CERT = "other-signing-cert".getBytes(StandardCharsets.UTF_8);
+
+  private HostBundle bundle;
+  private ManifestInstaller.Installed app;
+  private CetpConsumer consumer;
+
+  @Before
+  public void setUp() throws Exception {
+    bundle = HostBundle.current();
+    app = bundle.install();
+    app.startProviders();
+    consumer = new CetpConsumer();
+    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
+    Callers.install(pm, AGENT_UID, AGENT, AGENT_CERT);
+    Callers.install(pm, OTHER_UID, OTHER, OTHER_CERT);
+    Callers.setCallingUid(AGENT_UID);
+    // Every test starts from a provider bound to this test's own, empty files dir.
+    JSONObject state = Approvals.state();
+    assertTrue(state.toString(), state.getBoolean("store_open"));
+    assertEquals(state.toString(), 0, state.getJSONArray("pending").length());
+    assertEquals(state.toString(), 0, state.getJSONArray("grants").length());
+    assertEquals(state.toString(), 0, state.getJSONArray("denials").length());
+  }
+
+  private void approveAgent(Access access) {
+    Approvals.of(consumer, AUTHORITY, AGENT_UID).call("greet", "{\"name\":\"Ada\"}").approve(access);
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // The bundle and discovery
+
+  @Test
+  public void jvmIsConfiguredForTheMinimalBundle() {
+    TestJvm.requireConfigured();
+    assertEquals("minimal", bundle.name());
+    assertEquals(LIBRARY, bundle.nativeLibraryName());
+    ProviderInfo info = app.manifest.provider(AUTHORITY);
+    assertEquals("dev.cetp.CetpToolProvider", info.name);
+    assertEquals(PACKAGE, info.packageName);
+    assertTrue(info.exported);
+    assertEquals(LIBRARY, info.metaData.getString("dev.cetp.library"));
+  }
+
+  @Test
+  public void discoveryFindsTheAuthorityWithIntegerVersionOne() {
+    List<CetpConsumer.Discovered> found = consumer.discover();
+    assertEquals(found.toString(), 1, found.size());
+    CetpConsumer.Discovered d = found.get(0);
+    assertEquals(PACKAGE, d.packageName);
+    assertEquals("dev.cetp.CetpDiscoveryService", d.serviceClass);
+    assertEquals(AUTHORITY, d.authority);
+    assertEquals(1, d.version);
+    assertEquals(Integer.class, d.rawVersion.getClass());
+    assertEquals(1, d.rawVersion);
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // get_provider_info and list_tools (no approval needed)
+
+  @Test
+  public void getProviderInfoNamesTheSampleAndDeclaresNoScopes() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+      assertTrue(form + ": " + r, r.isSuccess());
+      assertEquals(List.of("data", "status"), sorted(new ArrayList<>(r.keys())));
+      JSONObject info = r.dataObject();
+      assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
+      assertEquals("Minimal sample", info.getString("provider_name"));
+      assertEquals("Greets people; the smallest CETP provider", info.getString("description"));
+      assertEquals(0, info.getJSONArray("scopes").length());
+    }
+  }
+
+  @Test
+  public void listToolsDescribesGreetWithItsNameParameter() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+      assertTrue(form + ": " + r, r.isSuccess());
+      assertEquals(List.of("tools"), keys(r.dataObject()));
+      JSONArray tools = r.tools();
+      assertEquals(1, tools.length());
+      JSONObject greet = tools.getJSONObject(0);
+      assertEquals(List.of("description", "name", "parameters"), sorted(keys(greet)));
+      assertEquals("greet", greet.getString("name"));
+      assertEquals(
+          "Greets someone by name. Use it to check that the Minimal sample app answers.",
+          greet.getString("description"));
+      JSONObject params = greet.getJSONObject("parameters");
+      assertEquals("object", params.getString("type"));
+      assertFalse(params.getBoolean("additionalProperties"));
+      assertEquals(List.of("name"), strings(params.getJSONArray("required")));
+      JSONObject props = params.getJSONObject("properties");
+      assertEquals(List.of("name"), keys(props));
+      JSONObject name = props.getJSONObject("name");
+      assertEquals("string", name.getString("type"));
+      assertEquals("The name of the person to greet.", name.getString("description"));
+      assertEquals(1, name.getInt("minLength"));
+      assertEquals(100, name.getInt("maxLength"));
+      assertFalse(params.toString(), params.toString().contains("$ref"));
+    }
+  }
+
+  @Test
+  public void discoveryAnswersCallersWithoutPackagesOrApproval() {
+    Callers.setCallingUid(10_999); // no package under this UID
+    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+    assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // Authorization: user approval
+
+  @Test
+  public void greetBeforeApprovalIsAuthRequiredWithHintAndIntent() throws Exception {
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r =
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("greet", "{\"name\":\"Ada\"}"));
+      assertError(r, "AUTH_REQUIRED", AGENT, "Minimal sample");
+      assertEquals(
+          "the user has not yet allowed com.example.agent to use Minimal sample; ask the user to"
+              + " approve it in the Minimal sample app, then call again",
+          r.errorMessage());
+      assertEquals("Open Minimal sample and allow com.example.agent to use its tools", r.resolutionHint());
+      assertEquals(AUTHORIZE, r.authorizeIntent());
+      assertEquals(
+          List.of("authorize_intent", "error_code", "error_message", "resolution_hint", "status"),
+          sorted(new ArrayList<>(r.keys())));
+    }
+    // Both calls were recorded as one pending request, with the caller's identity.
+    JSONArray pending = Approvals.pending();
+    assertEquals(pending.toString(), 1, pending.length());
+    JSONObject request = pending.getJSONObject(0);
+    assertEquals(AGENT_UID, request.getInt("uid"));
+    JSONArray packages = request.getJSONArray("packages");
+    assertEquals(1, packages.length());
+    assertEquals(AGENT, packages.getJSONObject(0).getString("name"));
+    assertEquals(
+        List.of(Callers.sha256Hex(AGENT_CERT)),
+        strings(packages.getJSONObject(0).getJSONArray("certificate_sha256")));
+    assertEquals(0, request.getJSONArray("scopes").length()); // greet declares no scope
+    assertEquals(0, Approvals.grants().length());
+  }
+
+  @Test
+  public void argumentsAreNotCheckedBeforeApproval() {
+    // Authorization comes before validation: an unapproved caller learns nothing about them.
+    assertError(consumer.executeTool(AUTHORITY, "greet", "{}", null), "AUTH_REQUIRED");
+    assertError(consumer.executeTool(AUTHORITY, "greet", "{not json", null), "AUTH_REQUIRED");
+  }
+
+  @Test
+  public void greetAnswersOnceApproved() throws Exception {
+    approveAgent(Access.FULL);
+    JSONArray grants = Approvals.grants();
+    assertEquals(1, grants.length());
+    assertEquals(AGENT, grants.getJSONObject(0).getString("package"));
+    assertEquals(Callers.sha256Hex(AGENT_CERT), grants.getJSONObject(0).getString("certificate_sha256"));
+    assertEquals("full", grants.getJSONObject(0).getString("access"));
+    assertEquals(0, Approvals.pending().length());
+
+    for (CallForm form : CallForm.values()) {
+      CetpResponse r =
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("greet", "{\"name\":\"Ada\"}"));
+      assertTrue(form + ": " + r, r.isSuccess());
+      assertEquals(List.of("data", "status"), sorted(new ArrayList<>(r.keys())));
+      assertEquals("\"Hello, Ada!\"", r.data()); // a JSON string
+      assertEquals("Hello, Ada!", r.dataValue());
+    }
+    // A request id does not change the answer.
+    assertEquals(
+        "Hello, Grace Hopper!",
+        consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Grace Hopper\"}", "req-1").dataValue());
+  }
+
+  @Test
+  public void aRedactedApprovalAlsoLetsGreetAnswer() {
+    approveAgent(Access.REDACTED);
+    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).dataValue());
+  }
+
+  @Test
+  public void theApprovalCoversOnlyTheApprovedApp() throws Exception {
+    approveAgent(Access.FULL);
+    Callers.setCallingUid(OTHER_UID);
+    CetpResponse other = consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null);
+    assertError(other, "AUTH_REQUIRED", OTHER);
+    assertEquals(OTHER_UID, Approvals.pendingFrom(OTHER_UID).getInt("uid"));
+    // A UID without any package cannot be approved at all.
+    Callers.setCallingUid(10_999);
+    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null), "PERMISSION_DENIED", "Minimal sample");
+    // The approved agent still gets its answer.
+    Callers.setCallingUid(AGENT_UID);
+    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).dataValue());
+  }
+
+  @Test
+  public void theApprovalIsStoredInTheFilesDirAndSurvivesARestart() throws Exception {
+    approveAgent(Access.FULL);
+    File store = new File(RuntimeEnvironment.getApplication().getFilesDir(), "cetp-grants.json");
+    assertTrue(store + " exists", store.isFile());
+    JSONObject saved = new JSONObject(new String(Files.readAllBytes(store.toPath()), StandardCharsets.UTF_8));
+    assertEquals(1, saved.getInt("version"));
+    assertEquals(AGENT, saved.getJSONArray("grants").getJSONObject(0).getString("package"));
+
+    app.startProviders(); // a new provider instance (as after a process restart), same files dir
+    assertEquals(0, Approvals.pending().length());
+    assertEquals(1, Approvals.grants().length());
+    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).dataValue());
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // Arguments and errors (approved agent)
+
+  @Test
+  public void greetRoundTripsUnicodeNames() throws Exception {
+    approveAgent(Access.FULL);
+    for (String name :
+        new String[] {"Zoë 🌱", "漢字かな交じり", "𝄞 e\u0301 שלום", "\uD83D\uDC68\u200D\uD83D\uDCBB"}) {
+      for (CallForm form : CallForm.values()) {
+        CetpResponse r =
+            consumer.call(
+                form,
+                AUTHORITY,
+                CetpConsumer.METHOD_EXECUTE_TOOL,
+                exec("greet", new JSONObject().put("name", name).toString()));
+        assertTrue(form + ": " + r, r.isSuccess());
+        assertEquals("Hello, " + name + "!", r.dataValue());
+      }
+    }
+  }
+
+  @Test
+  public void nameLengthIsCountedInCharactersFromOneToAHundred() throws Exception {
+    approveAgent(Access.FULL);
+    String hundred = "🌱".repeat(100); // 100 code points, 200 UTF-16 units, 400 UTF-8 bytes
+    assertEquals("Hello, " + hundred + "!", greet(hundred).dataValue());
+    assertEquals("Hello, x!", greet("x").dataValue());
+    assertError(greet("a".repeat(101)), "INVALID_ARGS", "`/name`");
+    assertError(greet("🌱".repeat(101)), "INVALID_ARGS", "`/name`");
+    assertError(greet(""), "INVALID_ARGS", "`/name`");
+  }
+
+  @Test
+  public void greetRejectsArgumentsOutsideItsSchema() {
+    approveAgent(Access.FULL);
+    // Missing required: an empty object, no args extra, JSON null.
+    assertError(consumer.executeTool(AUTHORITY, "greet", "{}", null), "INVALID_ARGS", "greet", "\"name\"");
+    assertError(consumer.executeTool(AUTHORITY, "greet", null, null), "INVALID_ARGS", "\"name\"");
+    assertError(consumer.executeTool(AUTHORITY, "greet", "null", null), "INVALID_ARGS", "\"name\"");
+    // Wrong types.
+    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":42}", null), "INVALID_ARGS", "`/name`");
+    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":[\"Ada\"]}", null), "INVALID_ARGS", "`/name`");
+    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":null}", null), "INVALID_ARGS", "name");
+    // An unknown property.
+    assertError(
+        consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\",\"greeting\":\"Hi\"}", null),
+        "INVALID_ARGS",
+        "greeting");
+    // Not a JSON object.
+    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":", null), "INVALID_ARGS", "not valid JSON");
+    assertError(consumer.executeTool(AUTHORITY, "greet", "[\"Ada\"]", null), "INVALID_ARGS", "JSON object");
+    assertError(consumer.executeTool(AUTHORITY, "greet", "\"Ada\"", null), "INVALID_ARGS", "JSON object");
+    // Every message ends with the expected parameters.
+    CetpResponse r = consumer.executeTool(AUTHORITY, "greet", "{}", null);
+    assertTrue(r.errorMessage(), r.errorMessage().endsWith("Expected {name: string (required)}."));
+  }
+
+  @Test
+  public void unknownToolsAndMethodsAreToolNotFoundWithOrWithoutApproval() {
+    for (CallForm form : CallForm.values()) {
+      // Before approval: the tool check comes first.
+      assertError(
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("greet_everyone", "{}")),
+          "TOOL_NOT_FOUND",
+          "greet_everyone");
+    }
+    assertEquals(0, Approvals.pending().length()); // nothing to approve for an unknown tool
+    approveAgent(Access.FULL);
+    for (CallForm form : CallForm.values()) {
+      assertError(
+          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("Greet", "{\"name\":\"Ada\"}")),
+          "TOOL_NOT_FOUND",
+          "Greet");
+      assertError(consumer.call(form, AUTHORITY, "greet", new Bundle()), "TOOL_NOT_FOUND", "greet");
+    }
+  }
+
+  // ----------------------------------------------------------------------------------------
+
+  private CetpResponse greet(String name) throws Exception {
+    return consumer.executeTool(AUTHORITY, "greet", new JSONObject().put("name", name).toString(), null);
+  }
+
+  /** An error reply: the code, a non-empty message containing every {@code mentions}, no data. */
+  static void assertError(CetpResponse r, String code, String... mentions) {
+    assertFalse("provider returned null", r.isNull());
+    assertEquals(r.toString(), "error", r.status());
+    assertEquals(r.toString(), code, r.errorCode());
+    assertNotNull(r.toString(), r.errorMessage());
+    assertFalse(r.toString(), r.errorMessage().isEmpty());
+    assertNull(r.toString(), r.data());
+    for (String m : mentions) {
+      assertTrue(r.errorMessage() + " should mention " + m, r.errorMessage().contains(m));
+    }
+  }
+
+  static Bundle exec(String tool, String args) {
+    Bundle b = new Bundle();
+    b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
+    if (args != null) {
+      b.putString(CetpConsumer.EXTRA_ARGS, args);
+    }
+    return b;
+  }
+
+  static List<String> keys(JSONObject o) {
+    List<String> out = new ArrayList<>();
+    o.keys().forEachRemaining(out::add);
+    return out;
+  }
+
+  static List<String> sorted(List<String> list) {
+    List<String> out = new ArrayList<>(list);
+    out.sort(null);
+    return out;
+  }
+
+  static List<String> strings(JSONArray a) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < a.length(); i++) {
+      out.add(a.getString(i));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,218 @@
+package dev.cetp.harness;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONException;
+import org.json.JSONObject;
+
+/**
+ * The user's side of the default authorization policy (user approval), without the approval
+ * screen: the provider's admin JSON interface ({@code dev.cetp.NativeBridge.admin(String)}, the
+ * interface the template's approval Activity uses; see {@code cetp-provider/src/auth/admin.rs}).
+ *
+ * <p>A consumer's {@code execute_tool} answers {@code AUTH_REQUIRED} and leaves a pending request
+ * recorded from the caller's identity (UID, packages, certificates). The user approves it by id,
+ * with full or redacted access, optionally only some of the requested scopes:
+ *
+ * <pre>{@code
+ * Approvals.of(consumer, AUTHORITY, AGENT_UID)
+ *     .call("get_note", "{\"id\":1}")      // AUTH_REQUIRED, recorded
+ *     .call("list_tags", "{}")             // merged into the same request
+ *     .approve(Approvals.Access.REDACTED); // the request approved by id
+ * }</pre>
+ *
+ * <p>{@code NativeBridge} is package-private in the bundle's {@code app.jar}, so it is reached by
+ * reflection; the provider must have been started ({@code Installed.startProviders()}).
+ */
+public final class Approvals {
+  private Approvals() {}
+
+  /** The access level of a grant, as the admin interface spells it. */
+  public enum Access {
+    FULL("full"),
+    REDACTED("redacted");
+
+    public final String wire;
+
+    Access(String wire) {
+      this.wire = wire;
+    }
+  }
+
+  private static final String BRIDGE = "dev.cetp.NativeBridge";
+
+  /**
+   * Sends one admin request and returns the whole reply ({@code ok}, {@code error}, {@code
+   * state}). Fails if the bridge returned null or something that is not a JSON object.
+   */
+  public static JSONObject admin(JSONObject request) {
+    String reply;
+    try {
+      Method admin = Class.forName(BRIDGE).getDeclaredMethod("admin", String.class);
+      admin.setAccessible(true);
+      reply = (String) admin.invoke(null, request.toString());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException(BRIDGE + " is not in the bundle's app.jar", e);
+    } catch (NoSuchMethodException | IllegalAccessException e) {
+      throw new IllegalStateException("cannot reach " + BRIDGE + ".admin(String)", e);
+    } catch (InvocationTargetException e) {
+      throw new IllegalStateException(BRIDGE + ".admin threw", e.getCause());
+    }
+    if (reply == null) {
+      throw new AssertionError(BRIDGE + ".admin returned null for " + request);
+    }
+    try {
+      return new JSONObject(reply);
+    } catch (JSONException e) {
+      throw new AssertionError("admin reply is not a JSON object: " + reply, e);
+    }
+  }
+
+  /** {@link #admin} that must succeed ({@code ok: true}); returns the state after it. */
+  public static JSONObject adminOk(JSONObject request) {
+    JSONObject reply = admin(request);
+    if (!reply.optBoolean("ok", false)) {
+      throw new AssertionError("admin " + request + " failed: " + reply);
+    }
+    try {
+      return reply.getJSONObject("state");
+    } catch (JSONException e) {
+      throw new AssertionError("admin reply without state: " + reply, e);
+    }
+  }
+
+  /** What the approval screen shows: provider, scopes, pending, grants, denials, store_open. */
+  public static JSONObject state() {
+    return adminOk(object("op", "state"));
+  }
+
+  /** The pending requests, oldest first. */
+  public static JSONArray pending() {
+    try {
+      return state().getJSONArray("pending");
+    } catch (JSONException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** The stored grants. */
+  public static JSONArray grants() {
+    try {
+      return state().getJSONArray("grants");
+    } catch (JSONException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** The only pending request recorded for calls from {@code uid}; fails if none or several. */
+  public static JSONObject pendingFrom(int uid) {
+    JSONArray all = pending();
+    List<JSONObject> found = new ArrayList<>();
+    for (int i = 0; i < all.length(); i++) {
+      JSONObject request = all.optJSONObject(i);
+      if (request != null && !request.isNull("uid") && request.optInt("uid") == uid) {
+        found.add(request);
+      }
+    }
+    if (found.size() != 1) {
+      throw new AssertionError(
+          "expected one pending request from uid " + uid + ", found " + found.size() + ": " + all);
+    }
+    return found.get(0);
+  }
+
+  /**
+   * Approves pending request {@code id} for every requested scope; returns the state after it.
+   */
+  public static JSONObject approve(String id, Access access) {
+    return approve(id, access, null);
+  }
+
+  /**
+   * Approves pending request {@code id} for {@code scopes} (null: every requested scope) with
+   * {@code access}; returns the state after it. Fails if the provider refused.
+   */
+  public static JSONObject approve(String id, Access access, List<String> scopes) {
+    JSONObject request = object("op", "approve");
+    try {
+      request.put("id", id).put("access", access.wire);
+      if (scopes != null) {
+        request.put("scopes", new JSONArray(scopes));
+      }
+    } catch (JSONException e) {
+      throw new AssertionError(e);
+    }
+    return adminOk(request);
+  }
+
+  /** Starts a request from {@code uid} to the provider at {@code authority}. */
+  public static Request of(CetpConsumer consumer, String authority, int uid) {
+    return new Request(consumer, authority, uid);
+  }
+
+  /** Tool calls that must be refused with AUTH_REQUIRED, then the user's approval. */
+  public static final class Request {
+    private final CetpConsumer consumer;
+    private final String authority;
+    private final int uid;
+    private int calls;
+
+    private Request(CetpConsumer consumer, String authority, int uid) {
+      this.consumer = consumer;
+      this.authority = authority;
+      this.uid = uid;
+    }
+
+    /**
+     * Calls {@code tool} with {@code args} from the UID; the answer must be AUTH_REQUIRED (which
+     * records or extends the caller's pending request).
+     */
+    public Request call(String tool, String args) {
+      CetpResponse r;
+      try {
+        r = Callers.as(uid, () -> consumer.executeTool(authority, tool, args, null));
+      } catch (Exception e) {
+        throw new AssertionError(tool + " from uid " + uid + " threw", e);
+      }
+      if (!"error".equals(r.status()) || !"AUTH_REQUIRED".equals(r.errorCode())) {
+        throw new AssertionError(
+            tool + " from uid " + uid + " should answer AUTH_REQUIRED before approval: " + r);
+      }
+      calls++;
+      return this;
+    }
+
+    /** The caller's pending request (after at least one {@link #call}). */
+    public JSONObject pendingRequest() {
+      if (calls == 0) {
+        throw new IllegalStateException("call a tool first: nothing is pending before a call");
+      }
+      return pendingFrom(uid);
+    }
+
+    /** Approves the caller's pending request for every requested scope. */
+    public JSONObject approve(Access access) {
+      return approve(access, null);
+    }
+
+    /** Approves the caller's pending request for {@code scopes} (null: all requested). */
+    public JSONObject approve(Access access, List<String> scopes) {
+      try {
+        return Approvals.approve(pendingRequest().getString("id"), access, scopes);
+      } catch (JSONException e) {
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  private static JSONObject object(String key, String value) {
+    try {
+      return new JSONObject().put(key, value);
+    } catch (JSONException e) {
+      throw new AssertionError(e);
+    }
+  }
+}
