@@ -1,0 +1,96 @@
+//! What one CETP call costs inside the provider, side by side with calling the same Rust
+//! function directly: the price of the envelope, schema validation, (de)serialization and panic
+//! isolation. Run with `cargo bench -p cetp-provider --bench dispatch`; results are recorded in
+//! `docs/benchmarks.md`.
+
+use std::hint::black_box;
+
+use cetp_provider::auth::Auth;
+use cetp_provider::{Caller, Extras, Provider, tool, tools, wire};
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde::Serialize;
+
+/// One search hit.
+#[derive(Serialize)]
+pub struct Hit {
+    id: u32,
+    title: String,
+}
+
+/// Searches titles.
+#[tool]
+fn search(
+    /// Words to look for.
+    #[schemars(length(min = 1, max = 200))]
+    query: String,
+    /// How many hits.
+    #[schemars(range(min = 1, max = 50))]
+    limit: Option<u32>,
+) -> Vec<Hit> {
+    (1..=limit.unwrap_or(5))
+        .map(|id| Hit {
+            id,
+            title: format!("{query} {id}"),
+        })
+        .collect()
+}
+
+fn extras(pairs: &[(&str, &str)]) -> Extras {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+fn dispatch(c: &mut Criterion) {
+    let provider = Provider::builder("Bench")
+        .tools(tools![search])
+        .auth(Auth::open())
+        .build()
+        .unwrap();
+    let caller = Caller::app(10_001, "com.example.agent");
+    let valid = extras(&[
+        (wire::EXTRA_TOOL_NAME, "search"),
+        (wire::EXTRA_ARGS, r#"{"query":"milk","limit":5}"#),
+        (
+            wire::EXTRA_REQUEST_ID,
+            "3f2b9c1e-0000-4000-8000-000000000001",
+        ),
+    ]);
+    let invalid = extras(&[
+        (wire::EXTRA_TOOL_NAME, "search"),
+        (wire::EXTRA_ARGS, r#"{"query":"","limit":500}"#),
+    ]);
+
+    let mut group = c.benchmark_group("call");
+    group.bench_function("direct function call + serde_json::to_string", |b| {
+        b.iter(|| serde_json::to_string(&search(black_box("milk".to_owned()), Some(5))).unwrap())
+    });
+    group.bench_function("execute_tool (validated, 5 hits)", |b| {
+        b.iter(|| {
+            provider.call(
+                wire::METHOD_EXECUTE_TOOL,
+                None,
+                Some(black_box(&valid)),
+                &caller,
+            )
+        })
+    });
+    group.bench_function("execute_tool rejected (INVALID_ARGS)", |b| {
+        b.iter(|| {
+            provider.call(
+                wire::METHOD_EXECUTE_TOOL,
+                None,
+                Some(black_box(&invalid)),
+                &caller,
+            )
+        })
+    });
+    group.bench_function("list_tools (cached)", |b| {
+        b.iter(|| provider.call(black_box(wire::METHOD_LIST_TOOLS), None, None, &caller))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, dispatch);
+criterion_main!(benches);
