@@ -8,19 +8,11 @@
 pub mod demo;
 pub mod queries;
 
-use std::{path::PathBuf, sync::OnceLock};
+use std::path::PathBuf;
 
 use cetp_provider::{BuildError, CallContext, Provider, ToolError, tool, tools};
 use chrono::NaiveDate;
 use queries::{Hit, Note, NoteList, TagCount};
-
-/// The notes database, fixed when the provider is built (one per process: the first wins).
-static DATABASE: OnceLock<PathBuf> = OnceLock::new();
-
-/// Opens the notes database read-only, for one call.
-fn db() -> Result<rusqlite::Connection, ToolError> {
-    queries::open(DATABASE.get())
-}
 
 /// Searches the user's notes by words in their title or body, best matches first. Every word
 /// must occur; case and accents are ignored. Redacted callers get titles and dates, no snippets.
@@ -37,7 +29,13 @@ pub fn search_notes(
     limit: Option<u32>,
     ctx: &CallContext,
 ) -> Result<Vec<Hit>, ToolError> {
-    queries::search(&db()?, &query, tag.as_deref(), limit, ctx.access())
+    queries::search(
+        &queries::connect()?,
+        &query,
+        tag.as_deref(),
+        limit,
+        ctx.access(),
+    )
 }
 
 /// Fetches one note by id, with its full text (redacted callers get title, date and tags).
@@ -48,13 +46,13 @@ pub fn get_note(
     id: i64,
     ctx: &CallContext,
 ) -> Result<Note, ToolError> {
-    queries::note(&db()?, id, ctx.access())
+    queries::note(&queries::connect()?, id, ctx.access())
 }
 
 /// Lists every tag with the number of notes carrying it, most used first.
 #[tool(scopes = ["tags.read"])]
 pub fn list_tags() -> Result<Vec<TagCount>, ToolError> {
-    queries::tags(&db()?)
+    queries::tags(&queries::connect()?)
 }
 
 /// Lists the notes written between two days (both included, 366 days at most), oldest
@@ -69,7 +67,7 @@ pub fn notes_between(
     #[schemars(range(min = 1, max = 200))]
     limit: Option<u32>,
 ) -> Result<NoteList, ToolError> {
-    queries::between(&db()?, from, to, limit)
+    queries::between(&queries::connect()?, from, to, limit)
 }
 
 /// Declares the provider over the notes database at `database`.
@@ -77,7 +75,7 @@ pub fn notes_between(
 /// # Errors
 /// A [`BuildError`] if the declaration is inconsistent (it is not).
 pub fn provider(database: PathBuf) -> Result<Provider, BuildError> {
-    DATABASE.get_or_init(|| database);
+    queries::use_database(database);
     Provider::builder("Notes")
         .description("The user's notes: full-text search, tags and notes by date")
         .scope("notes.read", "your notes: titles, dates and text")

@@ -8,6 +8,7 @@
 //! `tags(note_id, tag)` and the FTS5 index `notes_fts(title, body)` over `notes`.
 
 use std::path::PathBuf;
+use std::sync::{PoisonError, RwLock};
 
 use cetp_provider::{AccessLevel, ToolError};
 use chrono::NaiveDate;
@@ -93,6 +94,25 @@ pub struct TagCount {
 /// # Errors
 /// `INTERNAL_ERROR` if no path is set (the provider was not built), there is no database at
 /// `path`, or it cannot be read.
+/// The database the tools read: set by every provider build, so a restarted provider (or a new
+/// test) never reads a previous app's file.
+static DATABASE: RwLock<Option<PathBuf>> = RwLock::new(None);
+
+/// Points the tools at the notes database `path`.
+pub fn use_database(path: PathBuf) {
+    *DATABASE.write().unwrap_or_else(PoisonError::into_inner) = Some(path);
+}
+
+/// Opens the current notes database read-only, for one call.
+pub fn connect() -> Result<Connection, ToolError> {
+    let path = DATABASE
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    open(path.as_ref())
+}
+
+/// Opens the notes database at `path` read-only.
 pub fn open(path: Option<&PathBuf>) -> Result<Connection, ToolError> {
     let path = path.ok_or_else(|| ToolError::internal("no notes database is set"))?;
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
