@@ -354,16 +354,8 @@ impl Audit {
     }
 
     fn envelope(&mut self, what: &str, answer: &Answer) {
-        let known = [
-            wire::KEY_STATUS,
-            wire::KEY_DATA,
-            wire::KEY_ERROR_CODE,
-            wire::KEY_ERROR_MESSAGE,
-            wire::KEY_RESOLUTION_HINT,
-            wire::KEY_AUTHORIZE_INTENT,
-        ];
         for key in answer.bundle.keys() {
-            if !known.contains(&key.as_str()) {
+            if !wire::RESPONSE_KEYS.contains(&key.as_str()) {
                 self.fail(format!("{what}: unexpected key `{key}`"));
             }
         }

@@ -33,6 +33,16 @@ pub const KEY_RESOLUTION_HINT: &str = "resolution_hint";
 /// Response key: the intent action that opens the provider's authorization screen (optional).
 pub const KEY_AUTHORIZE_INTENT: &str = "authorize_intent";
 
+/// Every key a response Bundle may carry, in the order [`Response::to_pairs`] writes them.
+pub const RESPONSE_KEYS: [&str; 6] = [
+    KEY_STATUS,
+    KEY_DATA,
+    KEY_ERROR_CODE,
+    KEY_ERROR_MESSAGE,
+    KEY_RESOLUTION_HINT,
+    KEY_AUTHORIZE_INTENT,
+];
+
 /// Value of [`KEY_STATUS`] for a successful call.
 pub const STATUS_SUCCESS: &str = "success";
 /// Value of [`KEY_STATUS`] for a failed call.

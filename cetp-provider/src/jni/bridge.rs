@@ -20,16 +20,6 @@ use super::runtime::panic_text;
 use crate::provider::Extras;
 use crate::wire::{self, ErrorCode, Response};
 
-/// The response keys, interned once as global Java strings so a reply creates only its values.
-const RESPONSE_KEYS: [&str; 6] = [
-    wire::KEY_STATUS,
-    wire::KEY_DATA,
-    wire::KEY_ERROR_CODE,
-    wire::KEY_ERROR_MESSAGE,
-    wire::KEY_RESOLUTION_HINT,
-    wire::KEY_AUTHORIZE_INTENT,
-];
-
 /// What call-time code needs from the JVM, created on the loading thread in `JNI_OnLoad`.
 struct JavaSide {
     keys: Vec<(&'static str, Global<JString<'static>>)>,
@@ -75,8 +65,9 @@ pub(super) fn load(vm: *mut c_void) -> Result<(), Error> {
         // Safety: `native_method!` checked every function against its JNI signature, and both
         // are declared `static` here and in NativeBridge.java.
         unsafe { env.register_native_methods(&class, METHODS)? };
-        let mut keys = Vec::with_capacity(RESPONSE_KEYS.len());
-        for key in RESPONSE_KEYS {
+        let mut keys = Vec::with_capacity(wire::RESPONSE_KEYS.len());
+        // Interned once as global Java strings, so a reply creates only its values.
+        for key in wire::RESPONSE_KEYS {
             let local = JString::from_str(env, key)?;
             keys.push((key, env.new_global_ref(&local)?));
             env.delete_local_ref(local);

@@ -12,7 +12,7 @@ use cetp_sample_notes::{demo, provider};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-/// The demo database, written once per test run (the provider reads one database per process).
+/// The demo database, written once per test run and shared by the tests (read-only).
 static DATABASE: LazyLock<PathBuf> = LazyLock::new(|| {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cetp-sample-notes.db");
     demo::create(&path).expect("the demo database is written");

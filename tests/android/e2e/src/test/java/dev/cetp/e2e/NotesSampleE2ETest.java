@@ -105,19 +105,21 @@ public class NotesSampleE2ETest {
   // The bundle, discovery, provider info, tools
 
   /**
-   * The build function seeds {@code <filesDir>/notes.db}. Note: the sample keeps the first
-   * database path of the process ({@code OnceLock} in {@code lib.rs}), while Robolectric gives
-   * every test its own files dir, so in this fork every test reads the database seeded by the
-   * first test that started the provider (identical, read-only data; the grant store, in
-   * contrast, is rebound per test).
+   * The build function seeds {@code <filesDir>/notes.db}, and every provider start points the
+   * tools at its own files dir: Robolectric gives each test a new one, so removing this test's
+   * database must make the tools fail, naming that file.
    */
   @Test
-  public void jvmIsConfiguredAndTheDemoDatabaseIsSeededInTheFilesDir() {
+  public void theToolsReadTheDatabaseInThisStartsFilesDir() {
     TestJvm.requireConfigured();
     assertEquals("notes", bundle.name());
     assertEquals("cetp_sample_notes", bundle.nativeLibraryName());
     File db = new File(RuntimeEnvironment.getApplication().getFilesDir(), "notes.db");
     assertTrue(db + " was seeded at start-up", db.isFile());
+    approveAgent(Access.FULL);
+    assertTrue(run("get_note", "{\"id\":7}").isSuccess());
+    assertTrue(db.delete());
+    assertError(run("get_note", "{\"id\":7}"), "INTERNAL_ERROR", db.getPath());
   }
 
   @Test
