@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use cetp_provider::{BuildError, CallContext, Provider, ToolError, tool, tools};
 use chrono::NaiveDate;
-use queries::{Hit, Note, NoteList, TagCount};
+use queries::{Hit, Note, NoteList, TagCount, connect};
 
 /// Searches the user's notes by words in their title or body, best matches first. Every word
 /// must occur; case and accents are ignored. Redacted callers get titles and dates, no snippets.
@@ -29,13 +29,7 @@ pub fn search_notes(
     limit: Option<u32>,
     ctx: &CallContext,
 ) -> Result<Vec<Hit>, ToolError> {
-    queries::search(
-        &queries::connect()?,
-        &query,
-        tag.as_deref(),
-        limit,
-        ctx.access(),
-    )
+    queries::search(&connect()?, &query, tag.as_deref(), limit, ctx.access())
 }
 
 /// Fetches one note by id, with its full text (redacted callers get title, date and tags).
@@ -46,13 +40,13 @@ pub fn get_note(
     id: i64,
     ctx: &CallContext,
 ) -> Result<Note, ToolError> {
-    queries::note(&queries::connect()?, id, ctx.access())
+    queries::note(&connect()?, id, ctx.access())
 }
 
 /// Lists every tag with the number of notes carrying it, most used first.
 #[tool(scopes = ["tags.read"])]
 pub fn list_tags() -> Result<Vec<TagCount>, ToolError> {
-    queries::tags(&queries::connect()?)
+    queries::tags(&connect()?)
 }
 
 /// Lists the notes written between two days (both included, 366 days at most), oldest
@@ -67,7 +61,7 @@ pub fn notes_between(
     #[schemars(range(min = 1, max = 200))]
     limit: Option<u32>,
 ) -> Result<NoteList, ToolError> {
-    queries::between(&queries::connect()?, from, to, limit)
+    queries::between(&connect()?, from, to, limit)
 }
 
 /// Declares the provider over the notes database at `database`.
