@@ -1,12 +1,14 @@
 //! `cargo xtask <task>`: development tasks of cetp-rs (matklad's xtask convention; the alias
 //! lives in `.cargo/config.toml`).
 //!
+//! - `demo`: the notes sample and an agent app, told in about fifty lines (`demo.rs`).
 //! - `host-build <crate-dir> [--release]`: a host bundle for the JVM end-to-end suite
 //!   (see `docs/host-bundle.md`).
 //! - `android-check`: the Android build checks that run without an NDK or the Android Gradle
 //!   Plugin (see `android-template/README.md`).
 
 mod android_check;
+mod demo;
 mod gradle;
 mod host_build;
 mod lines;
@@ -21,6 +23,10 @@ const HELP: &str = "\
 cargo xtask <task>
 
 Tasks:
+  demo
+      The notes sample as an agent app meets it: discovery, list_tools, AUTH_REQUIRED, the
+      approval screen, the approved call, a redacted answer, INVALID_ARGS. Builds the notes host
+      bundle and runs one Robolectric class (Maven downloads its dependencies on the first run).
   host-build <crate-dir> [--release]
       Build a host bundle for the JVM end-to-end suite: the crate as a host cdylib, the Android
       template's Java (+ the app's Java) compiled against android-all, and the merged manifest,
@@ -39,6 +45,7 @@ Tasks:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
+        Some("demo") => demo::run(&args[1..]),
         Some("host-build") => host_build::run(&args[1..]),
         Some("android-check") => android_check::run(&args[1..]),
         Some("test") => test::run(&args[1..]),

@@ -22,6 +22,7 @@ const MSRV: &str = "1.85";
 /// Crates that get a host bundle and an end-to-end run.
 const BUNDLES: &[&str] = &[
     "tests/fixture-provider",
+    "tests/auth-provider",
     "samples/minimal",
     "samples/notes",
     "samples/expenses",

@@ -83,14 +83,26 @@ public class CetpToolProvider extends ContentProvider {
     }
     File filesDir = context.getFilesDir();
     String initError =
-        NativeBridge.init(
-            filesDir == null ? "" : filesDir.getAbsolutePath(), context.getPackageName());
+        NativeBridge.init(filesDir == null ? "" : filesDir.getAbsolutePath(), packageName(context));
     if (initError != null) {
       // The library answers every call with INTERNAL_ERROR and this reason; nothing to do here.
       Log.e(TAG, "CETP provider did not start: " + initError);
     }
     warnIfPermissionUndefined(context);
     return null;
+  }
+
+  /**
+   * The package this provider is declared in, which names the approval action ({@code
+   * <package>.CETP_AUTHORIZE}): from the ProviderInfo the platform attached (the installed app's
+   * package; under Robolectric the context's package is the test application's), else the
+   * context's.
+   */
+  private String packageName(Context context) {
+    if (providerInfo != null && providerInfo.packageName != null) {
+      return providerInfo.packageName;
+    }
+    return context.getPackageName();
   }
 
   @SuppressWarnings("deprecation") // getProviderInfo(ComponentName, int): API 33 added a flags class

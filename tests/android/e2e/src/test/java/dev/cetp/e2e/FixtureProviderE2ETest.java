@@ -276,7 +276,9 @@ public class FixtureProviderE2ETest {
   public void initReceivedTheFilesDirAndPackageName() throws Exception {
     Context context = RuntimeEnvironment.getApplication();
     JSONObject info = consumer.executeTool(AUTHORITY, "app_info", "{}", null).dataObject();
-    assertEquals(context.getPackageName(), info.getString("package_name"));
+    // The installed app's package (from the ProviderInfo), not Robolectric's test application
+    // (org.robolectric.default): it names the approval action <package>.CETP_AUTHORIZE.
+    assertEquals(PACKAGE, info.getString("package_name"));
     assertEquals(context.getFilesDir().getAbsolutePath(), info.getString("files_dir"));
   }
 

@@ -33,6 +33,15 @@ public final class Callers {
    */
   public static PackageInfo install(
       PackageManager pm, int uid, String packageName, byte[]... certificates) {
+    return installLabelled(pm, uid, packageName, null, certificates);
+  }
+
+  /**
+   * {@link #install}, with the application label {@code PackageManager.getApplicationLabel}
+   * reports ({@code null}: none, so the label is the package name).
+   */
+  public static PackageInfo installLabelled(
+      PackageManager pm, int uid, String packageName, String label, byte[]... certificates) {
     Signature[] signatures = new Signature[certificates.length];
     for (int i = 0; i < certificates.length; i++) {
       signatures[i] = new Signature(certificates[i]);
@@ -43,6 +52,7 @@ public final class Callers {
     ApplicationInfo ai = new ApplicationInfo();
     ai.packageName = packageName;
     ai.uid = uid;
+    ai.nonLocalizedLabel = label;
     ai.enabled = true;
     ai.flags = ApplicationInfo.FLAG_INSTALLED | ApplicationInfo.FLAG_HAS_CODE;
     ai.targetSdkVersion = 34;

@@ -1,0 +1,414 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import android.app.Activity;
+import android.content.Intent;
+import android.content.pm.PackageManager;
+import android.content.pm.ResolveInfo;
+import dev.cetp.harness.ApprovalScreen;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpConsumer.CallForm;
+import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.harness.TestJvm;
+import dev.cetp.harness.category.NotesBundle;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * User approval end to end on the notes sample: a consumer's {@code AUTH_REQUIRED}, the
+ * {@code authorize_intent} resolving to the template's approval screen, the user's choices on
+ * that screen (driven through its real views), and what the consumer gets afterwards. Every
+ * reply goes through a Parcel (the harness does it). Runs in {@code bundle-notes}.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category(NotesBundle.class)
+public class NotesAuthorizationE2ETest {
+  static final String PACKAGE = "dev.cetp.samples.notes";
+  static final String AUTHORITY = "dev.cetp.samples.notes.tools";
+  static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
+  static final String MANAGE = PACKAGE + ".CETP_MANAGE_GRANTS";
+
+  static final int AGENT_UID = 10_123;
+  static final String AGENT = "com.example.agent";
+  static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
+  static final int HELPER_UID = 10_124;
+  static final String HELPER = "com.example.helper";
+  static final byte[] HELPER_CERT = "helper-signing-cert".getBytes(StandardCharsets.UTF_8);
+
+  private static final String SEARCH = "{\"query\":\"basil\",\"limit\":3}";
+
+  private PackageManager pm;
+  private CetpConsumer consumer;
+  private final List<ApprovalScreen> screens = new ArrayList<>();
+
+  @Before
+  public void setUp() {
+    HostBundle bundle = HostBundle.current();
+    ManifestInstaller.Installed app = bundle.install();
+    app.startProviders();
+    pm = RuntimeEnvironment.getApplication().getPackageManager();
+    consumer = new CetpConsumer();
+    Callers.installLabelled(pm, AGENT_UID, AGENT, "Example Agent", AGENT_CERT);
+    Callers.installLabelled(pm, HELPER_UID, HELPER, null, HELPER_CERT);
+    Callers.setCallingUid(AGENT_UID);
+  }
+
+  @After
+  public void tearDown() {
+    for (ApprovalScreen screen : screens) {
+      screen.close();
+    }
+  }
+
+  private ApprovalScreen open(String action) {
+    ApprovalScreen screen = ApprovalScreen.launch(new Intent(action));
+    screens.add(screen);
+    return screen;
+  }
+
+  private ApprovalScreen openExplicit(Intent intent) {
+    ApprovalScreen screen = ApprovalScreen.launchExplicit(intent);
+    screens.add(screen);
+    return screen;
+  }
+
+  private CetpResponse search() {
+    return consumer.executeTool(AUTHORITY, "search_notes", SEARCH, null);
+  }
+
+  private static void assertCode(CetpResponse r, String code) {
+    assertEquals(r.toString(), "error", r.status());
+    assertEquals(r.toString(), code, r.errorCode());
+  }
+
+  /** The consumer's first call: AUTH_REQUIRED, and the screen its intent opens. */
+  private ApprovalScreen askAndOpen() {
+    CetpResponse first = search();
+    assertCode(first, "AUTH_REQUIRED");
+    return open(first.authorizeIntent());
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  @Test
+  public void jvmIsConfigured() {
+    TestJvm.requireConfigured();
+  }
+
+  @Test
+  public void discoveryAnswersUnknownCallersByDefault() throws Exception {
+    Callers.setCallingUid(10_999); // an app the provider has never seen, with no package at all
+    CetpResponse tools = consumer.listTools(AUTHORITY);
+    assertTrue(tools.toString(), tools.isSuccess());
+    assertEquals(4, tools.tools().length());
+    assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
+    Callers.setCallingUid(AGENT_UID);
+    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+  }
+
+  @Test
+  public void unknownCallerGetsAuthRequiredWithHintAndAnIntentThatOpensTheScreen() {
+    for (CallForm form : CallForm.values()) {
+      android.os.Bundle extras = new android.os.Bundle();
+      extras.putString(CetpConsumer.EXTRA_TOOL_NAME, "search_notes");
+      extras.putString(CetpConsumer.EXTRA_ARGS, SEARCH);
+      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, extras);
+      assertCode(r, "AUTH_REQUIRED");
+      assertNull(r.data());
+      assertTrue(r.errorMessage(), r.errorMessage().contains(AGENT));
+      assertNotNull(r.toString(), r.resolutionHint());
+      assertTrue(r.resolutionHint(), r.resolutionHint().contains("Notes"));
+      assertTrue(r.resolutionHint(), r.resolutionHint().contains("your notes: titles, dates and text"));
+      assertEquals(AUTHORIZE, r.authorizeIntent());
+    }
+    // The consumer launches the action as an implicit intent: exactly the template's screen.
+    List<ResolveInfo> found = ApprovalScreen.resolve(AUTHORIZE);
+    assertEquals(found.toString(), 1, found.size());
+    assertEquals(ApprovalScreen.ACTIVITY, found.get(0).activityInfo.name);
+    assertEquals(PACKAGE, found.get(0).activityInfo.packageName);
+    assertTrue(found.get(0).activityInfo.exported);
+    List<ResolveInfo> manage = ApprovalScreen.resolve(MANAGE);
+    assertEquals(manage.toString(), 1, manage.size());
+    assertEquals(ApprovalScreen.ACTIVITY, manage.get(0).activityInfo.name);
+  }
+
+  @Test
+  public void theScreenShowsTheRequestInWordsAndAllowGrantsIt() throws Exception {
+    ApprovalScreen screen = askAndOpen();
+    List<String> texts = screen.texts();
+    String shown = screen.text();
+    assertEquals(shown, "Allow access to Notes?", texts.get(0));
+    assertTrue(shown, texts.contains("Example Agent wants to read from Notes:"));
+    String fingerprint = fingerprint(AGENT_CERT);
+    assertTrue(shown, texts.contains(AGENT + ", certificate " + fingerprint));
+    assertTrue(shown, texts.contains("\u2022 your notes: titles, dates and text"));
+    assertFalse("only the scope the call needed: " + shown, shown.contains("tag names"));
+    for (String choice :
+        new String[] {"1 hour", "1 day", "30 days", "Until I revoke it", "Everything listed above",
+            "Limited", "Allow", "Deny", "Apps with access"}) {
+      assertTrue(choice + " in " + shown, texts.contains(choice));
+    }
+    assertTrue(shown, shown.contains("Limited: Notes leaves out the most private details"));
+
+    screen.tap("cetp:allow:0");
+    assertTrue("the screen returns to the consumer", screen.isFinishing());
+    assertEquals(Activity.RESULT_OK, screen.resultCode());
+
+    CetpResponse again = search();
+    assertTrue(again.toString(), again.isSuccess());
+    JSONArray hits = new JSONArray(again.data());
+    assertTrue(again.data(), hits.length() > 0);
+    assertTrue(again.data(), hits.getJSONObject(0).getString("snippet").contains("**"));
+    // Only notes.read was asked for and allowed: tags.read still needs the user.
+    assertCode(consumer.executeTool(AUTHORITY, "list_tags", "{}", null), "AUTH_REQUIRED");
+    // Another app is not covered by the agent's approval.
+    Callers.setCallingUid(HELPER_UID);
+    assertCode(search(), "AUTH_REQUIRED");
+  }
+
+  @Test
+  public void limitedAccessGetsNoBodiesOrSnippets() throws Exception {
+    ApprovalScreen screen = askAndOpen();
+    screen.tap("cetp:access:0:limited").tap("cetp:allow:0");
+    assertTrue(screen.isFinishing());
+
+    CetpResponse note = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
+    assertTrue(note.toString(), note.isSuccess());
+    JSONObject redacted = note.dataObject();
+    assertEquals(7, redacted.getInt("id"));
+    assertFalse(redacted.getString("title").isEmpty());
+    assertFalse(redacted.toString(), redacted.has("body"));
+    JSONArray hits = new JSONArray(search().data());
+    assertTrue(hits.length() > 0);
+    for (int i = 0; i < hits.length(); i++) {
+      assertFalse(hits.toString(), hits.getJSONObject(i).has("snippet"));
+    }
+
+    // The same note for a caller the user allowed fully has its body: the difference is the
+    // access level chosen on the screen.
+    Callers.setCallingUid(HELPER_UID);
+    assertCode(search(), "AUTH_REQUIRED");
+    open(AUTHORIZE).tap("cetp:allow:0");
+    JSONObject full = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null).dataObject();
+    assertFalse(full.getString("body").isEmpty());
+    assertEquals(full.getString("title"), redacted.getString("title"));
+  }
+
+  @Test
+  public void denyGivesPermissionDeniedUntilAllowedAgain() {
+    ApprovalScreen screen = askAndOpen();
+    screen.tap("cetp:deny:0");
+    assertTrue(screen.isFinishing());
+    assertEquals(Activity.RESULT_CANCELED, screen.resultCode());
+
+    CetpResponse denied = search();
+    assertCode(denied, "PERMISSION_DENIED");
+    assertTrue(denied.errorMessage(), denied.errorMessage().contains("do not retry"));
+    // A denial records no new request: the screen has nothing to ask.
+    ApprovalScreen empty = open(AUTHORIZE);
+    assertTrue(empty.text(), empty.texts().contains("No app is waiting for your approval right now."));
+    assertNull(empty.find("cetp:allow:0"));
+
+    ApprovalScreen grants = open(MANAGE);
+    String shown = grants.text();
+    assertEquals(shown, "Apps and your Notes data", grants.texts().get(0));
+    assertTrue(shown, grants.texts().contains("No app may read your data."));
+    assertTrue(shown, grants.texts().contains("Example Agent"));
+    assertTrue(shown, shown.contains("Declined "));
+    grants.tap("cetp:allow_again:0");
+    assertFalse("the grants screen stays open", grants.isFinishing());
+    assertTrue(grants.text(), grants.texts().contains("You have not declined any app."));
+
+    // Allowed to ask again: AUTH_REQUIRED and a fresh request the user can allow.
+    open(search().authorizeIntent()).tap("cetp:allow:0");
+    assertTrue(search().isSuccess());
+  }
+
+  @Test
+  public void revokeOnTheGrantsScreenEndsAccess() throws Exception {
+    ApprovalScreen screen = askAndOpen();
+    screen.tap("cetp:duration:0:month").tap("cetp:allow:0");
+    assertTrue(search().isSuccess());
+
+    // The button on the approval screen opens the grants screen with the manage action.
+    ApprovalScreen again = open(AUTHORIZE);
+    again.tap("cetp:manage");
+    Intent next = again.nextStartedActivity();
+    assertNotNull(next);
+    assertTrue(next.getAction(), next.getAction().endsWith(".CETP_MANAGE_GRANTS"));
+    assertEquals(ApprovalScreen.ACTIVITY, next.getComponent().getClassName());
+    ApprovalScreen grants = openExplicit(next);
+    List<String> texts = grants.texts();
+    String shown = grants.text();
+    assertTrue(shown, texts.contains("Example Agent"));
+    assertTrue(shown, texts.contains(AGENT + ", certificate " + fingerprint(AGENT_CERT)));
+    assertTrue(shown, texts.contains("Can read: your notes: titles, dates and text"));
+    assertTrue(shown, texts.contains("Full access"));
+    assertTrue(shown, texts.stream().anyMatch(t -> t.startsWith("Until ")));
+    assertTrue(shown, texts.contains("You have not declined any app."));
+
+    grants.tap("cetp:revoke:0");
+    assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
+    CetpResponse revoked = search();
+    assertCode(revoked, "AUTH_REQUIRED");
+    assertEquals(AUTHORIZE, revoked.authorizeIntent());
+  }
+
+  @Test
+  public void anotherCertificateUnderTheSameNameGetsNothing() {
+    askAndOpen().tap("cetp:allow:0");
+    assertTrue(search().isSuccess());
+
+    // An impostor installed under the agent's package name (the real one gone), other key.
+    int impostorUid = 10_200;
+    byte[] impostorCert = "impostor-cert".getBytes(StandardCharsets.UTF_8);
+    Callers.installLabelled(pm, impostorUid, AGENT, "Example Agent", impostorCert);
+    Callers.setCallingUid(impostorUid);
+    CetpResponse r = search();
+    assertCode(r, "AUTH_REQUIRED");
+    // The user is shown the impostor's certificate, not the approved one.
+    ApprovalScreen screen = open(r.authorizeIntent());
+    assertTrue(screen.text(), screen.texts().contains(AGENT + ", certificate " + fingerprint(impostorCert)));
+    assertFalse(screen.text(), screen.text().contains(fingerprint(AGENT_CERT)));
+  }
+
+  @Test
+  public void aSharedUidIsOneRequestNamingEveryPackage() {
+    int suiteUid = 10_300;
+    byte[] suiteCert = "suite-cert".getBytes(StandardCharsets.UTF_8);
+    Callers.installLabelled(pm, suiteUid, "com.example.suite.agent", "Suite Agent", suiteCert);
+    Callers.installLabelled(pm, suiteUid, "com.example.suite.sync", "Suite Sync", suiteCert);
+    Callers.setCallingUid(suiteUid);
+    ApprovalScreen screen = askAndOpen();
+    List<String> texts = screen.texts();
+    String shown = screen.text();
+    assertTrue(shown, texts.contains("Suite Agent, Suite Sync wants to read from Notes:"));
+    assertTrue(shown, texts.contains("com.example.suite.agent, certificate " + fingerprint(suiteCert)));
+    assertTrue(shown, texts.contains("com.example.suite.sync, certificate " + fingerprint(suiteCert)));
+    assertTrue(shown, texts.contains(
+        "These apps share one identity on this phone; your answer applies to all of them."));
+    assertNull("one request, one card", screen.find("cetp:allow:1"));
+    screen.tap("cetp:allow:0");
+    assertTrue(search().isSuccess());
+
+    ApprovalScreen grants = open(MANAGE);
+    assertTrue(grants.text(), grants.texts().contains("Suite Agent"));
+    assertTrue(grants.text(), grants.texts().contains("Suite Sync"));
+  }
+
+  @Test
+  public void craftedExtrasWithoutAPendingRequestGrantNothing() {
+    Intent crafted = new Intent(AUTHORIZE);
+    putEverything(crafted, "1-1", HELPER, Callers.sha256Hex(HELPER_CERT));
+    ApprovalScreen screen = ApprovalScreen.launch(crafted);
+    screens.add(screen);
+    assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
+    assertFalse(screen.text(), screen.text().contains(HELPER));
+    assertNull(screen.find("cetp:allow:0"));
+    Callers.setCallingUid(HELPER_UID);
+    assertCode(search(), "AUTH_REQUIRED");
+    assertTrue(open(MANAGE).texts().contains("No app may read your data."));
+  }
+
+  /**
+   * A malicious app with a pending request of its own launches the screen with extras naming
+   * another app's pending request (id, package, certificate), every scope, full access and no
+   * expiry. The user sees and allows only what the provider recorded, with the choices on screen:
+   * the other app stays unapproved, the malicious one gets exactly the scope it asked for, limited.
+   */
+  @Test
+  public void craftedExtrasCannotRedirectOrWidenAnApproval() throws Exception {
+    // The agent asks first and waits; then the malicious app asks.
+    assertCode(search(), "AUTH_REQUIRED");
+    int evilUid = 10_666;
+    String evil = "com.example.evil";
+    Callers.installLabelled(pm, evilUid, evil, "Totally Legit", "evil-cert".getBytes(StandardCharsets.UTF_8));
+    Callers.setCallingUid(evilUid);
+    assertCode(search(), "AUTH_REQUIRED");
+
+    JSONArray pending = ApprovalScreen.adminState().getJSONArray("pending");
+    assertEquals(pending.toString(), 2, pending.length());
+    String agentId = pending.getJSONObject(0).getString("id");
+    assertEquals(AGENT, pending.getJSONObject(0).getJSONArray("packages").getJSONObject(0).getString("name"));
+
+    Intent crafted = new Intent(AUTHORIZE);
+    putEverything(crafted, agentId, AGENT, Callers.sha256Hex(AGENT_CERT));
+    ApprovalScreen screen = ApprovalScreen.launch(crafted);
+    screens.add(screen);
+    // Card 0 is the newest request: the malicious app's, shown under its own name.
+    assertEquals(
+        screen.text(), "Totally Legit wants to read from Notes:", screen.texts().get(1));
+    screen.tap("cetp:access:0:limited").tap("cetp:duration:0:hour").tap("cetp:allow:0");
+    assertFalse("the agent's request is still waiting", screen.isFinishing());
+
+    // The agent named in the extras got nothing; its request still waits, unchanged.
+    Callers.setCallingUid(AGENT_UID);
+    assertCode(search(), "AUTH_REQUIRED");
+    JSONArray left = ApprovalScreen.adminState().getJSONArray("pending");
+    assertEquals(left.toString(), 1, left.length());
+    assertEquals(agentId, left.getJSONObject(0).getString("id"));
+
+    // The malicious app got what the user chose on screen: notes.read only, limited.
+    Callers.setCallingUid(evilUid);
+    CetpResponse evilNote = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
+    assertTrue(evilNote.toString(), evilNote.isSuccess());
+    assertFalse(evilNote.data(), evilNote.dataObject().has("body"));
+    assertCode(consumer.executeTool(AUTHORITY, "list_tags", "{}", null), "AUTH_REQUIRED");
+    JSONArray grants = ApprovalScreen.adminState().getJSONArray("grants");
+    assertEquals(grants.toString(), 1, grants.length());
+    JSONObject grant = grants.getJSONObject(0);
+    assertEquals(evil, grant.getString("package"));
+    assertEquals("redacted", grant.getString("access"));
+    assertEquals("[\"notes.read\"]", grant.getJSONArray("scopes").toString());
+    assertEquals(3_600_000L, grant.getLong("expires_at_ms") - grant.getLong("granted_at_ms"));
+  }
+
+  /** Every extra an attacker might hope the screen reads, in several spellings and types. */
+  private static void putEverything(Intent intent, String id, String pkg, String cert) {
+    for (String key : new String[] {"id", "request_id", "pending_id", "dev.cetp.ID"}) {
+      intent.putExtra(key, id);
+    }
+    for (String key : new String[] {"package", "package_name", "caller", "dev.cetp.PACKAGE"}) {
+      intent.putExtra(key, pkg);
+    }
+    intent.putExtra("certificate_sha256", cert);
+    intent.putExtra("scopes", new String[] {"notes.read", "tags.read"});
+    intent.putExtra("scope", "tags.read");
+    intent.putExtra("access", "full");
+    intent.putExtra("duration_secs", 0L);
+    intent.putExtra("op", "approve");
+    intent.putExtra("json", "{\"op\":\"approve\",\"id\":\"" + id + "\"}");
+    intent.putExtra("approve", true);
+  }
+
+  /** The screen's short fingerprint: the first 8 bytes, upper-case hex, colons, an ellipsis. */
+  static String fingerprint(byte[] cert) {
+    String hex = Callers.sha256Hex(cert).toUpperCase(java.util.Locale.ROOT);
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < 16; i += 2) {
+      if (i > 0) {
+        out.append(':');
+      }
+      out.append(hex, i, i + 2);
+    }
+    return out.append('\u2026').toString();
+  }
+}

@@ -1,0 +1,208 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import android.content.Intent;
+import android.content.pm.PackageManager;
+import android.content.pm.ResolveInfo;
+import dev.cetp.harness.ApprovalScreen;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.category.Demo;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * {@code cargo xtask demo}: the notes sample as an agent app meets it, told step by step. It is
+ * a test (every step is asserted, so the story cannot silently go wrong) in a category of its own
+ * that only the {@code demo-notes} execution runs; the story goes to {@code -Dcetp.demo.out}.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category(Demo.class)
+public class NotesDemo {
+  private static final String AGENT = "com.clawseed.android";
+  private static final int AGENT_UID = 10_123;
+  private static final String WIDGET = "com.example.notewidget";
+  private static final int WIDGET_UID = 10_124;
+
+  private final List<String> lines = new ArrayList<>();
+
+  private void say(String line) {
+    lines.add(line);
+  }
+
+  private void say(String format, Object... args) {
+    lines.add(String.format(Locale.ROOT, format, args));
+  }
+
+  private static String cut(String text, int max) {
+    String flat = text.replace('\n', ' ');
+    return flat.length() <= max ? flat : flat.substring(0, max - 1) + "\u2026";
+  }
+
+  private static List<String> wrap(String text, int width) {
+    List<String> out = new ArrayList<>();
+    StringBuilder line = new StringBuilder();
+    for (String word : text.split(" ")) {
+      if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+        out.add(line.toString());
+        line.setLength(0);
+        line.append("  ");
+      }
+      if (line.length() > 0 && !line.toString().equals("  ")) {
+        line.append(' ');
+      }
+      line.append(word);
+    }
+    out.add(line.toString());
+    return out;
+  }
+
+  private static String firstSentence(String text) {
+    int end = text.indexOf(". ");
+    return end < 0 ? text : text.substring(0, end + 1);
+  }
+
+  @Test
+  public void tellTheStory() throws Exception {
+    try {
+      story();
+    } finally {
+      write();
+    }
+  }
+
+  private void story() throws Exception {
+    HostBundle.current().install().startProviders();
+    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
+    Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", "clawseed-cert".getBytes(StandardCharsets.UTF_8));
+    Callers.installLabelled(pm, WIDGET_UID, WIDGET, "Note Widget", "widget-cert".getBytes(StandardCharsets.UTF_8));
+    Callers.setCallingUid(AGENT_UID);
+    CetpConsumer agent = new CetpConsumer();
+
+    say("CETP demo: the Notes sample app (samples/notes) and an agent app, ClawSeed.");
+    say("Robolectric runs the app's Android template and its Rust library (real SQLite) on the JVM.");
+    say("");
+    say("1. Discovery: queryIntentServices(com.clawseed.action.TOOL_PROVIDER)");
+    List<CetpConsumer.Discovered> found = agent.discover();
+    assertEquals(1, found.size());
+    CetpConsumer.Discovered notes = found.get(0);
+    say("   %s  authority %s  CETP version %d", notes.packageName, notes.authority, notes.version);
+    String authority = notes.authority;
+
+    CetpResponse listed = agent.listTools(authority);
+    assertTrue(listed.toString(), listed.isSuccess());
+    JSONArray tools = listed.tools();
+    say("");
+    say("2. list_tools -> %d tools (the model sees them as notes__<name>)", tools.length());
+    for (int i = 0; i < tools.length(); i++) {
+      JSONObject tool = tools.getJSONObject(i);
+      say("   %-14s %s", tool.getString("name"), cut(firstSentence(tool.getString("description")), 78));
+    }
+
+    String search = "{\"query\":\"basil\",\"limit\":3}";
+    say("");
+    say("3. execute_tool search_notes %s, before the user said anything", search);
+    CetpResponse first = agent.executeTool(authority, "search_notes", search, null);
+    assertEquals(first.toString(), "AUTH_REQUIRED", first.errorCode());
+    say("   error_code       %s", first.errorCode());
+    say("   error_message    %s", first.errorMessage());
+    say("   resolution_hint  %s", first.resolutionHint());
+    say("   authorize_intent %s", first.authorizeIntent());
+    List<ResolveInfo> screens = ApprovalScreen.resolve(first.authorizeIntent());
+    assertEquals(1, screens.size());
+    say("   -> resolves to %s/%s", screens.get(0).activityInfo.packageName, screens.get(0).activityInfo.name);
+
+    say("");
+    say("4. ClawSeed starts that intent. The approval screen shows:");
+    ApprovalScreen screen = ApprovalScreen.launch(new Intent(first.authorizeIntent()));
+    for (String row : screen.sketch()) {
+      for (String part : wrap(row, 92)) {
+        say("   | %s", part);
+      }
+    }
+    say("   The user keeps \"1 day\" and \"Everything listed above\" and taps Allow.");
+    screen.tap("cetp:allow:0");
+    assertTrue(screen.isFinishing());
+    screen.close();
+
+    say("");
+    say("5. The same call again -> success:");
+    CetpResponse hits = agent.executeTool(authority, "search_notes", search, null);
+    assertTrue(hits.toString(), hits.isSuccess());
+    JSONArray list = new JSONArray(hits.data());
+    assertTrue(list.length() > 0);
+    for (int i = 0; i < list.length(); i++) {
+      JSONObject hit = list.getJSONObject(i);
+      say("   #%d %s (%s) %s", hit.getInt("id"), hit.getString("title"),
+          hit.getString("created").substring(0, 10), hit.getJSONArray("tags"));
+      say("      %s", cut(hit.getString("snippet"), 90));
+    }
+    int id = list.getJSONObject(0).getInt("id");
+
+    say("");
+    say("6. A second app, Note Widget, is allowed with \"Limited\" (redacted) access.");
+    Callers.setCallingUid(WIDGET_UID);
+    CetpConsumer widget = new CetpConsumer();
+    String getNote = "{\"id\":" + id + "}";
+    CetpResponse widgetFirst = widget.executeTool(authority, "get_note", getNote, null);
+    assertEquals("AUTH_REQUIRED", widgetFirst.errorCode());
+    ApprovalScreen second = ApprovalScreen.launch(new Intent(widgetFirst.authorizeIntent()));
+    second.tap("cetp:access:0:limited").tap("cetp:allow:0");
+    second.close();
+    CetpResponse redacted = widget.executeTool(authority, "get_note", getNote, null);
+    assertTrue(redacted.toString(), redacted.isSuccess());
+    assertFalse(redacted.dataObject().has("body"));
+    say("   Note Widget, get_note %s -> %s", getNote, cut(redacted.data(), 90));
+    Callers.setCallingUid(AGENT_UID);
+    CetpResponse full = agent.executeTool(authority, "get_note", getNote, null);
+    say("   ClawSeed,    get_note %s -> ... \"body\":\"%s\"}", getNote,
+        cut(full.dataObject().getString("body"), 50));
+
+    say("");
+    say("7. Mistakes a model can fix from the answer alone:");
+    String backwards = "{\"from\":\"2024-05-01\",\"to\":\"2024-04-01\"}";
+    CetpResponse invalid = agent.executeTool(authority, "notes_between", backwards, null);
+    assertEquals(invalid.toString(), "INVALID_ARGS", invalid.errorCode());
+    say("   notes_between %s", backwards);
+    say("   -> %s: %s", invalid.errorCode(), invalid.errorMessage());
+    String tooMany = "{\"query\":\"basil\",\"limit\":500}";
+    CetpResponse schema = agent.executeTool(authority, "search_notes", tooMany, null);
+    assertEquals(schema.toString(), "INVALID_ARGS", schema.errorCode());
+    say("   search_notes %s", tooMany);
+    say("   -> %s: %s", schema.errorCode(), schema.errorMessage());
+    say("");
+    say("Try it yourself: samples/notes/README.md; the approval screen: android-template/README.md.");
+  }
+
+  private void write() throws IOException {
+    String target = System.getProperty("cetp.demo.out");
+    String text = String.join("\n", lines) + "\n";
+    if (target == null || target.isEmpty()) {
+      PrintStream out = System.out;
+      out.print(text);
+      return;
+    }
+    Path path = Paths.get(target);
+    Files.createDirectories(path.toAbsolutePath().getParent());
+    Files.write(path, text.getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,150 @@
+//! The provider behind the Android end-to-end tests of what the notes sample cannot show
+//! deterministically: **grant expiry** and **rate limits**.
+//!
+//! It is an ordinary user-approval provider (the default policy) with two test-only choices:
+//!
+//! - **A clock the test sets.** Grant expiry and rate limits read the time through
+//!   [`cetp_provider::auth::Clock`]. This provider's clock reads the file
+//!   [`CLOCK_FILE`] in the app's files directory: a decimal number of milliseconds since the Unix
+//!   epoch, or [`START_MS`] while the file is absent. A test moves time forward by writing the
+//!   file, so an approval "for 1 hour" lapses without anyone waiting. Production providers keep
+//!   the default [`SystemClock`](cetp_provider::auth::SystemClock); nothing in the SDK reads
+//!   this file.
+//! - **A tight rate limit** on `ping`: [`PING_BURST`] calls, then one more per hour.
+//!
+//! | tool | scope | answer |
+//! |---|---|---|
+//! | `count_entries` | `diary.read` | the number of diary entries |
+//! | `ping` | none | `"pong"`; rate limited |
+#![deny(missing_docs)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cetp_provider::auth::{Auth, Clock, RateLimit};
+use cetp_provider::{BuildError, Provider, tool, tools};
+
+/// The file the test clock reads, in the app's files directory.
+pub const CLOCK_FILE: &str = "cetp-test-clock-ms";
+
+/// The time while [`CLOCK_FILE`] is absent: 2026-01-01T00:00:00Z.
+pub const START_MS: u64 = 1_767_225_600_000;
+
+/// How many `ping` calls a caller may make at once (then one per hour).
+pub const PING_BURST: u32 = 3;
+
+/// A clock that shows what the test wrote into a file (see the crate docs).
+#[derive(Debug, Clone)]
+pub struct FileClock {
+    path: PathBuf,
+}
+
+impl FileClock {
+    /// A clock reading `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        FileClock { path: path.into() }
+    }
+}
+
+impl Clock for FileClock {
+    fn now_ms(&self) -> u64 {
+        std::fs::read_to_string(&self.path)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+            .unwrap_or(START_MS)
+    }
+}
+
+/// Counts the entries in the user's diary.
+#[tool(scopes = ["diary.read"])]
+pub fn count_entries() -> u32 {
+    42
+}
+
+/// Answers "pong"; at most three calls at once, then one per hour.
+#[tool]
+pub fn ping() -> &'static str {
+    "pong"
+}
+
+/// The provider, with its clock reading `clock_file`.
+///
+/// # Errors
+/// A [`BuildError`] if the declaration is inconsistent (it is not).
+pub fn provider(clock_file: PathBuf) -> Result<Provider, BuildError> {
+    Provider::builder("Diary")
+        .description("A diary, for authorization tests")
+        .scope("diary.read", "your diary entries")
+        .tools(tools![count_entries, ping])
+        .auth(
+            Auth::user_approval()
+                .clock(FileClock::new(clock_file))
+                .tool_rate_limit(
+                    "ping",
+                    RateLimit::new(PING_BURST, Duration::from_secs(3600)),
+                ),
+        )
+        .build()
+}
+
+fn build_provider() -> Result<Provider, BuildError> {
+    let files_dir = cetp_provider::jni::app().map(|app| app.files_dir().to_owned());
+    provider(files_dir.unwrap_or_default().join(CLOCK_FILE))
+}
+
+cetp_provider::export_provider!(build_provider);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cetp_provider::ErrorCode;
+    use cetp_provider::auth::Approval;
+    use cetp_provider::testing::Consumer;
+
+    #[test]
+    fn the_clock_follows_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = FileClock::new(dir.path().join(CLOCK_FILE));
+        assert_eq!(clock.now_ms(), START_MS);
+        std::fs::write(dir.path().join(CLOCK_FILE), "1800000000000\n").unwrap();
+        assert_eq!(clock.now_ms(), 1_800_000_000_000);
+    }
+
+    #[test]
+    fn approval_expires_and_ping_is_rate_limited() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock_file = dir.path().join(CLOCK_FILE);
+        let provider = provider(clock_file.clone()).unwrap();
+        provider
+            .bind_app("dev.cetp.authfixture", dir.path())
+            .unwrap();
+        let agent = Consumer::new(&provider);
+        assert_eq!(
+            agent.execute("count_entries", "{}").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+        let auth = provider.authorizer();
+        let id = auth.pending().remove(0).id;
+        auth.approve(
+            &id,
+            Approval::all_requested().expires_after(Duration::from_secs(3600)),
+        )
+        .unwrap();
+        assert_eq!(
+            agent.execute("count_entries", "{}").data_json().unwrap(),
+            42
+        );
+        for _ in 0..PING_BURST {
+            assert_eq!(agent.execute("ping", "{}").data_json().unwrap(), "pong");
+        }
+        assert_eq!(
+            agent.execute("ping", "{}").error_code(),
+            Some(ErrorCode::RateLimited)
+        );
+        std::fs::write(&clock_file, (START_MS + 3_600_000).to_string()).unwrap();
+        assert_eq!(
+            agent.execute("count_entries", "{}").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+    }
+}
