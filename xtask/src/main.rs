@@ -6,6 +6,8 @@
 //!   (see `docs/host-bundle.md`).
 //! - `android-check`: the Android build checks that run without an NDK or the Android Gradle
 //!   Plugin (see `android-template/README.md`).
+//! - `lines`: the samples' integration line counts against their budgets (`lines.rs`).
+//! - `test`: every check the project has, as CI runs it (`test.rs`).
 
 mod android_check;
 mod demo;
@@ -38,6 +40,9 @@ Tasks:
   test
       Every check: fmt, clippy, rustdoc, cargo test, the MSRV, packaging, android-check, host
       bundles of the fixture and every sample, and the Maven + Robolectric end-to-end suite.
+  lines
+      The integration line count of every sample, file by file, against its budget (fails when a
+      sample is over). The counting rules are in samples/README.md.
   help
       This text.
 ";
