@@ -1,36 +1,25 @@
 package dev.cetp.e2e;
 
-import static dev.cetp.e2e.MinimalSampleE2ETest.assertError;
-import static dev.cetp.e2e.MinimalSampleE2ETest.exec;
-import static dev.cetp.e2e.MinimalSampleE2ETest.keys;
-import static dev.cetp.e2e.MinimalSampleE2ETest.sorted;
-import static dev.cetp.e2e.MinimalSampleE2ETest.strings;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import android.content.pm.PackageManager;
 import android.os.Bundle;
 import dev.cetp.harness.Approvals;
 import dev.cetp.harness.Approvals.Access;
-import dev.cetp.harness.Callers;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.CetpConsumer.CallForm;
 import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
 import dev.cetp.harness.TestJvm;
 import dev.cetp.harness.category.ExpensesBundle;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONObject;
-import org.junit.Before;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
-import org.robolectric.RuntimeEnvironment;
 
 /**
  * The expenses sample ({@code samples/expenses}) end to end through its host bundle: argument
@@ -42,7 +31,7 @@ import org.robolectric.RuntimeEnvironment;
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(ExpensesBundle.class)
-public class ExpensesSampleE2ETest {
+public class ExpensesSampleE2ETest extends SampleSuite {
   static final String PACKAGE = "dev.cetp.samples.expenses";
   static final String AUTHORITY = "dev.cetp.samples.expenses.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
@@ -52,10 +41,6 @@ public class ExpensesSampleE2ETest {
           "groceries", "dining", "transport", "housing", "utilities", "health", "entertainment",
           "shopping", "travel");
   static final String SCOPE_DESCRIPTION = "your expenses: amounts, dates, merchants";
-
-  static final int AGENT_UID = 10_123;
-  static final String AGENT = "com.example.agent";
-  static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
 
   static final String MARCH_2025 = "{\"from\":\"2025-03-01\",\"to\":\"2025-03-31\"}";
   static final String YEAR_2025 = "{\"from\":\"2025-01-01\",\"to\":\"2025-12-31\"}";
@@ -72,37 +57,14 @@ public class ExpensesSampleE2ETest {
           + "{\"category\":\"entertainment\",\"total\":77.5,\"count\":2,\"share_percent\":2.5},"
           + "{\"category\":\"health\",\"total\":6.07,\"count\":1,\"share_percent\":0.2}]}";
 
-  private HostBundle bundle;
-  private CetpConsumer consumer;
-
-  @Before
-  public void setUp() throws Exception {
-    bundle = HostBundle.current();
-    bundle.install().startProviders();
-    consumer = new CetpConsumer();
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.install(pm, AGENT_UID, AGENT, AGENT_CERT);
-    Callers.setCallingUid(AGENT_UID);
-    JSONObject state = Approvals.state();
-    assertTrue(state.toString(), state.getBoolean("store_open"));
-    assertEquals(state.toString(), 0, state.getJSONArray("pending").length());
-    assertEquals(state.toString(), 0, state.getJSONArray("grants").length());
+  public ExpensesSampleE2ETest() {
+    super(AUTHORITY);
   }
 
   private JSONObject approveAgent(Access access) {
     return Approvals.of(consumer, AUTHORITY, AGENT_UID)
         .call("spending_by_category", "{\"range\":" + MARCH_2025 + "}")
         .approve(access);
-  }
-
-  private CetpResponse run(String tool, String args) {
-    return consumer.executeTool(AUTHORITY, tool, args, null);
-  }
-
-  private String data(String tool, String args) {
-    CetpResponse r = run(tool, args);
-    assertTrue(tool + " " + args + ": " + r, r.isSuccess());
-    return r.data();
   }
 
   private static String range(String from, String to) {

@@ -1,5 +1,10 @@
 package dev.cetp.e2e;
 
+import static dev.cetp.e2e.SampleSuite.AGENT_CERT;
+import static dev.cetp.e2e.SampleSuite.AGENT_UID;
+import static dev.cetp.e2e.SampleSuite.keys;
+import static dev.cetp.e2e.SampleSuite.sorted;
+import static dev.cetp.e2e.SampleSuite.strings;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
@@ -56,8 +61,6 @@ public class FixtureProviderE2ETest {
   static final String PACKAGE = "dev.cetp.rustfixture";
   static final String AUTHORITY = "dev.cetp.rustfixture.tools";
   private static final String PROVIDER_CLASS = "dev.cetp.CetpToolProvider";
-  private static final int AGENT_UID = 10_123;
-  private static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
   private static final List<String> TOOLS =
       List.of("echo", "whoami", "app_info", "boom", "oversized", "forecast", "fail");
 
@@ -556,25 +559,5 @@ public class FixtureProviderE2ETest {
 
   private static java.util.Set<String> setOf(String... keys) {
     return new java.util.HashSet<>(Arrays.asList(keys));
-  }
-
-  private static List<String> keys(JSONObject o) {
-    List<String> out = new ArrayList<>();
-    o.keys().forEachRemaining(out::add);
-    return out;
-  }
-
-  private static List<String> sorted(List<String> list) {
-    List<String> out = new ArrayList<>(list);
-    out.sort(null);
-    return out;
-  }
-
-  private static List<String> strings(JSONArray a) throws Exception {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < a.length(); i++) {
-      out.add(a.getString(i));
-    }
-    return out;
   }
 }

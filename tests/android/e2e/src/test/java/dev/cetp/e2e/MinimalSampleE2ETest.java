@@ -2,8 +2,6 @@ package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
-import static org.junit.Assert.assertNotNull;
-import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import android.content.pm.PackageManager;
@@ -15,8 +13,6 @@ import dev.cetp.harness.Callers;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.CetpConsumer.CallForm;
 import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
 import dev.cetp.harness.TestJvm;
 import dev.cetp.harness.category.MinimalBundle;
 import java.io.File;
@@ -42,38 +38,26 @@ import org.robolectric.RuntimeEnvironment;
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(MinimalBundle.class)
-public class MinimalSampleE2ETest {
+public class MinimalSampleE2ETest extends SampleSuite {
   static final String PACKAGE = "dev.cetp.samples.minimal";
   static final String AUTHORITY = "dev.cetp.samples.minimal.tools";
   static final String LIBRARY = "cetp_sample_minimal";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
 
-  static final int AGENT_UID = 10_123;
-  static final String AGENT = "com.example.agent";
-  static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
   static final int OTHER_UID = 10_124;
   static final String OTHER = "com.example.other";
   static final byte[] OTHER_CERT = "other-signing-cert".getBytes(StandardCharsets.UTF_8);
 
-  private HostBundle bundle;
-  private ManifestInstaller.Installed app;
-  private CetpConsumer consumer;
+  public MinimalSampleE2ETest() {
+    super(AUTHORITY);
+  }
 
+  /** Runs after {@link SampleSuite#startSample}: a second app, and no denials stored either. */
   @Before
-  public void setUp() throws Exception {
-    bundle = HostBundle.current();
-    app = bundle.install();
-    app.startProviders();
-    consumer = new CetpConsumer();
+  public void installOtherApp() throws Exception {
     PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.install(pm, AGENT_UID, AGENT, AGENT_CERT);
     Callers.install(pm, OTHER_UID, OTHER, OTHER_CERT);
-    Callers.setCallingUid(AGENT_UID);
-    // Every test starts from a provider bound to this test's own, empty files dir.
     JSONObject state = Approvals.state();
-    assertTrue(state.toString(), state.getBoolean("store_open"));
-    assertEquals(state.toString(), 0, state.getJSONArray("pending").length());
-    assertEquals(state.toString(), 0, state.getJSONArray("grants").length());
     assertEquals(state.toString(), 0, state.getJSONArray("denials").length());
   }
 
@@ -343,48 +327,6 @@ public class MinimalSampleE2ETest {
   // ----------------------------------------------------------------------------------------
 
   private CetpResponse greet(String name) throws Exception {
-    return consumer.executeTool(AUTHORITY, "greet", new JSONObject().put("name", name).toString(), null);
-  }
-
-  /** An error reply: the code, a non-empty message containing every {@code mentions}, no data. */
-  static void assertError(CetpResponse r, String code, String... mentions) {
-    assertFalse("provider returned null", r.isNull());
-    assertEquals(r.toString(), "error", r.status());
-    assertEquals(r.toString(), code, r.errorCode());
-    assertNotNull(r.toString(), r.errorMessage());
-    assertFalse(r.toString(), r.errorMessage().isEmpty());
-    assertNull(r.toString(), r.data());
-    for (String m : mentions) {
-      assertTrue(r.errorMessage() + " should mention " + m, r.errorMessage().contains(m));
-    }
-  }
-
-  static Bundle exec(String tool, String args) {
-    Bundle b = new Bundle();
-    b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
-    if (args != null) {
-      b.putString(CetpConsumer.EXTRA_ARGS, args);
-    }
-    return b;
-  }
-
-  static List<String> keys(JSONObject o) {
-    List<String> out = new ArrayList<>();
-    o.keys().forEachRemaining(out::add);
-    return out;
-  }
-
-  static List<String> sorted(List<String> list) {
-    List<String> out = new ArrayList<>(list);
-    out.sort(null);
-    return out;
-  }
-
-  static List<String> strings(JSONArray a) throws Exception {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < a.length(); i++) {
-      out.add(a.getString(i));
-    }
-    return out;
+    return run("greet", new JSONObject().put("name", name).toString());
   }
 }

@@ -1,32 +1,22 @@
 package dev.cetp.e2e;
 
-import static dev.cetp.e2e.MinimalSampleE2ETest.assertError;
-import static dev.cetp.e2e.MinimalSampleE2ETest.exec;
-import static dev.cetp.e2e.MinimalSampleE2ETest.keys;
-import static dev.cetp.e2e.MinimalSampleE2ETest.sorted;
-import static dev.cetp.e2e.MinimalSampleE2ETest.strings;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import android.content.pm.PackageManager;
 import android.os.Bundle;
 import dev.cetp.harness.Approvals;
 import dev.cetp.harness.Approvals.Access;
-import dev.cetp.harness.Callers;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.CetpConsumer.CallForm;
 import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
 import dev.cetp.harness.TestJvm;
 import dev.cetp.harness.category.NotesBundle;
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONObject;
-import org.junit.Before;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -43,15 +33,11 @@ import org.robolectric.RuntimeEnvironment;
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(NotesBundle.class)
-public class NotesSampleE2ETest {
+public class NotesSampleE2ETest extends SampleSuite {
   static final String PACKAGE = "dev.cetp.samples.notes";
   static final String AUTHORITY = "dev.cetp.samples.notes.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
   static final List<String> TOOLS = List.of("search_notes", "get_note", "list_tags", "notes_between");
-
-  static final int AGENT_UID = 10_123;
-  static final String AGENT = "com.example.agent";
-  static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
 
   static final String NOTES_READ = "your notes: titles, dates and text";
   static final String TAGS_READ = "your tag names and how many notes use each";
@@ -62,21 +48,8 @@ public class NotesSampleE2ETest {
           + "\"tags\":[\"travel\",\"weekend\"],\"body\":\"Try the café near the old harbour. The museum"
           + " opens at 9 and is closed on Mondays. Book the train from the airport to Montréal.\"}";
 
-  private HostBundle bundle;
-  private CetpConsumer consumer;
-
-  @Before
-  public void setUp() throws Exception {
-    bundle = HostBundle.current();
-    bundle.install().startProviders();
-    consumer = new CetpConsumer();
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.install(pm, AGENT_UID, AGENT, AGENT_CERT);
-    Callers.setCallingUid(AGENT_UID);
-    JSONObject state = Approvals.state();
-    assertTrue(state.toString(), state.getBoolean("store_open"));
-    assertEquals(state.toString(), 0, state.getJSONArray("pending").length());
-    assertEquals(state.toString(), 0, state.getJSONArray("grants").length());
+  public NotesSampleE2ETest() {
+    super(AUTHORITY);
   }
 
   /** The agent asks for both scopes (one merged pending request); the user approves it. */
@@ -87,18 +60,8 @@ public class NotesSampleE2ETest {
         .approve(access);
   }
 
-  private CetpResponse run(String tool, String args) {
-    return consumer.executeTool(AUTHORITY, tool, args, null);
-  }
-
-  private Object data(String tool, String args) {
-    CetpResponse r = run(tool, args);
-    assertTrue(tool + " " + args + ": " + r, r.isSuccess());
-    return r.dataValue();
-  }
-
   private JSONArray hits(String args) {
-    return (JSONArray) data("search_notes", args);
+    return (JSONArray) dataValue("search_notes", args);
   }
 
   // ----------------------------------------------------------------------------------------
@@ -362,7 +325,7 @@ public class NotesSampleE2ETest {
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(NOTE_42, r.data());
     }
-    JSONObject seven = (JSONObject) data("get_note", "{\"id\":7}");
+    JSONObject seven = (JSONObject) dataValue("get_note", "{\"id\":7}");
     assertEquals("Groceries for Saturday", seven.getString("title"));
     assertEquals("2023-01-09T17:10:56", seven.getString("created"));
     assertEquals(List.of("shopping"), strings(seven.getJSONArray("tags")));
@@ -370,11 +333,11 @@ public class NotesSampleE2ETest {
         "Pick up batteries and light bulbs. Birthday present for Zoë. Milk, eggs, spinach and coffee.",
         seven.getString("body"));
     // The first and the last note.
-    JSONObject one = (JSONObject) data("get_note", "{\"id\":1}");
+    JSONObject one = (JSONObject) dataValue("get_note", "{\"id\":1}");
     assertEquals("Oat milk, tofu and jasmine rice. Birthday present for Zoë.", one.getString("body"));
     assertEquals("2023-01-01T22:56:28", one.getString("created"));
     assertEquals(List.of("shopping", "weekend"), strings(one.getJSONArray("tags")));
-    JSONObject last = (JSONObject) data("get_note", "{\"id\":320}");
+    JSONObject last = (JSONObject) dataValue("get_note", "{\"id\":320}");
     assertEquals("Packing list for Reykjavík", last.getString("title"));
     assertEquals("2024-12-31T14:29:16", last.getString("created"));
   }
@@ -419,12 +382,12 @@ public class NotesSampleE2ETest {
           r.data());
     }
     // One day, both ends included.
-    JSONObject day = (JSONObject) data("notes_between", "{\"from\":\"2024-12-31\",\"to\":\"2024-12-31\"}");
+    JSONObject day = (JSONObject) dataValue("notes_between", "{\"from\":\"2024-12-31\",\"to\":\"2024-12-31\"}");
     assertEquals(2, day.getInt("total"));
     assertEquals(List.of(319L, 320L), ids(day.getJSONArray("notes")));
     assertEquals("Quotes from Le Petit Prince", day.getJSONArray("notes").getJSONObject(0).getString("title"));
     // The widest range (366 days, 2024 is a leap year); the default limit is 50.
-    JSONObject year = (JSONObject) data("notes_between", "{\"from\":\"2024-01-01\",\"to\":\"2024-12-31\"}");
+    JSONObject year = (JSONObject) dataValue("notes_between", "{\"from\":\"2024-01-01\",\"to\":\"2024-12-31\"}");
     assertEquals(160, year.getInt("total"));
     JSONArray notes = year.getJSONArray("notes");
     assertEquals(50, notes.length());
@@ -436,7 +399,7 @@ public class NotesSampleE2ETest {
       assertTrue(n.getString("created").compareTo(previous) >= 0);
       previous = n.getString("created");
     }
-    assertEquals(160, ((JSONObject) data("notes_between", "{\"from\":\"2024-01-01\",\"to\":\"2024-12-31\",\"limit\":200}")).getJSONArray("notes").length());
+    assertEquals(160, ((JSONObject) dataValue("notes_between", "{\"from\":\"2024-01-01\",\"to\":\"2024-12-31\",\"limit\":200}")).getJSONArray("notes").length());
     // A range without notes.
     assertEquals("{\"total\":0,\"notes\":[]}", run("notes_between", "{\"from\":\"2019-01-01\",\"to\":\"2019-12-31\"}").data());
   }
@@ -574,8 +537,8 @@ public class NotesSampleE2ETest {
         hits.getJSONObject(0).toString());
     assertFalse(run("search_notes", "{\"query\":\"Hélène\",\"limit\":50}").data().contains("Hélène"));
     // Tags and listings carry no text anyway: the same as for full access.
-    assertEquals(12, ((JSONArray) data("list_tags", "{}")).length());
-    JSONObject march = (JSONObject) data("notes_between", "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\",\"limit\":3}");
+    assertEquals(12, ((JSONArray) dataValue("list_tags", "{}")).length());
+    JSONObject march = (JSONObject) dataValue("notes_between", "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\",\"limit\":3}");
     assertEquals(18, march.getInt("total"));
     assertEquals(List.of(21L, 22L, 23L), ids(march.getJSONArray("notes")));
   }

@@ -1,0 +1,133 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import android.content.pm.PackageManager;
+import android.os.Bundle;
+import dev.cetp.harness.Approvals;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.ManifestInstaller;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.Before;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * What the sample suites ({@link MinimalSampleE2ETest}, {@link NotesSampleE2ETest}, {@link
+ * ExpensesSampleE2ETest}) share: before every test, the current host bundle installed with its
+ * providers started, a consumer, one agent app installed and calling, and a check that the
+ * approval store is open and empty; calls to the sample's authority; and static reply helpers.
+ *
+ * <p>The concrete classes keep {@code @RunWith} and their bundle {@code @Category}. JUnit 4 runs
+ * this class's {@code @Before} before a subclass's own {@code @Before} (which must have another
+ * name, or it would hide this one). Surefire does not pick this class up itself: its name does
+ * not match the default includes, and it is abstract. It is public so that JUnit reaches the
+ * inherited {@code @Before} method without visibility bridges.
+ */
+public abstract class SampleSuite {
+  static final int AGENT_UID = 10_123;
+  static final String AGENT = "com.example.agent";
+  static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
+
+  /** The sample's tool provider authority, as the concrete class passes it. */
+  private final String authority;
+
+  protected HostBundle bundle;
+  protected ManifestInstaller.Installed app;
+  protected CetpConsumer consumer;
+
+  protected SampleSuite(String authority) {
+    this.authority = authority;
+  }
+
+  @Before
+  public void startSample() throws Exception {
+    bundle = HostBundle.current();
+    app = bundle.install();
+    app.startProviders();
+    consumer = new CetpConsumer();
+    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
+    Callers.install(pm, AGENT_UID, AGENT, AGENT_CERT);
+    Callers.setCallingUid(AGENT_UID);
+    // Every test starts from a provider bound to this test's own, empty files dir.
+    JSONObject state = Approvals.state();
+    assertTrue(state.toString(), state.getBoolean("store_open"));
+    assertEquals(state.toString(), 0, state.getJSONArray("pending").length());
+    assertEquals(state.toString(), 0, state.getJSONArray("grants").length());
+  }
+
+  /** {@code execute_tool} on the sample's authority, without a request id. */
+  protected CetpResponse run(String tool, String args) {
+    return consumer.executeTool(authority, tool, args, null);
+  }
+
+  /** {@link #run} that must succeed; returns the raw JSON text of {@code data}. */
+  protected String data(String tool, String args) {
+    return succeeded(tool, args).data();
+  }
+
+  /** {@link #run} that must succeed; returns {@code data} parsed ({@link CetpResponse#dataValue}). */
+  protected Object dataValue(String tool, String args) {
+    return succeeded(tool, args).dataValue();
+  }
+
+  private CetpResponse succeeded(String tool, String args) {
+    CetpResponse r = run(tool, args);
+    assertTrue(tool + " " + args + ": " + r, r.isSuccess());
+    return r;
+  }
+
+  // ----------------------------------------------------------------------------------------
+
+  /** An error reply: the code, a non-empty message containing every {@code mentions}, no data. */
+  static void assertError(CetpResponse r, String code, String... mentions) {
+    assertFalse("provider returned null", r.isNull());
+    assertEquals(r.toString(), "error", r.status());
+    assertEquals(r.toString(), code, r.errorCode());
+    assertNotNull(r.toString(), r.errorMessage());
+    assertFalse(r.toString(), r.errorMessage().isEmpty());
+    assertNull(r.toString(), r.data());
+    for (String m : mentions) {
+      assertTrue(r.errorMessage() + " should mention " + m, r.errorMessage().contains(m));
+    }
+  }
+
+  static Bundle exec(String tool, String args) {
+    Bundle b = new Bundle();
+    b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
+    if (args != null) {
+      b.putString(CetpConsumer.EXTRA_ARGS, args);
+    }
+    return b;
+  }
+
+  static List<String> keys(JSONObject o) {
+    List<String> out = new ArrayList<>();
+    o.keys().forEachRemaining(out::add);
+    return out;
+  }
+
+  static List<String> sorted(List<String> list) {
+    List<String> out = new ArrayList<>(list);
+    out.sort(null);
+    return out;
+  }
+
+  static List<String> strings(JSONArray a) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < a.length(); i++) {
+      out.add(a.getString(i));
+    }
+    return out;
+  }
+}
