@@ -353,24 +353,14 @@ impl Authorizer {
         package: &str,
         certificate_sha256: Option<&str>,
     ) -> Result<usize, AdminError> {
-        let store = self.store_for_admin()?;
-        let now = self.clock.now_ms();
-        store.update(
-            |data| {
-                let before = data.grants.len();
-                data.grants.retain(|g| {
-                    !(g.package == package
-                        && same_cert(g.certificate_sha256.as_deref(), certificate_sha256))
-                });
-                let removed = before - data.grants.len();
-                if removed == 0 {
-                    return Err(AdminError::NotFound(package.to_owned()));
-                }
-                prune_expired(data, now);
-                Ok(removed)
-            },
-            |e| AdminError::Persist(e.to_string()),
-        )
+        self.remove_entries(package, |data| {
+            let before = data.grants.len();
+            data.grants.retain(|g| {
+                !(g.package == package
+                    && same_cert(g.certificate_sha256.as_deref(), certificate_sha256))
+            });
+            before - data.grants.len()
+        })
     }
 
     /// Removes the denials of `package` (only the one pinned to `certificate_sha256` when
@@ -385,16 +375,28 @@ impl Authorizer {
         package: &str,
         certificate_sha256: Option<&str>,
     ) -> Result<usize, AdminError> {
+        self.remove_entries(package, |data| {
+            let before = data.denials.len();
+            data.denials.retain(|d| {
+                !(d.package == package
+                    && same_cert(d.certificate_sha256.as_deref(), certificate_sha256))
+            });
+            before - data.denials.len()
+        })
+    }
+
+    /// Runs `remove` (which returns how many entries it dropped) in one store update; when it
+    /// removed nothing the answer is [`AdminError::NotFound`] and the file is not rewritten.
+    fn remove_entries(
+        &self,
+        package: &str,
+        remove: impl FnOnce(&mut StoreData) -> usize,
+    ) -> Result<usize, AdminError> {
         let store = self.store_for_admin()?;
         let now = self.clock.now_ms();
         store.update(
             |data| {
-                let before = data.denials.len();
-                data.denials.retain(|d| {
-                    !(d.package == package
-                        && same_cert(d.certificate_sha256.as_deref(), certificate_sha256))
-                });
-                let removed = before - data.denials.len();
+                let removed = remove(data);
                 if removed == 0 {
                     return Err(AdminError::NotFound(package.to_owned()));
                 }
