@@ -1,7 +1,6 @@
 //! The expenses provider, driven the way an agent app drives it: through `execute_tool`, after
 //! the user approved the agent. Expected totals are recomputed from the ledger independently.
 
-use cetp_provider::auth::Approval;
 use cetp_provider::testing::{Consumer, check_conformance_as};
 use cetp_provider::{AccessLevel, ErrorCode, Provider};
 use cetp_sample_expenses::ledger::{self, Expense};
@@ -21,11 +20,7 @@ impl App {
         let app = App::start();
         let first = app.agent().execute("spending_by_category", "{}");
         assert_eq!(first.error_code(), Some(ErrorCode::AuthRequired), "{first}");
-        let request = app.provider.authorizer().pending().remove(0);
-        app.provider
-            .authorizer()
-            .approve(&request.id, Approval::all_requested().access(access))
-            .expect("the approval is stored");
+        app.agent().approve(access).expect("the approval is stored");
         app
     }
 

@@ -44,19 +44,12 @@ impl App {
         let app = App::start();
         let agent = app.agent();
         for scope in scopes {
-            let tool = if *scope == "tags.read" {
-                "list_tags"
+            let (tool, args) = if *scope == "tags.read" {
+                ("list_tags", "{}")
             } else {
-                "get_note"
+                ("get_note", r#"{"id":1}"#)
             };
-            let answer = agent.execute(
-                tool,
-                r#"{"id":1}"#.trim_start_matches(if tool == "list_tags" {
-                    r#"{"id":1}"#
-                } else {
-                    ""
-                }),
-            );
+            let answer = agent.execute(tool, args);
             assert_eq!(
                 answer.error_code(),
                 Some(ErrorCode::AuthRequired),
