@@ -19,6 +19,12 @@ android {
         consumerProguardFiles("consumer-rules.pro")
     }
 
+    // The Apex plugin interface (src/main/aidl/com/apex/agent/plugin/api/IApexPlugin.aidl): AGP
+    // generates its Stub, as the Apex host's own build does from the same file.
+    buildFeatures {
+        aidl = true
+    }
+
     compileOptions {
         sourceCompatibility = JavaVersion.VERSION_17
         targetCompatibility = JavaVersion.VERSION_17

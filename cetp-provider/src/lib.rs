@@ -31,6 +31,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod apex;
 pub mod auth;
 mod context;
 mod error;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 
+use crate::apex::{Apex, ApexState, Connections};
 use crate::auth::{Auth, Authorizer, StoreError};
 use crate::context::{AccessLevel, CallContext, Caller};
 use crate::error::ToolError;
@@ -158,6 +159,9 @@ pub enum BuildError {
     /// store given with [`Auth::store_dir`] cannot be opened.
     #[error("authorization: {0}")]
     Auth(String),
+    /// The Apex plugin settings ([`ProviderBuilder::apex`]) are invalid.
+    #[error("Apex plugin: {0}")]
+    Apex(String),
 }
 
 /// Declares a [`Provider`]: its name, description, scopes, tools and limits.
@@ -170,9 +174,16 @@ pub struct ProviderBuilder {
     tools: Vec<AnyTool>,
     limits: Limits,
     auth: Auth,
+    apex: Apex,
 }
 
 impl ProviderBuilder {
+    /// [`ProviderBuilder::apex`], defined with the rest of the Apex view in `apex.rs`.
+    pub(crate) fn with_apex(mut self, apex: Apex) -> Self {
+        self.apex = apex;
+        self
+    }
+
     /// The description `get_provider_info` returns.
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = description.into();
@@ -291,6 +302,7 @@ impl ProviderBuilder {
                 },
             );
         }
+        self.apex.check(&descriptors)?;
         let auth = Authorizer::new(self.auth, &self.name, &self.scopes, &descriptors)
             .map_err(BuildError::Auth)?;
         let list_tools_json = json!({ "tools": descriptors }).to_string();
@@ -307,6 +319,8 @@ impl ProviderBuilder {
         .to_string();
         Ok(Provider {
             name: self.name,
+            description: self.description,
+            apex: ApexState::new(self.apex),
             scopes: self.scopes,
             descriptors,
             entries,
@@ -341,6 +355,8 @@ struct Entry {
 /// ```
 pub struct Provider {
     name: String,
+    description: String,
+    apex: ApexState,
     scopes: Vec<(String, String)>,
     descriptors: Vec<ToolDescriptor>,
     entries: HashMap<&'static str, Entry>,
@@ -371,12 +387,26 @@ impl Provider {
             tools: Vec::new(),
             limits: Limits::default(),
             auth: Auth::default(),
+            apex: Apex::default(),
         }
     }
 
     /// The provider name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The description `get_provider_info` returns.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    pub(crate) fn apex_state(&self) -> &ApexState {
+        &self.apex
+    }
+
+    pub(crate) fn connections(&self) -> &Connections {
+        self.auth.connections()
     }
 
     /// The tools, in declaration order, as `list_tools` describes them.

@@ -1,5 +1,7 @@
 //! `cargo xtask test`: every check the project has, in the order that fails fastest.
 //!
+//! 0. the AIDL compiler (`aidl`, installed with apt-get when missing and running as root, as in
+//!    CI), which the host bundles and the Maven suite need for the Apex plugin interface;
 //! 1. formatting, clippy (`-D warnings`, with and without the `jni` feature) and rustdoc
 //!    (`-D warnings`);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild, golden, property, crash tests
@@ -32,6 +34,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(extra) = args.first() {
         return Err(format!("test takes no arguments (got `{extra}`)"));
     }
+    // The host bundles and the Maven suite compile the Apex plugin interface with it.
+    step("AIDL compiler");
+    let aidl = util::aidl()?;
+    eprintln!("xtask: using {}", aidl.display());
+
     step("formatting");
     util::run(util::cargo().args(["fmt", "--all", "--", "--check"]))?;
 

@@ -177,6 +177,10 @@ pub struct AdminState {
     pub store_open: bool,
     /// The provider's clock, in ms since the Unix epoch.
     pub now_ms: u64,
+    /// Plugin hosts (the Apex agent) that activated the plugin, with their activation counts,
+    /// most recent first.
+    #[serde(default)]
+    pub connections: Vec<crate::apex::HostConnection>,
 }
 
 /// An error in an [`AdminResponse`].
@@ -426,6 +430,7 @@ impl Authorizer {
             denials: data.as_ref().map(|d| d.denials.clone()).unwrap_or_default(),
             store_open: store.is_some(),
             now_ms: self.clock.now_ms(),
+            connections: self.connections().snapshot(),
         }
     }
 

@@ -376,6 +376,7 @@ pub struct Authorizer {
     store: RwLock<Option<Arc<GrantStore>>>,
     pending: Mutex<PendingQueue>,
     limiter: RateLimiter,
+    connections: crate::apex::Connections,
 }
 
 impl fmt::Debug for Authorizer {
@@ -462,6 +463,7 @@ impl Authorizer {
             store: RwLock::new(store),
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
+            connections: crate::apex::Connections::default(),
         })
     }
 
@@ -484,6 +486,11 @@ impl Authorizer {
         let store = GrantStore::open(dir.as_ref(), self.clock.now_ms())?;
         *self.store.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(store));
         Ok(())
+    }
+
+    /// The plugin hosts that connected (Apex `onActivate`), for the admin state.
+    pub(crate) fn connections(&self) -> &crate::apex::Connections {
+        &self.connections
     }
 
     /// Records the app's package name; the default `authorize_intent` becomes
