@@ -58,6 +58,9 @@ struct App {
     manifest: PathBuf,
     java: Option<PathBuf>,
     placeholders: BTreeMap<String, String>,
+    /// Boolean resources the manifest may use (`@bool/…`): the template's `res/values`, then
+    /// the app's, then Gradle `resValue("bool", …)`, then `[package.metadata.cetp]`.
+    bools: BTreeMap<String, String>,
     /// From `[package.metadata.cetp] application-id` or the Gradle `applicationId`/`namespace`;
     /// used when the app manifest has no `package` attribute.
     application_id: Option<String>,
@@ -124,6 +127,31 @@ fn inspect(crate_dir: &Path) -> Result<App, String> {
     let application_id = toml
         .string("package.metadata.cetp", "application-id")
         .or(gradle.application_id);
+    let mut bools = BTreeMap::new();
+    for values in [
+        workspace_root().join("android-template/src/main/res/values"),
+        android.join("res/values"),
+    ] {
+        let mut files = Vec::new();
+        if values.is_dir() {
+            util::collect_files(&values, "xml", &mut files)?;
+        }
+        files.sort();
+        for file in files {
+            let text = fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            bools.extend(manifest::bool_resources(&text));
+        }
+    }
+    bools.extend(gradle.bools);
+    for (key, resource) in [
+        ("serve-cetp", "cetp_serve_cetp"),
+        ("serve-apex", "cetp_serve_apex"),
+    ] {
+        if let Some(value) = toml.string("package.metadata.cetp", key) {
+            bools.insert(resource.to_owned(), value);
+        }
+    }
     Ok(App {
         package,
         lib_name,
@@ -131,6 +159,7 @@ fn inspect(crate_dir: &Path) -> Result<App, String> {
         manifest,
         java,
         placeholders,
+        bools,
         application_id,
     })
 }
@@ -194,6 +223,7 @@ fn build(crate_dir: &Path, release: bool) -> Result<PathBuf, String> {
         .insert("applicationId".to_owned(), package.clone());
     let merged = manifest::merge(&template, &app_manifest, &app.placeholders)?;
     let merged = manifest::with_package(&merged, &package)?;
+    let merged = manifest::resolve_bools(&merged, &app.bools)?;
 
     // 4. The bundle, replacing any previous one (a stale lib*.so would confuse the suite).
     let bundle = host_dir.join(&app.bundle_name);

@@ -13,7 +13,10 @@
 //!   minimal sample, a whole app) or only its Rust integration code ([`Scope::RustCode`]: the
 //!   larger samples, whose Cargo.toml and Android module are the minimal sample's boilerplate with
 //!   other names and a few more dependencies). Every counted file is printed either way.
-//! - **Exit status**: non-zero if any sample exceeds its budget.
+//! - **Second host**: the counted lines that mention `apex` (any case) are what serving the
+//!   Apex agent's plugin host in addition to CETP costs; they have their own budget,
+//!   [`SECOND_HOST_BUDGET`], and the sample's target covers the other lines.
+//! - **Exit status**: non-zero if any sample exceeds a budget.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -87,6 +90,9 @@ pub const SAMPLES: &[Sample] = &[
     },
 ];
 
+/// Most counted lines a sample may spend on serving the second agent host (Apex).
+pub const SECOND_HOST_BUDGET: usize = 3;
+
 /// One counted file.
 #[derive(Debug, PartialEq, Eq)]
 pub struct FileCount {
@@ -94,6 +100,8 @@ pub struct FileCount {
     pub path: String,
     /// Counted lines.
     pub lines: usize,
+    /// Counted lines that mention `apex` (any case): the cost of the Apex plugin host.
+    pub second_host: usize,
 }
 
 /// Runs the task: prints every sample's counts; fails if one is over budget.
@@ -120,11 +128,12 @@ pub fn report(samples_dir: &Path) -> Result<(String, Vec<String>), String> {
     let mut over = Vec::new();
     for sample in SAMPLES {
         let files = count_sample(&samples_dir.join(sample.dir), sample)?;
-        let total: usize = files.iter().map(|f| f.lines).sum();
+        // The target covers the first host (CETP); the second host has its own budget.
+        let total: usize = files.iter().map(|f| f.lines - f.second_host).sum();
         let in_scope: usize = files
             .iter()
             .filter(|f| sample.scope.covers(&f.path))
-            .map(|f| f.lines)
+            .map(|f| f.lines - f.second_host)
             .sum();
         let _ = writeln!(
             out,
@@ -150,13 +159,29 @@ pub fn report(samples_dir: &Path) -> Result<(String, Vec<String>), String> {
             "OVER"
         };
         if sample.scope == Scope::Everything {
-            let _ = writeln!(out, "  {total:>4}  total: {verdict}\n");
+            let _ = writeln!(out, "  {total:>4}  total for CETP: {verdict}");
         } else {
             let _ = writeln!(
                 out,
-                "  {in_scope:>4}  {}: {verdict} ({total} with the files outside the target)\n",
+                "  {in_scope:>4}  {} for CETP: {verdict} ({total} with the files outside the target)",
                 sample.scope.describe()
             );
+        }
+        let second_host: usize = files.iter().map(|f| f.second_host).sum();
+        let _ = writeln!(
+            out,
+            "  {second_host:>4}  + the second host, the Apex plugin (lines naming apex): {} (≤ {SECOND_HOST_BUDGET})\n",
+            if second_host <= SECOND_HOST_BUDGET {
+                "ok"
+            } else {
+                "OVER"
+            }
+        );
+        if second_host > SECOND_HOST_BUDGET {
+            over.push(format!(
+                "samples/{} spends {second_host} lines on the Apex plugin host (target {SECOND_HOST_BUDGET})",
+                sample.dir
+            ));
         }
         if in_scope > sample.target {
             over.push(format!(
@@ -198,11 +223,15 @@ pub fn count_sample(dir: &Path, sample: &Sample) -> Result<Vec<FileCount>, Strin
         }
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let lines = count_lines(&relative, &text)
+        let counted = counted_lines(&relative, &text)
             .ok_or_else(|| format!("samples/{}/{relative}: unknown file type", sample.dir))?;
         files.push(FileCount {
+            lines: counted.len(),
+            second_host: counted
+                .iter()
+                .filter(|l| l.to_ascii_lowercase().contains("apex"))
+                .count(),
             path: relative,
-            lines,
         });
     }
     if !files.iter().any(|f| f.path == "src/lib.rs") {
@@ -254,7 +283,13 @@ enum Syntax {
 
 /// Counts the lines of `text` that are neither blank nor only comment, by the type of `path`.
 /// `None` for a file type without known comment syntax.
+#[cfg(test)]
 pub fn count_lines(path: &str, text: &str) -> Option<usize> {
+    counted_lines(path, text).map(|lines| lines.len())
+}
+
+/// The lines [`count_lines`] counts.
+pub fn counted_lines<'a>(path: &str, text: &'a str) -> Option<Vec<&'a str>> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
     let syntax = match ext {
@@ -264,7 +299,7 @@ pub fn count_lines(path: &str, text: &str) -> Option<usize> {
         _ => return None,
     };
     let cargo_toml = name == "Cargo.toml";
-    let mut count = 0;
+    let mut counted = Vec::new();
     let mut in_block = false;
     let mut in_dev_dependencies = false;
     for line in text.lines() {
@@ -309,10 +344,10 @@ pub fn count_lines(path: &str, text: &str) -> Option<usize> {
             Syntax::Xml => false,
         };
         if !rest.is_empty() && !comment_only {
-            count += 1;
+            counted.push(line);
         }
     }
-    Some(count)
+    Some(counted)
 }
 
 #[cfg(test)]
