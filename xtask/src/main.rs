@@ -1,7 +1,8 @@
 //! `cargo xtask <task>`: development tasks of cetp-rs (matklad's xtask convention; the alias
 //! lives in `.cargo/config.toml`).
 //!
-//! - `demo`: the notes sample and an agent app, told in about fifty lines (`demo.rs`).
+//! - `demo`: the notes sample and two agent apps (CETP, Apex), told in about ninety lines
+//!   (`demo.rs`).
 //! - `host-build <crate-dir> [--release]`: a host bundle for the JVM end-to-end suite
 //!   (see `docs/host-bundle.md`).
 //! - `android-check`: the Android build checks that run without an NDK or the Android Gradle
@@ -27,8 +28,10 @@ cargo xtask <task>
 Tasks:
   demo
       The notes sample as an agent app meets it: discovery, list_tools, AUTH_REQUIRED, the
-      approval screen, the approved call, a redacted answer, INVALID_ARGS. Builds the notes host
-      bundle and runs one Robolectric class (Maven downloads its dependencies on the first run).
+      approval screen, the approved call, a redacted answer, INVALID_ARGS; then the Apex agent
+      through its plugin Service: discovery, tools, refused until approved, answered. Builds the
+      notes host bundle and runs one Robolectric class (Maven downloads its dependencies on the
+      first run; the AIDL compiler must be installed, see README).
   host-build <crate-dir> [--release]
       Build a host bundle for the JVM end-to-end suite: the crate as a host cdylib, the Android
       template's Java (+ the app's Java) compiled against android-all, and the merged manifest,

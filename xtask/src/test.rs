@@ -106,7 +106,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step("end-to-end suite (Maven + Robolectric)");
     let mut mvn = Command::new("mvn");
     mvn.current_dir(workspace_root())
-        .args(["-B", "-f", "tests/android/pom.xml", "test"]);
+        .args(["-B", "-f", "tests/android/pom.xml", "test"])
+        .arg(format!("-Dcetp.aidl={}", aidl.display()));
     if std::env::var_os("CI").is_some() {
         mvn.arg("--no-transfer-progress");
     }
