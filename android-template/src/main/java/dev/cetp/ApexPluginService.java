@@ -10,6 +10,7 @@ import android.content.Context;
 import android.content.Intent;
 import android.content.pm.PackageInfo;
 import android.content.pm.PackageManager;
+import android.content.pm.ResolveInfo;
 import android.content.pm.ServiceInfo;
 import android.os.Binder;
 import android.os.Build;
@@ -55,6 +56,12 @@ public class ApexPluginService extends Service {
 
   private final IApexPlugin.Stub binder = new Plugin();
 
+  /**
+   * The package this Service is declared in, which names the approval action ({@code
+   * <package>.CETP_AUTHORIZE}). Set in onCreate.
+   */
+  private volatile String appPackage;
+
   @Override
   public void onCreate() {
     super.onCreate();
@@ -74,7 +81,12 @@ public class ApexPluginService extends Service {
    * this process for this app. Returns why the plugin is unusable, or null.
    */
   private String start() {
-    String library = libraryName();
+    ServiceInfo self = ownInfo();
+    appPackage = self != null && self.packageName != null ? self.packageName : getPackageName();
+    String library =
+        self == null || self.metaData == null
+            ? null
+            : self.metaData.getString(CetpToolProvider.META_LIBRARY);
     if (library == null || library.isEmpty()) {
       return "the Apex plugin <service> has no <meta-data android:name=\""
           + CetpToolProvider.META_LIBRARY
@@ -91,7 +103,7 @@ public class ApexPluginService extends Service {
       String initError =
           NativeBridge.init(
               dir,
-              getPackageName(),
+              appPackage,
               info == null ? 0 : versionCode(info),
               info == null ? null : info.versionName);
       if (initError != null) {
@@ -173,8 +185,9 @@ public class ApexPluginService extends Service {
       case ApexBridge.OP_METADATA:
         try {
           JSONObject meta = new JSONObject();
-          meta.put("id", getPackageName());
-          meta.put("name", getPackageName());
+          String pkg = appPackage == null ? getPackageName() : appPackage;
+          meta.put("id", pkg);
+          meta.put("name", pkg);
           meta.put("version", 0);
           meta.put("versionName", "");
           meta.put("minHostVersion", 1);
@@ -198,11 +211,13 @@ public class ApexPluginService extends Service {
    */
   private void notifyApprovalNeeded(int uid) {
     try {
-      NotificationManager nm = getSystemService(NotificationManager.class);
+      NotificationManager nm =
+          (NotificationManager) getSystemService(Context.NOTIFICATION_SERVICE);
       if (nm == null || !mayNotify(nm)) {
         return;
       }
-      String app = label(getPackageName());
+      String pkg = appPackage == null ? getPackageName() : appPackage;
+      String app = label(pkg);
       String[] hosts = getPackageManager().getPackagesForUid(uid);
       String host = hosts == null || hosts.length == 0 ? "An agent app" : label(hosts[0]);
       if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.O) {
@@ -213,8 +228,8 @@ public class ApexPluginService extends Service {
                 NotificationManager.IMPORTANCE_DEFAULT));
       }
       Intent open =
-          new Intent(getPackageName() + CetpAuthorizeActivity.AUTHORIZE_ACTION_SUFFIX)
-              .setPackage(getPackageName())
+          new Intent(pkg + CetpAuthorizeActivity.AUTHORIZE_ACTION_SUFFIX)
+              .setPackage(pkg)
               .addFlags(Intent.FLAG_ACTIVITY_NEW_TASK);
       int flags = PendingIntent.FLAG_UPDATE_CURRENT;
       if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.M) {
@@ -271,14 +286,32 @@ public class ApexPluginService extends Service {
     }
   }
 
-  @SuppressWarnings("deprecation") // getServiceInfo(ComponentName, int): API 33 added a flags class
-  private String libraryName() {
+  /**
+   * This Service's manifest entry (with meta-data): by its component name, else (under
+   * Robolectric the context's package is the test application's, not the app's) the one Service
+   * of this class answering the plugin action.
+   */
+  @SuppressWarnings("deprecation") // getServiceInfo / queryIntentServices: API 33 flag classes
+  private ServiceInfo ownInfo() {
+    PackageManager pm = getPackageManager();
     try {
-      ServiceInfo info =
-          getPackageManager()
-              .getServiceInfo(new ComponentName(this, getClass()), PackageManager.GET_META_DATA);
-      return info.metaData == null ? null : info.metaData.getString(CetpToolProvider.META_LIBRARY);
+      return pm.getServiceInfo(new ComponentName(this, getClass()), PackageManager.GET_META_DATA);
     } catch (PackageManager.NameNotFoundException | RuntimeException e) {
+      // Fall through to the lookup by action.
+    }
+    try {
+      ServiceInfo found = null;
+      for (ResolveInfo r :
+          pm.queryIntentServices(new Intent(Wire.APEX_PLUGIN_ACTION), PackageManager.GET_META_DATA)) {
+        if (r.serviceInfo != null && getClass().getName().equals(r.serviceInfo.name)) {
+          if (found != null) {
+            return null; // several apps: not ours to guess
+          }
+          found = r.serviceInfo;
+        }
+      }
+      return found;
+    } catch (RuntimeException e) {
       return null;
     }
   }
@@ -286,7 +319,7 @@ public class ApexPluginService extends Service {
   @SuppressWarnings("deprecation") // getPackageInfo(String, int): API 33 added a flags class
   private PackageInfo ownPackage() {
     try {
-      return getPackageManager().getPackageInfo(getPackageName(), 0);
+      return getPackageManager().getPackageInfo(appPackage, 0);
     } catch (PackageManager.NameNotFoundException | RuntimeException e) {
       return null;
     }
