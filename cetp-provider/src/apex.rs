@@ -72,7 +72,7 @@
 //!
 //! ```
 //! use cetp_provider::apex::Apex;
-//! use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
+//! use cetp_provider::{App, Caller, Provider, auth::Auth, tool, tools};
 //!
 //! /// Adds two integers.
 //! #[tool]
@@ -82,16 +82,18 @@
 //!     .tools(tools![add])
 //!     .auth(Auth::open())
 //!     .apex(Apex::new().min_host_version(2))
+//!     .app(App::new("com.example.calc", "/data/user/0/com.example.calc/files").with_version(7, "1.7"))
 //!     .build()
 //!     .unwrap();
 //! let plugin = provider.apex();
-//! plugin.bind_app("com.example.calc", 7, "1.7");
+//! let host = Caller::app(10_200, "com.apex.agent");
 //!
-//! let tools: serde_json::Value = serde_json::from_str(&plugin.tools_json()).unwrap();
+//! let meta: serde_json::Value = serde_json::from_str(&plugin.metadata_json(&host)).unwrap();
+//! assert_eq!((&meta["id"], &meta["version"], &meta["minHostVersion"]), (&"com.example.calc".into(), &7.into(), &2.into()));
+//! let tools: serde_json::Value = serde_json::from_str(&plugin.tools_json(&host)).unwrap();
 //! assert_eq!(tools[0]["id"], "calc__add");
 //! assert_eq!(tools[0]["name"], "Add");
 //!
-//! let host = Caller::app(10_200, "com.apex.agent");
 //! assert_eq!(plugin.execute(Some("calc__add"), Some(r#"{"a":2,"b":40}"#), &host), "42");
 //! assert_eq!(
 //!     plugin.execute(Some("calc__sub"), None, &host),
@@ -101,13 +103,16 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::app::App;
 use crate::context::Caller;
-use crate::provider::{BuildError, Extras, Provider, ProviderBuilder};
+use crate::error::ToolError;
+use crate::provider::{BuildError, Provider, ProviderBuilder};
+use crate::request::Request;
 use crate::tool::ToolDescriptor;
 use crate::wire::{self, ErrorCode, Response};
 
@@ -254,28 +259,19 @@ impl ProviderBuilder {
     /// Apex at all is decided in its manifest (see `android-template/README.md`).
     ///
     /// ```
-    /// use cetp_provider::{Provider, apex::Apex};
+    /// use cetp_provider::{Caller, Provider, apex::Apex};
     /// let provider = Provider::builder("Notes").apex(Apex::new().min_host_version(2)).build().unwrap();
-    /// provider.apex().bind_app("com.example.notes", 1, "1.0");
-    /// assert!(provider.apex().metadata_json().contains(r#""minHostVersion":2"#));
+    /// let meta = provider.apex().metadata_json(&Caller::unknown());
+    /// assert!(meta.contains(r#""minHostVersion":2"#));
     /// ```
     pub fn apex(self, apex: Apex) -> Self {
         self.with_apex(apex)
     }
 }
 
-/// The app as the platform describes it at start-up: what the metadata reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct AppVersion {
-    package: String,
-    version_code: i64,
-    version_name: String,
-}
-
-/// The tool ids for one app package, computed once per package.
+/// The tool ids, computed once.
 #[derive(Debug)]
 struct IdTable {
-    package: Option<String>,
     /// `(id, tool name)` in declaration order.
     ids: Vec<(String, String)>,
     tools_json: String,
@@ -358,11 +354,10 @@ impl Connections {
     }
 }
 
-/// The Apex state a [`Provider`] keeps: settings, the app's version, the id table.
+/// The Apex state a [`Provider`] keeps: settings, the id table.
 pub(crate) struct ApexState {
     settings: Apex,
-    app: RwLock<Option<AppVersion>>,
-    ids: RwLock<Option<Arc<IdTable>>>,
+    ids: OnceLock<IdTable>,
     hook_failures: AtomicU64,
 }
 
@@ -370,8 +365,7 @@ impl ApexState {
     pub(crate) fn new(settings: Apex) -> Self {
         ApexState {
             settings,
-            app: RwLock::new(None),
-            ids: RwLock::new(None),
+            ids: OnceLock::new(),
             hook_failures: AtomicU64::new(0),
         }
     }
@@ -405,45 +399,22 @@ impl Provider {
 }
 
 impl<'a> ApexPlugin<'a> {
-    /// Records the app's package and version (`PackageInfo.getLongVersionCode()` and
-    /// `versionName`), which the metadata reports and the default tool ids derive from. The
-    /// Android bridge calls it at start-up.
-    pub fn bind_app(&self, package: &str, version_code: i64, version_name: &str) {
-        *self
-            .state
-            .app
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(AppVersion {
-            package: package.to_owned(),
-            version_code,
-            version_name: version_name.to_owned(),
-        });
-    }
-
     /// `getMetadataJson()`: `{id, name, version, versionName, minHostVersion, description}`.
     ///
-    /// `id` is the app's package (the provider name until [`bind_app`](Self::bind_app)),
-    /// `name`/`description` the provider's, `version`/`versionName` the app's own.
-    pub fn metadata_json(&self) -> String {
-        let app = self
-            .state
-            .app
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let (id, version, version_name) = match &app {
-            Some(app) => (
-                app.package.as_str(),
-                app.version_code,
-                app.version_name.as_str(),
-            ),
-            None => (self.provider.name(), 0, ""),
-        };
+    /// `id` is the app's package (the provider name without an [`App`](crate::App)),
+    /// `name`/`description` the provider's, `version`/`versionName` the app's own. A caller
+    /// that may not discover the provider ([`Auth::gate_discovery`](crate::auth::Auth::gate_discovery))
+    /// gets the error text instead, which a host refuses as metadata.
+    pub fn metadata_json(&self, caller: &Caller) -> String {
+        if let Some(refused) = self.discovery_refusal(Request::provider_info(), caller) {
+            return refused;
+        }
+        let app = self.provider.app();
         json!({
-            "id": id,
+            "id": app.map_or(self.provider.name(), App::package_name),
             "name": self.provider.name(),
-            "version": version,
-            "versionName": version_name,
+            "version": app.map_or(0, App::version_code),
+            "versionName": app.map_or("", App::version_name),
             "minHostVersion": self.state.settings.min_host_version,
             "description": self.provider.description(),
         })
@@ -451,14 +422,27 @@ impl<'a> ApexPlugin<'a> {
     }
 
     /// `getToolsJson()`: one `{id, name, description, parametersSchema}` per tool, in
-    /// declaration order; `parametersSchema` is the text of the tool's `list_tools` schema.
-    pub fn tools_json(&self) -> String {
+    /// declaration order; `parametersSchema` is the text of the tool's `list_tools` schema. A
+    /// caller that may not discover the provider gets the error text instead.
+    pub fn tools_json(&self, caller: &Caller) -> String {
+        if let Some(refused) = self.discovery_refusal(Request::list_tools(), caller) {
+            return refused;
+        }
         self.id_table().tools_json.clone()
     }
 
+    /// Asks the provider whether `caller` may discover it (the same check as for a CETP
+    /// consumer); the error text if not.
+    fn discovery_refusal(&self, request: Request<'_>, caller: &Caller) -> Option<String> {
+        match self.provider.call(&request, caller) {
+            Response::Success(_) => None,
+            refused => Some(render(&refused)),
+        }
+    }
+
     /// The id every tool has for Apex, as `(id, tool name)` pairs in declaration order.
-    pub fn tool_ids(&self) -> Vec<(String, String)> {
-        self.id_table().ids.clone()
+    pub fn tool_ids(&self) -> &[(String, String)] {
+        &self.id_table().ids
     }
 
     /// `executeTool(toolId, argumentsJson)`: runs the tool through [`Provider::call`] for
@@ -477,33 +461,26 @@ impl<'a> ApexPlugin<'a> {
                 .find(|(known, _)| known == id)
                 .map(|(_, name)| name.as_str())
         }) else {
-            let response = Response::error(
-                ErrorCode::ToolNotFound,
-                match tool_id {
-                    Some(id) => format!(
-                        "no tool has the id `{}`; getToolsJson lists this plugin's tools",
-                        printable(id)
-                    ),
-                    None => "executeTool needs a tool id; getToolsJson lists this plugin's tools"
-                        .to_owned(),
-                },
-            );
+            let response = Response::Error(ToolError::tool_not_found(match tool_id {
+                Some(id) => format!(
+                    "no tool has the id `{}`; getToolsJson lists this plugin's tools",
+                    printable(id)
+                ),
+                None => {
+                    "executeTool needs a tool id; getToolsJson lists this plugin's tools".to_owned()
+                }
+            }));
             log::info!(
                 "Apex executeTool from {} -> TOOL_NOT_FOUND",
                 caller.describe()
             );
             return render(&response);
         };
-        let mut extras = Extras::new();
-        extras.insert(wire::EXTRA_TOOL_NAME.to_owned(), name.to_owned());
+        let mut request = Request::new(wire::METHOD_EXECUTE_TOOL).with_tool_name(name);
         if let Some(args) = arguments_json {
-            extras.insert(wire::EXTRA_ARGS.to_owned(), args.to_owned());
+            request = request.with_args(args);
         }
-        render(
-            &self
-                .provider
-                .call(wire::METHOD_EXECUTE_TOOL, None, Some(&extras), caller),
-        )
+        render(&self.provider.call(&request, caller))
     }
 
     /// `onActivate()`: counts the activation for `caller` and runs the
@@ -555,58 +532,40 @@ impl<'a> ApexPlugin<'a> {
         }
     }
 
-    fn id_table(&self) -> Arc<IdTable> {
-        let package = self
-            .state
-            .app
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .map(|a| a.package.clone());
-        if let Some(table) = self
-            .state
-            .ids
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .filter(|t| t.package == package)
-        {
-            return Arc::clone(table);
-        }
-        let label = label(package.as_deref().unwrap_or(self.provider.name()));
-        let tools = self.provider.tools();
-        let ids: Vec<(String, String)> = tools
-            .iter()
-            .map(|t| {
-                (
-                    tool_id(&self.state.settings.tool_ids, &label, &t.name),
-                    t.name.clone(),
-                )
-            })
-            .collect();
-        let entries: Vec<serde_json::Value> = tools
-            .iter()
-            .zip(&ids)
-            .map(|(t, (id, _))| {
-                json!({
-                    "id": id,
-                    "name": title(t),
-                    "description": t.description,
-                    "parametersSchema": t.parameters.to_string(),
+    fn id_table(&self) -> &IdTable {
+        self.state.ids.get_or_init(|| {
+            let label = label(
+                self.provider
+                    .app()
+                    .map_or(self.provider.name(), App::package_name),
+            );
+            let tools = self.provider.tools();
+            let ids: Vec<(String, String)> = tools
+                .iter()
+                .map(|t| {
+                    (
+                        tool_id(&self.state.settings.tool_ids, &label, &t.name),
+                        t.name.clone(),
+                    )
                 })
-            })
-            .collect();
-        let table = Arc::new(IdTable {
-            package,
-            ids,
-            tools_json: serde_json::Value::Array(entries).to_string(),
-        });
-        *self
-            .state
-            .ids
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&table));
-        table
+                .collect();
+            let entries: Vec<serde_json::Value> = tools
+                .iter()
+                .zip(&ids)
+                .map(|(t, (id, _))| {
+                    json!({
+                        "id": id,
+                        "name": title(t),
+                        "description": t.description,
+                        "parametersSchema": t.parameters.to_string(),
+                    })
+                })
+                .collect();
+            IdTable {
+                ids,
+                tools_json: serde_json::Value::Array(entries).to_string(),
+            }
+        })
     }
 }
 
@@ -614,24 +573,24 @@ impl<'a> ApexPlugin<'a> {
 /// `Error: <CODE>: <message>` plus, with a resolution hint, a line `Hint: <hint>`.
 ///
 /// ```
-/// use cetp_provider::{ErrorCode, Response, apex};
+/// use cetp_provider::{Response, ToolError, apex};
 /// assert_eq!(apex::render(&Response::success("[1,2]".into())), "[1,2]");
 /// assert_eq!(
-///     apex::render(&Response::error(ErrorCode::RateLimited, "too many calls")),
+///     apex::render(&Response::Error(ToolError::rate_limited("too many calls"))),
 ///     "Error: RATE_LIMITED: too many calls"
 /// );
 /// ```
 pub fn render(response: &Response) -> String {
     match response {
-        Response::Success { data } => data.clone(),
-        Response::Error {
-            code,
-            message,
-            resolution_hint,
-            ..
-        } => {
-            let mut text = format!("{}{code}: {message}", wire::APEX_ERROR_PREFIX);
-            if let Some(hint) = resolution_hint {
+        Response::Success(data) => data.clone(),
+        Response::Error(err) => {
+            let mut text = format!(
+                "{}{}: {}",
+                wire::APEX_ERROR_PREFIX,
+                err.code(),
+                err.message()
+            );
+            if let Some(hint) = err.resolution_hint() {
                 text.push_str(wire::APEX_HINT_PREFIX);
                 text.push_str(hint);
             }
@@ -760,15 +719,29 @@ mod tests {
             .unwrap()
     }
 
+    fn provider_in(app: App, auth: Auth, apex: Apex) -> Provider {
+        Provider::builder("Echo Box")
+            .description("Echoes")
+            .scope("echo", "your echoes")
+            .tools([AnyTool::new(Echo)])
+            .auth(auth)
+            .apex(apex)
+            .app(app)
+            .build()
+            .unwrap()
+    }
+
     fn host() -> Caller {
         Caller::app(10_300, "com.apex.agent").with_certificate("aa")
     }
 
     #[test]
     fn metadata_reports_the_app_and_the_provider() {
-        let p = provider(Auth::open(), Apex::new().min_host_version(4));
-        p.apex().bind_app("com.example.echo", 12, "1.2.0");
-        let meta: serde_json::Value = serde_json::from_str(&p.apex().metadata_json()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::new("com.example.echo", dir.path()).with_version(12, "1.2.0");
+        let p = provider_in(app, Auth::open(), Apex::new().min_host_version(4));
+        let meta: serde_json::Value =
+            serde_json::from_str(&p.apex().metadata_json(&host())).unwrap();
         assert_eq!(
             meta,
             json!({"id": "com.example.echo", "name": "Echo Box", "version": 12,
@@ -778,9 +751,10 @@ mod tests {
 
     #[test]
     fn tools_carry_ids_titles_and_the_list_tools_schema_as_text() {
-        let p = provider(Auth::open(), Apex::new());
-        p.apex().bind_app("com.example.Echo-Box", 1, "1");
-        let tools: serde_json::Value = serde_json::from_str(&p.apex().tools_json()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::new("com.example.Echo-Box", dir.path());
+        let p = provider_in(app, Auth::open(), Apex::new());
+        let tools: serde_json::Value = serde_json::from_str(&p.apex().tools_json(&host())).unwrap();
         let tool = &tools[0];
         assert_eq!(tool["id"], "echo_box__echo_text");
         assert_eq!(tool["name"], "Echo text");
@@ -837,9 +811,8 @@ mod tests {
     #[test]
     fn execute_goes_through_authorization_and_validation() {
         let dir = tempfile::tempdir().unwrap();
-        let p = provider(Auth::user_approval().store_dir(dir.path()), Apex::new());
-        p.apex().bind_app("com.example.echo", 1, "1");
-        p.authorizer().set_app_package("com.example.echo");
+        let app = App::new("com.example.echo", dir.path());
+        let p = provider_in(app, Auth::user_approval(), Apex::new());
         let plugin = p.apex();
         let first = plugin.execute(Some("echo__echo_text"), Some(r#"{"text":"hi"}"#), &host());
         assert_eq!(error_code(&first), Some(ErrorCode::AuthRequired), "{first}");
@@ -860,15 +833,7 @@ mod tests {
                 .starts_with("Error: INVALID_ARGS: invalid arguments for `echo_text`: at `/text`"),
             "{invalid}"
         );
-        let direct = p.call(
-            wire::METHOD_EXECUTE_TOOL,
-            None,
-            Some(&Extras::from([
-                ("tool_name".to_owned(), "echo_text".to_owned()),
-                ("args".to_owned(), r#"{"text":""}"#.to_owned()),
-            ])),
-            &host(),
-        );
+        let direct = p.call(&Request::execute("echo_text", r#"{"text":""}"#), &host());
         assert_eq!(invalid, render(&direct));
         assert_eq!(
             error_code(&plugin.execute(None, None, &host())),
@@ -924,7 +889,7 @@ mod tests {
     #[test]
     fn render_and_error_code_agree() {
         for code in ErrorCode::ALL {
-            let text = render(&Response::error(code, "m"));
+            let text = render(&Response::Error(ToolError::new(code, "m")));
             assert_eq!(error_code(&text), Some(code));
         }
         assert_eq!(error_code("Error: NOPE: x"), None);

@@ -58,11 +58,14 @@ pub(super) fn register(env: &mut Env<'_>) -> Result<(), Error> {
     };
     // Safety: `native_method!` checked every function against its JNI signature, and both are
     // declared `static` here and in ApexBridge.java.
-    unsafe { env.register_native_methods(&class, METHODS) }
+    let registered = unsafe { env.register_native_methods(&class, METHODS) };
+    env.delete_local_ref(class);
+    registered
 }
 
 /// `static native String call(int op, String toolId, String argumentsJson, int callingUid,
 /// String[] packages, String[][] certificateDigests)`.
+#[allow(clippy::too_many_arguments)] // One JNI crossing per transaction: everything comes at once.
 fn native_apex_call<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,

@@ -210,7 +210,7 @@ public class ApexFixtureE2ETest {
     for (int i = 0; i < tools.length(); i++) {
       new JSONObject(tools.getJSONObject(i).getString("parametersSchema"));
     }
-    String echo = ApexHost.transact(binder, ApexHost.EXECUTE, "rustfixture__echo", "{\"text\":\"\u0000x\"}");
+    String echo = ApexHost.transact(binder, ApexHost.EXECUTE, "rustfixture__echo", "{\"text\":\"\\u0000x\"}");
     assertEquals("\u0000x", new JSONObject(echo).getString("text"));
     // Null strings on the wire.
     ApexHost.assertError(ApexHost.transact(binder, ApexHost.EXECUTE, null, null), "TOOL_NOT_FOUND");
