@@ -67,10 +67,10 @@ public class ApexSamplesE2ETest {
     notes.put("search_notes", "{\"query\":\"basil\",\"limit\":3}");
     notes.put("get_note", "{\"id\":1}");
     notes.put("list_tags", "{}");
-    notes.put("notes_between", "{\"from\":\"2000-01-01\",\"to\":\"2099-12-31\",\"limit\":2}");
+    notes.put("notes_between", "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\",\"limit\":2}");
     ARGS.put("notes", notes);
     Map<String, String> expenses = new LinkedHashMap<>();
-    String range = "{\"from\":\"2025-01-01\",\"to\":\"2025-12-31\"}";
+    String range = "{\"from\":\"2025-03-01\",\"to\":\"2025-03-31\"}";
     expenses.put("spending_by_category", "{\"range\":" + range + "}");
     expenses.put("spending_over_time", "{\"range\":" + range + ",\"period\":\"month\"}");
     expenses.put("top_merchants", "{\"range\":" + range + ",\"limit\":3}");
@@ -155,10 +155,12 @@ public class ApexSamplesE2ETest {
   @Test
   public void every_tool_answers_once_the_user_approved_the_host() throws Exception {
     ApexHost.Plugin plugin = bind();
-    String first = args().keySet().iterator().next();
-    String refused = plugin.execute(id(first), args().get(first));
-    ApexHost.assertError(refused, "AUTH_REQUIRED");
-    assertTrue(refused, refused.contains("\nHint: Open "));
+    // Every tool is refused first; the requests merge into one, for every scope asked.
+    for (Map.Entry<String, String> tool : args().entrySet()) {
+      String refused = plugin.execute(id(tool.getKey()), tool.getValue());
+      ApexHost.assertError(refused, "AUTH_REQUIRED");
+      assertTrue(refused, refused.contains("\nHint: Open "));
+    }
     JSONObject pending = Approvals.pendingFrom(APEX_UID);
     assertEquals(
         APEX, pending.getJSONArray("packages").getJSONObject(0).getString("name"));
