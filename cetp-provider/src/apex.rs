@@ -847,6 +847,24 @@ mod tests {
     }
 
     #[test]
+    fn gated_discovery_applies_to_metadata_and_tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::new("com.example.echo", dir.path());
+        let p = provider_in(app, Auth::user_approval().gate_discovery(true), Apex::new());
+        let plugin = p.apex();
+        for text in [plugin.metadata_json(&host()), plugin.tools_json(&host())] {
+            assert_eq!(error_code(&text), Some(ErrorCode::AuthRequired), "{text}");
+            assert!(serde_json::from_str::<serde_json::Value>(&text).is_err());
+        }
+        let id = p.authorizer().pending()[0].id.clone();
+        p.authorizer()
+            .approve(&id, Approval::all_requested())
+            .unwrap();
+        let tools: serde_json::Value = serde_json::from_str(&plugin.tools_json(&host())).unwrap();
+        assert_eq!(tools[0]["id"], "echo__echo_text");
+    }
+
+    #[test]
     fn activations_are_counted_per_host_and_hooks_are_contained() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);

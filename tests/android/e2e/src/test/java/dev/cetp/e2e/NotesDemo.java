@@ -222,8 +222,8 @@ public class NotesDemo {
     List<ComponentName> plugins = apex.discover();
     assertEquals(1, plugins.size());
     ComponentName component = plugins.get(0);
-    say("   %s  -> bindService, IApexPlugin.Stub.asInterface (every call parceled)",
-        component.flattenToShortString());
+    say("   %s", component.flattenToShortString());
+    say("   -> bindService, IApexPlugin.Stub.asInterface; every call below is parceled");
     Service service = ApexHost.publish(component, ApexHost.bindIntent(component));
     try {
       ApexHost.Plugin plugin = apex.bind(component);
@@ -234,8 +234,8 @@ public class NotesDemo {
       say("9. getToolsJson -> %d tools (parametersSchema: the list_tools schema, as a string)",
           plugin.tools.size());
       for (ApexHost.Tool tool : plugin.tools.values()) {
-        say("   %-20s %-14s %d schema properties", tool.id, "\"" + tool.name + "\"",
-            tool.schema.getJSONObject("properties").length());
+        say("   %-20s %-15s parameters: %s", tool.id, "\"" + tool.name + "\"",
+            String.join(", ", keys(tool.schema.getJSONObject("properties"))));
       }
       String id = "notes__search_notes";
       say("");
@@ -302,6 +302,12 @@ public class NotesDemo {
     Path path = Paths.get(target + ".apex");
     Files.createDirectories(path.toAbsolutePath().getParent());
     Files.write(path, text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static List<String> keys(JSONObject o) {
+    List<String> out = new ArrayList<>();
+    o.keys().forEachRemaining(out::add);
+    return out;
   }
 
   private void write() throws IOException {
