@@ -30,12 +30,14 @@
 //! assert_eq!(answer.data_json().unwrap(), 42);
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod app;
 pub mod auth;
 mod context;
 mod error;
 #[cfg(feature = "jni")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 pub mod jni;
 mod provider;
 mod request;
@@ -53,6 +55,11 @@ pub use error::ToolError;
 pub use provider::{AnyTool, BuildError, Limits, Provider, ProviderBuilder};
 pub use request::Request;
 pub use schema::SchemaError;
+/// The schemars version the SDK derives schemas with. Derive `JsonSchema` on your argument
+/// types through it (`#[derive(cetp_provider::schemars::JsonSchema)]` with
+/// `#[schemars(crate = "cetp_provider::schemars")]`), or depend on the same major version, so
+/// two copies never disagree.
+pub use schemars;
 pub use state::StateType;
 pub use tool::{Tool, ToolDescriptor, is_valid_tool_name};
 pub use wire::{ErrorCode, Response};
