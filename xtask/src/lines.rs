@@ -405,7 +405,10 @@ mod tests {
     fn lines_naming_apex_are_the_second_hosts_cost() {
         let text = "android {\n    // Serve the Apex agent too.\n    resValue(\"bool\", \"cetp_serve_apex\", \"true\")\n}\n";
         let counted = count_lines("android/build.gradle.kts", text).unwrap();
-        assert_eq!((counted.lines, counted.code, counted.second_host), (4, 3, 2));
+        assert_eq!(
+            (counted.lines, counted.code, counted.second_host),
+            (4, 3, 2)
+        );
     }
 
     #[test]
