@@ -401,7 +401,7 @@ impl Provider {
 impl<'a> ApexPlugin<'a> {
     /// `getMetadataJson()`: `{id, name, version, versionName, minHostVersion, description}`.
     ///
-    /// `id` is the app's package (the provider name without an [`App`](crate::App)),
+    /// `id` is the app's package (the provider name without an [`App`]),
     /// `name`/`description` the provider's, `version`/`versionName` the app's own. A caller
     /// that may not discover the provider ([`Auth::gate_discovery`](crate::auth::Auth::gate_discovery))
     /// gets the error text instead, which a host refuses as metadata.
