@@ -43,7 +43,7 @@ import org.json.JSONObject;
  */
 public class ApexPluginService extends Service {
   /** The notification channel of approval requests from plugin hosts. */
-  public static final String CHANNEL_ID = "cetp_apex_requests";
+  public static final String CHANNEL_ID = "dev.cetp.apex_requests";
 
   /** The id of the approval notification (one at a time; a new refusal replaces it). */
   public static final int NOTIFICATION_ID = 0x0CE7;

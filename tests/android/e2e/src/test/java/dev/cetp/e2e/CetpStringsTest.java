@@ -92,10 +92,14 @@ public class CetpStringsTest {
 
   @Test
   public void everyNameTheScreenUsesIsAResource() throws Exception {
-    String source =
-        new String(
-            Files.readAllBytes(TEMPLATE.resolve("java/dev/cetp/CetpAuthorizeActivity.java")),
-            StandardCharsets.UTF_8);
+    // The approval screen and the plugin Service's approval notification.
+    String source = "";
+    for (String file : new String[] {"CetpAuthorizeActivity.java", "ApexPluginService.java"}) {
+      source +=
+          new String(
+              Files.readAllBytes(TEMPLATE.resolve("java/dev/cetp/" + file)),
+              StandardCharsets.UTF_8);
+    }
     Matcher m = Pattern.compile("\"(cetp_[a-z_]+)\"").matcher(source);
     TreeSet<String> used = new TreeSet<>();
     while (m.find()) {
