@@ -95,7 +95,7 @@ fn analyze(func: &mut ItemFn, tool_attr: &ToolAttr, errors: &mut Vec<syn::Error>
              with your runtime's `block_on` inside the function",
         ));
     }
-    if let Some(token) = &sig.unsafety {
+    if let syn::Safety::Unsafe(token) = &sig.safety {
         errors.push(syn::Error::new(
             token.span(),
             "tools cannot be `unsafe`: the provider calls them with untrusted arguments; make \
@@ -334,7 +334,9 @@ fn is_context(ty: &Type) -> bool {
         other => other,
     };
     match ty {
-        Type::Path(TypePath { qself: None, path }) => path
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) => path
             .segments
             .last()
             .is_some_and(|s| s.ident == "CallContext" && s.arguments.is_none()),
@@ -370,7 +372,9 @@ fn check_param_type(ty: &Type) -> Result<(), syn::Error> {
         Type::Paren(p) => check_param_type(&p.elem),
         Type::Group(g) => check_param_type(&g.elem),
         // Look inside `Option<&str>`, `Vec<impl Trait>`, `(&str, u8)`, `[&str; 2]`.
-        Type::Path(TypePath { qself: None, path }) => {
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) => {
             for segment in &path.segments {
                 if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
                     for arg in &args.args {
@@ -392,8 +396,12 @@ fn check_param_type(ty: &Type) -> Result<(), syn::Error> {
 /// `str` -> `String`, `[T]` -> `Vec<T>`, `Path` -> `PathBuf`, anything else stays.
 fn owned_suggestion(ty: &Type) -> String {
     match ty {
-        Type::Path(TypePath { qself: None, path }) if path.is_ident("str") => "String".to_owned(),
-        Type::Path(TypePath { qself: None, path }) if path.is_ident("Path") => "PathBuf".to_owned(),
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) if path.is_ident("str") => "String".to_owned(),
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) if path.is_ident("Path") => "PathBuf".to_owned(),
         Type::Slice(s) => format!("Vec<{}>", tokens_to_string(&s.elem)),
         other => tokens_to_string(other),
     }
@@ -415,7 +423,9 @@ fn tokens_to_string(tokens: &impl ToTokens) -> String {
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
-        Type::Path(TypePath { qself: None, path }) => path.segments.last(),
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) => path.segments.last(),
         Type::Paren(p) => last_segment(&p.elem),
         Type::Group(g) => last_segment(&g.elem),
         _ => None,
