@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type, TypePath};
 
-use crate::attr::{self, ToolAttr};
+use crate::attr::{self, MetaAttr, ToolAttr};
 use crate::docs;
 
 /// Attributes written on a parameter that are moved onto the generated args-struct field.
@@ -42,7 +42,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     // The function is always emitted (without the parameter attributes rustc would reject), so a
     // mistake in the tool declaration does not also break every caller of the function.
     if errors.is_empty() {
-        let generated = generate(&func, &tool);
+        let generated = generate(&func, &tool, &tool_attr.meta);
         // Every parameter is a JSON property taken by value, so these lints would fight the
         // shape `#[tool]` requires.
         func.attrs.push(syn::parse_quote!(
@@ -436,7 +436,37 @@ fn is_result(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|s| s.ident == "Result")
 }
 
-fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
+/// The metadata items of the `Tool` impl: title and hints when given, and `output_schema`,
+/// which advertises the result type's schema when it implements `JsonSchema`.
+fn meta_items(meta: &MetaAttr, output_ty: &TokenStream) -> TokenStream {
+    let title = meta
+        .title
+        .as_ref()
+        .map(|t| quote!(const TITLE: ::core::option::Option<&'static str> = ::core::option::Option::Some(#t);));
+    let idempotent = meta.idempotent.then(|| {
+        quote!(
+            const IDEMPOTENT: bool = true;
+        )
+    });
+    let open_world = meta.open_world.then(|| {
+        quote!(
+            const OPEN_WORLD: bool = true;
+        )
+    });
+    quote! {
+        #title
+        #idempotent
+        #open_world
+
+        fn output_schema() -> ::cetp_provider::__private::OutputSchema {
+            #[allow(unused_imports)]
+            use ::cetp_provider::__private::{WithSchema as _, WithoutSchema as _};
+            (&&::cetp_provider::__private::OutputProbe::<#output_ty>::NEW).output_schema()
+        }
+    }
+}
+
+fn generate(func: &ItemFn, tool: &ToolFn, meta: &MetaAttr) -> TokenStream {
     let vis = &func.vis;
     let fn_ident = &func.sig.ident;
     let name = &tool.name;
@@ -502,6 +532,8 @@ fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
         }
     };
 
+    let meta_items = meta_items(meta, &output_ty);
+
     // The derives report some missing-trait errors at their own call site: make that the
     // parameter list rather than `#[tool]`.
     let params_span = func.sig.paren_token.span.join();
@@ -532,6 +564,7 @@ fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
                 const NAME: &'static str = #name;
                 const DESCRIPTION: &'static str = #description;
                 const SCOPES: &'static [&'static str] = &[#(#scopes),*];
+                #meta_items
 
                 #call_fn
             }

@@ -48,7 +48,7 @@ pub use context::{AccessLevel, CallContext, Caller, CallerPackage};
 pub use error::ToolError;
 pub use provider::{AnyTool, BuildError, Extras, Limits, Provider, ProviderBuilder};
 pub use schema::SchemaError;
-pub use tool::{Tool, ToolDescriptor, is_valid_tool_name};
+pub use tool::{Annotations, Tool, ToolDescriptor, is_valid_tool_name};
 pub use wire::{ErrorCode, Response};
 
 /// Collects `#[tool]` functions for [`ProviderBuilder::tools`].
@@ -89,6 +89,8 @@ macro_rules! tools {
 pub mod __private {
     pub use schemars;
     pub use serde;
+
+    pub use crate::schema::probe::{OutputProbe, OutputSchema, WithSchema, WithoutSchema};
 
     use crate::ToolError;
 

@@ -80,6 +80,15 @@ pub(crate) fn parameters_schema<T: JsonSchema>() -> Result<Value, SchemaError> {
     Ok(schema.to_value())
 }
 
+/// The normalized schema of a tool's result type `T`: any JSON type at the root, otherwise
+/// the same rules as the arguments.
+pub(crate) fn output_schema<T: JsonSchema + ?Sized>() -> Result<Value, SchemaError> {
+    let mut schema =
+        Schema::try_from(generate::<T>()?).map_err(|e| SchemaError::Invalid(e.to_string()))?;
+    OrderKeys.transform(&mut schema);
+    Ok(schema.to_value())
+}
+
 /// Generates the schema of `T` with [`settings`], without `title` and with every reference
 /// resolved; a reference left over means the type is recursive.
 fn generate<T: JsonSchema + ?Sized>() -> Result<Value, SchemaError> {
@@ -369,5 +378,9 @@ mod tests {
             parameters_schema::<String>(),
             Err(SchemaError::NotAnObject(_))
         ));
+        assert_eq!(
+            output_schema::<u8>(),
+            Ok(json!({"type": "integer", "minimum": 0, "maximum": 255}))
+        );
     }
 }
