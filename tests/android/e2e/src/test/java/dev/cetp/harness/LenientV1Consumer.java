@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.json.JSONArray;
+import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
@@ -44,7 +45,7 @@ public final class LenientV1Consumer {
   }
 
   /** The tools a lenient v1 consumer keeps from a {@code list_tools} {@code data} text. */
-  public static List<Tool> parse(String data) {
+  public static List<Tool> parse(String data) throws JSONException {
     List<Tool> tools = new ArrayList<>();
     JSONArray array = new JSONObject(data).optJSONArray("tools");
     if (array == null) {
@@ -85,7 +86,7 @@ public final class LenientV1Consumer {
    * additive ones (always {@code title} and {@code annotations}; {@code output_schema} when the
    * result type has a schema).
    */
-  public static void assertToolFields(JSONObject tool) {
+  public static void assertToolFields(JSONObject tool) throws JSONException {
     List<String> extra = new ArrayList<>();
     for (Iterator<String> keys = tool.keys(); keys.hasNext(); ) {
       String key = keys.next();
