@@ -29,25 +29,89 @@
 //! let answer = consumer.execute("add", r#"{"a": 2, "b": 40}"#);
 //! assert_eq!(answer.data_json().unwrap(), 42);
 //! ```
+//!
+//! # Holding resources
+//!
+//! Tools are free functions; what they share (a database, a client, settings) is *provider
+//! state*. Build it in the function `export_provider!` names (from the [`App`]'s files dir),
+//! give it to [`ProviderBuilder::state`], and borrow it in a tool with a `&T` parameter. Tools
+//! run on many Binder threads at once, so keep what changes behind a lock or in a pool, and run
+//! cheap argument checks before taking a connection. The notes sample does this with a pool of
+//! read-only SQLite connections; here the pooled "connection" is a `String`:
+//!
+//! ```
+//! use std::sync::Mutex;
+//! use cetp_provider::{Provider, ToolError, tool, tools};
+//!
+//! /// Connections kept open between calls.
+//! struct Pool(Mutex<Vec<String>>);
+//!
+//! impl Pool {
+//!     fn read<T>(&self, f: impl FnOnce(&str) -> T) -> T {
+//!         let idle = self.0.lock().unwrap().pop();
+//!         let conn = idle.unwrap_or_else(|| "connection".to_owned()); // open a new one
+//!         let result = f(&conn);
+//!         self.0.lock().unwrap().push(conn); // keep it for the next call
+//!         result
+//!     }
+//! }
+//!
+//! /// Counts the notes between two ids.
+//! #[tool]
+//! fn count_notes(
+//!     /// First id.
+//!     from: u32,
+//!     /// Last id.
+//!     to: u32,
+//!     pool: &Pool,
+//! ) -> Result<u32, ToolError> {
+//!     if from > to {
+//!         return Err(ToolError::invalid_args("`from` is after `to`")); // no connection taken
+//!     }
+//!     Ok(pool.read(|_conn| to - from + 1))
+//! }
+//!
+//! let provider = Provider::builder("Notes")
+//!     .tools(tools![count_notes])
+//!     .state(Pool(Mutex::new(Vec::new())))
+//!     .auth(cetp_provider::auth::Auth::open())
+//!     .build()
+//!     .unwrap();
+//! let consumer = cetp_provider::testing::Consumer::new(&provider);
+//! assert_eq!(consumer.execute("count_notes", r#"{"from":3,"to":5}"#).data_json().unwrap(), 3);
+//! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod app;
 pub mod auth;
 mod context;
 mod error;
 #[cfg(feature = "jni")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 pub mod jni;
 mod provider;
+mod request;
 pub mod schema;
+mod state;
 pub mod testing;
 mod tool;
 mod validate;
 pub mod wire;
 
+pub use app::App;
 pub use cetp_macros::tool;
 pub use context::{AccessLevel, CallContext, Caller, CallerPackage};
 pub use error::ToolError;
-pub use provider::{AnyTool, BuildError, Extras, Limits, Provider, ProviderBuilder};
+pub use provider::{AnyTool, BuildError, Limits, Provider, ProviderBuilder};
+pub use request::Request;
 pub use schema::SchemaError;
+/// The schemars version the SDK derives schemas with. Derive `JsonSchema` on your argument
+/// types through it (`#[derive(cetp_provider::schemars::JsonSchema)]` with
+/// `#[schemars(crate = "cetp_provider::schemars")]`), or depend on the same major version, so
+/// two copies never disagree.
+pub use schemars;
+pub use state::StateType;
 pub use tool::{Annotations, Tool, ToolDescriptor, is_valid_tool_name};
 pub use wire::{ErrorCode, Response};
 
@@ -92,7 +156,38 @@ pub mod __private {
 
     pub use crate::schema::probe::{OutputProbe, OutputSchema, WithSchema, WithoutSchema};
 
-    use crate::ToolError;
+    use crate::{CallContext, ProviderBuilder, ToolError};
+
+    /// The provider state a `#[tool]` function's `&T` parameter borrows. The provider checked at
+    /// build time that it has one, so the error is only reachable through a hand-made context.
+    pub fn state<T: std::any::Any + Send + Sync>(ctx: &CallContext) -> Result<&T, ToolError> {
+        ctx.state::<T>().ok_or_else(|| {
+            crate::error::provider_bug(format_args!(
+                "tool `{}` has no provider state of type `{}`",
+                ctx.tool_name(),
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+
+    /// What an `export_provider!` build function may return: a [`ProviderBuilder`], or a
+    /// `Result` of one whose error says why the app could not declare its provider.
+    pub trait IntoProviderBuilder {
+        /// The builder, or why there is none.
+        fn into_provider_builder(self) -> Result<ProviderBuilder, String>;
+    }
+
+    impl IntoProviderBuilder for ProviderBuilder {
+        fn into_provider_builder(self) -> Result<ProviderBuilder, String> {
+            Ok(self)
+        }
+    }
+
+    impl<E: std::fmt::Display> IntoProviderBuilder for Result<ProviderBuilder, E> {
+        fn into_provider_builder(self) -> Result<ProviderBuilder, String> {
+            self.map_err(|e| e.to_string())
+        }
+    }
 
     /// The return types a `#[tool]` function may have: `Result<T, E>` with `E: Into<ToolError>`.
     #[diagnostic::on_unimplemented(

@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::schema::SchemaError;
+use crate::state::StateType;
 
 /// A read-only operation a consumer can call through `execute_tool`.
 ///
@@ -39,6 +40,44 @@ use crate::schema::SchemaError;
 ///     }
 /// }
 /// ```
+///
+/// A hand-written tool reads provider state with [`CallContext::state`] and lists the types
+/// it reads in [`Tool::state_types`], so that a provider missing one fails to build:
+///
+/// ```
+/// use cetp_provider::{BuildError, CallContext, Provider, StateType, Tool, ToolError};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct NoArgs {}
+///
+/// struct Greeting(String);
+/// struct Greet;
+///
+/// impl Tool for Greet {
+///     type Args = NoArgs;
+///     type Output = String;
+///     const NAME: &'static str = "greet";
+///     const DESCRIPTION: &'static str = "Says the configured greeting.";
+///
+///     fn state_types() -> Vec<StateType> {
+///         vec![StateType::of::<Greeting>()]
+///     }
+///
+///     fn call(&self, _args: NoArgs, ctx: &CallContext) -> Result<String, ToolError> {
+///         let greeting = ctx.state::<Greeting>().ok_or_else(|| ToolError::internal("no greeting"))?;
+///         Ok(greeting.0.clone())
+///     }
+/// }
+///
+/// let missing = Provider::builder("Greeter").tool(Greet).build();
+/// assert!(matches!(missing, Err(BuildError::MissingState { .. })));
+/// let provider = Provider::builder("Greeter")
+///     .tool(Greet)
+///     .state(Greeting("Hello!".into()))
+///     .build()
+///     .unwrap();
+/// # let _ = provider;
+/// ```
 pub trait Tool: Send + Sync + 'static {
     /// The arguments, deserialized from the `args` JSON object after schema validation.
     type Args: DeserializeOwned + schemars::JsonSchema;
@@ -65,6 +104,14 @@ pub trait Tool: Send + Sync + 'static {
     /// returns `Some(cetp_provider::schema::output_schema::<Self::Output>())`.
     fn output_schema() -> Option<Result<serde_json::Value, SchemaError>> {
         None
+    }
+
+    /// The provider state types [`call`](Self::call) reads with [`CallContext::state`]. The
+    /// provider refuses to build if one was not given to
+    /// [`ProviderBuilder::state`](crate::ProviderBuilder::state). `#[tool]` lists the types of
+    /// its `&T` parameters here; the default is none.
+    fn state_types() -> Vec<StateType> {
+        Vec::new()
     }
 
     /// Runs the tool.

@@ -3,5 +3,9 @@
 mod report;
 
 fn main() -> std::process::ExitCode {
-    report::run("samples/expenses", cetp_sample_expenses::build_provider())
+    let app = report::app("dev.cetp.samples.expenses");
+    report::run(
+        "samples/expenses",
+        cetp_sample_expenses::provider(&app).build(),
+    )
 }

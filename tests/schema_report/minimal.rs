@@ -3,5 +3,9 @@
 mod report;
 
 fn main() -> std::process::ExitCode {
-    report::run("samples/minimal", cetp_sample_minimal::build_provider())
+    let app = report::app("dev.cetp.samples.minimal");
+    report::run(
+        "samples/minimal",
+        cetp_sample_minimal::provider(&app).build(),
+    )
 }

@@ -5,7 +5,13 @@
 use std::process::ExitCode;
 
 use cetp_provider::schema::{Api, report};
-use cetp_provider::{BuildError, Provider};
+use cetp_provider::{App, BuildError, Provider};
+
+/// The app a sample's build function receives; its files dir is never written here.
+#[allow(dead_code)] // Not every sample's build function reads the app.
+pub fn app(package: &str) -> App {
+    App::new(package, std::env::temp_dir().join("cetp-schema-report"))
+}
 
 /// Prints the sample's table (Markdown) on stdout and every finding with its path on stderr. Fails when a tool
 /// breaks the rules of an API that takes schemas as they are (OpenAI and Anthropic without

@@ -16,9 +16,9 @@ mod gradle;
 mod host_build;
 mod lines;
 mod manifest;
+mod package;
 mod schema_report;
 mod test;
-mod toml;
 mod util;
 
 use std::process::ExitCode;

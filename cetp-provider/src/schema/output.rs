@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::SchemaError;
-use crate::error::ToolError;
+use crate::error::{ToolError, provider_bug};
 
 /// Checks a tool's serialized results against its output schema when `debug_assertions` are
 /// on (tests and debug builds); a release build advertises the schema and checks nothing.
@@ -40,7 +40,7 @@ impl OutputCheck {
         #[cfg(debug_assertions)]
         if let Some(validator) = &self.validator {
             let value: Value = serde_json::from_str(&data).map_err(|e| {
-                ToolError::internal(format!("the result of `{tool}` is not JSON: {e}"))
+                provider_bug(format_args!("the result of `{tool}` is not JSON: {e}"))
             })?;
             if let Some(error) = validator.iter_errors(&value).next() {
                 let at = error.instance_path().to_string();
@@ -48,10 +48,9 @@ impl OutputCheck {
                 log::error!(
                     "the result of `{tool}` does not match its output schema at {at}: {error}"
                 );
-                return Err(ToolError::internal(format!(
+                return Err(provider_bug(format_args!(
                     "the result of `{tool}` does not match the output schema the provider \
-                     advertises (at {at}: {error}); this is a bug in the provider app, not in \
-                     your call"
+                     advertises (at {at}: {error})"
                 )));
             }
         }
