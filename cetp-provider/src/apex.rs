@@ -422,7 +422,9 @@ impl<'a> ApexPlugin<'a> {
     }
 
     /// `getToolsJson()`: one `{id, name, description, parametersSchema}` per tool, in
-    /// declaration order; `parametersSchema` is the text of the tool's `list_tools` schema. A
+    /// declaration order; `name` is the tool's title ([`ToolDescriptor::title`]: `#[tool(title =
+    /// "…")]`, else derived from the name), `parametersSchema` the text of the tool's
+    /// `list_tools` schema. A
     /// caller that may not discover the provider gets the error text instead.
     pub fn tools_json(&self, caller: &Caller) -> String {
         if let Some(refused) = self.discovery_refusal(Request::list_tools(), caller) {
@@ -555,7 +557,7 @@ impl<'a> ApexPlugin<'a> {
                 .map(|(t, (id, _))| {
                     json!({
                         "id": id,
-                        "name": title(t),
+                        "name": t.title(),
                         "description": t.description,
                         "parametersSchema": t.parameters.to_string(),
                     })
@@ -610,17 +612,6 @@ pub fn error_code(result: &str) -> Option<ErrorCode> {
     let rest = result.strip_prefix(wire::APEX_ERROR_PREFIX)?;
     let (code, _) = rest.split_once(": ")?;
     code.parse().ok()
-}
-
-/// The human-readable name of a tool: its name with `_` as spaces and the first letter upper
-/// case (`search_notes` → `Search notes`).
-fn title(tool: &ToolDescriptor) -> String {
-    let spaced = tool.name.replace('_', " ");
-    let mut chars = spaced.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => spaced,
-    }
 }
 
 /// The namespace label of a package or name: its last `.` segment, lower-cased, every character
