@@ -41,6 +41,11 @@ use crate::provider::{Extras, Provider};
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode};
 
+/// The signing-certificate digest of [`Consumer::new`]'s caller (grants are always pinned to
+/// a certificate, so a test consumer needs one).
+pub const CONSUMER_CERTIFICATE_SHA256: &str =
+    "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0";
+
 /// A host-side CETP consumer bound to one provider and one caller identity.
 #[derive(Debug, Clone)]
 pub struct Consumer<'p> {
@@ -49,11 +54,13 @@ pub struct Consumer<'p> {
 }
 
 impl<'p> Consumer<'p> {
-    /// A consumer calling as `com.example.consumer` under UID 10 001.
+    /// A consumer calling as `com.example.consumer` under UID 10 001, signed with the
+    /// certificate whose SHA-256 digest is [`CONSUMER_CERTIFICATE_SHA256`].
     pub fn new(provider: &'p Provider) -> Self {
         Consumer {
             provider,
-            caller: Caller::app(10_001, "com.example.consumer"),
+            caller: Caller::app(10_001, "com.example.consumer")
+                .with_certificate(CONSUMER_CERTIFICATE_SHA256),
         }
     }
 
@@ -126,7 +133,7 @@ impl<'p> Consumer<'p> {
             )));
         }
         for request in mine {
-            auth.approve(&request.id, Approval::all_requested().access(access))
+            auth.approve(&request.id, Approval::as_listed(&request).access(access))
                 .map_err(|e| AnswerError(format!("approval refused: {e}")))?;
         }
         Ok(())

@@ -14,10 +14,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use cetp_provider::auth::{Approval, Auth, ManualClock, STORE_FILE_NAME};
+use cetp_provider::auth::{Auth, ManualClock, STORE_FILE_NAME};
 use cetp_provider::{AccessLevel, Caller, ErrorCode, Provider};
 use serde_json::{Value, json};
-use support::{call, provider};
+use support::{call, listed, provider};
 
 const CHILD_DIR_ENV: &str = "CETP_AUTH_CRASH_CHILD_DIR";
 const CHILD_START_ENV: &str = "CETP_AUTH_CRASH_CHILD_START";
@@ -137,7 +137,7 @@ fn crash_child() {
                 } else {
                     AccessLevel::Full
                 };
-                auth.approve(&id, Approval::all_requested().access(access))
+                auth.approve(&id, listed(&provider, &id).access(access))
                     .unwrap();
             }
             (Op::Deny, Some(id)) => {

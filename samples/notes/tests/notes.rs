@@ -59,7 +59,7 @@ impl App {
         let request = app.provider.authorizer().pending().remove(0);
         app.provider
             .authorizer()
-            .approve(&request.id, Approval::all_requested().access(access))
+            .approve(&request.id, Approval::as_listed(&request).access(access))
             .expect("the approval is stored");
         app
     }
