@@ -2,6 +2,8 @@
 //! and callers.
 #![allow(dead_code)]
 
+pub mod sim_fs;
+
 use cetp_provider::auth::{Approval, Auth, PendingRequest};
 use cetp_provider::testing::{Answer, Consumer};
 use cetp_provider::{CallContext, Caller, Provider, ProviderBuilder, Tool, ToolError};
