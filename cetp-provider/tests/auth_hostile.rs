@@ -219,3 +219,46 @@ fn the_hint_names_the_provider_package_for_set_package() {
         Some("Approve com.example.agent in Notes (com.example.notes)")
     );
 }
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct CodeArgs {
+    /// A code.
+    #[schemars(regex(pattern = r"^(a|a)+\1b$"))]
+    pub code: String,
+}
+
+/// A tool whose pattern needs a backtracking engine.
+pub struct Codes;
+impl cetp_provider::Tool for Codes {
+    type Args = CodeArgs;
+    type Output = usize;
+    const NAME: &'static str = "codes";
+    const DESCRIPTION: &'static str = "Counts codes.";
+    fn call(
+        &self,
+        args: CodeArgs,
+        _: &cetp_provider::CallContext,
+    ) -> Result<usize, cetp_provider::ToolError> {
+        Ok(args.code.len())
+    }
+}
+
+/// A backtracking pattern cost 17 s of CPU for one call of 100 items; the linear-time engine
+/// cannot compile it, so the provider refuses to build and says which pattern and why.
+#[test]
+fn a_pattern_the_linear_engine_cannot_run_is_refused_at_build() {
+    let err = Provider::builder("Codes")
+        .tool(Codes)
+        .auth(Auth::open())
+        .build()
+        .expect_err("the pattern needs backtracking");
+    let text = err.to_string();
+    assert!(
+        matches!(err, cetp_provider::BuildError::Schema { ref tool, .. } if tool == "codes"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r"the pattern `^(a|a)+\1b$`") && text.contains("linear-time"),
+        "{text}"
+    );
+}
