@@ -36,12 +36,14 @@ mod context;
 mod error;
 #[cfg(feature = "jni")]
 pub mod jni;
+mod log_text;
 mod provider;
 pub mod schema;
 pub mod testing;
 mod tool;
 mod validate;
 pub mod wire;
+mod wire_size;
 
 pub use cetp_macros::tool;
 pub use context::{AccessLevel, CallContext, Caller, CallerPackage};

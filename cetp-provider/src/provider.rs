@@ -10,10 +10,17 @@ use serde_json::{Value, json};
 use crate::auth::{Auth, Authorizer, StoreError};
 use crate::context::{AccessLevel, CallContext, Caller};
 use crate::error::ToolError;
+use crate::log_text::Escaped;
 use crate::schema::{self, SchemaError};
 use crate::tool::{Tool, ToolDescriptor, is_valid_tool_name};
 use crate::validate::ArgsValidator;
 use crate::wire::{self, Response};
+use crate::wire_size;
+
+/// The longest `request_id` accepted, in characters.
+const MAX_REQUEST_ID_CHARS: usize = 128;
+/// The longest method name considered, in characters (CETP v1's are far shorter).
+const MAX_METHOD_CHARS: usize = 64;
 
 /// The extras of a `ContentResolver.call`, as string key/value pairs.
 ///
@@ -21,7 +28,11 @@ use crate::wire::{self, Response};
 /// [`wire::EXTRA_ARGS`], [`wire::EXTRA_REQUEST_ID`]); unknown keys are ignored.
 pub type Extras = BTreeMap<String, String>;
 
-/// Size limits enforced on every call.
+/// Size limits enforced on every call, in **wire bytes**: what crosses Binder, where the
+/// Bundle's keys and string values travel as UTF-16 (two bytes per UTF-16 code unit, so an
+/// ASCII text of `n` bytes is `2n` wire bytes). Besides these, `error_message` is capped at
+/// 2,048 and `resolution_hint` at 512 UTF-16 code units (cut, ending in `…`), `request_id` at
+/// 128 characters.
 ///
 /// ```
 /// use cetp_provider::Limits;
@@ -32,11 +43,12 @@ pub type Extras = BTreeMap<String, String>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
-    /// Largest accepted `args` text, in UTF-8 bytes (default 64 KiB).
+    /// Largest accepted `args` text, in wire bytes (UTF-16; default 64 KiB).
     pub max_args_bytes: usize,
-    /// Largest `data` a call may return, in UTF-8 bytes (default 256 KiB). Binder's transaction
-    /// buffer is 1 MiB per process, shared by all calls in flight, and strings travel as UTF-16,
-    /// so a reply far below that keeps concurrent calls from failing silently.
+    /// Largest reply a call may return, in wire bytes: every key and string value of the reply
+    /// Bundle as UTF-16 (default 256 KiB, about 128 Ki ASCII characters of `data`). Binder's
+    /// transaction buffer is 1 MiB per process, shared by all calls in flight, so a reply far
+    /// below that keeps concurrent calls from failing silently.
     pub max_result_bytes: usize,
 }
 
@@ -448,20 +460,32 @@ impl Provider {
             Err(payload) => {
                 let reference = self.next_reference();
                 log::error!(
-                    "CETP `{method}` for {} panicked (ref {reference}): {}",
-                    caller.describe(),
-                    panic_message(&*payload)
+                    "CETP `{}` for {} panicked (ref {reference}): {}",
+                    Escaped(method),
+                    Escaped(&caller.describe()),
+                    Escaped(panic_message(&*payload))
                 );
-                internal_failure(method, None, reference).into()
+                internal_failure(&printable(method), None, reference).into()
             }
         };
+        let what = match extras.and_then(|e| e.get(wire::EXTRA_TOOL_NAME)) {
+            Some(tool) if method == wire::METHOD_EXECUTE_TOOL => printable(tool),
+            _ => printable(method),
+        };
+        let response = wire_size::fit(response, &what, self.limits.max_result_bytes);
         if let Response::Error { code, message, .. } = &response {
             log::info!(
-                "CETP `{method}` from {} -> {code}: {message}",
-                caller.describe()
+                "CETP `{}` from {} -> {code}: {}",
+                Escaped(method),
+                Escaped(&caller.describe()),
+                Escaped(message)
             );
         } else {
-            log::debug!("CETP `{method}` from {} -> success", caller.describe());
+            log::debug!(
+                "CETP `{}` from {} -> success",
+                Escaped(method),
+                Escaped(&caller.describe())
+            );
         }
         response
     }
@@ -475,13 +499,22 @@ impl Provider {
         match method {
             wire::METHOD_LIST_TOOLS => {
                 self.auth.check_discovery(caller)?;
-                self.check_size(method, self.list_tools_json.clone())
+                Ok(self.list_tools_json.clone())
             }
             wire::METHOD_GET_PROVIDER_INFO => {
                 self.auth.check_discovery(caller)?;
-                self.check_size(method, self.info_json.clone())
+                Ok(self.info_json.clone())
             }
             wire::METHOD_EXECUTE_TOOL => self.execute(extras, caller),
+            other if other.chars().count() > MAX_METHOD_CHARS => {
+                Err(ToolError::tool_not_found(format!(
+                    "unknown method (a name of {} characters); this provider speaks CETP v1: `{}`, `{}`, `{}`",
+                    other.chars().count(),
+                    wire::METHOD_LIST_TOOLS,
+                    wire::METHOD_EXECUTE_TOOL,
+                    wire::METHOD_GET_PROVIDER_INFO
+                )))
+            }
             other => Err(ToolError::tool_not_found(format!(
                 "unknown method `{}`; this provider speaks CETP v1: `{}`, `{}`, `{}`",
                 printable(other),
@@ -493,7 +526,18 @@ impl Provider {
     }
 
     fn execute(&self, extras: Option<&Extras>, caller: &Caller) -> Result<String, ToolError> {
+        // With gated discovery, a stranger learns nothing: not which tools exist, nor their
+        // scopes or parameters.
+        self.auth.check_discovery(caller)?;
         let get = |key: &str| extras.and_then(|e| e.get(key)).map(String::as_str);
+        let request_id = get(wire::EXTRA_REQUEST_ID);
+        if let Some(id) = request_id.filter(|id| id.chars().count() > MAX_REQUEST_ID_CHARS) {
+            return Err(ToolError::invalid_args(format!(
+                "`{}` is {} characters long; send at most {MAX_REQUEST_ID_CHARS}",
+                wire::EXTRA_REQUEST_ID,
+                id.chars().count()
+            )));
+        }
         let name = get(wire::EXTRA_TOOL_NAME)
             .filter(|n| !n.trim().is_empty())
             .ok_or_else(|| {
@@ -509,14 +553,15 @@ impl Provider {
                 wire::METHOD_LIST_TOOLS
             ))
         })?;
-        let request_id = get(wire::EXTRA_REQUEST_ID);
         let args = get(wire::EXTRA_ARGS);
-        if let Some(args) = args.filter(|a| a.len() > self.limits.max_args_bytes) {
+        if let Some(size) = args
+            .map(wire_size::utf16_bytes)
+            .filter(|size| *size > self.limits.max_args_bytes)
+        {
             return Err(entry.validator.invalid(
                 name,
                 &format!(
-                    "`args` is {} bytes, over the limit of {} bytes; send shorter values",
-                    args.len(),
+                    "`args` is {size} bytes on the wire (UTF-16), over the limit of {} bytes; send shorter values",
                     self.limits.max_args_bytes
                 ),
             ));
@@ -530,14 +575,14 @@ impl Provider {
             ctx = ctx.with_request_id(id);
         }
         match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
-            Ok(result) => self.check_size(name, result?),
+            Ok(result) => result,
             Err(payload) => {
                 let reference = self.next_reference();
                 log::error!(
                     "tool `{name}` panicked (request {}, ref {reference}, {}): {}",
-                    request_id.unwrap_or("-"),
-                    caller.describe(),
-                    panic_message(&*payload)
+                    Escaped(request_id.unwrap_or("-")),
+                    Escaped(&caller.describe()),
+                    Escaped(panic_message(&*payload))
                 );
                 Err(internal_failure(name, request_id, reference))
             }
@@ -548,17 +593,6 @@ impl Provider {
     /// ([`crate::auth`]), then the rate limit.
     fn authorize(&self, tool: &str, caller: &Caller) -> Result<AccessLevel, ToolError> {
         self.auth.check_execute(tool, caller)
-    }
-
-    fn check_size(&self, what: &str, data: String) -> Result<String, ToolError> {
-        if data.len() <= self.limits.max_result_bytes {
-            return Ok(data);
-        }
-        Err(ToolError::internal(format_args!(
-            "the result of `{what}` is {} KiB, over the {} KiB a provider returns in one call; narrow the request (fewer items, a shorter range or a more specific query) and try again",
-            data.len().div_ceil(1024),
-            self.limits.max_result_bytes / 1024
-        )))
     }
 
     fn next_reference(&self) -> u64 {

@@ -463,3 +463,60 @@ fn concurrent_calls_and_grant_changes_stay_consistent() {
     assert_eq!(in_memory.as_array().unwrap().len(), CALLERS as usize / 2);
     assert_eq!(names_in(dir.path()), [STORE_FILE_NAME, LAST_GOOD]);
 }
+
+/// Two providers on one directory (two binds, two builds) share one store: no approval is
+/// lost to the other's write, and no temp file of one is removed by the other. Another process
+/// cannot open the store while it is open (advisory lock).
+#[test]
+fn two_providers_on_one_directory_lose_no_update() {
+    const PER_PROVIDER: u32 = 25;
+    let dir = tempfile::tempdir().unwrap();
+    let both = [user_approval(dir.path()), user_approval(dir.path())];
+    let caller = |side: u32, i: u32| {
+        Caller::app(50_000 + side * 100 + i, format!("com.example.s{side}.a{i}"))
+            .with_certificate(format!("{:064x}", side * 100 + i))
+    };
+    thread::scope(|s| {
+        for (side, provider) in both.iter().enumerate() {
+            let side = u32::try_from(side).unwrap();
+            s.spawn(move || {
+                for i in 0..PER_PROVIDER {
+                    approve(
+                        provider,
+                        &caller(side, i),
+                        "read_notes",
+                        Approval::as_listed,
+                    );
+                }
+            });
+        }
+    });
+    for provider in &both {
+        assert_eq!(
+            provider.authorizer().grants().len(),
+            2 * PER_PROVIDER as usize
+        );
+    }
+    assert_eq!(
+        read_json(dir.path())["grants"].as_array().unwrap().len(),
+        2 * PER_PROVIDER as usize
+    );
+    assert_eq!(names_in(dir.path()), [STORE_FILE_NAME, LAST_GOOD]);
+
+    // The lock is held while the store is open, by this process.
+    let lock = dir.path().join("cetp-grants.json.lock");
+    let Err(err) = cetp_provider::auth::StoreFs::lock(&cetp_provider::auth::OsFs, &lock) else {
+        panic!("locked while open");
+    };
+    assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    drop(both);
+    let _guard = cetp_provider::auth::StoreFs::lock(&cetp_provider::auth::OsFs, &lock)
+        .expect("released once closed");
+    // Held elsewhere, the store does not open.
+    let err = builder()
+        .auth(Auth::user_approval().store_dir(dir.path()))
+        .build()
+        .expect_err("locked by someone else")
+        .to_string();
+    assert!(err.contains("another process holds"), "{err}");
+}

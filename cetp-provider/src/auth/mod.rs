@@ -743,7 +743,12 @@ impl Authorizer {
             caller.describe(),
             missing
         );
-        Err(self.auth_required(&who, &missing, expired, data.decisions_lost))
+        // A caller refused at gated discovery is told nothing about the scopes either.
+        let shown = match need {
+            Need::Discovery => &[][..],
+            Need::Scopes(_) => &missing[..],
+        };
+        Err(self.auth_required(&who, shown, expired, data.decisions_lost))
     }
 
     /// Counts one refused call against `caller`'s refused-call limit
