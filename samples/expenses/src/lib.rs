@@ -63,7 +63,8 @@ pub struct Filter {
     /// Only expenses of at most this many euros.
     #[schemars(range(min = 0.0, max = 1_000_000.0))]
     pub max_amount: Option<f64>,
-    /// Only merchants whose name contains this text (case ignored), e.g. `café`.
+    /// Only merchants whose name contains this text (case ignored), e.g. `café`. Not available
+    /// when the user shares totals only.
     #[schemars(length(min = 1, max = 64))]
     pub merchant: Option<String>,
 }
@@ -76,8 +77,9 @@ pub fn spending_by_category(
     range: DateRange,
     /// Which expenses to count (all when absent).
     filter: Option<Filter>,
+    ctx: &CallContext,
 ) -> Result<CategoryReport, ToolError> {
-    report::by_category(&range, filter.as_ref())
+    report::by_category(&range, filter.as_ref(), ctx.access())
 }
 
 /// Totals the user's spending per day, ISO week or month over a date range, oldest first;
@@ -90,8 +92,9 @@ pub fn spending_over_time(
     period: Period,
     /// Which expenses to count (all when absent).
     filter: Option<Filter>,
+    ctx: &CallContext,
 ) -> Result<Vec<PeriodTotal>, ToolError> {
-    report::over_time(&range, period, filter.as_ref())
+    report::over_time(&range, period, filter.as_ref(), ctx.access())
 }
 
 /// Lists the merchants where the user spent most over a date range, largest first. Amounts are
