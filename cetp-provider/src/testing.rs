@@ -2,7 +2,8 @@
 //!
 //! [`Consumer`] calls [`Provider::call`], the entry point the Android bridge uses, and hands back
 //! the reply as the string map the Bundle would hold. [`check_conformance`] audits a provider
-//! against CETP v1 in one line.
+//! against CETP v1 in one line; [`check_noninterference`] checks that Redacted answers do not
+//! depend on the data Redacted hides.
 //!
 //! ```
 //! use cetp_provider::{ErrorCode, Provider, tool, tools};
@@ -29,6 +30,10 @@
 //! let bad = consumer.execute("greet", r#"{"name":7}"#);
 //! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
 //! ```
+
+mod noninterference;
+
+pub use noninterference::{NoninterferenceError, Pairs, check_noninterference};
 
 use std::collections::BTreeMap;
 use std::fmt;
