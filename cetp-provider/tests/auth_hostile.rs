@@ -96,7 +96,9 @@ fn the_approval_screen_offers_only_the_launching_apps_request_in_first_request_o
             .store_dir(dir.path())
             .clock(clock.clone()),
     );
-    // The real agent asks once; a look-alike keeps polling afterwards.
+    // The look-alike asks, then the real agent, then the look-alike keeps polling.
+    call(&provider, &look_alike(), "read_notes");
+    clock.advance(Duration::from_secs(1));
     call(&provider, &agent(), "read_notes");
     for _ in 0..20 {
         clock.advance(Duration::from_secs(1));
@@ -106,14 +108,14 @@ fn the_approval_screen_offers_only_the_launching_apps_request_in_first_request_o
     let uids: Vec<_> = all.iter().map(|p| p.uid).collect();
     assert_eq!(
         uids,
-        [agent().uid(), look_alike().uid()],
-        "first request first"
+        [look_alike().uid(), agent().uid()],
+        "in order of first request: polling does not move the look-alike"
     );
     let raw: Value =
         serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
     assert_eq!(raw["state"]["pending"][0]["first_requested_ms"], 5_000);
+    assert_eq!(raw["state"]["pending"][0]["requested_at_ms"], 26_000);
     assert_eq!(raw["state"]["pending"][1]["first_requested_ms"], 6_000);
-    assert_eq!(raw["state"]["pending"][1]["requested_at_ms"], 25_000);
 
     // The screen the agent opened shows only the agent's request.
     let agent_uid = agent().uid().unwrap();
@@ -125,7 +127,7 @@ fn the_approval_screen_offers_only_the_launching_apps_request_in_first_request_o
     assert_eq!(mine.state.pending[0].packages[0].name, AGENT);
 
     // Approving the look-alike's request from the agent's screen fails.
-    let other = &all[1];
+    let other = &all[0];
     let steered = admin(
         &provider,
         &format!(
