@@ -49,15 +49,11 @@ pub(crate) fn cap(text: &str, max_units: usize) -> Cow<'_, str> {
 /// an `INTERNAL_ERROR` saying so; an error's message and hint are capped.
 pub(crate) fn fit(response: Response, what: &str, max_reply_bytes: usize) -> Response {
     match response {
-        Response::Success { data } => {
-            let size = reply_bytes(
-                Response::Success {
-                    data: String::new(),
-                }
-                .to_pairs(),
-            ) + utf16_bytes(&data);
+        Response::Success(data) => {
+            let size =
+                reply_bytes(Response::Success(String::new()).to_pairs()) + utf16_bytes(&data);
             if size <= max_reply_bytes {
-                return Response::Success { data };
+                return Response::Success(data);
             }
             fit(
                 ToolError::internal(format_args!(
@@ -70,18 +66,25 @@ pub(crate) fn fit(response: Response, what: &str, max_reply_bytes: usize) -> Res
                 max_reply_bytes,
             )
         }
-        Response::Error {
-            code,
-            message,
-            resolution_hint,
-            authorize_intent,
-        } => Response::Error {
-            code,
-            message: cap(&message, MAX_ERROR_MESSAGE_UNITS).into_owned(),
-            resolution_hint: resolution_hint
-                .map(|hint| cap(&hint, MAX_RESOLUTION_HINT_UNITS).into_owned()),
-            authorize_intent,
-        },
+        Response::Error(err) => {
+            let message = cap(err.message(), MAX_ERROR_MESSAGE_UNITS);
+            let hint = err
+                .resolution_hint()
+                .map(|hint| cap(hint, MAX_RESOLUTION_HINT_UNITS));
+            let fits = matches!(message, Cow::Borrowed(_))
+                && hint.as_ref().is_none_or(|h| matches!(h, Cow::Borrowed(_)));
+            if fits {
+                return Response::Error(err);
+            }
+            let mut capped = ToolError::new(err.code(), message.into_owned());
+            if let Some(hint) = hint {
+                capped = capped.with_hint(hint.into_owned());
+            }
+            if let Some(action) = err.authorize_intent() {
+                capped = capped.with_authorize_intent(action);
+            }
+            Response::Error(capped)
+        }
     }
 }
 

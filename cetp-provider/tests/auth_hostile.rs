@@ -196,8 +196,12 @@ fn an_approval_grants_only_the_scopes_the_user_saw() {
 #[test]
 fn the_hint_names_the_provider_package_for_set_package() {
     let dir = tempfile::tempdir().unwrap();
-    let provider = provider(Auth::user_approval());
-    provider.bind_app("com.example.notes", dir.path()).unwrap();
+    let app = || cetp_provider::App::new("com.example.notes", dir.path());
+    let provider = support::builder()
+        .auth(Auth::user_approval())
+        .app(app())
+        .build()
+        .unwrap();
     let answer = call(&provider, &agent(), "read_notes");
     assert_eq!(
         answer.get("authorize_intent"),
@@ -213,9 +217,9 @@ fn the_hint_names_the_provider_package_for_set_package() {
                 .store_dir(dir.path())
                 .resolution_hint("Approve {package} in {provider} ({provider_package})"),
         )
+        .app(app())
         .build()
         .unwrap();
-    custom.authorizer().set_app_package("com.example.notes");
     assert_eq!(
         call(&custom, &agent(), "read_notes").get("resolution_hint"),
         Some("Approve com.example.agent in Notes (com.example.notes)")

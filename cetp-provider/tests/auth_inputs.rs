@@ -10,7 +10,9 @@ use std::sync::{Mutex, OnceLock};
 
 use cetp_provider::auth::Auth;
 use cetp_provider::testing::Consumer;
-use cetp_provider::{CallContext, Caller, ErrorCode, Limits, Provider, Tool, ToolError, wire};
+use cetp_provider::{
+    CallContext, Caller, ErrorCode, Limits, Provider, Request, Response, Tool, ToolError, wire,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use support::*;
@@ -66,8 +68,30 @@ fn echo_args(text: &str) -> String {
 }
 
 /// The reply's key/value pairs, as the Bundle holds them.
-fn pairs_of(answer: &cetp_provider::testing::Answer) -> Vec<(String, String)> {
-    answer.bundle.clone().into_iter().collect()
+fn pairs_of(answer: &Response) -> Vec<(String, String)> {
+    answer
+        .to_pairs()
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// The request a host builds from `method` and string extras (`None`: a null Bundle).
+fn request_of<'a>(method: &'a str, extras: Option<&'a [(&'static str, String)]>) -> Request<'a> {
+    let get = |key: &str| {
+        extras.and_then(|pairs| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.as_str())
+        })
+    };
+    Request {
+        method,
+        tool_name: get(wire::EXTRA_TOOL_NAME),
+        args: get(wire::EXTRA_ARGS),
+        request_id: get(wire::EXTRA_REQUEST_ID),
+    }
 }
 
 fn utf16_units(text: &str) -> usize {
@@ -180,7 +204,7 @@ fn gated_discovery_answers_known_and_unknown_tools_alike() {
         stranger.execute("no_such_tool", "{}"),
         stranger.execute("read_notes", &big),
         stranger.execute("no_such_tool", &big),
-        stranger.call(wire::METHOD_EXECUTE_TOOL, Some(&[])),
+        stranger.call(&Request::new(wire::METHOD_EXECUTE_TOOL)),
     ]
     .into_iter()
     .map(|answer| pairs_of(&answer).into_iter().collect::<BTreeMap<_, _>>())
@@ -273,15 +297,9 @@ fn malformed_inputs_get_clear_codes_and_cannot_forge_log_lines() {
             ErrorCode::ToolNotFound,
         ),
         (
-            "null extras",
+            "no extras (a null Bundle)",
             wire::METHOD_EXECUTE_TOOL.into(),
             None,
-            ErrorCode::InvalidArgs,
-        ),
-        (
-            "no tool name",
-            wire::METHOD_EXECUTE_TOOL.into(),
-            Some(vec![]),
             ErrorCode::InvalidArgs,
         ),
         (
@@ -410,10 +428,7 @@ fn malformed_inputs_get_clear_codes_and_cannot_forge_log_lines() {
     ];
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
     for (what, method, extras, code) in &cases {
-        let extras: Option<Vec<(&str, &str)>> = extras
-            .as_ref()
-            .map(|pairs| pairs.iter().map(|(k, v)| (*k, v.as_str())).collect());
-        let answer = agent.call(method, extras.as_deref());
+        let answer = agent.call(&request_of(method, extras.as_deref()));
         assert_eq!(answer.error_code(), Some(*code), "{what}: {answer:?}");
         let message = answer.error_message().unwrap();
         assert!(utf16_units(message) <= 2_048, "{what}: a bounded message");
@@ -425,18 +440,12 @@ fn malformed_inputs_get_clear_codes_and_cannot_forge_log_lines() {
         *tally.entry(code.as_str().to_owned()).or_default() += 1;
     }
     // A request_id of 128 characters is fine.
-    let ok = agent.call(
-        wire::METHOD_EXECUTE_TOOL,
-        Some(&[
-            (wire::EXTRA_TOOL_NAME, "echo"),
-            (wire::EXTRA_ARGS, &echo_args("a")),
-            (wire::EXTRA_REQUEST_ID, &"i".repeat(128)),
-        ]),
-    );
+    let (args, id) = (echo_args("a"), "i".repeat(128));
+    let ok = agent.call(&Request::execute("echo", &args).with_request_id(&id));
     assert!(ok.is_success(), "{ok:?}");
     // A caller whose package claims a newline cannot forge a line either.
     let odd = Consumer::new(&provider).as_caller(Caller::app(1, forged));
-    odd.call(forged, None);
+    odd.call(&Request::new(forged));
 
     let lines = capture.0.lock().unwrap();
     assert!(lines.len() >= cases.len(), "{} records", lines.len());

@@ -39,7 +39,7 @@ pub enum NoninterferenceError {
     NothingSucceeded(usize),
 }
 
-/// The key/value pairs of a reply Bundle.
+/// The key/value pairs of a reply Bundle, in wire order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pairs(pub Vec<(String, String)>);
 
@@ -125,7 +125,14 @@ pub fn check_noninterference(
     let mut succeeded = 0;
     for (tool, args) in calls {
         let pairs = |consumer: &Consumer<'_>| {
-            Pairs(consumer.execute(tool, args).bundle.into_iter().collect())
+            Pairs(
+                consumer
+                    .execute(tool, args)
+                    .to_pairs()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect(),
+            )
         };
         let (l, r) = (pairs(&left), pairs(&right));
         if l != r {

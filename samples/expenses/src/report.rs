@@ -10,7 +10,7 @@ use cetp_provider::{AccessLevel, ToolError};
 use chrono::{Datelike, Days, NaiveDate, Weekday};
 use serde::Serialize;
 
-use crate::ledger::{self, Expense};
+use crate::ledger::{Expense, Ledger};
 use crate::{Category, DateRange, Filter, Period};
 
 /// The widest range a report covers, in days (two years).
@@ -74,12 +74,13 @@ pub struct MerchantTotal {
 /// `INVALID_ARGS` for a reversed or too wide range, `min_amount > max_amount`, or a merchant
 /// filter from a redacted caller (see [`select`]).
 pub fn by_category(
+    ledger: &Ledger,
     range: &DateRange,
     filter: Option<&Filter>,
     access: AccessLevel,
 ) -> Result<CategoryReport, ToolError> {
     let mut sums: HashMap<Category, (i64, usize)> = HashMap::new();
-    for expense in select(range, filter, access)? {
+    for expense in select(ledger, range, filter, access)? {
         let sum = sums.entry(expense.category).or_default();
         *sum = (sum.0 + expense.cents, sum.1 + 1);
     }
@@ -115,12 +116,13 @@ pub fn by_category(
 /// # Errors
 /// As [`by_category`].
 pub fn over_time(
+    ledger: &Ledger,
     range: &DateRange,
     period: Period,
     filter: Option<&Filter>,
     access: AccessLevel,
 ) -> Result<Vec<PeriodTotal>, ToolError> {
-    let selected = select(range, filter, access)?;
+    let selected = select(ledger, range, filter, access)?;
     let mut periods: BTreeMap<NaiveDate, PeriodTotal> = BTreeMap::new();
     for day in range.from.iter_days().take_while(|d| *d <= range.to) {
         let (starts, label) = period_of(day, period);
@@ -152,6 +154,7 @@ pub fn over_time(
 /// # Errors
 /// `PERMISSION_DENIED` for a redacted caller; otherwise as [`by_category`].
 pub fn top_merchants(
+    ledger: &Ledger,
     range: &DateRange,
     limit: Option<u8>,
     filter: Option<&Filter>,
@@ -163,7 +166,7 @@ pub fn top_merchants(
         ));
     }
     let mut sums: HashMap<&'static str, (Category, i64, usize)> = HashMap::new();
-    for expense in select(range, filter, access)? {
+    for expense in select(ledger, range, filter, access)? {
         let sum = sums
             .entry(expense.merchant)
             .or_insert((expense.category, 0, 0));
@@ -184,17 +187,17 @@ pub fn top_merchants(
 }
 
 /// The expenses in `range` that pass `filter`, after checking both.
-/// The expenses `range` and `filter` select.
 ///
 /// Merchant names are hidden from a redacted caller, so they must not decide its answers
 /// either: a merchant filter would let it recover a name letter by letter from which totals
 /// change, then the dates of every visit. A redacted caller's merchant filter is refused, with
 /// the same answer whatever the data.
 fn select<'a>(
+    ledger: &'a Ledger,
     range: &'a DateRange,
     filter: Option<&'a Filter>,
     access: AccessLevel,
-) -> Result<impl Iterator<Item = &'static Expense> + 'a, ToolError> {
+) -> Result<impl Iterator<Item = &'a Expense> + 'a, ToolError> {
     if access.is_redacted() && filter.is_some_and(|f| f.merchant.is_some()) {
         return Err(ToolError::invalid_args(
             "the user shares totals but not merchant names with this app, so `filter.merchant` cannot be used; drop it",
@@ -223,7 +226,8 @@ fn select<'a>(
     let max = filter.max_amount.map(cents);
     let merchant = filter.merchant.as_deref().map(str::to_lowercase);
     let categories = filter.categories.unwrap_or_default();
-    Ok(ledger::expenses()
+    Ok(ledger
+        .expenses()
         .iter()
         .skip_while(move |e| e.date < from)
         .take_while(move |e| e.date <= to)
