@@ -8,12 +8,10 @@
 pub mod ledger;
 pub mod report;
 
-use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
+use cetp_provider::{CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use report::{CategoryReport, MerchantTotal, PeriodTotal};
 
 /// A spending category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
@@ -79,7 +77,7 @@ pub fn spending_by_category(
     filter: Option<Filter>,
     ledger: &ledger::Ledger,
     ctx: &CallContext,
-) -> Result<CategoryReport, ToolError> {
+) -> Result<report::CategoryReport, ToolError> {
     report::by_category(ledger, &range, filter.as_ref(), ctx.access())
 }
 
@@ -95,7 +93,7 @@ pub fn spending_over_time(
     filter: Option<Filter>,
     ledger: &ledger::Ledger,
     ctx: &CallContext,
-) -> Result<Vec<PeriodTotal>, ToolError> {
+) -> Result<Vec<report::PeriodTotal>, ToolError> {
     report::over_time(ledger, &range, period, filter.as_ref(), ctx.access())
 }
 
@@ -112,18 +110,22 @@ pub fn top_merchants(
     filter: Option<Filter>,
     ledger: &ledger::Ledger,
     ctx: &CallContext,
-) -> Result<Vec<MerchantTotal>, ToolError> {
+) -> Result<Vec<report::MerchantTotal>, ToolError> {
     report::top_merchants(ledger, &range, limit, filter.as_ref(), ctx.access())
 }
 
-/// Declares the provider; the Android template calls it when the app starts.
-pub fn provider(_app: &App) -> ProviderBuilder {
-    let tools = tools![spending_by_category, spending_over_time, top_merchants];
+/// Declares the provider over the user's `ledger`.
+pub fn provider(ledger: ledger::Ledger) -> ProviderBuilder {
     Provider::builder("Expenses")
         .description("The user's spending: totals per category, over time and per merchant")
         .scope("expenses.read", "your expenses: amounts, dates, merchants")
-        .tools(tools)
-        .state(ledger::Ledger::demo())
+        .tools(tools![
+            spending_by_category,
+            spending_over_time,
+            top_merchants
+        ])
+        .state(ledger)
 }
 
-cetp_provider::export_provider!(provider);
+// When the app starts, over the demo ledger (a real app loads its own from `app.files_dir()`).
+cetp_provider::export_provider!(|_| provider(ledger::Ledger::demo()));
