@@ -185,7 +185,7 @@ public class NotesSampleE2ETest extends SampleSuite {
       for (CallForm form : CallForm.values()) {
         CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec(call[0], call[1]));
         assertError(r, "AUTH_REQUIRED", AGENT, "Notes");
-        assertEquals("Open Notes and allow com.example.agent to read: " + call[2], r.resolutionHint());
+        assertEquals("Open Notes (" + PACKAGE + ") and allow com.example.agent to read: " + call[2], r.resolutionHint());
         assertEquals(AUTHORIZE, r.authorizeIntent());
       }
     }
@@ -214,7 +214,7 @@ public class NotesSampleE2ETest extends SampleSuite {
     assertTrue(run("list_tags", "{}").isSuccess());
     CetpResponse notes = run("search_notes", "{\"query\":\"basil\"}");
     assertError(notes, "AUTH_REQUIRED", "`notes.read`");
-    assertEquals("Open Notes and allow com.example.agent to read: " + NOTES_READ, notes.resolutionHint());
+    assertEquals("Open Notes (" + PACKAGE + ") and allow com.example.agent to read: " + NOTES_READ, notes.resolutionHint());
     JSONArray grants = Approvals.grants();
     assertEquals(1, grants.length());
     assertEquals(List.of("tags.read"), strings(grants.getJSONObject(0).getJSONArray("scopes")));
