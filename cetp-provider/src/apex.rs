@@ -812,7 +812,7 @@ mod tests {
         assert_eq!(pending[0].uid, Some(10_300));
         assert_eq!(pending[0].packages[0].name, "com.apex.agent");
         p.authorizer()
-            .approve(&pending[0].id, Approval::all_requested())
+            .approve(&pending[0].id, Approval::as_listed(&pending[0]))
             .unwrap();
         assert_eq!(
             plugin.execute(Some("echo__echo_text"), Some(r#"{"text":"hi"}"#), &host()),
@@ -847,9 +847,9 @@ mod tests {
             assert_eq!(error_code(&text), Some(ErrorCode::AuthRequired), "{text}");
             assert!(serde_json::from_str::<serde_json::Value>(&text).is_err());
         }
-        let id = p.authorizer().pending()[0].id.clone();
+        let request = p.authorizer().pending().remove(0);
         p.authorizer()
-            .approve(&id, Approval::all_requested())
+            .approve(&request.id, Approval::as_listed(&request))
             .unwrap();
         let tools: serde_json::Value = serde_json::from_str(&plugin.tools_json(&host())).unwrap();
         assert_eq!(tools[0]["id"], "echo__echo_text");
