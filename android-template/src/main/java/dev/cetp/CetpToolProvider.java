@@ -4,20 +4,14 @@ import android.content.ComponentName;
 import android.content.ContentProvider;
 import android.content.ContentValues;
 import android.content.Context;
-import android.content.pm.PackageInfo;
 import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
-import android.content.pm.Signature;
-import android.content.pm.SigningInfo;
 import android.database.Cursor;
 import android.net.Uri;
 import android.os.Binder;
-import android.os.Build;
 import android.os.Bundle;
 import android.util.Log;
 import java.io.File;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * The CETP v1 Tool Provider: answers {@code ContentResolver.call} through the app's Rust library.
@@ -25,7 +19,7 @@ import java.security.NoSuchAlgorithmException;
  * <p>{@link #onCreate} loads the library named by the provider's meta-data {@value #META_LIBRARY}
  * and lets it build its provider with the app's files directory and package name. {@link #call}
  * reads the caller's UID on the Binder thread, resolves its packages and signing-certificate
- * digests, copies the CETP string extras and hands everything to Rust in one JNI call. Whatever
+ * digests ({@link CallerIdentity}, cached per UID), copies the CETP string extras and hands everything to Rust in one JNI call. Whatever
  * goes wrong, the consumer gets a well-formed CETP error Bundle, never an exception or null.
  *
  * <p>The provider is read-only: {@code query}, {@code insert}, {@code update}, {@code delete}
@@ -36,8 +30,6 @@ public class CetpToolProvider extends ContentProvider {
   public static final String META_LIBRARY = "dev.cetp.library";
 
   static final String TAG = "cetp";
-
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
 
   private ProviderInfo providerInfo;
 
@@ -89,6 +81,8 @@ public class CetpToolProvider extends ContentProvider {
       Log.e(TAG, "CETP provider did not start: " + initError);
     }
     warnIfPermissionUndefined(context);
+    // Listen for package changes before the first call is answered (see CallerIdentityCache).
+    CallerIdentityCache.start(context);
     return null;
   }
 
@@ -194,71 +188,10 @@ public class CetpToolProvider extends ContentProvider {
     }
   }
 
-  /**
-   * Every package under {@code uid}, one per line: the package name, then a space and the
-   * comma-separated SHA-256 digests of its signing certificates when they can be read.
-   */
+  /** The caller's packages and certificate digests, as {@code NativeBridge.call} takes them. */
   private String describeCaller(int uid) {
     Context context = getContext();
-    if (context == null) {
-      return null;
-    }
-    PackageManager pm = context.getPackageManager();
-    String[] packages;
-    try {
-      packages = pm.getPackagesForUid(uid);
-    } catch (RuntimeException e) {
-      return null;
-    }
-    if (packages == null) {
-      return null;
-    }
-    StringBuilder out = new StringBuilder();
-    for (String name : packages) {
-      out.append(name);
-      Signature[] signers = signers(pm, name);
-      if (signers != null) {
-        char separator = ' ';
-        for (Signature signer : signers) {
-          if (signer != null) {
-            out.append(separator).append(sha256(signer.toByteArray()));
-            separator = ',';
-          }
-        }
-      }
-      out.append('\n');
-    }
-    return out.toString();
-  }
-
-  /** The certificates the package is signed with now (not its rotation history). */
-  @SuppressWarnings("deprecation") // GET_SIGNATURES and PackageInfo.signatures before API 28
-  private static Signature[] signers(PackageManager pm, String name) {
-    try {
-      if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.P) {
-        PackageInfo info = pm.getPackageInfo(name, PackageManager.GET_SIGNING_CERTIFICATES);
-        SigningInfo signing = info.signingInfo;
-        return signing == null ? null : signing.getApkContentsSigners();
-      }
-      return pm.getPackageInfo(name, PackageManager.GET_SIGNATURES).signatures;
-    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  private static String sha256(byte[] bytes) {
-    byte[] digest;
-    try {
-      digest = MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing", e);
-    }
-    char[] hex = new char[digest.length * 2];
-    for (int i = 0; i < digest.length; i++) {
-      hex[2 * i] = HEX[(digest[i] >> 4) & 0xF];
-      hex[2 * i + 1] = HEX[digest[i] & 0xF];
-    }
-    return new String(hex);
+    return context == null ? null : CallerIdentity.resolve(context, uid).packagesText();
   }
 
   private static Bundle internalError(String message) {
