@@ -35,6 +35,54 @@ fn search(
         .collect()
 }
 
+/// A note as a listing shows it.
+#[derive(Serialize)]
+pub struct Summary {
+    id: i64,
+    title: String,
+    created: String,
+    tags: Vec<String>,
+}
+
+/// The notes of a period with their total, like the notes sample's `notes_between`.
+#[derive(Serialize)]
+pub struct Listing {
+    total: u64,
+    notes: Vec<Summary>,
+}
+
+/// Lists notes written in a date range.
+#[tool]
+fn listing(
+    /// First day, `YYYY-MM-DD`.
+    #[schemars(length(min = 10, max = 10))]
+    from: String,
+    /// Last day, `YYYY-MM-DD`.
+    #[schemars(length(min = 10, max = 10))]
+    to: String,
+    /// How many notes, 1 to 200.
+    #[schemars(range(min = 1, max = 200))]
+    limit: Option<u32>,
+) -> Listing {
+    let limit = limit.unwrap_or(50);
+    Listing {
+        total: 160,
+        notes: (1..=i64::from(limit))
+            .map(|id| Summary {
+                id,
+                title: format!("Note {id} from {from} to {to}: groceries, café and 抹茶"),
+                created: format!(
+                    "2023-{:02}-{:02}T10:{:02}:00",
+                    id % 12 + 1,
+                    id % 28 + 1,
+                    id % 60
+                ),
+                tags: vec!["travel".to_owned(), "weekend".to_owned()],
+            })
+            .collect(),
+    }
+}
+
 fn extras(pairs: &[(&str, &str)]) -> Extras {
     pairs
         .iter()
@@ -44,7 +92,7 @@ fn extras(pairs: &[(&str, &str)]) -> Extras {
 
 fn dispatch(c: &mut Criterion) {
     let provider = Provider::builder("Bench")
-        .tools(tools![search])
+        .tools(tools![search, listing])
         .auth(Auth::open())
         .build()
         .unwrap();
@@ -60,6 +108,14 @@ fn dispatch(c: &mut Criterion) {
     let invalid = extras(&[
         (wire::EXTRA_TOOL_NAME, "search"),
         (wire::EXTRA_ARGS, r#"{"query":"","limit":500}"#),
+    ]);
+
+    let hundred = extras(&[
+        (wire::EXTRA_TOOL_NAME, "listing"),
+        (
+            wire::EXTRA_ARGS,
+            r#"{"from":"2023-01-01","to":"2023-12-31","limit":100}"#,
+        ),
     ]);
 
     let mut group = c.benchmark_group("call");
@@ -82,6 +138,29 @@ fn dispatch(c: &mut Criterion) {
                 wire::METHOD_EXECUTE_TOOL,
                 None,
                 Some(black_box(&invalid)),
+                &caller,
+            )
+        })
+    });
+    group.bench_function(
+        "direct function call + serde_json::to_string, 100 rows",
+        |b| {
+            b.iter(|| {
+                serde_json::to_string(&listing(
+                    black_box("2023-01-01".to_owned()),
+                    "2023-12-31".to_owned(),
+                    Some(100),
+                ))
+                .unwrap()
+            })
+        },
+    );
+    group.bench_function("execute_tool (validated, 100 rows)", |b| {
+        b.iter(|| {
+            provider.call(
+                wire::METHOD_EXECUTE_TOOL,
+                None,
+                Some(black_box(&hundred)),
                 &caller,
             )
         })

@@ -6,10 +6,13 @@
 //!   (see `docs/host-bundle.md`).
 //! - `android-check`: the Android build checks that run without an NDK or the Android Gradle
 //!   Plugin (see `android-template/README.md`).
+//! - `bench [--quick]`: the SDK against a hand-written provider, the Rust half, library sizes;
+//!   writes `docs/benchmarks.md` (`bench.rs`).
 //! - `lines`: the samples' integration line counts against their budgets (`lines.rs`).
 //! - `test`: every check the project has, as CI runs it (`test.rs`).
 
 mod android_check;
+mod bench;
 mod demo;
 mod gradle;
 mod host_build;
@@ -40,6 +43,10 @@ Tasks:
   test
       Every check: fmt, clippy, rustdoc, cargo test, the MSRV, packaging, android-check, host
       bundles of the fixture and every sample, and the Maven + Robolectric end-to-end suite.
+  bench [--quick]
+      What a call costs: the notes sample (release build) against a hand-written provider in one
+      Robolectric JVM, the criterion benchmark of the Rust half, and each sample's release
+      library size; writes docs/benchmarks.md. --quick: fewer rounds, for trying changes.
   lines
       The integration line count of every sample, file by file, against its budget (fails when a
       sample is over). The counting rules are in samples/README.md.
@@ -55,6 +62,7 @@ fn main() -> ExitCode {
         Some("android-check") => android_check::run(&args[1..]),
         Some("test") => test::run(&args[1..]),
         Some("lines") => lines::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         None | Some("help" | "--help" | "-h") => {
             print!("{HELP}");
             Ok(())
