@@ -10,56 +10,52 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * Who is calling: a Binder UID, the packages installed under it and the SHA-256 digests of each
- * package's current signing certificates. Every host of the template resolves its caller through
- * {@link #resolve}, which reads the PackageManager once per UID and reuses the answer until a
- * package broadcast says it changed ({@link CallerIdentityCache}, {@code docs/caller-identity.md}).
+ * Who is calling, as the platform reports it: a UID, every package installed under it, and the
+ * SHA-256 digests of each package's signing certificates. Handed to the Rust provider with every
+ * call; authorization decisions are made there.
  */
-final class CallerIdentity {
+public final class CallerIdentity {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final String[] NONE = new String[0];
 
-  /** {@code Binder.getCallingUid()}. */
-  final int uid;
+  /** The calling UID ({@code Binder.getCallingUid()}), or -1 when unknown. */
+  public final int uid;
 
-  /** The packages under {@link #uid} (several for a shared UID); empty when none is known. */
-  final String[] packages;
+  /** The packages under {@link #uid}; empty when the PackageManager knows none. */
+  public final String[] packages;
 
   /**
-   * Per package, the lower-case hex SHA-256 of each signing certificate; an empty array when they
-   * could not be read.
+   * {@code certificateDigests[i]}: lower-case hex SHA-256 digests of the certificates
+   * {@code packages[i]} is signed with now; empty when they cannot be read.
    */
-  final String[][] certificateDigests;
+  public final String[][] certificateDigests;
 
-  /** The form {@code NativeBridge.call} takes, built once. */
-  private final String wire;
-
-  CallerIdentity(int uid, String[] packages, String[][] certificateDigests) {
+  /** An identity as given; the arrays are kept, not copied. */
+  public CallerIdentity(int uid, String[] packages, String[][] certificateDigests) {
     this.uid = uid;
     this.packages = packages;
     this.certificateDigests = certificateDigests;
-    this.wire = describe(packages, certificateDigests);
   }
 
   /**
-   * The identity of {@code uid}, from the process-wide cache or, on a miss, from the
-   * PackageManager.
+   * The identity of {@code uid}: its packages and their signing-certificate digests. Read from
+   * the PackageManager of {@code context} on a UID's first call, then served from a process-wide
+   * cache that package broadcasts invalidate ({@link CallerIdentityCache}; why that is complete:
+   * {@code docs/caller-identity.md}), so a known caller costs no PackageManager query. Every host
+   * of the template resolves its callers here. Never throws; what cannot be read is left out (a
+   * caller with no packages is one no policy but the open one admits).
    */
-  static CallerIdentity resolve(Context context, int uid) {
+  public static CallerIdentity resolve(Context context, int uid) {
+    if (context == null) {
+      return new CallerIdentity(uid, NONE, new String[0][]);
+    }
     return CallerIdentityCache.get(context, uid, CallerIdentity::load);
   }
 
   /**
-   * One package per line: the name, then a space and the comma-separated digests when there are
-   * any (the format {@code NativeBridge.call} documents). Null when no package is known.
-   */
-  String packagesText() {
-    return wire;
-  }
-
-  /**
-   * Whether the identity can be reused until a package broadcast: at least one package, each
-   * with at least one certificate digest. Anything less (a UID without visible packages, a package
-   * the PackageManager would not describe) is read again on the next call.
+   * Whether the identity can be reused until a package broadcast: at least one package, each with
+   * at least one certificate digest. Anything less (a UID without visible packages, a package the
+   * PackageManager would not describe) is read again on the next call.
    */
   boolean isComplete() {
     if (packages.length == 0) {
@@ -73,7 +69,7 @@ final class CallerIdentity {
     return true;
   }
 
-  /** Reads the identity of {@code uid} from the PackageManager (no cache). */
+  /** Reads the identity of {@code uid} from the PackageManager, without the cache. */
   static CallerIdentity load(Context context, int uid) {
     PackageManager pm = context.getPackageManager();
     String[] packages;
@@ -83,18 +79,18 @@ final class CallerIdentity {
       packages = null;
     }
     if (packages == null) {
-      return new CallerIdentity(uid, new String[0], new String[0][]);
+      packages = NONE;
     }
     String[][] digests = new String[packages.length][];
     for (int i = 0; i < packages.length; i++) {
       digests[i] = digests(signers(pm, packages[i]));
     }
-    return new CallerIdentity(uid, packages.clone(), digests);
+    return new CallerIdentity(uid, packages, digests);
   }
 
   private static String[] digests(Signature[] signers) {
     if (signers == null) {
-      return new String[0];
+      return NONE;
     }
     int count = 0;
     String[] out = new String[signers.length];
@@ -103,7 +99,12 @@ final class CallerIdentity {
         out[count++] = sha256(signer.toByteArray());
       }
     }
-    return count == out.length ? out : java.util.Arrays.copyOf(out, count);
+    if (count == out.length) {
+      return out;
+    }
+    String[] trimmed = new String[count];
+    System.arraycopy(out, 0, trimmed, 0, count);
+    return trimmed;
   }
 
   /** The certificates the package is signed with now (not its rotation history). */
@@ -119,23 +120,6 @@ final class CallerIdentity {
     } catch (PackageManager.NameNotFoundException | RuntimeException e) {
       return null;
     }
-  }
-
-  private static String describe(String[] packages, String[][] digests) {
-    if (packages.length == 0) {
-      return null;
-    }
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < packages.length; i++) {
-      out.append(packages[i]);
-      char separator = ' ';
-      for (String digest : digests[i]) {
-        out.append(separator).append(digest);
-        separator = ',';
-      }
-      out.append('\n');
-    }
-    return out.toString();
   }
 
   private static String sha256(byte[] bytes) {

@@ -4,11 +4,13 @@ import android.content.ComponentName;
 import android.content.ContentProvider;
 import android.content.ContentValues;
 import android.content.Context;
+import android.content.pm.PackageInfo;
 import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.database.Cursor;
 import android.net.Uri;
 import android.os.Binder;
+import android.os.Build;
 import android.os.Bundle;
 import android.util.Log;
 import java.io.File;
@@ -17,10 +19,11 @@ import java.io.File;
  * The CETP v1 Tool Provider: answers {@code ContentResolver.call} through the app's Rust library.
  *
  * <p>{@link #onCreate} loads the library named by the provider's meta-data {@value #META_LIBRARY}
- * and lets it build its provider with the app's files directory and package name. {@link #call}
- * reads the caller's UID on the Binder thread, resolves its packages and signing-certificate
- * digests ({@link CallerIdentity}, cached per UID), copies the CETP string extras and hands everything to Rust in one JNI call. Whatever
- * goes wrong, the consumer gets a well-formed CETP error Bundle, never an exception or null.
+ * and lets it build its provider with the app's files directory, package name and version.
+ * {@link #call} reads the caller's UID on the Binder thread, resolves its packages and
+ * signing-certificate digests ({@link CallerIdentity}, cached per UID), reads the three CETP
+ * string extras and hands everything to Rust in one JNI call. Whatever goes wrong, the consumer
+ * gets a well-formed CETP error Bundle, never an exception or null.
  *
  * <p>The provider is read-only: {@code query}, {@code insert}, {@code update}, {@code delete}
  * and {@code getType} do nothing.
@@ -74,8 +77,14 @@ public class CetpToolProvider extends ContentProvider {
       return loadError;
     }
     File filesDir = context.getFilesDir();
+    String packageName = packageName(context);
+    PackageInfo version = versionOf(context, packageName);
     String initError =
-        NativeBridge.init(filesDir == null ? "" : filesDir.getAbsolutePath(), packageName(context));
+        NativeBridge.init(
+            filesDir == null ? "" : filesDir.getAbsolutePath(),
+            packageName,
+            version == null ? 0 : longVersionCode(version),
+            version == null ? null : version.versionName);
     if (initError != null) {
       // The library answers every call with INTERNAL_ERROR and this reason; nothing to do here.
       Log.e(TAG, "CETP provider did not start: " + initError);
@@ -97,6 +106,22 @@ public class CetpToolProvider extends ContentProvider {
       return providerInfo.packageName;
     }
     return context.getPackageName();
+  }
+
+  @SuppressWarnings("deprecation") // getPackageInfo(String, int): API 33 added a flags class
+  private static PackageInfo versionOf(Context context, String packageName) {
+    try {
+      return context.getPackageManager().getPackageInfo(packageName, 0);
+    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  @SuppressWarnings("deprecation") // PackageInfo.versionCode before API 28
+  private static long longVersionCode(PackageInfo info) {
+    return Build.VERSION.SDK_INT >= Build.VERSION_CODES.P
+        ? info.getLongVersionCode()
+        : info.versionCode;
   }
 
   @SuppressWarnings("deprecation") // getProviderInfo(ComponentName, int): API 33 added a flags class
@@ -145,16 +170,12 @@ public class CetpToolProvider extends ContentProvider {
     try {
       String reason = unavailable;
       if (reason != null) {
-        return internalError(
-            "The tool provider in this app is unavailable: "
-                + reason
-                + ". This is a bug in the provider app, not in your call.");
+        return providerBug("the tool provider in this app is unavailable: " + reason);
       }
       String toolName = null;
       String args = null;
       String requestId = null;
-      boolean hasExtras = extras != null;
-      if (hasExtras) {
+      if (extras != null) {
         try {
           toolName = extras.getString(Wire.EXTRA_TOOL_NAME);
           args = extras.getString(Wire.EXTRA_ARGS);
@@ -165,15 +186,22 @@ public class CetpToolProvider extends ContentProvider {
           Log.w(TAG, "CETP call extras could not be read: " + e);
         }
       }
+      CallerIdentity caller = CallerIdentity.resolve(getContext(), uid);
       String[] pairs =
           NativeBridge.call(
-              method, arg, hasExtras, toolName, args, requestId, uid, describeCaller(uid));
+              method,
+              toolName,
+              args,
+              requestId,
+              caller.uid,
+              caller.packages,
+              caller.certificateDigests);
       if (pairs == null || pairs.length % 2 != 0) {
-        return internalError(
-            "The tool provider failed unexpectedly inside the app (native bridge error, see"
+        return providerBug(
+            "the tool provider failed unexpectedly inside the app (native bridge error, see"
                 + " logcat tag "
                 + TAG
-                + "); this is a bug in the provider app, not in your call.");
+                + ")");
       }
       Bundle reply = new Bundle();
       for (int i = 0; i < pairs.length; i += 2) {
@@ -182,16 +210,16 @@ public class CetpToolProvider extends ContentProvider {
       return reply;
     } catch (RuntimeException | LinkageError e) {
       Log.e(TAG, "CETP call `" + method + "` failed in the Java bridge", e);
-      return internalError(
-          "The tool provider failed unexpectedly inside the app; this is a bug in the provider"
-              + " app, not in your call.");
+      return providerBug("the tool provider failed unexpectedly inside the app");
     }
   }
 
-  /** The caller's packages and certificate digests, as {@code NativeBridge.call} takes them. */
-  private String describeCaller(int uid) {
-    Context context = getContext();
-    return context == null ? null : CallerIdentity.resolve(context, uid).packagesText();
+  /**
+   * The INTERNAL_ERROR reply for a failure that is the provider app's fault: what happened, and
+   * that the consumer's call was fine.
+   */
+  private static Bundle providerBug(String what) {
+    return internalError(what + "; this is a bug in the provider app, not in your call");
   }
 
   private static Bundle internalError(String message) {
