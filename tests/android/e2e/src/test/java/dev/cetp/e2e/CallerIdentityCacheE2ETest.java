@@ -104,6 +104,21 @@ public class CallerIdentityCacheE2ETest {
     assertEquals(0, CountingPackageManager.queries());
   }
 
+  /** Open discovery answers every caller alike: the kept replies, no caller lookup at all. */
+  @Test
+  public void openDiscoveryNeverResolvesTheCaller() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    CountingPackageManager.reset();
+    for (int i = 0; i < 20; i++) {
+      assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+      assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
+    }
+    assertEquals(0, CountingPackageManager.queries());
+    // The first tool call is the first time this caller is looked up.
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(1, CountingPackageManager.packagesForUid());
+  }
+
   @Test
   public void aUidWithoutPackagesIsReadOnEveryCallAndNeverCached() throws Exception {
     Callers.setCallingUid(10_999);

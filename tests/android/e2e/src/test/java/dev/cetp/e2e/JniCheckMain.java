@@ -22,6 +22,7 @@ public final class JniCheckMain {
   private static Method init;
   private static Method call;
   private static Method admin;
+  private static Method constantReply;
   private static int calls;
 
   public static void main(String[] args) throws Exception {
@@ -40,11 +41,23 @@ public final class JniCheckMain {
             String[].class,
             String[][].class);
     admin = declared(bridge, "admin", String.class);
+    constantReply = declared(bridge, "constantReply", String.class);
 
     expect("load", null, load.invoke(null, args[0]));
     expectCode("before init", "INTERNAL_ERROR", exec("list_tools", null, null, null));
     expectContains("admin before init", "not_running", (String) admin.invoke(null, "{\"op\":\"state\"}"));
+    expect("constantReply before init", null, constantReply.invoke(null, "list_tools"));
     expect("init", null, init.invoke(null, args[1], "dev.cetp.rustfixture", 1L, "1.0"));
+
+    // The kept discovery replies (the fixture's discovery is open) equal a call's.
+    for (String method : new String[] {"list_tools", "get_provider_info"}) {
+      String[] kept = (String[]) constantReply.invoke(null, method);
+      expectSuccess("constantReply " + method, kept);
+      expect("constantReply " + method, java.util.Arrays.asList(exec(method, null, null, null)), java.util.Arrays.asList(kept));
+    }
+    expect("constantReply execute_tool", null, constantReply.invoke(null, "execute_tool"));
+    expect("constantReply null", null, constantReply.invoke(null, (Object) null));
+    expect("constantReply odd", null, constantReply.invoke(null, "\uD800 \u0000"));
 
     // Every reply shape: 2 pairs, 3 pairs, 5 pairs; nulls everywhere.
     expectSuccess("list_tools", exec("list_tools", null, null, null));
