@@ -19,7 +19,6 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::host_build;
-use crate::toml::CargoToml;
 use crate::util::{self, cargo_target_dir, workspace_root};
 
 const BEGIN: &str = "<!-- bench:begin (written by `cargo xtask bench`; edit around it) -->";
@@ -149,13 +148,14 @@ fn criterion_table() -> Result<String, String> {
     for entry in entries.flatten() {
         let estimates = entry.path().join("new").join("estimates.json");
         let bench = entry.path().join("new").join("benchmark.json");
-        let (Ok(text), Ok(meta)) = (fs::read_to_string(&estimates), fs::read_to_string(&bench))
-        else {
+        let (Some(estimates), Some(meta)) = (json(&estimates), json(&bench)) else {
             continue;
         };
-        let name = json_string(&meta, "function_id")
-            .unwrap_or_else(|| entry.file_name().to_string_lossy().into_owned());
-        let Some(median) = json_number_after(&text, "\"median\"", "\"point_estimate\"") else {
+        let name = meta["function_id"].as_str().map_or_else(
+            || entry.file_name().to_string_lossy().into_owned(),
+            str::to_owned,
+        );
+        let Some(median) = estimates["median"]["point_estimate"].as_f64() else {
             continue;
         };
         rows.push((name, median));
@@ -179,25 +179,9 @@ fn nanos(ns: f64) -> String {
     }
 }
 
-/// The value of `"key":"..."` in a small JSON text.
-fn json_string(text: &str, key: &str) -> Option<String> {
-    let at = text.find(&format!("\"{key}\""))?;
-    let rest = &text[at + key.len() + 2..];
-    let start = rest.find('"')? + 1;
-    let end = rest[start..].find('"')? + start;
-    Some(rest[start..end].to_owned())
-}
-
-/// The number after `key` that follows `section` (`"median":{..."point_estimate":123.4`).
-fn json_number_after(text: &str, section: &str, key: &str) -> Option<f64> {
-    let at = text.find(section)?;
-    let rest = &text[at..];
-    let k = rest.find(key)? + key.len();
-    let rest = rest[k..].trim_start_matches([':', ' ']);
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-' || c == '+'))
-        .unwrap_or(rest.len());
-    rest[..end].parse().ok()
+/// A JSON file criterion wrote, if it is there and parses.
+fn json(path: &Path) -> Option<serde_json::Value> {
+    serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
 }
 
 /// Stripped release `cdylib` per sample, and the Android `staticlib` as an upper bound.
@@ -207,16 +191,11 @@ fn size_table() -> Result<String, String> {
         "| sample | release `cdylib` (x86_64 Linux), stripped | `staticlib` for aarch64-linux-android (upper bound) |\n|---|---|---|\n",
     );
     for sample in SAMPLES {
-        let dir = host_build::resolve_dir(sample)?;
-        let toml = CargoToml::parse(
-            &fs::read_to_string(dir.join("Cargo.toml")).map_err(|e| format!("{sample}: {e}"))?,
-        );
-        let package = toml
-            .string("package", "name")
-            .ok_or_else(|| format!("{sample}: no package name"))?;
-        let lib = toml
-            .string("lib", "name")
-            .unwrap_or_else(|| package.replace('-', "_"));
+        let crate::package::Package {
+            name: package,
+            lib_name: lib,
+            ..
+        } = crate::package::read(&host_build::resolve_dir(sample)?)?;
 
         util::run(util::cargo().args([
             "rustc",
