@@ -114,6 +114,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "-Dcetp.bench.rounds=1",
             "-Dcetp.bench.warmup=20",
             "-Dcetp.bench.batchMillis=1",
+            "-Dcetp.bench.minBatch=5",
             "-Dcetp.bench.memoryCalls=200",
         ]);
     if std::env::var_os("CI").is_some() {
