@@ -509,6 +509,7 @@ impl Authorizer {
 
     /// Whether `list_tools` and `get_provider_info` answer every caller alike (discovery is
     /// not gated), so their replies may be kept and served without identifying the caller.
+    #[cfg(feature = "jni")]
     pub(crate) fn discovery_is_open(&self) -> bool {
         !self.gate_discovery
     }
