@@ -1,6 +1,8 @@
 //! `cargo xtask host-build <crate-dir> [--release]`: the host bundle the JVM suite loads.
 //!
-//! Output, in `target/cetp-host/<dir-name>/`:
+//! Output, in `target/cetp-host/<dir-name>/` (with `--release`: `target/cetp-host-release/<dir-name>/`,
+//! the native library built with the release profile, as `cargo xtask bench` measures it; the
+//! debug bundle the suite reads stays untouched):
 //! - `lib<lib>.so`: the crate built for the host as a `cdylib`;
 //! - `app.jar`: the Android template's Java, the Java the AIDL compiler (`aidl`, installed when
 //!   missing) generates from the template's `src/main/aidl`, and the app's own Java, compiled with
@@ -40,7 +42,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// The crate directory, relative to the current directory or to the workspace root.
-fn resolve_dir(dir: &str) -> Result<PathBuf, String> {
+pub fn resolve_dir(dir: &str) -> Result<PathBuf, String> {
     let candidates = [PathBuf::from(dir), workspace_root().join(dir)];
     candidates
         .into_iter()
@@ -157,7 +159,17 @@ fn inspect(crate_dir: &Path) -> Result<App, String> {
     })
 }
 
-fn build(crate_dir: &Path, release: bool) -> Result<PathBuf, String> {
+/// Where bundles go: `target/cetp-host` (debug) or `target/cetp-host-release`.
+pub fn bundle_root(release: bool) -> PathBuf {
+    workspace_root().join("target").join(if release {
+        "cetp-host-release"
+    } else {
+        "cetp-host"
+    })
+}
+
+/// Builds the bundle of the crate in `crate_dir`; returns its directory.
+pub fn build(crate_dir: &Path, release: bool) -> Result<PathBuf, String> {
     let mut app = inspect(crate_dir)?;
     let root = workspace_root();
 
@@ -185,7 +197,7 @@ fn build(crate_dir: &Path, release: bool) -> Result<PathBuf, String> {
 
     // 2. The Java: template + app, against the Android API surface.
     let android_all = util::android_all_jar()?;
-    let host_dir = root.join("target/cetp-host");
+    let host_dir = bundle_root(release);
     let work = host_dir.join(".build").join(&app.bundle_name);
     let classes = work.join("classes");
     if classes.exists() {

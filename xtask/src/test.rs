@@ -12,7 +12,9 @@
 //! 4. `cargo package --no-verify` of the two published crates;
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
-//!    end-to-end suite over all of them.
+//!    end-to-end suite over all of them, plus one short round of the JVM benchmark
+//!    (`tests/android/bench`) and of the criterion benchmark, so neither can rot (the real
+//!    measurement is `cargo xtask bench`).
 
 use std::process::Command;
 
@@ -81,6 +83,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step("cargo test");
     util::run(util::cargo().args(["test", "--workspace"]))?;
     util::run(util::cargo().args(["test", "-p", "cetp-provider", "--features", "jni"]))?;
+    // Criterion runs each benchmark once when not started by `cargo bench`.
+    util::run(util::cargo().args(["test", "-p", "cetp-provider", "--bench", "dispatch"]))?;
 
     step("schema compatibility report of every sample");
     schema_report::run(&["--check".to_owned()])?;
@@ -111,7 +115,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut mvn = Command::new("mvn");
     mvn.current_dir(workspace_root())
         .args(["-B", "-f", "tests/android/pom.xml", "test"])
-        .arg(format!("-Dcetp.aidl={}", aidl.display()));
+        .arg(format!("-Dcetp.aidl={}", aidl.display()))
+        // One short benchmark round against the debug notes bundle: it must still run.
+        .args([
+            "-Dcetp.skip.bench=false",
+            "-Dcetp.bench.rounds=1",
+            "-Dcetp.bench.warmup=20",
+            "-Dcetp.bench.batchMillis=1",
+            "-Dcetp.bench.minBatch=5",
+            "-Dcetp.bench.memoryCalls=200",
+        ]);
     if std::env::var_os("CI").is_some() {
         mvn.arg("--no-transfer-progress");
     }

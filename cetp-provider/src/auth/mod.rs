@@ -584,6 +584,13 @@ impl Authorizer {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Whether `list_tools` and `get_provider_info` answer every caller alike (discovery is
+    /// not gated), so their replies may be kept and served without identifying the caller.
+    #[cfg(feature = "jni")]
+    pub(crate) fn discovery_is_open(&self) -> bool {
+        !self.gate_discovery
+    }
+
     /// Authorizes `list_tools` / `get_provider_info`.
     pub(crate) fn check_discovery(&self, caller: &Caller) -> Result<(), ToolError> {
         if !self.gate_discovery {

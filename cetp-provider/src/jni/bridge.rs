@@ -58,6 +58,11 @@ const METHODS: &[NativeMethod] = &[
         name = "admin",
         error_policy = ClearAndLog,
     },
+    native_method! {
+        static fn native_constant_reply(method: JString) -> JString[],
+        name = "constantReply",
+        error_policy = ClearAndLog,
+    },
 ];
 
 /// Registers the natives on `dev.cetp.NativeBridge` and caches the key strings and the `String[]`
@@ -198,6 +203,22 @@ fn length<E: jni::refs::Reference>(
         Ok(0)
     } else {
         array.len(env)
+    }
+}
+
+/// `static native String[] constantReply(String method)`: the reply to `method` as key/value
+/// pairs when it is the same for every caller (`list_tools`, `get_provider_info` while discovery
+/// is open), so the template can keep it and answer without resolving the caller or crossing
+/// JNI; null otherwise.
+fn native_constant_reply<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    method: JString<'local>,
+) -> Result<JObjectArray<'local, JString<'local>>, Error> {
+    let method = read(env, &method)?.unwrap_or_default();
+    match super::runtime().and_then(|runtime| runtime.constant_reply(&method)) {
+        Some(response) => to_java(env, &response),
+        None => Ok(JObjectArray::<JString>::null()),
     }
 }
 

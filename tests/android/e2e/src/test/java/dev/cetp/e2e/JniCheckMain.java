@@ -24,6 +24,7 @@ public final class JniCheckMain {
   private static Method admin;
   private static Method apex;
   private static Method runningFor;
+  private static Method constantReply;
   private static int calls;
 
   public static void main(String[] args) throws Exception {
@@ -55,6 +56,7 @@ public final class JniCheckMain {
             String[].class,
             String[][].class);
     runningFor = declared(apexBridge, "runningFor", String.class);
+    constantReply = declared(bridge, "constantReply", String.class);
 
     expect("load", null, load.invoke(null, args[0]));
     expectCode("before init", "INTERNAL_ERROR", exec("list_tools", null, null, null));
@@ -62,7 +64,18 @@ public final class JniCheckMain {
     expectContains("apex before init", "Error: INTERNAL_ERROR: ", apex(2, "rustfixture__echo", "{}"));
     expect("apex metadata before init", "{}", apex(0, null, null));
     expect("running before init", false, runningFor.invoke(null, args[1]));
+    expect("constantReply before init", null, constantReply.invoke(null, "list_tools"));
     expect("init", null, init.invoke(null, args[1], "dev.cetp.rustfixture", 1L, "1.0"));
+
+    // The kept discovery replies (the fixture's discovery is open) equal a call's.
+    for (String method : new String[] {"list_tools", "get_provider_info"}) {
+      String[] kept = (String[]) constantReply.invoke(null, method);
+      expectSuccess("constantReply " + method, kept);
+      expect("constantReply " + method, java.util.Arrays.asList(exec(method, null, null, null)), java.util.Arrays.asList(kept));
+    }
+    expect("constantReply execute_tool", null, constantReply.invoke(null, "execute_tool"));
+    expect("constantReply null", null, constantReply.invoke(null, (Object) null));
+    expect("constantReply odd", null, constantReply.invoke(null, "\uD800 \u0000"));
 
     // Every reply shape: 2 pairs, 3 pairs, 5 pairs; nulls everywhere.
     expectSuccess("list_tools", exec("list_tools", null, null, null));
