@@ -3,7 +3,9 @@
 use serde_json::Value;
 
 use super::SchemaError;
-use crate::error::{ToolError, provider_bug};
+use crate::error::ToolError;
+#[cfg(debug_assertions)]
+use crate::error::provider_bug;
 
 /// Checks a tool's serialized results against its output schema when `debug_assertions` are
 /// on (tests and debug builds); a release build advertises the schema and checks nothing.
