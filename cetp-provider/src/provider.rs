@@ -170,6 +170,7 @@ pub struct ProviderBuilder {
     tools: Vec<AnyTool>,
     limits: Limits,
     auth: Auth,
+    nothing_to_redact: bool,
 }
 
 impl ProviderBuilder {
@@ -225,6 +226,20 @@ impl ProviderBuilder {
     /// ```
     pub fn auth(mut self, auth: Auth) -> Self {
         self.auth = auth;
+        self
+    }
+
+    /// Declares that no tool hides anything from limited (redacted) callers, so the approval
+    /// screen does not offer the choice between full and limited access. For providers whose
+    /// tools ignore [`CallContext::access`](crate::CallContext::access).
+    ///
+    /// ```
+    /// use cetp_provider::Provider;
+    /// let provider = Provider::builder("Greeter").nothing_to_redact().build().unwrap();
+    /// assert!(!provider.authorizer().state().offers_limited_access);
+    /// ```
+    pub fn nothing_to_redact(mut self) -> Self {
+        self.nothing_to_redact = true;
         self
     }
 
@@ -291,8 +306,9 @@ impl ProviderBuilder {
                 },
             );
         }
-        let auth = Authorizer::new(self.auth, &self.name, &self.scopes, &descriptors)
+        let mut auth = Authorizer::new(self.auth, &self.name, &self.scopes, &descriptors)
             .map_err(BuildError::Auth)?;
+        auth.offers_limited_access = !self.nothing_to_redact;
         let list_tools_json = json!({ "tools": descriptors }).to_string();
         let scopes_json: Vec<Value> = self
             .scopes
@@ -371,6 +387,7 @@ impl Provider {
             tools: Vec::new(),
             limits: Limits::default(),
             auth: Auth::default(),
+            nothing_to_redact: false,
         }
     }
 

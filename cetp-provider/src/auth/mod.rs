@@ -122,6 +122,7 @@
 //!
 //! [`Tool::SCOPES`]: crate::Tool::SCOPES
 
+mod access_log;
 mod admin;
 mod clock;
 mod pending;
@@ -135,7 +136,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
-pub use admin::{AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval};
+pub use access_log::{ACCESS_LOG_FILE_NAME, AccessSummary, ToolAccess};
+pub use admin::{
+    AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval, GrantState,
+};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use pending::{PendingPackage, PendingRequest, ScopeInfo};
 pub use rate::RateLimit;
@@ -144,6 +148,7 @@ pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, StoreError};
 use crate::context::{AccessLevel, Caller};
 use crate::error::ToolError;
 use crate::tool::ToolDescriptor;
+use access_log::AccessLog;
 use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;
@@ -376,6 +381,10 @@ pub struct Authorizer {
     store: RwLock<Option<Arc<GrantStore>>>,
     pending: Mutex<PendingQueue>,
     limiter: RateLimiter,
+    access_log: AccessLog,
+    /// Whether the approval screen offers limited (redacted) access; see
+    /// [`ProviderBuilder::nothing_to_redact`](crate::ProviderBuilder::nothing_to_redact).
+    pub(crate) offers_limited_access: bool,
 }
 
 impl fmt::Debug for Authorizer {
@@ -437,10 +446,14 @@ impl Authorizer {
                 return Err(format!("tool `{tool}` has two rate limits"));
             }
         }
+        let access_log = AccessLog::default();
         let store = match &auth.store_dir {
-            Some(dir) => Some(Arc::new(
-                GrantStore::open(dir, auth.clock.now_ms()).map_err(|e| e.to_string())?,
-            )),
+            Some(dir) => {
+                let store =
+                    GrantStore::open(dir, auth.clock.now_ms()).map_err(|e| e.to_string())?;
+                access_log.attach(dir, auth.clock.now_ms());
+                Some(Arc::new(store))
+            }
             None => None,
         };
         Ok(Authorizer {
@@ -462,6 +475,8 @@ impl Authorizer {
             store: RwLock::new(store),
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
+            access_log,
+            offers_limited_access: true,
         })
     }
 
@@ -482,6 +497,7 @@ impl Authorizer {
     /// [`StoreError`] if the directory cannot be created.
     pub fn open_store(&self, dir: impl AsRef<Path>) -> Result<(), StoreError> {
         let store = GrantStore::open(dir.as_ref(), self.clock.now_ms())?;
+        self.access_log.attach(dir.as_ref(), self.clock.now_ms());
         *self.store.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(store));
         Ok(())
     }
@@ -564,6 +580,9 @@ impl Authorizer {
                     rate::retry_text(wait)
                 )));
             }
+        }
+        if self.mode == Mode::UserApproval {
+            self.access_log.record(caller, tool, self.clock.now_ms());
         }
         Ok(access)
     }
