@@ -20,7 +20,6 @@ pub fn greet(
 pub fn build_provider() -> Result<Provider, BuildError> {
     Provider::builder("Minimal sample")
         .description("Greets people; the smallest CETP provider")
-        // Nothing is private here: the approval screen skips "full or limited".
         .nothing_to_redact()
         .tools(tools![greet])
         .build()
