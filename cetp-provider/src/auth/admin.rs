@@ -195,7 +195,16 @@ pub struct GrantState {
     pub grant: Grant,
     /// Its app's calls, from the access log.
     #[serde(flatten)]
-    pub access: AccessSummary,
+    pub history: AccessSummary,
+}
+
+impl std::ops::Deref for GrantState {
+    type Target = Grant;
+
+    /// The grant's own fields (`state.grants[0].package`).
+    fn deref(&self) -> &Grant {
+        &self.grant
+    }
 }
 
 /// An error in an [`AdminResponse`].
@@ -458,7 +467,7 @@ impl Authorizer {
                     d.grants
                         .iter()
                         .map(|g| GrantState {
-                            access: self.access_log.summary(
+                            history: self.access_log.summary(
                                 &g.package,
                                 g.certificate_sha256.as_deref(),
                                 now_ms,
