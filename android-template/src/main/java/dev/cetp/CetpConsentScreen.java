@@ -140,6 +140,7 @@ final class CetpConsentScreen {
       name.setTag("cetp:package:" + i);
       name.setTextDirection(View.TEXT_DIRECTION_LTR);
       name.setTextAlignment(View.TEXT_ALIGNMENT_CENTER);
+      name.setGravity(Gravity.CENTER_HORIZONTAL);
       name.setTypeface(Typeface.create("sans-serif-medium", Typeface.NORMAL));
       page.addView(name, CetpWidgets.matchWidth(w.dp(i == 0 ? 16 : 8)));
       TextView cert = w.certificateLine(CetpWidgets.firstCertificate(p), "cetp:certificate:" + i);

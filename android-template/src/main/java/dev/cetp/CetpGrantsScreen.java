@@ -104,7 +104,7 @@ final class CetpGrantsScreen {
       TextView history = w.secondaryText(history(grant));
       history.setTag("cetp:history:" + n);
       card.addView(history, CetpWidgets.matchWidth(w.dp(4)));
-      Button revoke = w.button(w.s("cetp_revoke"), "cetp:revoke:" + n, false);
+      Button revoke = w.outlinedButton(w.s("cetp_revoke"), "cetp:revoke:" + n);
       revoke.setOnClickListener(v -> actions.revoke(pkg, cert));
       card.addView(revoke, wrapStart(w.dp(12)));
       page.addView(card, CetpWidgets.matchWidth(w.dp(8)));
@@ -123,7 +123,7 @@ final class CetpGrantsScreen {
       card.addView(
           w.secondaryText(w.s("cetp_denied_on", CetpWidgets.date(denial.optLong("denied_at_ms")))),
           CetpWidgets.matchWidth(w.dp(8)));
-      Button again = w.button(w.s("cetp_allow_again"), "cetp:allow_again:" + n, false);
+      Button again = w.outlinedButton(w.s("cetp_allow_again"), "cetp:allow_again:" + n);
       again.setOnClickListener(v -> actions.clearDenial(pkg, cert));
       card.addView(again, wrapStart(w.dp(12)));
       page.addView(card, CetpWidgets.matchWidth(w.dp(8)));

@@ -201,12 +201,30 @@ final class CetpWidgets {
     return b;
   }
 
+  /** A 48 dp+ button outlined on a card (the card already has the tonal colour). */
+  Button outlinedButton(String label, String tag) {
+    Button b = new DecisionButton(context);
+    styleButton(b, label, tag, false);
+    GradientDrawable shape = rounded(Color.TRANSPARENT, 24);
+    shape.setStroke(dp(1), outline);
+    b.setBackground(
+        new RippleDrawable(
+            ColorStateList.valueOf(withAlpha(onSurface, 0x1F)), shape, rounded(Color.BLACK, 24)));
+    b.setTextColor(accentText());
+    return b;
+  }
+
+  /** The accent as a text colour: on the light theme's surfaces the accent itself. */
+  int accentText() {
+    return accent;
+  }
+
   /** A button that only navigates (no decision): same look, no obscured-touch filter needed. */
   Button navigationButton(String label, String tag) {
     Button b = new Button(context);
     styleButton(b, label, tag, false);
     b.setBackground(ripple(Color.TRANSPARENT));
-    b.setTextColor(night ? accent : accent);
+    b.setTextColor(accentText());
     return b;
   }
 

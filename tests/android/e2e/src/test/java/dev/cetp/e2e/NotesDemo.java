@@ -140,7 +140,7 @@ public class NotesDemo {
       }
     }
     say("   The user keeps \"1 day\" and \"Everything listed above\" and taps Allow.");
-    screen.tap("cetp:allow:0");
+    screen.tap("cetp:allow");
     assertTrue(screen.isFinishing());
     screen.close();
 
@@ -166,7 +166,7 @@ public class NotesDemo {
     CetpResponse widgetFirst = widget.executeTool(authority, "get_note", getNote, null);
     assertEquals("AUTH_REQUIRED", widgetFirst.errorCode());
     ApprovalScreen second = ApprovalScreen.launch(new Intent(widgetFirst.authorizeIntent()));
-    second.tap("cetp:access:0:limited").tap("cetp:allow:0");
+    second.tap("cetp:access:limited").tap("cetp:allow");
     second.close();
     CetpResponse redacted = widget.executeTool(authority, "get_note", getNote, null);
     assertTrue(redacted.toString(), redacted.isSuccess());
