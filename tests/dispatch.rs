@@ -4,7 +4,7 @@
 mod common;
 
 use cetp_provider::testing::{Consumer, check_conformance};
-use cetp_provider::{ErrorCode, Provider, wire};
+use cetp_provider::{ErrorCode, Provider, Request, Response, wire};
 use serde_json::json;
 
 #[test]
@@ -67,7 +67,8 @@ fn execute_tool_runs_the_tool_with_validated_arguments() {
             {"id": 2, "title": "milk #2 (Some(Checklist))"}
         ])
     );
-    let note = consumer.call(
+    let note = call(
+        &consumer,
         wire::METHOD_EXECUTE_TOOL,
         Some(&[
             (wire::EXTRA_TOOL_NAME, "get_note"),
@@ -101,7 +102,7 @@ fn absent_empty_and_null_args_mean_an_empty_object() {
         ],
     ] {
         // `explode` takes no arguments, so reaching its panic proves validation passed.
-        let answer = consumer.call(wire::METHOD_EXECUTE_TOOL, Some(&extras));
+        let answer = call(&consumer, wire::METHOD_EXECUTE_TOOL, Some(&extras));
         assert_eq!(
             answer.error_code(),
             Some(ErrorCode::InternalError),
@@ -109,7 +110,8 @@ fn absent_empty_and_null_args_mean_an_empty_object() {
         );
     }
     // `search` requires `query`, so an absent `args` is a missing property.
-    let answer = consumer.call(
+    let answer = call(
+        &consumer,
         wire::METHOD_EXECUTE_TOOL,
         Some(&[(wire::EXTRA_TOOL_NAME, "search")]),
     );
@@ -125,7 +127,8 @@ fn absent_empty_and_null_args_mean_an_empty_object() {
 #[test]
 fn a_panicking_tool_answers_internal_error_without_leaking_the_panic() {
     let provider = common::provider();
-    let answer = Consumer::new(&provider).call(
+    let answer = call(
+        &Consumer::new(&provider),
         wire::METHOD_EXECUTE_TOOL,
         Some(&[
             (wire::EXTRA_TOOL_NAME, "explode"),
@@ -186,6 +189,23 @@ fn a_tool_error_keeps_its_code_and_message() {
         answer.error_message(),
         Some("there is no note 0; ids start at 1")
     );
+}
+
+/// Calls `method` with the request a host reads from a Bundle holding the string `extras`
+/// (`None` for a null Bundle): the three CETP keys, each absent when not there.
+fn call(consumer: &Consumer<'_>, method: &str, extras: Option<&[(&str, &str)]>) -> Response {
+    let extra = |key: &str| {
+        extras
+            .into_iter()
+            .flatten()
+            .find_map(|(k, v)| (*k == key).then_some(*v))
+    };
+    consumer.call(&Request {
+        method,
+        tool_name: extra(wire::EXTRA_TOOL_NAME),
+        args: extra(wire::EXTRA_ARGS),
+        request_id: extra(wire::EXTRA_REQUEST_ID),
+    })
 }
 
 /// A malformed call and the error code it must produce.
@@ -455,7 +475,7 @@ fn malformed_calls_get_the_right_error_code_and_an_actionable_message() {
     assert!(cases.len() >= 25);
     let mut failures = Vec::new();
     for case in &cases {
-        let answer = consumer.call(case.method, case.extras);
+        let answer = call(&consumer, case.method, case.extras);
         let message = answer.error_message().unwrap_or("");
         if answer.error_code() != Some(case.code) || !message.contains(case.says) {
             failures.push(format!(
@@ -476,20 +496,6 @@ fn invalid_args_messages_remind_the_model_of_the_parameters() {
         "invalid arguments for `search`: at `/limit`: 500 is greater than the maximum of 50. \
          Expected {query: string (required), limit: integer, kind: one of \"text\"|\"checklist\"}."
     );
-}
-
-#[test]
-fn unknown_extras_are_ignored_for_forward_compatibility() {
-    let provider = common::provider();
-    let answer = Consumer::new(&provider).call(
-        wire::METHOD_EXECUTE_TOOL,
-        Some(&[
-            (wire::EXTRA_TOOL_NAME, "get_note"),
-            (wire::EXTRA_ARGS, r#"{"id":3}"#),
-            ("deadline_ms", "500"),
-        ]),
-    );
-    assert!(answer.is_success(), "{answer}");
 }
 
 #[test]
@@ -521,4 +527,45 @@ fn declaration_mistakes_fail_the_build_with_what_to_change() {
         Provider::builder(" ").build(),
         Err(BuildError::EmptyName)
     ));
+}
+
+#[test]
+fn a_borrowed_state_must_be_given_once_before_the_provider_builds() {
+    use cetp_provider::BuildError;
+
+    /// The app's settings.
+    struct Settings(&'static str);
+
+    /// Reads the settings.
+    #[cetp_provider::tool]
+    fn settings(settings: &Settings) -> &'static str {
+        settings.0
+    }
+
+    let missing = Provider::builder("P")
+        .tools(cetp_provider::tools![settings])
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(&missing, BuildError::MissingState { tool, state } if tool == "settings" && state.ends_with("Settings")),
+        "{missing}"
+    );
+    assert!(missing.to_string().contains("add `.state(…)`"), "{missing}");
+
+    let twice = Provider::builder("P")
+        .tools(cetp_provider::tools![settings])
+        .state(Settings("a"))
+        .state(Settings("b"))
+        .build()
+        .unwrap_err();
+    assert!(matches!(twice, BuildError::DuplicateState(state) if state.ends_with("Settings")));
+
+    let provider = Provider::builder("P")
+        .tools(cetp_provider::tools![settings])
+        .state(Settings("dark mode"))
+        .auth(cetp_provider::auth::Auth::open())
+        .build()
+        .unwrap();
+    let answer = Consumer::new(&provider).execute("settings", "{}");
+    assert_eq!(answer.data_json().unwrap(), "dark mode");
 }

@@ -73,6 +73,8 @@ enum Param {
     },
     /// The injected `&CallContext`.
     Context,
+    /// Provider state borrowed as `&T`: the `T`.
+    State(Box<Type>),
 }
 
 enum Output {
@@ -172,8 +174,8 @@ fn analyze(func: &mut ItemFn, tool_attr: &ToolAttr, errors: &mut Vec<syn::Error>
                 errors.push(syn::Error::new_spanned(
                     &*receiver,
                     "tools are free functions and cannot take `self`: move the function out of \
-                     the `impl` block, and pass the state it needs through a `static` (e.g. a \
-                     `OnceLock`) or read it from the arguments",
+                     the `impl` block and borrow what it needs as provider state, a `&T` \
+                     parameter given with `ProviderBuilder::state`",
                 ));
                 continue;
             }
@@ -224,16 +226,19 @@ fn analyze(func: &mut ItemFn, tool_attr: &ToolAttr, errors: &mut Vec<syn::Error>
                 continue;
             }
             context_seen = true;
-            for attr in &forwarded {
-                if !attr.path().is_ident("doc") {
-                    errors.push(syn::Error::new_spanned(
-                        attr,
-                        "the `&CallContext` parameter is injected, not part of the arguments: \
-                         this attribute has no effect here, remove it",
-                    ));
-                }
-            }
+            reject_argument_attrs(&forwarded, "the `&CallContext` parameter", errors);
             params.push(Param::Context);
+            continue;
+        }
+
+        if let Some(state) = state_type(ty) {
+            match state {
+                Ok(state) => {
+                    reject_argument_attrs(&forwarded, "provider state", errors);
+                    params.push(Param::State(Box::new(state.clone())));
+                }
+                Err(err) => errors.push(err),
+            }
             continue;
         }
 
@@ -344,6 +349,50 @@ fn is_context(ty: &Type) -> bool {
     }
 }
 
+/// Argument attributes (`#[serde]`, `#[schemars]`, ...) on an injected parameter do nothing.
+fn reject_argument_attrs(attrs: &[Attribute], what: &str, errors: &mut Vec<syn::Error>) {
+    for attr in attrs.iter().filter(|a| !a.path().is_ident("doc")) {
+        errors.push(syn::Error::new_spanned(
+            attr,
+            format!(
+                "{what} is injected, not part of the arguments: this attribute has no effect \
+                 here, remove it"
+            ),
+        ));
+    }
+}
+
+/// `Some(Ok(T))` when `ty` is `&T` borrowing provider state: a shared reference to a sized
+/// type. `&str`, `&[T]` and `&Path` stay arguments (and are rejected as such); `&mut T` is an
+/// error, because state is shared by every call.
+fn state_type(ty: &Type) -> Option<Result<&Type, syn::Error>> {
+    let Type::Reference(r) = ty else {
+        return None;
+    };
+    let unsized_elem = match &*r.elem {
+        Type::Slice(_) | Type::TraitObject(_) | Type::ImplTrait(_) => true,
+        Type::Path(TypePath { qself: None, path }) => ["str", "Path", "OsStr", "CStr"]
+            .iter()
+            .any(|n| path.is_ident(n)),
+        _ => false,
+    };
+    if unsized_elem {
+        return None;
+    }
+    if r.mutability.is_some() {
+        let elem = tokens_to_string(&*r.elem);
+        return Some(Err(syn::Error::new_spanned(
+            r,
+            format!(
+                "`&mut` parameters are not supported: provider state is shared by every call, \
+                 so borrow it as `&{elem}` (put what changes behind a `Mutex` inside it); an \
+                 argument from the JSON is taken by value: `{elem}`"
+            ),
+        )));
+    }
+    Some(Ok(&*r.elem))
+}
+
 /// Rejects parameter types that cannot be deserialized into an owned value.
 fn check_param_type(ty: &Type) -> Result<(), syn::Error> {
     match ty {
@@ -357,7 +406,8 @@ fn check_param_type(ty: &Type) -> Result<(), syn::Error> {
             } else {
                 format!(
                     "tool arguments are deserialized from JSON into owned values: take `{owned}` \
-                     by value instead of a reference (only `&CallContext` is passed by reference)"
+                     by value instead of a reference (a `&T` parameter of a sized type is \
+                     provider state, not an argument)"
                 )
             };
             Err(syn::Error::new_spanned(r, message))
@@ -438,7 +488,9 @@ fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
 
     let mut fields = Vec::new();
     let mut call_args = Vec::new();
-    for param in &tool.params {
+    let mut state_lets = Vec::new();
+    let mut state_types = Vec::new();
+    for (index, param) in tool.params.iter().enumerate() {
         match param {
             Param::Arg { ident, ty, attrs } => {
                 // `Option<T>` fields need no `#[serde(default)]`: serde fills a missing `Option`
@@ -451,8 +503,25 @@ fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
                 call_args.push(quote!(#args_var.#ident));
             }
             Param::Context => call_args.push(quote!(#ctx_var)),
+            Param::State(ty) => {
+                let var = Ident::new(&format!("__cetp_state_{index}"), Span::mixed_site());
+                state_lets.push(quote_spanned! {ty.span()=>
+                    let #var: &#ty = ::cetp_provider::__private::state::<#ty>(#ctx_var)?;
+                });
+                state_types
+                    .push(quote_spanned!(ty.span()=> ::cetp_provider::StateType::of::<#ty>()));
+                call_args.push(quote!(#var));
+            }
         }
     }
+    // Listed for the provider, which refuses to build without every state a tool borrows.
+    let state_types_fn = (!state_types.is_empty()).then(|| {
+        quote! {
+            fn state_types() -> ::std::vec::Vec<::cetp_provider::StateType> {
+                ::std::vec![#(#state_types),*]
+            }
+        }
+    });
 
     let call = quote!(#fn_ident(#(#call_args),*));
     let ret_span = match &tool.output {
@@ -488,6 +557,7 @@ fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
             #args_var: Self::Args,
             #ctx_var: &::cetp_provider::CallContext,
         ) -> ::core::result::Result<Self::Output, ::cetp_provider::ToolError> {
+            #(#state_lets)*
             #body
         }
     };
@@ -523,6 +593,7 @@ fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
                 const DESCRIPTION: &'static str = #description;
                 const SCOPES: &'static [&'static str] = &[#(#scopes),*];
 
+                #state_types_fn
                 #call_fn
             }
         };

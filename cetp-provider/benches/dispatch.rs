@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use cetp_provider::auth::Auth;
-use cetp_provider::{Caller, Extras, Provider, tool, tools, wire};
+use cetp_provider::{Caller, Provider, Request, tool, tools};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::Serialize;
 
@@ -35,13 +35,6 @@ fn search(
         .collect()
 }
 
-fn extras(pairs: &[(&str, &str)]) -> Extras {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
-}
-
 fn dispatch(c: &mut Criterion) {
     let provider = Provider::builder("Bench")
         .tools(tools![search])
@@ -49,45 +42,22 @@ fn dispatch(c: &mut Criterion) {
         .build()
         .unwrap();
     let caller = Caller::app(10_001, "com.example.agent");
-    let valid = extras(&[
-        (wire::EXTRA_TOOL_NAME, "search"),
-        (wire::EXTRA_ARGS, r#"{"query":"milk","limit":5}"#),
-        (
-            wire::EXTRA_REQUEST_ID,
-            "3f2b9c1e-0000-4000-8000-000000000001",
-        ),
-    ]);
-    let invalid = extras(&[
-        (wire::EXTRA_TOOL_NAME, "search"),
-        (wire::EXTRA_ARGS, r#"{"query":"","limit":500}"#),
-    ]);
+    let valid = Request::execute("search", r#"{"query":"milk","limit":5}"#)
+        .with_request_id("3f2b9c1e-0000-4000-8000-000000000001");
+    let invalid = Request::execute("search", r#"{"query":"","limit":500}"#);
 
     let mut group = c.benchmark_group("call");
     group.bench_function("direct function call + serde_json::to_string", |b| {
         b.iter(|| serde_json::to_string(&search(black_box("milk".to_owned()), Some(5))).unwrap())
     });
     group.bench_function("execute_tool (validated, 5 hits)", |b| {
-        b.iter(|| {
-            provider.call(
-                wire::METHOD_EXECUTE_TOOL,
-                None,
-                Some(black_box(&valid)),
-                &caller,
-            )
-        })
+        b.iter(|| provider.call(black_box(&valid), &caller))
     });
     group.bench_function("execute_tool rejected (INVALID_ARGS)", |b| {
-        b.iter(|| {
-            provider.call(
-                wire::METHOD_EXECUTE_TOOL,
-                None,
-                Some(black_box(&invalid)),
-                &caller,
-            )
-        })
+        b.iter(|| provider.call(black_box(&invalid), &caller))
     });
     group.bench_function("list_tools (cached)", |b| {
-        b.iter(|| provider.call(black_box(wire::METHOD_LIST_TOOLS), None, None, &caller))
+        b.iter(|| provider.call(black_box(&Request::list_tools()), &caller))
     });
     group.finish();
 }

@@ -1,5 +1,9 @@
 //! Who is calling, and what a tool may tell them: [`Caller`] and [`CallContext`].
 
+use std::sync::Arc;
+
+use crate::state::States;
+
 /// The identity of the app on the other end of a call, as the platform reports it.
 ///
 /// On Android the bridge fills it from `Binder.getCallingUid()` and the PackageManager: every
@@ -129,10 +133,11 @@ pub struct CallContext {
     request_id: Option<String>,
     access: AccessLevel,
     tool: String,
+    states: Option<Arc<States>>,
 }
 
 impl CallContext {
-    /// A context for `caller` with full access and no request id.
+    /// A context for `caller` with full access, no request id and no provider state.
     pub fn new(caller: Caller) -> Self {
         CallContext {
             caller,
@@ -152,8 +157,9 @@ impl CallContext {
         self
     }
 
-    pub(crate) fn with_tool(mut self, tool: &str) -> Self {
+    pub(crate) fn with_tool(mut self, tool: &str, states: &Arc<States>) -> Self {
         self.tool = tool.to_owned();
+        self.states = Some(Arc::clone(states));
         self
     }
 
@@ -175,5 +181,20 @@ impl CallContext {
     /// The name of the tool being run (empty outside a tool call).
     pub fn tool_name(&self) -> &str {
         &self.tool
+    }
+
+    /// The provider state of type `T` given to
+    /// [`ProviderBuilder::state`](crate::ProviderBuilder::state), if any.
+    ///
+    /// `#[tool]` functions take a `&T` parameter instead, which the provider checks when it is
+    /// built; this is for hand-written [`Tool`](crate::Tool)s, which list the types they read in
+    /// [`Tool::state_types`](crate::Tool::state_types) to get the same check.
+    ///
+    /// ```
+    /// use cetp_provider::{CallContext, Caller};
+    /// assert!(CallContext::new(Caller::unknown()).state::<String>().is_none());
+    /// ```
+    pub fn state<T: std::any::Any>(&self) -> Option<&T> {
+        self.states.as_deref()?.get::<T>()
     }
 }

@@ -108,13 +108,26 @@ impl ToolError {
 
 impl From<ToolError> for Response {
     fn from(err: ToolError) -> Self {
-        Response::Error {
-            code: err.code,
-            message: err.message,
-            resolution_hint: err.resolution_hint,
-            authorize_intent: err.authorize_intent,
-        }
+        Response::Error(err)
     }
+}
+
+/// The `INTERNAL_ERROR` for a failure that is the provider app's fault (a panicking tool, a
+/// provider that did not start): `what` happened, and the consumer is told its call was fine.
+/// Every such message in the SDK is made here.
+pub(crate) fn provider_bug(what: impl fmt::Display) -> ToolError {
+    ToolError::internal(format_args!(
+        "{what}; this is a bug in the provider app, not in your call"
+    ))
+}
+
+/// The message of a caught panic, for logs.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("<non-string panic payload>")
 }
 
 impl From<std::io::Error> for ToolError {

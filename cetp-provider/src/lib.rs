@@ -31,23 +31,29 @@
 //! ```
 #![deny(missing_docs)]
 
+mod app;
 pub mod auth;
 mod context;
 mod error;
 #[cfg(feature = "jni")]
 pub mod jni;
 mod provider;
+mod request;
 pub mod schema;
+mod state;
 pub mod testing;
 mod tool;
 mod validate;
 pub mod wire;
 
+pub use app::App;
 pub use cetp_macros::tool;
 pub use context::{AccessLevel, CallContext, Caller, CallerPackage};
 pub use error::ToolError;
-pub use provider::{AnyTool, BuildError, Extras, Limits, Provider, ProviderBuilder};
+pub use provider::{AnyTool, BuildError, Limits, Provider, ProviderBuilder};
+pub use request::Request;
 pub use schema::SchemaError;
+pub use state::StateType;
 pub use tool::{Tool, ToolDescriptor, is_valid_tool_name};
 pub use wire::{ErrorCode, Response};
 
@@ -90,7 +96,38 @@ pub mod __private {
     pub use schemars;
     pub use serde;
 
-    use crate::ToolError;
+    use crate::{CallContext, ProviderBuilder, ToolError};
+
+    /// The provider state a `#[tool]` function's `&T` parameter borrows. The provider checked at
+    /// build time that it has one, so the error is only reachable through a hand-made context.
+    pub fn state<T: std::any::Any + Send + Sync>(ctx: &CallContext) -> Result<&T, ToolError> {
+        ctx.state::<T>().ok_or_else(|| {
+            crate::error::provider_bug(format_args!(
+                "tool `{}` has no provider state of type `{}`",
+                ctx.tool_name(),
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+
+    /// What an `export_provider!` build function may return: a [`ProviderBuilder`], or a
+    /// `Result` of one whose error says why the app could not declare its provider.
+    pub trait IntoProviderBuilder {
+        /// The builder, or why there is none.
+        fn into_provider_builder(self) -> Result<ProviderBuilder, String>;
+    }
+
+    impl IntoProviderBuilder for ProviderBuilder {
+        fn into_provider_builder(self) -> Result<ProviderBuilder, String> {
+            Ok(self)
+        }
+    }
+
+    impl<E: std::fmt::Display> IntoProviderBuilder for Result<ProviderBuilder, E> {
+        fn into_provider_builder(self) -> Result<ProviderBuilder, String> {
+            self.map_err(|e| e.to_string())
+        }
+    }
 
     /// The return types a `#[tool]` function may have: `Result<T, E>` with `E: Into<ToolError>`.
     #[diagnostic::on_unimplemented(

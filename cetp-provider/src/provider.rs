@@ -1,25 +1,22 @@
 //! [`Provider`]: built once from tools and settings, then answers every CETP call.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 
-use crate::auth::{Auth, Authorizer, StoreError};
+use crate::app::App;
+use crate::auth::{Auth, Authorizer};
 use crate::context::{AccessLevel, CallContext, Caller};
-use crate::error::ToolError;
+use crate::error::{ToolError, panic_text, provider_bug};
+use crate::request::Request;
 use crate::schema::{self, SchemaError};
+use crate::state::{StateType, States};
 use crate::tool::{Tool, ToolDescriptor, is_valid_tool_name};
 use crate::validate::ArgsValidator;
 use crate::wire::{self, Response};
-
-/// The extras of a `ContentResolver.call`, as string key/value pairs.
-///
-/// The Android bridge copies the string extras CETP defines ([`wire::EXTRA_TOOL_NAME`],
-/// [`wire::EXTRA_ARGS`], [`wire::EXTRA_REQUEST_ID`]); unknown keys are ignored.
-pub type Extras = BTreeMap<String, String>;
 
 /// Size limits enforced on every call.
 ///
@@ -59,6 +56,7 @@ pub struct AnyTool {
     name: &'static str,
     description: &'static str,
     scopes: &'static [&'static str],
+    states: Vec<StateType>,
     schema: fn() -> Result<Value, SchemaError>,
     run: Box<RunFn>,
 }
@@ -81,6 +79,7 @@ impl AnyTool {
             name: T::NAME,
             description: T::DESCRIPTION,
             scopes: T::SCOPES,
+            states: T::state_types(),
             schema: schema::parameters_schema::<T::Args>,
             run: Box::new(move |args, ctx| {
                 let args: T::Args = serde_json::from_value(args).map_err(|e| {
@@ -151,6 +150,21 @@ pub enum BuildError {
         "scope `{0}` is declared twice or malformed: a scope starts with an ASCII letter and contains only ASCII letters, digits, `.`, `_`, `-` and `:` (at most 128 characters), e.g. `notes.read`"
     )]
     BadScope(String),
+    /// A tool borrows a state type no [`ProviderBuilder::state`] call gave.
+    #[error(
+        "tool `{tool}` borrows state of type `{state}`, which the provider was not given; add `.state(…)` with a `{state}` to the builder"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state type's name.
+        state: &'static str,
+    },
+    /// [`ProviderBuilder::state`] was given two values of one type.
+    #[error(
+        "the provider was given two states of type `{0}`; tools find state by its type, so give one value per type (wrap values in distinct types if you need two)"
+    )]
+    DuplicateState(&'static str),
     /// The provider name is empty.
     #[error("the provider name is empty")]
     EmptyName,
@@ -160,7 +174,7 @@ pub enum BuildError {
     Auth(String),
 }
 
-/// Declares a [`Provider`]: its name, description, scopes, tools and limits.
+/// Declares a [`Provider`]: its name, description, scopes, tools, state and limits.
 #[derive(Debug)]
 #[must_use]
 pub struct ProviderBuilder {
@@ -171,6 +185,9 @@ pub struct ProviderBuilder {
     limits: Limits,
     auth: Auth,
     nothing_to_redact: bool,
+    app: Option<App>,
+    states: States,
+    duplicate_state: Option<&'static str>,
 }
 
 impl ProviderBuilder {
@@ -195,6 +212,72 @@ impl ProviderBuilder {
     /// Adds tools, usually from [`tools!`](crate::tools).
     pub fn tools(mut self, tools: impl IntoIterator<Item = AnyTool>) -> Self {
         self.tools.extend(tools);
+        self
+    }
+
+    /// Gives the tools a value to borrow: a database pool, a client, settings. A `#[tool]`
+    /// function receives it through a `&T` parameter (any reference parameter other than
+    /// `&CallContext`); hand-written tools call [`CallContext::state`]. One value per type;
+    /// [`build`](Self::build) fails if a tool borrows a type no call gave.
+    ///
+    /// Tools run on many Binder threads at once, so `T` is `Send + Sync`: keep what changes
+    /// behind a `Mutex` or use a pool, as the notes sample does with its SQLite connections.
+    ///
+    /// ```
+    /// use cetp_provider::{Provider, tool, tools};
+    ///
+    /// struct Greeting {
+    ///     word: String,
+    /// }
+    ///
+    /// /// Greets someone with the app's greeting.
+    /// #[tool]
+    /// fn greet(
+    ///     /// Who to greet.
+    ///     name: String,
+    ///     greeting: &Greeting,
+    /// ) -> String {
+    ///     format!("{}, {name}!", greeting.word)
+    /// }
+    ///
+    /// let provider = Provider::builder("Greeter")
+    ///     .tools(tools![greet])
+    ///     .state(Greeting { word: "Hello".into() })
+    ///     .auth(cetp_provider::auth::Auth::open())
+    ///     .build()
+    ///     .unwrap();
+    /// let consumer = cetp_provider::testing::Consumer::new(&provider);
+    /// assert_eq!(consumer.execute("greet", r#"{"name":"Ada"}"#).data_json().unwrap(), "Hello, Ada!");
+    ///
+    /// // Without the state, the provider does not build.
+    /// let missing = Provider::builder("Greeter").tools(tools![greet]).build().unwrap_err();
+    /// assert!(missing.to_string().contains("`greet` borrows state of type"));
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        if self.states.insert(value).is_err() {
+            self.duplicate_state
+                .get_or_insert(std::any::type_name::<T>());
+        }
+        self
+    }
+
+    /// The app the provider runs in: its grant store opens under [`App::files_dir`] when the
+    /// provider is built (unless [`Auth::store_dir`] names another directory), and the default
+    /// `authorize_intent` is derived from [`App::package_name`]. On Android the runtime behind
+    /// [`export_provider!`](crate::export_provider) sets it; host tests set it themselves.
+    ///
+    /// ```
+    /// use cetp_provider::{App, Provider};
+    /// let files = tempfile::tempdir().unwrap();
+    /// let provider = Provider::builder("Notes")
+    ///     .app(App::new("com.example.notes", files.path()))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(provider.authorizer().store_path().is_some());
+    /// assert_eq!(provider.app().map(App::package_name), Some("com.example.notes"));
+    /// ```
+    pub fn app(mut self, app: App) -> Self {
+        self.app = Some(app);
         self
     }
 
@@ -259,6 +342,9 @@ impl ProviderBuilder {
         if self.name.trim().is_empty() {
             return Err(BuildError::EmptyName);
         }
+        if let Some(state) = self.duplicate_state {
+            return Err(BuildError::DuplicateState(state));
+        }
         let mut declared = HashSet::new();
         for (scope, _) in &self.scopes {
             if !is_valid_scope(scope) || !declared.insert(scope.as_str()) {
@@ -278,6 +364,12 @@ impl ProviderBuilder {
                 return Err(BuildError::UnknownScope {
                     tool: tool.name.to_owned(),
                     scope: (*scope).to_owned(),
+                });
+            }
+            if let Some(state) = tool.states.iter().find(|s| !self.states.contains(**s)) {
+                return Err(BuildError::MissingState {
+                    tool: tool.name.to_owned(),
+                    state: state.name(),
                 });
             }
             let parameters = (tool.schema)().map_err(|source| BuildError::Schema {
@@ -306,8 +398,14 @@ impl ProviderBuilder {
                 },
             );
         }
-        let mut auth = Authorizer::new(self.auth, &self.name, &self.scopes, &descriptors)
-            .map_err(BuildError::Auth)?;
+        let mut auth = Authorizer::new(
+            self.auth,
+            &self.name,
+            &self.scopes,
+            &descriptors,
+            self.app.as_ref(),
+        )
+        .map_err(BuildError::Auth)?;
         auth.offers_limited_access = !self.nothing_to_redact;
         let list_tools_json = json!({ "tools": descriptors }).to_string();
         let scopes_json: Vec<Value> = self
@@ -331,6 +429,8 @@ impl ProviderBuilder {
             info_json,
             reference: AtomicU64::new(1),
             auth,
+            app: self.app,
+            states: Arc::new(self.states),
         })
     }
 }
@@ -342,17 +442,17 @@ struct Entry {
 
 /// A CETP v1 tool provider: answers `list_tools`, `get_provider_info` and `execute_tool`.
 ///
-/// Build it once (at library load on Android) and share it: [`Provider::call`] takes `&self`
-/// and is safe to call from many Binder threads at once. It never panics: every failure,
-/// including a panicking tool, becomes an error [`Response`].
+/// Build it once (when the app starts on Android) and share it: [`Provider::call`] takes
+/// `&self` and is safe to call from many Binder threads at once. It never panics: every
+/// failure, including a panicking tool, becomes an error [`Response`].
 ///
 /// ```
-/// use cetp_provider::{Caller, ErrorCode, Provider, wire};
+/// use cetp_provider::{Caller, ErrorCode, Provider, Request};
 ///
 /// let provider = Provider::builder("Empty").build().unwrap();
-/// let answer = provider.call("no_such_method", None, None, &Caller::unknown());
+/// let answer = provider.call(&Request::new("no_such_method"), &Caller::unknown());
 /// assert_eq!(answer.error_code(), Some(ErrorCode::ToolNotFound));
-/// let list = provider.call(wire::METHOD_LIST_TOOLS, None, None, &Caller::unknown());
+/// let list = provider.call(&Request::list_tools(), &Caller::unknown());
 /// assert_eq!(list.data(), Some(r#"{"tools":[]}"#));
 /// ```
 pub struct Provider {
@@ -365,6 +465,8 @@ pub struct Provider {
     info_json: String,
     reference: AtomicU64,
     auth: Authorizer,
+    app: Option<App>,
+    states: Arc<States>,
 }
 
 impl std::fmt::Debug for Provider {
@@ -388,6 +490,9 @@ impl Provider {
             limits: Limits::default(),
             auth: Auth::default(),
             nothing_to_redact: false,
+            app: None,
+            states: States::default(),
+            duplicate_state: None,
         }
     }
 
@@ -416,28 +521,9 @@ impl Provider {
         &self.auth
     }
 
-    /// Binds the app's identity at platform init: opens the grant store in `files_dir` (the
-    /// app's `Context.getFilesDir()`) and derives the default `authorize_intent` from
-    /// `package_name` (`<package_name>.CETP_AUTHORIZE`). Calling it again rebinds.
-    ///
-    /// ```
-    /// use cetp_provider::Provider;
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let provider = Provider::builder("Notes").build().unwrap();
-    /// provider.bind_app("com.example.notes", dir.path()).unwrap();
-    /// assert!(provider.authorizer().store_path().is_some());
-    /// ```
-    ///
-    /// # Errors
-    /// [`StoreError`] if `files_dir` cannot be created. A corrupt store file is not an error:
-    /// it is set aside and every consumer must be approved again.
-    pub fn bind_app(
-        &self,
-        package_name: &str,
-        files_dir: impl AsRef<Path>,
-    ) -> Result<(), StoreError> {
-        self.auth.set_app_package(package_name);
-        self.auth.open_store(files_dir)
+    /// The app given to [`ProviderBuilder::app`], if any.
+    pub fn app(&self) -> Option<&App> {
+        self.app.as_ref()
     }
 
     /// The approval screen's JSON interface; see [`Authorizer::handle_admin_json`].
@@ -445,60 +531,33 @@ impl Provider {
         self.auth.handle_admin_json(request)
     }
 
-    /// Answers one `ContentResolver.call`.
-    ///
-    /// `method` and `arg` are the call's method and string argument (unused by CETP v1);
-    /// `extras` holds its string extras, `None` when the Bundle was null; `caller` is who the
-    /// platform says is calling.
-    pub fn call(
-        &self,
-        method: &str,
-        arg: Option<&str>,
-        extras: Option<&Extras>,
-        caller: &Caller,
-    ) -> Response {
-        let _ = arg;
-        let outcome = catch_unwind(AssertUnwindSafe(|| self.dispatch(method, extras, caller)));
-        let response = match outcome {
-            Ok(Ok(data)) => Response::success(data),
-            Ok(Err(err)) => err.into(),
-            Err(payload) => {
-                let reference = self.next_reference();
-                log::error!(
-                    "CETP `{method}` for {} panicked (ref {reference}): {}",
-                    caller.describe(),
-                    panic_message(&*payload)
-                );
-                internal_failure(method, None, reference).into()
+    /// Answers one call: `request` as it arrived, from `caller` (who the platform says is
+    /// calling). Every host (the Android bridge, host tests) calls this.
+    pub fn call(&self, request: &Request<'_>, caller: &Caller) -> Response {
+        let method = request.method;
+        match self.dispatch(request, caller) {
+            Ok(data) => {
+                log::debug!("CETP `{method}` from {} -> success", caller.describe());
+                Response::Success(data)
             }
-        };
-        if let Response::Error { code, message, .. } = &response {
-            log::info!(
-                "CETP `{method}` from {} -> {code}: {message}",
-                caller.describe()
-            );
-        } else {
-            log::debug!("CETP `{method}` from {} -> success", caller.describe());
+            Err(err) => {
+                log::info!("CETP `{method}` from {} -> {err}", caller.describe());
+                Response::Error(err)
+            }
         }
-        response
     }
 
-    fn dispatch(
-        &self,
-        method: &str,
-        extras: Option<&Extras>,
-        caller: &Caller,
-    ) -> Result<String, ToolError> {
-        match method {
+    fn dispatch(&self, request: &Request<'_>, caller: &Caller) -> Result<String, ToolError> {
+        match request.method {
             wire::METHOD_LIST_TOOLS => {
                 self.auth.check_discovery(caller)?;
-                self.check_size(method, self.list_tools_json.clone())
+                self.check_size(request.method, self.list_tools_json.clone())
             }
             wire::METHOD_GET_PROVIDER_INFO => {
                 self.auth.check_discovery(caller)?;
-                self.check_size(method, self.info_json.clone())
+                self.check_size(request.method, self.info_json.clone())
             }
-            wire::METHOD_EXECUTE_TOOL => self.execute(extras, caller),
+            wire::METHOD_EXECUTE_TOOL => self.execute(request, caller),
             other => Err(ToolError::tool_not_found(format!(
                 "unknown method `{}`; this provider speaks CETP v1: `{}`, `{}`, `{}`",
                 printable(other),
@@ -509,9 +568,9 @@ impl Provider {
         }
     }
 
-    fn execute(&self, extras: Option<&Extras>, caller: &Caller) -> Result<String, ToolError> {
-        let get = |key: &str| extras.and_then(|e| e.get(key)).map(String::as_str);
-        let name = get(wire::EXTRA_TOOL_NAME)
+    fn execute(&self, request: &Request<'_>, caller: &Caller) -> Result<String, ToolError> {
+        let name = request
+            .tool_name
             .filter(|n| !n.trim().is_empty())
             .ok_or_else(|| {
                 ToolError::invalid_args(format!(
@@ -526,8 +585,8 @@ impl Provider {
                 wire::METHOD_LIST_TOOLS
             ))
         })?;
-        let request_id = get(wire::EXTRA_REQUEST_ID);
-        let args = get(wire::EXTRA_ARGS);
+        let request_id = request.request_id;
+        let args = request.args;
         if let Some(args) = args.filter(|a| a.len() > self.limits.max_args_bytes) {
             return Err(entry.validator.invalid(
                 name,
@@ -542,10 +601,12 @@ impl Provider {
         let value = entry.validator.check(name, args)?;
         let mut ctx = CallContext::new(caller.clone())
             .with_access(access)
-            .with_tool(name);
+            .with_tool(name, &self.states);
         if let Some(id) = request_id {
             ctx = ctx.with_request_id(id);
         }
+        // The one panic boundary around app code: the tool body (and its arguments' and
+        // result's serde impls).
         match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
             Ok(result) => self.check_size(name, result?),
             Err(payload) => {
@@ -554,7 +615,7 @@ impl Provider {
                     "tool `{name}` panicked (request {}, ref {reference}, {}): {}",
                     request_id.unwrap_or("-"),
                     caller.describe(),
-                    panic_message(&*payload)
+                    panic_text(&*payload)
                 );
                 Err(internal_failure(name, request_id, reference))
             }
@@ -588,8 +649,8 @@ fn internal_failure(what: &str, request_id: Option<&str>, reference: u64) -> Too
         Some(id) => format!("request {}, ", printable(id)),
         None => String::new(),
     };
-    ToolError::internal(format_args!(
-        "`{what}` failed unexpectedly inside the provider app ({id}ref {reference}); this is a bug in the app, not in your call"
+    provider_bug(format_args!(
+        "`{what}` failed unexpectedly inside the provider app ({id}ref {reference})"
     ))
 }
 
@@ -602,14 +663,6 @@ fn is_valid_scope(name: &str) -> bool {
         && bytes
             .iter()
             .all(|b| b.is_ascii_alphanumeric() || b".-_:".contains(b))
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
-    payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("<non-string panic payload>")
 }
 
 /// Caller-supplied text echoed in a message: at most 80 characters, control characters escaped.

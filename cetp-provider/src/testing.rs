@@ -1,8 +1,8 @@
 //! Test a provider from `cargo test` the way a consumer app sees it.
 //!
 //! [`Consumer`] calls [`Provider::call`], the entry point the Android bridge uses, and hands back
-//! the reply as the string map the Bundle would hold. [`check_conformance`] audits a provider
-//! against CETP v1 in one line.
+//! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
+//! provider against CETP v1 in one line.
 //!
 //! ```
 //! use cetp_provider::{ErrorCode, Provider, tool, tools};
@@ -30,16 +30,14 @@
 //! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
 //! ```
 
-use std::collections::BTreeMap;
-use std::fmt;
-
 use serde_json::Value;
 
 use crate::auth::Approval;
 use crate::context::{AccessLevel, Caller};
-use crate::provider::{Extras, Provider};
+use crate::provider::Provider;
+use crate::request::Request;
 use crate::tool::is_valid_tool_name;
-use crate::wire::{self, ErrorCode};
+use crate::wire::{self, ErrorCode, Response};
 
 /// A host-side CETP consumer bound to one provider and one caller identity.
 #[derive(Debug, Clone)]
@@ -73,12 +71,13 @@ impl<'p> Consumer<'p> {
     /// Plays the user approving this consumer for every tool, the way the approval screen does:
     /// calls each tool once (so the provider records a pending request from this caller, with
     /// every scope the tools need), then approves this caller's pending requests at `access`
-    /// with no expiry. The provider must use user approval with a bound grant store
-    /// ([`Provider::bind_app`] or [`crate::auth::Auth::store_dir`]).
+    /// with no expiry. The provider must use user approval with a grant store (built with
+    /// [`ProviderBuilder::app`](crate::ProviderBuilder::app) or
+    /// [`crate::auth::Auth::store_dir`]).
     ///
     /// ```
     /// use cetp_provider::testing::Consumer;
-    /// use cetp_provider::{AccessLevel, CallContext, ErrorCode, Provider, tool, tools};
+    /// use cetp_provider::{AccessLevel, App, CallContext, ErrorCode, Provider, tool, tools};
     ///
     /// /// Tells the caller how much it may see.
     /// #[tool(scopes = ["profile.read"])]
@@ -86,13 +85,13 @@ impl<'p> Consumer<'p> {
     ///     format!("{:?}", ctx.access())
     /// }
     ///
+    /// let files = tempfile::tempdir().unwrap();
     /// let provider = Provider::builder("Profile")
     ///     .scope("profile.read", "your profile")
     ///     .tools(tools![access])
+    ///     .app(App::new("com.example.profile", files.path()))
     ///     .build()
     ///     .unwrap();
-    /// let files = tempfile::tempdir().unwrap();
-    /// provider.bind_app("com.example.profile", files.path()).unwrap();
     ///
     /// let agent = Consumer::new(&provider);
     /// assert_eq!(agent.execute("access", "{}").error_code(), Some(ErrorCode::AuthRequired));
@@ -101,9 +100,9 @@ impl<'p> Consumer<'p> {
     /// ```
     ///
     /// # Errors
-    /// [`AnswerError`] if the provider recorded no pending request for this caller (open or
-    /// allowlist policy, an unbound store, a denied caller) or refused the approval.
-    pub fn approve(&self, access: AccessLevel) -> Result<(), AnswerError> {
+    /// [`ApprovalError`] if the provider recorded no pending request for this caller (open or
+    /// allowlist policy, no grant store, a denied caller) or refused the approval.
+    pub fn approve(&self, access: AccessLevel) -> Result<(), ApprovalError> {
         for tool in self.provider.tools() {
             self.execute(&tool.name, "{}");
         }
@@ -120,119 +119,43 @@ impl<'p> Consumer<'p> {
             })
             .collect();
         if mine.is_empty() {
-            return Err(AnswerError(format!(
-                "the provider recorded no pending request from {}; approval needs the user-approval policy and a bound grant store",
+            return Err(ApprovalError(format!(
+                "the provider recorded no pending request from {}; approval needs the user-approval policy and a grant store",
                 self.caller.describe()
             )));
         }
         for request in mine {
             auth.approve(&request.id, Approval::all_requested().access(access))
-                .map_err(|e| AnswerError(format!("approval refused: {e}")))?;
+                .map_err(|e| ApprovalError(format!("approval refused: {e}")))?;
         }
         Ok(())
     }
 
     /// `list_tools`.
-    pub fn list_tools(&self) -> Answer {
-        self.call(wire::METHOD_LIST_TOOLS, None)
+    pub fn list_tools(&self) -> Response {
+        self.call(&Request::list_tools())
     }
 
     /// `get_provider_info`.
-    pub fn provider_info(&self) -> Answer {
-        self.call(wire::METHOD_GET_PROVIDER_INFO, None)
+    pub fn provider_info(&self) -> Response {
+        self.call(&Request::provider_info())
     }
 
     /// `execute_tool` with `args` as JSON text.
-    pub fn execute(&self, tool: &str, args: &str) -> Answer {
-        self.call(
-            wire::METHOD_EXECUTE_TOOL,
-            Some(&[(wire::EXTRA_TOOL_NAME, tool), (wire::EXTRA_ARGS, args)]),
-        )
+    pub fn execute(&self, tool: &str, args: &str) -> Response {
+        self.call(&Request::execute(tool, args))
     }
 
-    /// Any method with any string extras (`None` for a null Bundle).
-    pub fn call(&self, method: &str, extras: Option<&[(&str, &str)]>) -> Answer {
-        let extras: Option<Extras> = extras.map(|pairs| {
-            pairs
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect()
-        });
-        let response = self
-            .provider
-            .call(method, None, extras.as_ref(), &self.caller);
-        Answer {
-            bundle: response
-                .to_pairs()
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .collect(),
-        }
+    /// Any request.
+    pub fn call(&self, request: &Request<'_>) -> Response {
+        self.provider.call(request, &self.caller)
     }
 }
 
-/// A reply as the consumer reads it: the string keys and values of the response Bundle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Answer {
-    /// Every key/value pair of the reply.
-    pub bundle: BTreeMap<String, String>,
-}
-
-impl Answer {
-    /// The value of `key`, if present.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.bundle.get(key).map(String::as_str)
-    }
-
-    /// Whether `status` is `success`.
-    pub fn is_success(&self) -> bool {
-        self.get(wire::KEY_STATUS) == Some(wire::STATUS_SUCCESS)
-    }
-
-    /// The parsed `error_code`, if the call failed.
-    pub fn error_code(&self) -> Option<ErrorCode> {
-        self.get(wire::KEY_ERROR_CODE)?.parse().ok()
-    }
-
-    /// The `error_message`, if the call failed.
-    pub fn error_message(&self) -> Option<&str> {
-        self.get(wire::KEY_ERROR_MESSAGE)
-    }
-
-    /// `data` parsed as JSON.
-    ///
-    /// # Errors
-    /// [`AnswerError`] if the call failed or `data` is not JSON.
-    pub fn data_json(&self) -> Result<Value, AnswerError> {
-        if !self.is_success() {
-            return Err(AnswerError(format!("the call failed: {self}")));
-        }
-        let data = self
-            .get(wire::KEY_DATA)
-            .ok_or_else(|| AnswerError("success without `data`".into()))?;
-        serde_json::from_str(data).map_err(|e| AnswerError(format!("`data` is not JSON: {e}")))
-    }
-}
-
-impl fmt::Display for Answer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_success() {
-            write!(f, "success: {}", self.get(wire::KEY_DATA).unwrap_or(""))
-        } else {
-            write!(
-                f,
-                "{}: {}",
-                self.get(wire::KEY_ERROR_CODE).unwrap_or("?"),
-                self.error_message().unwrap_or("")
-            )
-        }
-    }
-}
-
-/// An [`Answer`] did not hold what the test expected.
+/// [`Consumer::approve`] could not approve the consumer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct AnswerError(String);
+pub struct ApprovalError(String);
 
 /// The CETP v1 rules a provider broke, one line each.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -298,10 +221,10 @@ pub fn check_conformance_as(provider: &Provider, caller: &Caller) -> Result<(), 
     }
 
     let unknown_tool = "cetp_conformance_no_such_tool";
-    let expectations: Vec<(String, Answer, ErrorCode)> = vec![
+    let expectations: Vec<(String, Response, ErrorCode)> = vec![
         (
             "an unknown method".into(),
-            consumer.call("cetp_conformance_no_such_method", None),
+            consumer.call(&Request::new("cetp_conformance_no_such_method")),
             ErrorCode::ToolNotFound,
         ),
         (
@@ -311,12 +234,12 @@ pub fn check_conformance_as(provider: &Provider, caller: &Caller) -> Result<(), 
         ),
         (
             "execute_tool without `tool_name`".into(),
-            consumer.call(wire::METHOD_EXECUTE_TOOL, Some(&[(wire::EXTRA_ARGS, "{}")])),
+            consumer.call(&Request::new(wire::METHOD_EXECUTE_TOOL).with_args("{}")),
             ErrorCode::InvalidArgs,
         ),
         (
             "execute_tool with null extras".into(),
-            consumer.call(wire::METHOD_EXECUTE_TOOL, None),
+            consumer.call(&Request::new(wire::METHOD_EXECUTE_TOOL)),
             ErrorCode::InvalidArgs,
         ),
     ];
@@ -353,9 +276,9 @@ impl Audit {
         self.violations.push(violation.into());
     }
 
-    fn envelope(&mut self, what: &str, answer: &Answer) {
-        for key in answer.bundle.keys() {
-            if !wire::RESPONSE_KEYS.contains(&key.as_str()) {
+    fn envelope(&mut self, what: &str, answer: &Response) {
+        for (key, _) in answer.to_pairs() {
+            if !wire::RESPONSE_KEYS.contains(&key) {
                 self.fail(format!("{what}: unexpected key `{key}`"));
             }
         }
@@ -380,7 +303,7 @@ impl Audit {
         }
     }
 
-    fn success(&mut self, what: &str, answer: &Answer) -> Option<Value> {
+    fn success(&mut self, what: &str, answer: &Response) -> Option<Value> {
         self.envelope(what, answer);
         match answer.data_json() {
             Ok(data) if data.is_object() => Some(data),

@@ -5,6 +5,7 @@ use serde::de::DeserializeOwned;
 
 use crate::context::CallContext;
 use crate::error::ToolError;
+use crate::state::StateType;
 
 /// A read-only operation a consumer can call through `execute_tool`.
 ///
@@ -38,6 +39,44 @@ use crate::error::ToolError;
 ///     }
 /// }
 /// ```
+///
+/// A hand-written tool reads provider state with [`CallContext::state`] and lists the types
+/// it reads in [`Tool::state_types`], so that a provider missing one fails to build:
+///
+/// ```
+/// use cetp_provider::{BuildError, CallContext, Provider, StateType, Tool, ToolError};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct NoArgs {}
+///
+/// struct Greeting(String);
+/// struct Greet;
+///
+/// impl Tool for Greet {
+///     type Args = NoArgs;
+///     type Output = String;
+///     const NAME: &'static str = "greet";
+///     const DESCRIPTION: &'static str = "Says the configured greeting.";
+///
+///     fn state_types() -> Vec<StateType> {
+///         vec![StateType::of::<Greeting>()]
+///     }
+///
+///     fn call(&self, _args: NoArgs, ctx: &CallContext) -> Result<String, ToolError> {
+///         let greeting = ctx.state::<Greeting>().ok_or_else(|| ToolError::internal("no greeting"))?;
+///         Ok(greeting.0.clone())
+///     }
+/// }
+///
+/// let missing = Provider::builder("Greeter").tool(Greet).build();
+/// assert!(matches!(missing, Err(BuildError::MissingState { .. })));
+/// let provider = Provider::builder("Greeter")
+///     .tool(Greet)
+///     .state(Greeting("Hello!".into()))
+///     .build()
+///     .unwrap();
+/// # let _ = provider;
+/// ```
 pub trait Tool: Send + Sync + 'static {
     /// The arguments, deserialized from the `args` JSON object after schema validation.
     type Args: DeserializeOwned + schemars::JsonSchema;
@@ -49,6 +88,14 @@ pub trait Tool: Send + Sync + 'static {
     const DESCRIPTION: &'static str;
     /// The scopes a caller must hold to run the tool (see [`crate::auth`]).
     const SCOPES: &'static [&'static str] = &[];
+
+    /// The provider state types [`call`](Self::call) reads with [`CallContext::state`]. The
+    /// provider refuses to build if one was not given to
+    /// [`ProviderBuilder::state`](crate::ProviderBuilder::state). `#[tool]` lists the types of
+    /// its `&T` parameters here; the default is none.
+    fn state_types() -> Vec<StateType> {
+        Vec::new()
+    }
 
     /// Runs the tool.
     fn call(&self, args: Self::Args, ctx: &CallContext) -> Result<Self::Output, ToolError>;

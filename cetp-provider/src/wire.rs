@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::error::ToolError;
+
 /// `ContentResolver.call` method that lists the provider's tools.
 pub const METHOD_LIST_TOOLS: &str = "list_tools";
 /// `ContentResolver.call` method that runs one tool.
@@ -128,99 +130,116 @@ impl std::str::FromStr for ErrorCode {
     }
 }
 
-/// One CETP response, ready to be written into the reply Bundle.
+/// The answer to one CETP call: the result as JSON text, or a [`ToolError`].
 ///
-/// A success carries the result as JSON text; an error carries a code, a message and, for
-/// [`ErrorCode::AuthRequired`], optionally a hint and the authorization intent action.
+/// It is the one reply type of the SDK: [`Provider::call`](crate::Provider::call) returns it,
+/// the Android bridge writes its [`to_pairs`](Self::to_pairs) into the reply Bundle, and host
+/// tests read it through [`get`](Self::get), [`data_json`](Self::data_json) and
+/// [`error_code`](Self::error_code).
 ///
 /// ```
-/// use cetp_provider::{ErrorCode, Response};
+/// use cetp_provider::{ErrorCode, Response, ToolError};
 /// let ok = Response::success("{\"n\":1}".to_owned());
 /// assert_eq!(ok.to_pairs(), vec![("status", "success"), ("data", "{\"n\":1}")]);
+/// assert_eq!(ok.data_json().unwrap()["n"], 1);
 ///
-/// let err = Response::error(ErrorCode::ToolNotFound, "no tool `x`");
+/// let err = Response::from(ToolError::tool_not_found("no tool `x`"));
 /// assert_eq!(err.error_code(), Some(ErrorCode::ToolNotFound));
+/// assert_eq!(err.get("error_message"), Some("no tool `x`"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Response {
-    /// `status = "success"`.
-    Success {
-        /// The JSON text of the result (`data`).
-        data: String,
-    },
-    /// `status = "error"`.
-    Error {
-        /// `error_code`.
-        code: ErrorCode,
-        /// `error_message`.
-        message: String,
-        /// `resolution_hint`, if any.
-        resolution_hint: Option<String>,
-        /// `authorize_intent`, if any.
-        authorize_intent: Option<String>,
-    },
+    /// `status = "success"` with the JSON text of the result (`data`).
+    Success(String),
+    /// `status = "error"` with the error's code, message and optional hint and intent.
+    Error(ToolError),
 }
 
 impl Response {
     /// A success carrying `data`, which must be JSON text.
     pub fn success(data: String) -> Self {
-        Response::Success { data }
-    }
-
-    /// An error with a code and message and no hint.
-    pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
-        Response::Error {
-            code,
-            message: message.into(),
-            resolution_hint: None,
-            authorize_intent: None,
-        }
+        Response::Success(data)
     }
 
     /// Whether this is a success.
     pub fn is_success(&self) -> bool {
-        matches!(self, Response::Success { .. })
-    }
-
-    /// The error code, if this is an error.
-    pub fn error_code(&self) -> Option<ErrorCode> {
-        match self {
-            Response::Success { .. } => None,
-            Response::Error { code, .. } => Some(*code),
-        }
+        matches!(self, Response::Success(_))
     }
 
     /// The `data` JSON text, if this is a success.
     pub fn data(&self) -> Option<&str> {
         match self {
-            Response::Success { data } => Some(data),
-            Response::Error { .. } => None,
+            Response::Success(data) => Some(data),
+            Response::Error(_) => None,
         }
     }
 
-    /// The key/value pairs of the reply Bundle, in a stable order. All values are strings.
+    /// The error, if this is one.
+    pub fn error(&self) -> Option<&ToolError> {
+        match self {
+            Response::Success(_) => None,
+            Response::Error(err) => Some(err),
+        }
+    }
+
+    /// The error code, if this is an error.
+    pub fn error_code(&self) -> Option<ErrorCode> {
+        self.error().map(ToolError::code)
+    }
+
+    /// The `error_message`, if this is an error.
+    pub fn error_message(&self) -> Option<&str> {
+        self.error().map(ToolError::message)
+    }
+
+    /// `data` parsed as JSON.
+    ///
+    /// # Errors
+    /// The [`ToolError`] of a failed call, or an `INTERNAL_ERROR` if `data` is not JSON.
+    pub fn data_json(&self) -> Result<serde_json::Value, ToolError> {
+        match self {
+            Response::Success(data) => serde_json::from_str(data)
+                .map_err(|e| ToolError::internal(format_args!("`data` is not JSON: {e}"))),
+            Response::Error(err) => Err(err.clone()),
+        }
+    }
+
+    /// The value the reply Bundle holds under `key` (one of [`RESPONSE_KEYS`]), if any.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.to_pairs()
+            .into_iter()
+            .find_map(|(k, v)| (k == key).then_some(v))
+    }
+
+    /// The key/value pairs of the reply Bundle, in the order of [`RESPONSE_KEYS`]. All values
+    /// are strings.
     pub fn to_pairs(&self) -> Vec<(&'static str, &str)> {
         match self {
-            Response::Success { data } => vec![(KEY_STATUS, STATUS_SUCCESS), (KEY_DATA, data)],
-            Response::Error {
-                code,
-                message,
-                resolution_hint,
-                authorize_intent,
-            } => {
+            Response::Success(data) => vec![(KEY_STATUS, STATUS_SUCCESS), (KEY_DATA, data)],
+            Response::Error(err) => {
                 let mut pairs = vec![
                     (KEY_STATUS, STATUS_ERROR),
-                    (KEY_ERROR_CODE, code.as_str()),
-                    (KEY_ERROR_MESSAGE, message.as_str()),
+                    (KEY_ERROR_CODE, err.code().as_str()),
+                    (KEY_ERROR_MESSAGE, err.message()),
                 ];
-                if let Some(hint) = resolution_hint {
+                if let Some(hint) = err.resolution_hint() {
                     pairs.push((KEY_RESOLUTION_HINT, hint));
                 }
-                if let Some(action) = authorize_intent {
+                if let Some(action) = err.authorize_intent() {
                     pairs.push((KEY_AUTHORIZE_INTENT, action));
                 }
                 pairs
             }
+        }
+    }
+}
+
+impl fmt::Display for Response {
+    /// `success: <data>` or `<CODE>: <message>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Response::Success(data) => write!(f, "success: {data}"),
+            Response::Error(err) => err.fmt(f),
         }
     }
 }
@@ -239,14 +258,13 @@ mod tests {
 
     #[test]
     fn error_pairs_carry_optional_fields_only_when_set() {
-        let plain = Response::error(ErrorCode::InternalError, "boom");
+        let plain = Response::from(ToolError::internal("boom"));
         assert_eq!(plain.to_pairs().len(), 3);
-        let auth = Response::Error {
-            code: ErrorCode::AuthRequired,
-            message: "m".into(),
-            resolution_hint: Some("h".into()),
-            authorize_intent: Some("a".into()),
-        };
+        let auth = Response::from(
+            ToolError::auth_required("m")
+                .with_hint("h")
+                .with_authorize_intent("a"),
+        );
         assert_eq!(
             auth.to_pairs(),
             vec![

@@ -6,15 +6,17 @@ mod support;
 use std::time::Duration;
 
 use cetp_provider::auth::{AdminError, AdminResponse, Approval, Auth, ManualClock, RateLimit};
-use cetp_provider::testing::{Answer, Consumer};
-use cetp_provider::{AccessLevel, BuildError, Caller, CallerPackage, ErrorCode, Provider};
+use cetp_provider::testing::Consumer;
+use cetp_provider::{
+    AccessLevel, App, BuildError, Caller, CallerPackage, ErrorCode, Provider, Response,
+};
 use support::*;
 
 const OK: &str = "ok";
 const DENIED: &str = "PERMISSION_DENIED";
 const AUTH: &str = "AUTH_REQUIRED";
 
-fn outcome(answer: &Answer) -> &'static str {
+fn outcome(answer: &Response) -> &'static str {
     match answer.error_code() {
         None => {
             assert!(answer.is_success(), "{answer}");
@@ -488,7 +490,7 @@ fn pending_requests_are_bounded_and_coalesced() {
 }
 
 #[test]
-fn an_unbound_store_fails_closed_until_bind_app() {
+fn without_a_store_user_approval_fails_closed_and_the_app_brings_one() {
     let provider = provider(Auth::user_approval());
     let answer = call(&provider, &agent(), "read_notes");
     assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
@@ -508,7 +510,11 @@ fn an_unbound_store_fails_closed_until_bind_app() {
     );
 
     let dir = tempfile::tempdir().unwrap();
-    provider.bind_app("com.example.notes", dir.path()).unwrap();
+    let provider = builder()
+        .auth(Auth::user_approval())
+        .app(App::new("com.example.notes", dir.path()))
+        .build()
+        .unwrap();
     let answer = call(&provider, &agent(), "read_notes");
     assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));
     assert_eq!(
@@ -561,7 +567,7 @@ fn rate_limits_per_caller_and_per_tool() {
     assert!(call(&provider, &a, "ping").is_success());
 }
 
-fn outcome_code(answer: &Answer) -> Option<ErrorCode> {
+fn outcome_code(answer: &Response) -> Option<ErrorCode> {
     answer.error_code()
 }
 

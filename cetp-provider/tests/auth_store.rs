@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::thread;
 
 use cetp_provider::auth::{Approval, Auth, ManualClock, STORE_FILE_NAME};
-use cetp_provider::{AccessLevel, Caller, ErrorCode, Provider};
+use cetp_provider::{AccessLevel, App, BuildError, Caller, ErrorCode, Provider};
 use serde_json::Value;
 use support::*;
 
@@ -272,29 +272,31 @@ fn a_failed_save_changes_nothing() {
 }
 
 #[test]
-fn bind_app_creates_the_directory_and_rebinding_switches_stores() {
+fn the_app_files_dir_is_created_and_each_build_opens_the_store_there() {
     let parent = tempfile::tempdir().unwrap();
-    let provider = provider(Auth::user_approval());
+    let with_app = |dir: &Path| {
+        builder()
+            .auth(Auth::user_approval())
+            .app(App::new("com.example.notes", dir))
+            .build()
+    };
     let first = parent.path().join("a/files");
-    provider.bind_app("com.example.notes", &first).unwrap();
+    let provider = with_app(&first).unwrap();
     approve(&provider, &agent(), "ping", Approval::all_requested());
     assert!(store_file(&first).exists());
 
     let second = parent.path().join("b");
-    provider.bind_app("com.example.notes", &second).unwrap();
-    assert!(provider.authorizer().grants().is_empty());
-    provider.bind_app("com.example.notes", &first).unwrap();
-    assert_eq!(provider.authorizer().grants().len(), 1);
+    assert!(with_app(&second).unwrap().authorizer().grants().is_empty());
+    assert_eq!(with_app(&first).unwrap().authorizer().grants().len(), 1);
 
-    // A path under a regular file cannot be a directory.
+    // A path under a regular file cannot be a directory: the provider does not build.
     let file = parent.path().join("plain");
     fs::write(&file, b"x").unwrap();
-    assert!(
-        provider
-            .bind_app("com.example.notes", file.join("dir"))
-            .is_err()
-    );
-    // The previous store stays bound.
+    assert!(matches!(
+        with_app(&file.join("dir")),
+        Err(BuildError::Auth(_))
+    ));
+    // The provider built before keeps its store.
     assert_eq!(provider.authorizer().grants().len(), 1);
 }
 

@@ -76,7 +76,9 @@ pub enum AdminError {
     #[error("nothing stored for `{0}`")]
     NotFound(String),
     /// No grant store is bound yet.
-    #[error("the grant store is not open; call Provider::bind_app (or Auth::store_dir) first")]
+    #[error(
+        "the grant store is not open; build the provider with the app (ProviderBuilder::app) or Auth::store_dir"
+    )]
     StoreUnavailable,
     /// The store could not be saved; nothing changed.
     #[error("the grant store could not be saved, nothing changed: {0}")]
@@ -539,12 +541,14 @@ impl Authorizer {
     /// itself, never from a consumer.
     ///
     /// ```
-    /// use cetp_provider::Provider;
+    /// use cetp_provider::{App, Provider};
     /// use cetp_provider::auth::AdminResponse;
     ///
     /// let dir = tempfile::tempdir().unwrap();
-    /// let provider = Provider::builder("Notes").build().unwrap();
-    /// provider.bind_app("com.example.notes", dir.path()).unwrap();
+    /// let provider = Provider::builder("Notes")
+    ///     .app(App::new("com.example.notes", dir.path()))
+    ///     .build()
+    ///     .unwrap();
     ///
     /// let reply: AdminResponse =
     ///     serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();

@@ -36,11 +36,11 @@
 //!
 //! # On Android
 //!
-//! The provider is built before the app's context exists. The bridge's init calls
-//! [`Provider::bind_app`](crate::Provider::bind_app) with the app's package name and files dir:
-//! that opens the grant store and makes `<package>.CETP_AUTHORIZE` the default
-//! `authorize_intent`. Until then user-approval calls fail closed (`INTERNAL_ERROR`). The
-//! approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
+//! The runtime builds the provider when the app starts, with the app it runs in
+//! ([`ProviderBuilder::app`](crate::ProviderBuilder::app)): the grant store opens in the app's
+//! files dir and `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built
+//! without an app or [`Auth::store_dir`] has no store, and its user-approval calls fail closed
+//! (`INTERNAL_ERROR`). The approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
 //! (see [`AdminRequest`] for the JSON).
 //!
 //! # The grant store
@@ -133,8 +133,8 @@ mod tests;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use access_log::{ACCESS_LOG_FILE_NAME, AccessSummary, ToolAccess};
 pub use admin::{
@@ -145,6 +145,7 @@ pub use pending::{PendingPackage, PendingRequest, ScopeInfo};
 pub use rate::RateLimit;
 pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, StoreError};
 
+use crate::app::App;
 use crate::context::{AccessLevel, Caller};
 use crate::error::ToolError;
 use crate::tool::ToolDescriptor;
@@ -254,8 +255,8 @@ impl Auth {
     }
 
     /// The user approves each consumer app in the provider app (the default). Needs a grant
-    /// store: [`Provider::bind_app`](crate::Provider::bind_app) on Android, or
-    /// [`store_dir`](Self::store_dir).
+    /// store: the app's files dir ([`ProviderBuilder::app`](crate::ProviderBuilder::app), which
+    /// the Android runtime sets), or [`store_dir`](Self::store_dir).
     pub fn user_approval() -> Self {
         Auth::with_mode(Mode::UserApproval)
     }
@@ -338,8 +339,8 @@ impl Auth {
     }
 
     /// Opens the grant store in `dir` when the provider is built (host tests and non-Android
-    /// hosts). On Android leave it unset: [`Provider::bind_app`](crate::Provider::bind_app)
-    /// binds the app's files dir at init.
+    /// hosts). On Android leave it unset: the store opens in the app's files dir
+    /// ([`ProviderBuilder::app`](crate::ProviderBuilder::app)).
     pub fn store_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.store_dir = Some(dir.into());
         self
@@ -377,8 +378,8 @@ pub struct Authorizer {
     provider_name: String,
     scopes: Vec<(String, String)>,
     tool_scopes: HashMap<String, Vec<String>>,
-    app_package: RwLock<Option<String>>,
-    store: RwLock<Option<Arc<GrantStore>>>,
+    app_package: Option<String>,
+    store: Option<Arc<GrantStore>>,
     pending: Mutex<PendingQueue>,
     limiter: RateLimiter,
     access_log: AccessLog,
@@ -398,12 +399,14 @@ impl fmt::Debug for Authorizer {
 }
 
 impl Authorizer {
-    /// Checks `auth` against the provider's scopes and tools; opens the store if configured.
+    /// Checks `auth` against the provider's scopes and tools; opens the store in
+    /// [`Auth::store_dir`], else in the app's files dir.
     pub(crate) fn new(
         auth: Auth,
         provider_name: &str,
         scopes: &[(String, String)],
         tools: &[ToolDescriptor],
+        app: Option<&App>,
     ) -> Result<Authorizer, String> {
         if auth.mode == Mode::Open && !auth.allowed.is_empty() {
             return Err(
@@ -447,7 +450,8 @@ impl Authorizer {
             }
         }
         let access_log = AccessLog::default();
-        let store = match &auth.store_dir {
+        let store_dir = auth.store_dir.as_deref().or(app.map(App::files_dir));
+        let store = match store_dir {
             Some(dir) => {
                 let store =
                     GrantStore::open(dir, auth.clock.now_ms()).map_err(|e| e.to_string())?;
@@ -471,44 +475,13 @@ impl Authorizer {
                 .iter()
                 .map(|t| (t.name.clone(), t.scopes.clone()))
                 .collect(),
-            app_package: RwLock::new(None),
-            store: RwLock::new(store),
+            app_package: app.map(|app| app.package_name().to_owned()),
+            store,
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
             access_log,
             offers_limited_access: true,
         })
-    }
-
-    /// Opens the grant store in `dir` (created if missing) and uses it from now on, replacing
-    /// any store bound before. A corrupt store file is set aside and replaced by an empty store
-    /// (see [the module docs](crate::auth#the-grant-store)); only a directory that cannot be created is
-    /// an error.
-    ///
-    /// ```
-    /// use cetp_provider::Provider;
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let provider = Provider::builder("Notes").build().unwrap();
-    /// provider.authorizer().open_store(dir.path()).unwrap();
-    /// assert_eq!(provider.authorizer().store_path(), Some(dir.path().join("cetp-grants.json")));
-    /// ```
-    ///
-    /// # Errors
-    /// [`StoreError`] if the directory cannot be created.
-    pub fn open_store(&self, dir: impl AsRef<Path>) -> Result<(), StoreError> {
-        let store = GrantStore::open(dir.as_ref(), self.clock.now_ms())?;
-        self.access_log.attach(dir.as_ref(), self.clock.now_ms());
-        *self.store.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(store));
-        Ok(())
-    }
-
-    /// Records the app's package name; the default `authorize_intent` becomes
-    /// `<package>` + [`AUTHORIZE_ACTION_SUFFIX`].
-    pub fn set_app_package(&self, package: impl Into<String>) {
-        *self
-            .app_package
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(package.into());
     }
 
     /// The path of the bound store file, if a store is bound.
@@ -519,10 +492,14 @@ impl Authorizer {
     /// The `authorize_intent` action sent with `AUTH_REQUIRED`, if one is known.
     ///
     /// ```
-    /// use cetp_provider::Provider;
+    /// use cetp_provider::{App, Provider};
     /// let provider = Provider::builder("Notes").build().unwrap();
     /// assert_eq!(provider.authorizer().authorize_intent(), None);
-    /// provider.authorizer().set_app_package("com.example.notes");
+    /// let files = tempfile::tempdir().unwrap();
+    /// let provider = Provider::builder("Notes")
+    ///     .app(App::new("com.example.notes", files.path()))
+    ///     .build()
+    ///     .unwrap();
     /// assert_eq!(
     ///     provider.authorizer().authorize_intent().as_deref(),
     ///     Some("com.example.notes.CETP_AUTHORIZE")
@@ -533,17 +510,12 @@ impl Authorizer {
             return Some(action.clone());
         }
         self.app_package
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
             .map(|p| format!("{p}{AUTHORIZE_ACTION_SUFFIX}"))
     }
 
     fn bound_store(&self) -> Option<Arc<GrantStore>> {
-        self.store
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.store.clone()
     }
 
     fn pending_queue(&self) -> MutexGuard<'_, PendingQueue> {
@@ -614,11 +586,11 @@ impl Authorizer {
         }
         let Some(store) = self.bound_store() else {
             log::error!(
-                "CETP: `{}` uses user approval but no grant store is bound; call Provider::bind_app at start-up",
+                "CETP: `{}` uses user approval but has no grant store; give the builder the app (ProviderBuilder::app) or Auth::store_dir",
                 self.provider_name
             );
-            return Err(ToolError::internal(format!(
-                "{} is not ready to check approvals (its grant store is not open); this is a bug in the provider app, not in your call",
+            return Err(crate::error::provider_bug(format_args!(
+                "{} is not ready to check approvals (its grant store is not open)",
                 self.provider_name
             )));
         };

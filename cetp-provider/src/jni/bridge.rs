@@ -10,15 +10,17 @@ use std::sync::OnceLock;
 use jni::errors::{Error, ErrorPolicy};
 use jni::objects::{JClass, JObjectArray, JString};
 use jni::refs::Global;
-use jni::sys::{jboolean, jint};
+use jni::sys::{jint, jlong};
 use jni::vm::JavaVM;
 use jni::{Env, NativeMethod, jni_str, native_method};
 
-use super::caller::caller_from_java;
 use super::mutf8::decode_lossy;
-use super::runtime::panic_text;
-use crate::provider::Extras;
-use crate::wire::{self, ErrorCode, Response};
+use super::runtime::admin_error;
+use crate::app::App;
+use crate::context::{Caller, CallerPackage};
+use crate::error::{panic_text, provider_bug};
+use crate::request::Request;
+use crate::wire::{self, Response};
 
 /// What call-time code needs from the JVM, created on the loading thread in `JNI_OnLoad`.
 struct JavaSide {
@@ -29,20 +31,24 @@ static JAVA: OnceLock<JavaSide> = OnceLock::new();
 
 const METHODS: &[NativeMethod] = &[
     native_method! {
-        static fn native_init(files_dir: JString, package_name: JString) -> JString,
+        static fn native_init(
+            files_dir: JString,
+            package_name: JString,
+            version_code: jlong,
+            version_name: JString,
+        ) -> JString,
         name = "init",
         error_policy = ClearAndLog,
     },
     native_method! {
         static fn native_call(
             method: JString,
-            arg: JString,
-            has_extras: jboolean,
             tool_name: JString,
             args: JString,
             request_id: JString,
             calling_uid: jint,
-            caller_packages: JString,
+            packages: JString[],
+            certificate_digests: JString[][],
         ) -> JString[],
         name = "call",
         error_policy = ClearAndLog,
@@ -84,25 +90,34 @@ pub(super) fn load(vm: *mut c_void) -> Result<(), Error> {
     Ok(())
 }
 
-/// `static native String init(String filesDir, String packageName)`: null when the provider
-/// started, else why not.
+/// `static native String init(String filesDir, String packageName, long versionCode, String
+/// versionName)`: null when the provider started, else why not.
 fn native_init<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,
     files_dir: JString<'local>,
     package_name: JString<'local>,
+    version_code: jlong,
+    version_name: JString<'local>,
 ) -> Result<JString<'local>, Error> {
-    let files_dir = read(env, &files_dir)?.unwrap_or_default();
-    let package_name = read(env, &package_name)?.unwrap_or_default();
+    let app = App::new(
+        read(env, &package_name)?.unwrap_or_default(),
+        read(env, &files_dir)?.unwrap_or_default(),
+    )
+    .with_version(version_code, read(env, &version_name)?.unwrap_or_default());
     let outcome = match super::runtime() {
-        Some(runtime) => runtime.init(&files_dir, &package_name),
-        None => Err("the CETP runtime is missing: JNI_OnLoad did not run".to_owned()),
+        Some(runtime) => runtime.init(app),
+        None => Err(NO_RUNTIME.to_owned()),
     };
     match outcome {
         Ok(()) => Ok(JString::null()),
         Err(reason) => JString::from_str(env, reason),
     }
 }
+
+/// Why nothing answers when the library's `JNI_OnLoad` never ran.
+const NO_RUNTIME: &str =
+    "the tool provider in this app has no CETP runtime (JNI_OnLoad did not run)";
 
 /// `static native String[] call(...)`: the reply as flat key/value pairs, or null if the bridge
 /// itself failed.
@@ -111,40 +126,78 @@ fn native_call<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,
     method: JString<'local>,
-    arg: JString<'local>,
-    has_extras: jboolean,
     tool_name: JString<'local>,
     args: JString<'local>,
     request_id: JString<'local>,
     calling_uid: jint,
-    caller_packages: JString<'local>,
+    packages: JObjectArray<'local, JString<'local>>,
+    certificate_digests: JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
 ) -> Result<JObjectArray<'local, JString<'local>>, Error> {
     let method = read(env, &method)?.unwrap_or_default();
-    let arg = read(env, &arg)?;
-    let extras = if has_extras {
-        let mut extras = Extras::new();
-        for (key, value) in [
-            (wire::EXTRA_TOOL_NAME, &tool_name),
-            (wire::EXTRA_ARGS, &args),
-            (wire::EXTRA_REQUEST_ID, &request_id),
-        ] {
-            if let Some(value) = read(env, value)? {
-                extras.insert(key.to_owned(), value);
-            }
-        }
-        Some(extras)
-    } else {
-        None
+    let tool_name = read(env, &tool_name)?;
+    let args = read(env, &args)?;
+    let request_id = read(env, &request_id)?;
+    let request = Request {
+        method: &method,
+        tool_name: tool_name.as_deref(),
+        args: args.as_deref(),
+        request_id: request_id.as_deref(),
     };
-    let caller = caller_from_java(calling_uid, read(env, &caller_packages)?.as_deref());
+    let caller = read_caller(env, calling_uid, &packages, &certificate_digests)?;
     let response = match super::runtime() {
-        Some(runtime) => runtime.call(&method, arg.as_deref(), extras.as_ref(), &caller),
-        None => Response::error(
-            ErrorCode::InternalError,
-            "the tool provider in this app has no CETP runtime (JNI_OnLoad did not run); this is a bug in the provider app, not in your call",
-        ),
+        Some(runtime) => runtime.call(&request, &caller),
+        None => Response::Error(provider_bug(NO_RUNTIME)),
     };
     to_java(env, &response)
+}
+
+/// The caller as the template resolved it: `packages[i]` is signed by the certificates whose
+/// hex SHA-256 digests are `certificate_digests[i]` (a missing or null digest array means
+/// unknown certificates). A negative UID means "unknown"; null arrays mean no packages.
+fn read_caller<'local>(
+    env: &mut Env<'local>,
+    uid: jint,
+    packages: &JObjectArray<'local, JString<'local>>,
+    certificate_digests: &JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
+) -> Result<Caller, Error> {
+    let count = length(env, packages)?;
+    let digest_count = length(env, certificate_digests)?;
+    let mut resolved = Vec::with_capacity(count);
+    for index in 0..count {
+        let element = packages.get_element(env, index)?;
+        let name = read(env, &element)?;
+        env.delete_local_ref(element);
+        let Some(name) = name else { continue };
+        let mut certificate_sha256 = Vec::new();
+        if index < digest_count {
+            let digests = certificate_digests.get_element(env, index)?;
+            for digest_index in 0..length(env, &digests)? {
+                let digest = digests.get_element(env, digest_index)?;
+                if let Some(hex) = read(env, &digest)? {
+                    certificate_sha256.push(hex.to_ascii_lowercase());
+                }
+                env.delete_local_ref(digest);
+            }
+            env.delete_local_ref(digests);
+        }
+        resolved.push(CallerPackage {
+            name,
+            certificate_sha256,
+        });
+    }
+    Ok(Caller::from_parts(u32::try_from(uid).ok(), resolved))
+}
+
+/// The length of a Java array, 0 for null.
+fn length<E: jni::refs::Reference>(
+    env: &Env<'_>,
+    array: &JObjectArray<'_, E>,
+) -> Result<usize, Error> {
+    if array.is_null() {
+        Ok(0)
+    } else {
+        array.len(env)
+    }
 }
 
 /// `static native String admin(String requestJson)`: the approval screen's JSON interface.
@@ -156,8 +209,7 @@ fn native_admin<'local>(
     let request = read(env, &request)?.unwrap_or_default();
     let reply = match super::runtime() {
         Some(runtime) => runtime.admin(&request),
-        None => r#"{"ok":false,"error":{"kind":"not_running","message":"JNI_OnLoad did not run"}}"#
-            .to_owned(),
+        None => admin_error(NO_RUNTIME),
     };
     JString::from_str(env, reply)
 }

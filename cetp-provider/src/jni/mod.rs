@@ -1,27 +1,32 @@
 //! The JNI bridge behind the Android template's `CetpToolProvider` (feature `jni`).
 //!
-//! An app's Rust crate (a `cdylib`) exports its provider with one line:
+//! An app's Rust crate (a `cdylib`) exports its provider with one line, naming a function that
+//! receives the [`App`] and declares the provider:
 //!
 //! ```ignore
-//! use cetp_provider::{BuildError, Provider, tools};
+//! use cetp_provider::{App, Provider, ProviderBuilder, tools};
 //!
-//! fn build_provider() -> Result<Provider, BuildError> {
-//!     Provider::builder("Notes").tools(tools![search_notes]).build()
+//! fn provider(app: &App) -> ProviderBuilder {
+//!     Provider::builder("Notes").tools(tools![search_notes])
 //! }
 //!
-//! cetp_provider::export_provider!(build_provider);
+//! cetp_provider::export_provider!(provider);
 //! ```
 //!
 //! [`export_provider!`](crate::export_provider) emits `JNI_OnLoad`, which registers the natives of
 //! the Java class `dev.cetp.NativeBridge` (no mangled symbol names) and caches what call-time
 //! code needs. The template then calls, through that class:
 //!
-//! - `init(filesDir, packageName)` once from `ContentProvider.onCreate`: the build function
-//!   runs (with [`app`] already answering), and its error, if any, is returned and logged.
-//! - `call(...)` from `ContentProvider.call` on a Binder thread: one JNI crossing carrying the
-//!   method, the `arg`, whether extras were present, the three CETP string extras, the calling
-//!   UID and the caller's packages with their certificate digests. The reply comes back as a
-//!   `String[]` of key/value pairs that Java puts into the Bundle.
+//! - `init(filesDir, packageName, versionCode, versionName)` once from
+//!   `ContentProvider.onCreate`: the build function runs with that [`App`], the runtime gives
+//!   the builder the app ([`ProviderBuilder::app`](crate::ProviderBuilder::app): the grant store
+//!   opens under `filesDir`) and builds the provider, once. Its error, if any, is returned and
+//!   logged.
+//! - `call(method, toolName, args, requestId, callingUid, packages, certificateDigests)` from
+//!   `ContentProvider.call` on a Binder thread: one JNI crossing carrying the
+//!   [`Request`](crate::Request) and the caller (its UID, the packages under it and each
+//!   package's certificate digests, as Java arrays). The reply comes back as a `String[]` of
+//!   key/value pairs that Java puts into the Bundle.
 //!
 //! Guarantees: panics never cross into the JVM (tools' panics become `INTERNAL_ERROR`); no Java
 //! exception is left pending; strings with unpaired surrogates are decoded lossily; a library
@@ -31,7 +36,6 @@
 //! too (the hook chains to the previous one); elsewhere the bridge only uses the `log` facade.
 
 mod bridge;
-mod caller;
 mod mutf8;
 mod runtime;
 
@@ -39,10 +43,11 @@ use std::ffi::c_void;
 use std::panic::catch_unwind;
 use std::sync::OnceLock;
 
-pub use runtime::AndroidApp;
-use runtime::Runtime;
+use runtime::{BuildFn, Runtime};
 
-use crate::provider::{BuildError, Provider};
+use crate::error::panic_text;
+#[cfg(doc)]
+use crate::{App, ProviderBuilder};
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
@@ -50,42 +55,35 @@ fn runtime() -> Option<&'static Runtime> {
     RUNTIME.get()
 }
 
-/// The app the provider runs in, once the template's `onCreate` has reported it.
-///
-/// Call it from your build function to place files under the app's private directory:
-///
-/// ```
-/// use cetp_provider::{BuildError, Provider};
-///
-/// fn build_provider() -> Result<Provider, BuildError> {
-///     let db = cetp_provider::jni::app()
-///         .map(|app| app.files_dir().join("notes.db"));
-///     // ... open `db` ...
-///     # let _ = db;
-///     Provider::builder("Notes").build()
-/// }
-/// # assert!(build_provider().is_ok());
-/// ```
-///
-/// `None` outside Android (no `JNI_OnLoad`) or before `init`.
-pub fn app() -> Option<AndroidApp> {
-    runtime().and_then(Runtime::app)
-}
-
 /// Exports a provider from an app's `cdylib` to the Android template.
 ///
-/// The argument is a function (or any expression coercing to
-/// `fn() -> Result<Provider, BuildError>`). It runs when the template's `ContentProvider` is
-/// created, not at library load; its error or panic is logged under the tag `cetp`, and every
-/// call then answers `INTERNAL_ERROR`.
+/// The argument names the app's build function: `fn(&App) -> ProviderBuilder`, or
+/// `fn(&App) -> Result<ProviderBuilder, E>` with `E: Display` when declaring the provider can
+/// fail (a database that does not open). It runs once, when the template's `ContentProvider` is
+/// created, not at library load. The runtime then gives the builder the app
+/// ([`ProviderBuilder::app`]: the grant store opens under [`App::files_dir`]) and builds the
+/// provider. An error or panic in any of this is logged under the tag `cetp`, and every call
+/// then answers `INTERNAL_ERROR` saying why.
 ///
 /// The macro defines `JNI_OnLoad`, so use it once per library. The app crate must be built
 /// with `panic = "unwind"` (the default).
 ///
-/// ```ignore
-/// cetp_provider::export_provider!(build_provider);
+/// ```
+/// use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
+///
+/// /// Says hello.
+/// #[tool]
+/// fn hello() -> &'static str { "hello" }
+///
+/// fn provider(_app: &App) -> ProviderBuilder {
+///     Provider::builder("Hello").tools(tools![hello])
+/// }
+///
+/// cetp_provider::export_provider!(provider);
+/// # fn main() {}
 /// ```
 #[macro_export]
+#[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 macro_rules! export_provider {
     ($build:expr $(,)?) => {
         /// JNI entry point: registers the CETP natives on `dev.cetp.NativeBridge`.
@@ -94,14 +92,16 @@ macro_rules! export_provider {
             vm: *mut ::core::ffi::c_void,
             _reserved: *mut ::core::ffi::c_void,
         ) -> i32 {
-            $crate::jni::on_load(vm, $build)
+            $crate::jni::on_load(vm, |app| {
+                $crate::__private::IntoProviderBuilder::into_provider_builder($build(app))
+            })
         }
     };
 }
 
 /// `JNI_OnLoad` behind [`export_provider!`]; not a public API.
 #[doc(hidden)]
-pub fn on_load(vm: *mut c_void, build: fn() -> Result<Provider, BuildError>) -> i32 {
+pub fn on_load(vm: *mut c_void, build: BuildFn) -> i32 {
     const JNI_VERSION_1_6: i32 = 0x0001_0006;
     const JNI_ERR: i32 = -1;
     let outcome = catch_unwind(|| {
@@ -124,10 +124,7 @@ pub fn on_load(vm: *mut c_void, build: fn() -> Result<Provider, BuildError>) -> 
             JNI_ERR
         }
         Err(payload) => {
-            log::error!(
-                "CETP: JNI_OnLoad panicked: {}",
-                runtime::panic_text(&*payload)
-            );
+            log::error!("CETP: JNI_OnLoad panicked: {}", panic_text(&*payload));
             JNI_ERR
         }
     }

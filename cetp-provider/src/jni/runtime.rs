@@ -1,38 +1,19 @@
-//! What the bridge does, without any JNI type: start the provider once the template reports the
-//! app's directories, then answer calls. The JNI layer (`bridge.rs`) only converts strings.
+//! What the bridge does, without any JNI type: build the provider when the template reports the
+//! app, then answer calls. The JNI layer (`bridge.rs`) only converts values.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
+use crate::app::App;
 use crate::context::Caller;
-use crate::provider::{BuildError, Extras, Provider};
-use crate::wire::{ErrorCode, Response};
+use crate::error::{ToolError, panic_text, provider_bug};
+use crate::provider::{Provider, ProviderBuilder};
+use crate::request::Request;
+use crate::wire::Response;
 
-/// The function `export_provider!` names: builds the app's provider.
-pub(crate) type BuildFn = fn() -> Result<Provider, BuildError>;
-
-/// The app a provider runs in, as the Android template reported it at start-up.
-///
-/// Available from [`app`](crate::jni::app) inside your build function, e.g. to find a database
-/// under [`files_dir`](Self::files_dir).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AndroidApp {
-    files_dir: PathBuf,
-    package_name: String,
-}
-
-impl AndroidApp {
-    /// `Context.getFilesDir()` of the provider app.
-    pub fn files_dir(&self) -> &Path {
-        &self.files_dir
-    }
-
-    /// The provider app's package name.
-    pub fn package_name(&self) -> &str {
-        &self.package_name
-    }
-}
+/// The function `export_provider!` names, with its result made uniform: the app's builder, or
+/// why the app could not declare it.
+pub(crate) type BuildFn = fn(&App) -> Result<ProviderBuilder, String>;
 
 enum State {
     NotStarted,
@@ -46,8 +27,7 @@ pub(crate) struct Runtime {
     /// Whether panics unwind in this build. `false` (`panic = "abort"`) makes every call fail:
     /// a panicking tool would otherwise take the whole app down.
     unwinding: bool,
-    /// The app reported by the last `init`.
-    app: RwLock<Option<AndroidApp>>,
+    /// Written by `init` (once per provider instance), read by every call.
     state: RwLock<State>,
 }
 
@@ -59,138 +39,90 @@ impl Runtime {
         Runtime {
             build,
             unwinding,
-            app: RwLock::new(None),
             state: RwLock::new(State::NotStarted),
         }
     }
 
-    /// Builds the provider for the app in `files_dir`/`package_name` and makes it the one that
+    /// Builds the provider for `app` (the build function, then [`ProviderBuilder::app`] and
+    /// [`ProviderBuilder::build`], which opens the grant store) and makes it the one that
     /// answers calls. Calling it again (a new provider instance in the same process, as in
-    /// Robolectric tests) builds a fresh provider bound to the new directories.
+    /// Robolectric tests) builds a fresh provider for the new app.
     ///
     /// Returns why the provider could not start; every call then answers `INTERNAL_ERROR`.
-    pub(crate) fn init(&self, files_dir: &str, package_name: &str) -> Result<(), String> {
-        if !self.unwinding {
-            self.set_state(State::Failed(PANIC_ABORT_REFUSAL.into()));
-            return Err(PANIC_ABORT_REFUSAL.to_owned());
-        }
-        let app = AndroidApp {
-            files_dir: PathBuf::from(files_dir),
-            package_name: package_name.to_owned(),
-        };
-        // Visible to the build function through `cetp_provider::jni::app()`.
-        *self.app.write().unwrap_or_else(PoisonError::into_inner) = Some(app.clone());
-        let build = self.build;
-        let (state, result) = match catch_unwind(build) {
-            Ok(Ok(provider)) => {
-                // Opens the grant store under the files directory and derives the default
-                // authorize intent. If the store cannot be opened, approval-based policies fail
-                // closed on their own; open and allowlist policies keep working.
-                if let Err(err) = provider.bind_app(&app.package_name, &app.files_dir) {
-                    log::error!(
-                        "CETP provider for {package_name}: grant store unavailable in {files_dir}: {err}"
-                    );
-                }
+    pub(crate) fn init(&self, app: App) -> Result<(), String> {
+        let package = app.package_name().to_owned();
+        let result = self.start(app);
+        let state = match &result {
+            Ok(provider) => {
                 log::info!(
-                    "CETP provider `{}` started for {} with {} tool(s)",
+                    "CETP provider `{}` started for {package} with {} tool(s)",
                     provider.name(),
-                    app.package_name,
                     provider.tools().len()
                 );
-                (State::Running(Arc::new(provider)), Ok(()))
+                State::Running(Arc::clone(provider))
             }
-            Ok(Err(err)) => {
-                let reason = format!("building the provider failed: {err}");
-                (State::Failed(reason.as_str().into()), Err(reason))
-            }
-            Err(payload) => {
-                let reason = format!(
-                    "the provider's build function panicked: {}",
-                    panic_text(&*payload)
-                );
-                (State::Failed(reason.as_str().into()), Err(reason))
+            Err(reason) => {
+                log::error!("CETP provider for {package} did not start: {reason}");
+                State::Failed(reason.as_str().into())
             }
         };
-        if let Err(reason) = &result {
-            log::error!("CETP provider for {package_name} did not start: {reason}");
-        }
-        self.set_state(state);
-        result
-    }
-
-    /// The app reported by the last [`init`](Self::init).
-    pub(crate) fn app(&self) -> Option<AndroidApp> {
-        self.app
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Answers one call. Never panics.
-    pub(crate) fn call(
-        &self,
-        method: &str,
-        arg: Option<&str>,
-        extras: Option<&Extras>,
-        caller: &Caller,
-    ) -> Response {
-        let provider = match &*self.state.read().unwrap_or_else(PoisonError::into_inner) {
-            State::Running(provider) => Arc::clone(provider),
-            State::Failed(reason) => return not_running(&format!("could not start: {reason}")),
-            State::NotStarted => {
-                return not_running(
-                    "has not started: the provider's native `init` was never called (CetpToolProvider.onCreate)",
-                );
-            }
-        };
-        // `Provider::call` catches panics itself; this guards the bridge against a bug there.
-        catch_unwind(AssertUnwindSafe(|| {
-            provider.call(method, arg, extras, caller)
-        }))
-        .unwrap_or_else(|payload| {
-            log::error!("CETP `{method}` panicked in the SDK: {}", panic_text(&*payload));
-            Response::error(
-                ErrorCode::InternalError,
-                "the provider failed unexpectedly inside the app; this is a bug in the app, not in your call",
-            )
-        })
-    }
-
-    /// The approval screen's JSON interface (`Provider::handle_admin_json`). Never panics.
-    pub(crate) fn admin(&self, request: &str) -> String {
-        let provider = match &*self.state.read().unwrap_or_else(PoisonError::into_inner) {
-            State::Running(provider) => Arc::clone(provider),
-            State::Failed(reason) => {
-                return admin_error(&format!("the provider could not start: {reason}"));
-            }
-            State::NotStarted => return admin_error("the provider has not started"),
-        };
-        catch_unwind(AssertUnwindSafe(|| provider.handle_admin_json(request))).unwrap_or_else(
-            |payload| {
-                admin_error(&format!(
-                    "the admin request panicked: {}",
-                    panic_text(&*payload)
-                ))
-            },
-        )
-    }
-
-    fn set_state(&self, state: State) {
         *self.state.write().unwrap_or_else(PoisonError::into_inner) = state;
+        result.map(|_| ())
+    }
+
+    fn start(&self, app: App) -> Result<Arc<Provider>, String> {
+        if !self.unwinding {
+            return Err(PANIC_ABORT_REFUSAL.to_owned());
+        }
+        let build = self.build;
+        // The panic boundary around the app's code that declares the provider.
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let builder = build(&app)?;
+            builder
+                .app(app)
+                .build()
+                .map_err(|e| format!("building the provider failed: {e}"))
+        }));
+        match outcome {
+            Ok(provider) => provider.map(Arc::new),
+            Err(payload) => Err(format!(
+                "the provider's build function panicked: {}",
+                panic_text(&*payload)
+            )),
+        }
+    }
+
+    fn provider(&self) -> Result<Arc<Provider>, ToolError> {
+        match &*self.state.read().unwrap_or_else(PoisonError::into_inner) {
+            State::Running(provider) => Ok(Arc::clone(provider)),
+            State::Failed(reason) => Err(provider_bug(format_args!(
+                "the tool provider in this app could not start: {reason}"
+            ))),
+            State::NotStarted => Err(provider_bug(
+                "the tool provider in this app has not started: the provider's native `init` was never called (CetpToolProvider.onCreate)",
+            )),
+        }
+    }
+
+    /// Answers one call.
+    pub(crate) fn call(&self, request: &Request<'_>, caller: &Caller) -> Response {
+        match self.provider() {
+            Ok(provider) => provider.call(request, caller),
+            Err(err) => Response::Error(err),
+        }
+    }
+
+    /// The approval screen's JSON interface (`Provider::handle_admin_json`).
+    pub(crate) fn admin(&self, request: &str) -> String {
+        match self.provider() {
+            Ok(provider) => provider.handle_admin_json(request),
+            Err(err) => admin_error(err.message()),
+        }
     }
 }
 
-fn not_running(why: &str) -> Response {
-    Response::error(
-        ErrorCode::InternalError,
-        format!(
-            "the tool provider in this app {why}; this is a bug in the provider app, not in your call"
-        ),
-    )
-}
-
-/// An admin reply without a provider state: `{"ok":false,"error":{"kind":"not_running",...}}`.
-fn admin_error(message: &str) -> String {
+/// An admin reply without a provider: `{"ok":false,"error":{"kind":"not_running",...}}`.
+pub(crate) fn admin_error(message: &str) -> String {
     serde_json::json!({
         "ok": false,
         "error": {"kind": "not_running", "message": message},
@@ -198,40 +130,42 @@ fn admin_error(message: &str) -> String {
     .to_string()
 }
 
-pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
-    payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("<non-string panic payload>")
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
-    use crate::wire;
+    use crate::wire::ErrorCode;
 
-    fn working() -> Result<Provider, BuildError> {
-        Provider::builder("Test").description("d").build()
+    fn working(_: &App) -> Result<ProviderBuilder, String> {
+        Ok(Provider::builder("Test").description("d"))
     }
 
-    fn broken() -> Result<Provider, BuildError> {
-        Provider::builder("  ").build()
+    fn broken(_: &App) -> Result<ProviderBuilder, String> {
+        Ok(Provider::builder("  "))
     }
 
-    fn panicking() -> Result<Provider, BuildError> {
+    fn panicking(_: &App) -> Result<ProviderBuilder, String> {
         panic!("no database")
     }
 
+    fn refusing(app: &App) -> Result<ProviderBuilder, String> {
+        Err(format!("no database in {}", app.files_dir().display()))
+    }
+
     fn list(runtime: &Runtime) -> Response {
-        runtime.call(wire::METHOD_LIST_TOOLS, None, None, &Caller::unknown())
+        runtime.call(&Request::list_tools(), &Caller::unknown())
     }
 
     fn message(response: &Response) -> &str {
         match response {
-            Response::Error { message, .. } => message,
-            Response::Success { data } => panic!("expected an error, got success {data}"),
+            Response::Error(err) => err.message(),
+            Response::Success(data) => panic!("expected an error, got success {data}"),
         }
+    }
+
+    fn app(dir: &Path, package: &str) -> App {
+        App::new(package, dir).with_version(7, "1.0.7")
     }
 
     #[test]
@@ -243,38 +177,50 @@ mod tests {
     }
 
     #[test]
-    fn init_starts_the_provider_and_records_the_app() {
+    fn init_starts_the_provider_with_the_app() {
+        let files = tempfile::tempdir().unwrap();
         let runtime = Runtime::new(working, true);
-        assert_eq!(runtime.init("/data/user/0/com.x/files", "com.x"), Ok(()));
+        assert_eq!(runtime.init(app(files.path(), "com.x")), Ok(()));
         assert_eq!(list(&runtime).data(), Some(r#"{"tools":[]}"#));
-        let app = runtime.app().expect("app recorded");
-        assert_eq!(app.files_dir(), Path::new("/data/user/0/com.x/files"));
-        assert_eq!(app.package_name(), "com.x");
+        let provider = runtime.provider().unwrap();
+        let given = provider.app().expect("app recorded");
+        assert_eq!(given.files_dir(), files.path());
+        assert_eq!(given.package_name(), "com.x");
+        assert_eq!((given.version_code(), given.version_name()), (7, "1.0.7"));
     }
 
     #[test]
     fn a_build_error_is_reported_and_every_call_fails_with_it() {
-        let runtime = Runtime::new(broken, true);
-        let err = runtime.init("/files", "com.x").unwrap_err();
-        assert!(err.contains("provider name is empty"), "{err}");
-        let answer = list(&runtime);
-        assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
-        assert!(message(&answer).contains("provider name is empty"));
+        let files = tempfile::tempdir().unwrap();
+        for (build, says) in [
+            (broken as BuildFn, "provider name is empty"),
+            (refusing, "no database in"),
+        ] {
+            let runtime = Runtime::new(build, true);
+            let err = runtime.init(app(files.path(), "com.x")).unwrap_err();
+            assert!(err.contains(says), "{err}");
+            let answer = list(&runtime);
+            assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
+            assert!(message(&answer).contains(says));
+            assert!(message(&answer).contains("bug in the provider app"));
+        }
     }
 
     #[test]
     fn a_panicking_build_function_is_contained() {
+        let files = tempfile::tempdir().unwrap();
         let runtime = Runtime::new(panicking, true);
-        let err = runtime.init("/files", "com.x").unwrap_err();
+        let err = runtime.init(app(files.path(), "com.x")).unwrap_err();
         assert!(err.contains("no database"), "{err}");
         assert_eq!(list(&runtime).error_code(), Some(ErrorCode::InternalError));
     }
 
     #[test]
     fn panic_abort_builds_refuse_to_start() {
+        let files = tempfile::tempdir().unwrap();
         let runtime = Runtime::new(working, false);
         assert_eq!(
-            runtime.init("/files", "com.x"),
+            runtime.init(app(files.path(), "com.x")),
             Err(PANIC_ABORT_REFUSAL.to_owned())
         );
         let answer = list(&runtime);
@@ -283,27 +229,28 @@ mod tests {
     }
 
     #[test]
-    fn init_binds_the_grant_store_and_admin_reaches_the_provider() {
-        let dir = std::env::temp_dir().join(format!("cetp-jni-runtime-{}", std::process::id()));
+    fn init_opens_the_grant_store_and_admin_reaches_the_provider() {
+        let files = tempfile::tempdir().unwrap();
         let runtime = Runtime::new(working, true);
         let before: serde_json::Value =
             serde_json::from_str(&runtime.admin(r#"{"op":"state"}"#)).unwrap();
         assert_eq!(before["ok"], false);
         assert_eq!(before["error"]["kind"], "not_running");
-        runtime.init(dir.to_str().unwrap(), "com.x").unwrap();
+        runtime.init(app(files.path(), "com.x")).unwrap();
         let after: serde_json::Value =
             serde_json::from_str(&runtime.admin(r#"{"op":"state"}"#)).unwrap();
         assert_eq!(after["ok"], true, "{after}");
         assert_eq!(after["state"]["store_open"], true, "{after}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn init_again_replaces_the_provider() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let runtime = Runtime::new(working, true);
-        runtime.init("/a", "com.a").unwrap();
-        runtime.init("/b", "com.b").unwrap();
-        assert_eq!(runtime.app().unwrap().files_dir(), Path::new("/b"));
+        runtime.init(app(a.path(), "com.a")).unwrap();
+        runtime.init(app(b.path(), "com.b")).unwrap();
+        let provider = runtime.provider().unwrap();
+        assert_eq!(provider.app().unwrap().files_dir(), b.path());
         assert!(list(&runtime).is_success());
     }
 }

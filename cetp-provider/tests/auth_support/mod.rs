@@ -2,8 +2,9 @@
 //! and callers.
 #![allow(dead_code)]
 
+use cetp_provider::Response;
 use cetp_provider::auth::{Approval, Auth};
-use cetp_provider::testing::{Answer, Consumer};
+use cetp_provider::testing::Consumer;
 use cetp_provider::{CallContext, Caller, Provider, ProviderBuilder, Tool, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -101,7 +102,7 @@ pub fn stranger() -> Caller {
     Caller::app(10_004, "com.example.stranger").with_certificate(CERT_B)
 }
 
-pub fn call(provider: &Provider, caller: &Caller, tool: &str) -> Answer {
+pub fn call(provider: &Provider, caller: &Caller, tool: &str) -> Response {
     Consumer::new(provider)
         .as_caller(caller.clone())
         .execute(tool, "{}")

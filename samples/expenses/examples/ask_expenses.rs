@@ -24,8 +24,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         AccessLevel::Full
     };
     let dir = tempfile::tempdir()?;
-    let provider = cetp_sample_expenses::build_provider()?;
-    provider.bind_app("dev.cetp.samples.expenses", dir.path())?;
+    let app = cetp_provider::App::new("dev.cetp.samples.expenses", dir.path());
+    let provider = cetp_sample_expenses::provider(&app).app(app).build()?;
     let agent = Consumer::new(&provider);
 
     let Some(tool) = args.first() else {

@@ -1,9 +1,8 @@
 //! The app's data: every expense the user recorded, in memory.
 //!
 //! A real expense tracker loads these from its own storage; this sample generates two years of
-//! them (2024–2025) from a fixed seed on first use, so every run sees the same ledger.
-
-use std::sync::LazyLock;
+//! them (2024–2025) from a fixed seed when the provider is built, so every run sees the same
+//! ledger. The provider holds the [`Ledger`] as state and the tools borrow it.
 
 use chrono::{Datelike, Days, NaiveDate};
 
@@ -27,10 +26,20 @@ pub const FIRST_DAY: NaiveDate = NaiveDate::from_ymd_opt(2024, 1, 1).expect("a v
 /// The last day of the ledger.
 pub const LAST_DAY: NaiveDate = NaiveDate::from_ymd_opt(2025, 12, 31).expect("a valid date");
 
-/// Every expense, oldest first.
-pub fn expenses() -> &'static [Expense] {
-    static LEDGER: LazyLock<Vec<Expense>> = LazyLock::new(generate);
-    &LEDGER
+/// Every expense the user recorded, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ledger(Vec<Expense>);
+
+impl Ledger {
+    /// The sample's two years of expenses, the same on every run.
+    pub fn demo() -> Self {
+        Ledger(generate())
+    }
+
+    /// Every expense, oldest first.
+    pub fn expenses(&self) -> &[Expense] {
+        &self.0
+    }
 }
 
 /// How often a category is paid, where, and how much (in cents).
@@ -159,7 +168,8 @@ mod tests {
 
     #[test]
     fn the_ledger_covers_two_years_in_date_order() {
-        let all = expenses();
+        let ledger = Ledger::demo();
+        let all = ledger.expenses();
         assert!(all.len() > 800, "{}", all.len());
         assert_eq!(all.first().unwrap().date, FIRST_DAY);
         assert!(all.last().unwrap().date <= LAST_DAY);

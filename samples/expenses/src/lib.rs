@@ -8,7 +8,7 @@
 pub mod ledger;
 pub mod report;
 
-use cetp_provider::{BuildError, CallContext, Provider, ToolError, tool, tools};
+use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -76,8 +76,9 @@ pub fn spending_by_category(
     range: DateRange,
     /// Which expenses to count (all when absent).
     filter: Option<Filter>,
+    ledger: &ledger::Ledger,
 ) -> Result<CategoryReport, ToolError> {
-    report::by_category(&range, filter.as_ref())
+    report::by_category(ledger, &range, filter.as_ref())
 }
 
 /// Totals the user's spending per day, ISO week or month over a date range, oldest first;
@@ -90,8 +91,9 @@ pub fn spending_over_time(
     period: Period,
     /// Which expenses to count (all when absent).
     filter: Option<Filter>,
+    ledger: &ledger::Ledger,
 ) -> Result<Vec<PeriodTotal>, ToolError> {
-    report::over_time(&range, period, filter.as_ref())
+    report::over_time(ledger, &range, period, filter.as_ref())
 }
 
 /// Lists the merchants where the user spent most over a date range, largest first. Amounts are
@@ -105,22 +107,20 @@ pub fn top_merchants(
     limit: Option<u8>,
     /// Which expenses to count (all when absent).
     filter: Option<Filter>,
+    ledger: &ledger::Ledger,
     ctx: &CallContext,
 ) -> Result<Vec<MerchantTotal>, ToolError> {
-    report::top_merchants(&range, limit, filter.as_ref(), ctx.access())
+    report::top_merchants(ledger, &range, limit, filter.as_ref(), ctx.access())
 }
 
 /// Declares the provider; the Android template calls it when the app starts.
-///
-/// # Errors
-/// A [`BuildError`] if the declaration is inconsistent (it is not).
-pub fn build_provider() -> Result<Provider, BuildError> {
+pub fn provider(_app: &App) -> ProviderBuilder {
     let tools = tools![spending_by_category, spending_over_time, top_merchants];
     Provider::builder("Expenses")
         .description("The user's spending: totals per category, over time and per merchant")
         .scope("expenses.read", "your expenses: amounts, dates, merchants")
         .tools(tools)
-        .build()
+        .state(ledger::Ledger::demo())
 }
 
-cetp_provider::export_provider!(build_provider);
+cetp_provider::export_provider!(provider);

@@ -10,7 +10,7 @@ use cetp_provider::{AccessLevel, ToolError};
 use chrono::{Datelike, Days, NaiveDate, Weekday};
 use serde::Serialize;
 
-use crate::ledger::{self, Expense};
+use crate::ledger::{Expense, Ledger};
 use crate::{Category, DateRange, Filter, Period};
 
 /// The widest range a report covers, in days (two years).
@@ -73,11 +73,12 @@ pub struct MerchantTotal {
 /// # Errors
 /// `INVALID_ARGS` for a reversed or too wide range, or `min_amount > max_amount`.
 pub fn by_category(
+    ledger: &Ledger,
     range: &DateRange,
     filter: Option<&Filter>,
 ) -> Result<CategoryReport, ToolError> {
     let mut sums: HashMap<Category, (i64, usize)> = HashMap::new();
-    for expense in select(range, filter)? {
+    for expense in select(ledger, range, filter)? {
         let sum = sums.entry(expense.category).or_default();
         *sum = (sum.0 + expense.cents, sum.1 + 1);
     }
@@ -113,11 +114,12 @@ pub fn by_category(
 /// # Errors
 /// As [`by_category`].
 pub fn over_time(
+    ledger: &Ledger,
     range: &DateRange,
     period: Period,
     filter: Option<&Filter>,
 ) -> Result<Vec<PeriodTotal>, ToolError> {
-    let selected = select(range, filter)?;
+    let selected = select(ledger, range, filter)?;
     let mut periods: BTreeMap<NaiveDate, PeriodTotal> = BTreeMap::new();
     for day in range.from.iter_days().take_while(|d| *d <= range.to) {
         let (starts, label) = period_of(day, period);
@@ -149,6 +151,7 @@ pub fn over_time(
 /// # Errors
 /// `PERMISSION_DENIED` for a redacted caller; otherwise as [`by_category`].
 pub fn top_merchants(
+    ledger: &Ledger,
     range: &DateRange,
     limit: Option<u8>,
     filter: Option<&Filter>,
@@ -160,7 +163,7 @@ pub fn top_merchants(
         ));
     }
     let mut sums: HashMap<&'static str, (Category, i64, usize)> = HashMap::new();
-    for expense in select(range, filter)? {
+    for expense in select(ledger, range, filter)? {
         let sum = sums
             .entry(expense.merchant)
             .or_insert((expense.category, 0, 0));
@@ -182,9 +185,10 @@ pub fn top_merchants(
 
 /// The expenses in `range` that pass `filter`, after checking both.
 fn select<'a>(
+    ledger: &'a Ledger,
     range: &'a DateRange,
     filter: Option<&'a Filter>,
-) -> Result<impl Iterator<Item = &'static Expense> + 'a, ToolError> {
+) -> Result<impl Iterator<Item = &'a Expense> + 'a, ToolError> {
     let DateRange { from, to } = *range;
     if from > to {
         return Err(ToolError::invalid_args(format!(
@@ -208,7 +212,8 @@ fn select<'a>(
     let max = filter.max_amount.map(cents);
     let merchant = filter.merchant.as_deref().map(str::to_lowercase);
     let categories = filter.categories.unwrap_or_default();
-    Ok(ledger::expenses()
+    Ok(ledger
+        .expenses()
         .iter()
         .skip_while(move |e| e.date < from)
         .take_while(move |e| e.date <= to)

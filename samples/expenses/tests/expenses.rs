@@ -3,8 +3,10 @@
 
 use cetp_provider::testing::{Consumer, check_conformance_as};
 use cetp_provider::{AccessLevel, ErrorCode, Provider};
-use cetp_sample_expenses::ledger::{self, Expense};
-use cetp_sample_expenses::{Category, build_provider};
+use std::sync::LazyLock;
+
+use cetp_sample_expenses::ledger::{Expense, Ledger};
+use cetp_sample_expenses::{Category, provider};
 use chrono::NaiveDate;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -25,11 +27,12 @@ impl App {
     }
 
     fn start() -> App {
-        let provider = build_provider().expect("the provider builds");
         let files_dir = tempfile::tempdir().unwrap();
-        provider
-            .bind_app("dev.cetp.samples.expenses", files_dir.path())
-            .expect("the grant store opens");
+        let app = cetp_provider::App::new("dev.cetp.samples.expenses", files_dir.path());
+        let provider = provider(&app)
+            .app(app)
+            .build()
+            .expect("the provider builds and its grant store opens");
         App {
             provider,
             _files_dir: files_dir,
@@ -63,7 +66,9 @@ fn day(text: &str) -> NaiveDate {
 /// The ledger's expenses from `from` to `to` that pass `keep`.
 fn ledger_between(from: &str, to: &str, keep: impl Fn(&Expense) -> bool) -> Vec<&'static Expense> {
     let (from, to) = (day(from), day(to));
-    ledger::expenses()
+    static LEDGER: LazyLock<Ledger> = LazyLock::new(Ledger::demo);
+    LEDGER
+        .expenses()
         .iter()
         .filter(|e| e.date >= from && e.date <= to && keep(e))
         .collect()

@@ -1,7 +1,7 @@
 //! The smallest complete CETP provider: one read-only tool behind the default authorization
 //! (the user approves each agent app once). Walkthrough: `README.md`.
 
-use cetp_provider::{BuildError, Provider, tool, tools};
+use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
 
 /// Greets someone by name. Use it to check that the Minimal sample app answers.
 #[tool]
@@ -14,15 +14,11 @@ pub fn greet(
 }
 
 /// Declares the provider; the Android template calls it when the app starts.
-///
-/// # Errors
-/// A [`BuildError`] if the declaration is inconsistent (it is not).
-pub fn build_provider() -> Result<Provider, BuildError> {
+pub fn provider(_app: &App) -> ProviderBuilder {
     Provider::builder("Minimal sample")
         .description("Greets people; the smallest CETP provider")
         .nothing_to_redact()
         .tools(tools![greet])
-        .build()
 }
 
-cetp_provider::export_provider!(build_provider);
+cetp_provider::export_provider!(provider);

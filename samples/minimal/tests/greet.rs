@@ -2,17 +2,16 @@
 
 use cetp_provider::auth::Approval;
 use cetp_provider::testing::{Consumer, check_conformance_as};
-use cetp_provider::{Caller, ErrorCode, Provider};
-use cetp_sample_minimal::build_provider;
+use cetp_provider::{App, Caller, ErrorCode, Provider};
 
-/// The provider as the Android template starts it: built, then bound to the app's files dir
-/// (where the user's approvals are stored).
+/// The provider as the Android template starts it: declared for the app, then built with it
+/// (the user's approvals are stored in its files dir).
 fn started(files_dir: &tempfile::TempDir) -> Provider {
-    let provider = build_provider().expect("the provider builds");
-    provider
-        .bind_app("dev.cetp.samples.minimal", files_dir.path())
-        .expect("the grant store opens");
-    provider
+    let app = App::new("dev.cetp.samples.minimal", files_dir.path());
+    cetp_sample_minimal::provider(&app)
+        .app(app)
+        .build()
+        .expect("the provider builds and its grant store opens")
 }
 
 /// Lets `agent` call: its first call is refused and queued, then the user approves it.

@@ -13,7 +13,7 @@
 use cetp_provider::AccessLevel;
 use cetp_provider::auth::Approval;
 use cetp_provider::testing::Consumer;
-use cetp_sample_notes::{demo, provider};
+use cetp_sample_notes::{demo, provider_over};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,8 +26,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let database = dir.path().join("notes.db");
     demo::create(&database)?;
-    let provider = provider(database)?;
-    provider.bind_app("dev.cetp.samples.notes", dir.path())?;
+    let provider = provider_over(database)
+        .app(cetp_provider::App::new(
+            "dev.cetp.samples.notes",
+            dir.path(),
+        ))
+        .build()?;
     let agent = Consumer::new(&provider);
 
     let Some(tool) = args.first() else {

@@ -8,7 +8,8 @@
 //! `tags(note_id, tag)` and the FTS5 index `notes_fts(title, body)` over `notes`.
 
 use std::path::PathBuf;
-use std::sync::{PoisonError, RwLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use cetp_provider::{AccessLevel, ToolError};
 use chrono::NaiveDate;
@@ -85,46 +86,83 @@ pub struct TagCount {
     pub notes: u64,
 }
 
-/// Opens the database at `path` read-only: the file is opened with `SQLITE_OPEN_READ_ONLY` and
-/// the connection set to `PRAGMA query_only`, so no tool can write, whatever SQL it runs.
+/// The notes database, shared by every tool as provider state: a small pool of read-only
+/// connections.
 ///
-/// One connection per call: opening costs far less than a Binder round trip, needs no lock
-/// shared between Binder threads, and always sees what the app last committed.
+/// A call takes an idle connection (or opens one when all are busy) and puts it back after, so
+/// in the steady state no call opens a file, sets pragmas or re-reads the schema, and the
+/// statements each connection prepared stay cached (`prepare_cached`). At most [`POOL_SIZE`]
+/// idle connections are kept: as many as Binder threads serve one provider at once. Each is
+/// opened with `SQLITE_OPEN_READ_ONLY` and set to `PRAGMA query_only`, so no tool can write,
+/// whatever SQL it runs; each statement outside a transaction sees what the app last committed.
 ///
-/// # Errors
-/// `INTERNAL_ERROR` if no path is set (the provider was not built), there is no database at
-/// `path`, or it cannot be read.
-/// The database the tools read: set by every provider build, so a restarted provider (or a new
-/// test) never reads a previous app's file.
-static DATABASE: RwLock<Option<PathBuf>> = RwLock::new(None);
-
-/// Points the tools at the notes database `path`.
-pub fn use_database(path: PathBuf) {
-    *DATABASE.write().unwrap_or_else(PoisonError::into_inner) = Some(path);
+/// Connections are opened on first use, so a database the app has not created yet makes calls
+/// fail (`INTERNAL_ERROR` naming the file) until it exists, without stopping the provider.
+#[derive(Debug)]
+pub struct Database {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+    opened: AtomicUsize,
 }
 
-/// Opens the current notes database read-only, for one call.
-pub fn connect() -> Result<Connection, ToolError> {
-    let path = DATABASE
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone();
-    open(path.as_ref())
-}
+/// How many idle connections [`Database`] keeps: Android serves a process's Binder calls on at
+/// most 16 threads (15 pool threads and the main one).
+pub const POOL_SIZE: usize = 16;
 
-/// Opens the notes database at `path` read-only.
-pub fn open(path: Option<&PathBuf>) -> Result<Connection, ToolError> {
-    let path = path.ok_or_else(|| ToolError::internal("no notes database is set"))?;
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(|err| {
-        ToolError::internal(format_args!(
-            "the notes database ({}) cannot be opened: {err}; the Notes app has to create it first",
-            path.display()
-        ))
-    })?;
-    conn.pragma_update(None, "query_only", true)
-        .map_err(db_error)?;
-    Ok(conn)
+impl Database {
+    /// The notes database at `path`; nothing is opened yet.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Database {
+            path: path.into(),
+            idle: Mutex::new(Vec::new()),
+            opened: AtomicUsize::new(0),
+        }
+    }
+
+    /// Runs `read` with a read-only connection, then keeps the connection for the next call.
+    ///
+    /// # Errors
+    /// `INTERNAL_ERROR` if there is no database at the path or it cannot be read; whatever
+    /// `read` returns.
+    pub fn read<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, ToolError>,
+    ) -> Result<T, ToolError> {
+        let idle = self.idle().pop();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => self.open()?,
+        };
+        let result = read(&conn);
+        let mut idle = self.idle();
+        if idle.len() < POOL_SIZE {
+            idle.push(conn);
+        }
+        result
+    }
+
+    /// How many connections were opened so far (for tests and benchmarks).
+    pub fn connections_opened(&self) -> usize {
+        self.opened.load(Ordering::Relaxed)
+    }
+
+    fn idle(&self) -> MutexGuard<'_, Vec<Connection>> {
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn open(&self) -> Result<Connection, ToolError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&self.path, flags).map_err(|err| {
+            ToolError::internal(format_args!(
+                "the notes database ({}) cannot be opened: {err}; the Notes app has to create it first",
+                self.path.display()
+            ))
+        })?;
+        conn.pragma_update(None, "query_only", true)
+            .map_err(db_error)?;
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        Ok(conn)
+    }
 }
 
 /// Full-text search: every word of `query` must occur in the title or body (accents and case
@@ -133,7 +171,7 @@ pub fn open(path: Option<&PathBuf>) -> Result<Connection, ToolError> {
 /// # Errors
 /// `INVALID_ARGS` for a query without letters or digits; `INTERNAL_ERROR` if the database fails.
 pub fn search(
-    conn: &Connection,
+    db: &Database,
     query: &str,
     tag: Option<&str>,
     limit: Option<u32>,
@@ -145,6 +183,16 @@ pub fn search(
             "the query `{query}` has no words to search for; send one or more words (letters or digits)"
         ))
     })?;
+    db.read(|conn| search_terms(conn, &terms, tag, limit, access))
+}
+
+fn search_terms(
+    conn: &Connection,
+    terms: &str,
+    tag: Option<&str>,
+    limit: u32,
+    access: AccessLevel,
+) -> Result<Vec<Hit>, ToolError> {
     let mut stmt = conn
         .prepare_cached(
             "SELECT n.id, n.title, n.created, \
@@ -178,7 +226,11 @@ pub fn search(
 ///
 /// # Errors
 /// `INVALID_ARGS` if there is no such note; `INTERNAL_ERROR` if the database fails.
-pub fn note(conn: &Connection, id: i64, access: AccessLevel) -> Result<Note, ToolError> {
+pub fn note(db: &Database, id: i64, access: AccessLevel) -> Result<Note, ToolError> {
+    db.read(|conn| note_by_id(conn, id, access))
+}
+
+fn note_by_id(conn: &Connection, id: i64, access: AccessLevel) -> Result<Note, ToolError> {
     let mut stmt = conn
         .prepare_cached(
             "SELECT n.id, n.title, n.created, \
@@ -209,30 +261,32 @@ pub fn note(conn: &Connection, id: i64, access: AccessLevel) -> Result<Note, Too
 ///
 /// # Errors
 /// `INTERNAL_ERROR` if the database fails.
-pub fn tags(conn: &Connection) -> Result<Vec<TagCount>, ToolError> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT tag, count(*) AS notes FROM tags GROUP BY tag ORDER BY notes DESC, tag",
-        )
-        .map_err(db_error)?;
-    let rows = stmt
-        .query_map([], |row| {
-            Ok(TagCount {
-                tag: row.get(0)?,
-                notes: row.get(1)?,
+pub fn tags(db: &Database) -> Result<Vec<TagCount>, ToolError> {
+    db.read(|conn| {
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT tag, count(*) AS notes FROM tags GROUP BY tag ORDER BY notes DESC, tag",
+            )
+            .map_err(db_error)?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok(TagCount {
+                    tag: row.get(0)?,
+                    notes: row.get(1)?,
+                })
             })
-        })
-        .map_err(db_error)?;
-    rows.collect::<Result<_, _>>().map_err(db_error)
+            .map_err(db_error)?;
+        rows.collect::<Result<_, _>>().map_err(db_error)
+    })
 }
 
 /// The notes written from `from` to `to` (both days included), oldest first.
 ///
 /// # Errors
-/// `INVALID_ARGS` if `from` is after `to` or the range spans more than [`MAX_SPAN_DAYS`];
-/// `INTERNAL_ERROR` if the database fails.
+/// `INVALID_ARGS` if `from` is after `to` or the range spans more than [`MAX_SPAN_DAYS`]
+/// (checked before the database is touched); `INTERNAL_ERROR` if the database fails.
 pub fn between(
-    conn: &Connection,
+    db: &Database,
     from: NaiveDate,
     to: NaiveDate,
     limit: Option<u32>,
@@ -254,12 +308,13 @@ pub fn between(
     let end = to
         .succ_opt()
         .map_or_else(|| "9999-12-32".to_owned(), |d| d.to_string());
+    db.read(|conn| notes_in(conn, &start, &end, limit))
+}
+
+fn notes_in(conn: &Connection, start: &str, end: &str, limit: u32) -> Result<NoteList, ToolError> {
     let total = conn
-        .query_row(
-            "SELECT count(*) FROM notes WHERE created >= ?1 AND created < ?2",
-            params![start, end],
-            |row| row.get(0),
-        )
+        .prepare_cached("SELECT count(*) FROM notes WHERE created >= ?1 AND created < ?2")
+        .and_then(|mut stmt| stmt.query_row(params![start, end], |row| row.get(0)))
         .map_err(db_error)?;
     let mut stmt = conn
         .prepare_cached(
@@ -329,34 +384,91 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("notes.db");
         crate::demo::create(&path).unwrap();
-        let conn = open(Some(&path)).unwrap();
-        for write in [
-            "DELETE FROM notes",
-            "UPDATE notes SET title = 'x'",
-            "CREATE TABLE t (x)",
-            "PRAGMA query_only = false; DELETE FROM notes",
-        ] {
-            let err = conn.execute_batch(write).unwrap_err();
-            assert!(err.to_string().contains("readonly"), "{write}: {err}");
+        let db = Database::new(&path);
+        db.read(|conn| {
+            for write in [
+                "DELETE FROM notes",
+                "UPDATE notes SET title = 'x'",
+                "CREATE TABLE t (x)",
+                "PRAGMA query_only = false; DELETE FROM notes",
+            ] {
+                let err = conn.execute_batch(write).unwrap_err();
+                assert!(err.to_string().contains("readonly"), "{write}: {err}");
+            }
+            let count: i64 = conn
+                .query_row("SELECT count(*) FROM notes", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(count, crate::demo::NOTE_COUNT as i64);
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn connections_are_opened_once_and_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.db");
+        crate::demo::create(&path).unwrap();
+        let db = Database::new(&path);
+        assert_eq!(
+            db.connections_opened(),
+            0,
+            "nothing is opened before a call"
+        );
+        for id in 1..=50 {
+            note(&db, id, AccessLevel::Full).unwrap();
+            tags(&db).unwrap();
         }
-        let count: i64 = conn
-            .query_row("SELECT count(*) FROM notes", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(count, crate::demo::NOTE_COUNT as i64);
+        assert_eq!(db.connections_opened(), 1);
+        // Calls in flight at once each get a connection; all of them are kept afterwards.
+        let threads = 8;
+        let barrier = std::sync::Barrier::new(threads);
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    db.read(|_| {
+                        barrier.wait();
+                        Ok(())
+                    })
+                    .unwrap()
+                });
+            }
+        });
+        assert_eq!(db.connections_opened(), threads);
+        note(&db, 1, AccessLevel::Full).unwrap();
+        assert_eq!(db.connections_opened(), threads);
+    }
+
+    #[test]
+    fn argument_checks_come_before_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::new(dir.path().join("absent.db"));
+        let day = |text: &str| text.parse::<NaiveDate>().unwrap();
+        let reversed = between(&db, day("2024-03-02"), day("2024-03-01"), None).unwrap_err();
+        assert_eq!(
+            reversed.code(),
+            cetp_provider::ErrorCode::InvalidArgs,
+            "{reversed}"
+        );
+        let long = between(&db, day("2023-01-01"), day("2024-03-01"), None).unwrap_err();
+        assert_eq!(long.code(), cetp_provider::ErrorCode::InvalidArgs, "{long}");
+        let wordless = search(&db, "🌱", None, None, AccessLevel::Full).unwrap_err();
+        assert_eq!(
+            wordless.code(),
+            cetp_provider::ErrorCode::InvalidArgs,
+            "{wordless}"
+        );
+        assert_eq!(db.connections_opened(), 0);
     }
 
     #[test]
     fn a_missing_database_is_an_internal_error_naming_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("absent.db");
-        let err = open(Some(&path)).unwrap_err();
+        let err = tags(&Database::new(&path)).unwrap_err();
         assert_eq!(err.code(), cetp_provider::ErrorCode::InternalError);
         assert!(err.message().contains("absent.db"), "{err}");
         assert!(!path.exists(), "opening must not create the file");
-        assert_eq!(
-            open(None).unwrap_err().code(),
-            cetp_provider::ErrorCode::InternalError
-        );
     }
 
     #[test]

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use cetp_provider::auth::Approval;
-use cetp_provider::testing::{Answer, Consumer, check_conformance_as};
-use cetp_provider::{AccessLevel, ErrorCode, Provider};
+use cetp_provider::testing::{Consumer, check_conformance_as};
+use cetp_provider::{AccessLevel, ErrorCode, Provider, Response};
 use cetp_sample_notes::queries::MAX_SPAN_DAYS;
-use cetp_sample_notes::{demo, provider};
+use cetp_sample_notes::{demo, provider_over};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -27,11 +27,14 @@ struct App {
 
 impl App {
     fn start() -> App {
-        let provider = provider(DATABASE.clone()).expect("the provider builds");
         let files_dir = tempfile::tempdir().unwrap();
-        provider
-            .bind_app("dev.cetp.samples.notes", files_dir.path())
-            .expect("the grant store opens");
+        let provider = provider_over(DATABASE.clone())
+            .app(cetp_provider::App::new(
+                "dev.cetp.samples.notes",
+                files_dir.path(),
+            ))
+            .build()
+            .expect("the provider builds and its grant store opens");
         App {
             provider,
             _files_dir: files_dir,
@@ -80,7 +83,7 @@ impl App {
     }
 
     fn error(&self, tool: &str, args: Value) -> (ErrorCode, String) {
-        let answer: Answer = self.agent().execute(tool, &args.to_string());
+        let answer: Response = self.agent().execute(tool, &args.to_string());
         match (answer.error_code(), answer.error_message()) {
             (Some(code), Some(message)) => (code, message.to_owned()),
             _ => panic!("{tool} {args} should fail, got {answer}"),

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cetp_provider::auth::{Auth, Clock, RateLimit};
-use cetp_provider::{BuildError, Provider, tool, tools};
+use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
 
 /// The file the test clock reads, in the app's files directory.
 pub const CLOCK_FILE: &str = "cetp-test-clock-ms";
@@ -67,11 +67,9 @@ pub fn ping() -> &'static str {
     "pong"
 }
 
-/// The provider, with its clock reading `clock_file`.
-///
-/// # Errors
-/// A [`BuildError`] if the declaration is inconsistent (it is not).
-pub fn provider(clock_file: PathBuf) -> Result<Provider, BuildError> {
+/// The provider, with its clock reading `<files dir>/cetp-test-clock`.
+pub fn provider(app: &App) -> ProviderBuilder {
+    let clock_file = app.files_dir().join(CLOCK_FILE);
     Provider::builder("Diary")
         .description("A diary, for authorization tests")
         .scope("diary.read", "your diary entries")
@@ -84,15 +82,9 @@ pub fn provider(clock_file: PathBuf) -> Result<Provider, BuildError> {
                     RateLimit::new(PING_BURST, Duration::from_secs(3600)),
                 ),
         )
-        .build()
 }
 
-fn build_provider() -> Result<Provider, BuildError> {
-    let files_dir = cetp_provider::jni::app().map(|app| app.files_dir().to_owned());
-    provider(files_dir.unwrap_or_default().join(CLOCK_FILE))
-}
-
-cetp_provider::export_provider!(build_provider);
+cetp_provider::export_provider!(provider);
 
 #[cfg(test)]
 mod tests {
@@ -114,10 +106,8 @@ mod tests {
     fn approval_expires_and_ping_is_rate_limited() {
         let dir = tempfile::tempdir().unwrap();
         let clock_file = dir.path().join(CLOCK_FILE);
-        let provider = provider(clock_file.clone()).unwrap();
-        provider
-            .bind_app("dev.cetp.authfixture", dir.path())
-            .unwrap();
+        let app = App::new("dev.cetp.authfixture", dir.path());
+        let provider = provider(&app).app(app).build().unwrap();
         let agent = Consumer::new(&provider);
         assert_eq!(
             agent.execute("count_entries", "{}").error_code(),

@@ -16,7 +16,7 @@
 #![deny(missing_docs)]
 
 use cetp_provider::auth::Auth;
-use cetp_provider::{BuildError, CallContext, Provider, ToolError, tool, tools};
+use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -97,17 +97,22 @@ pub struct AppInfo {
     pub package_name: String,
     /// Its files directory.
     pub files_dir: String,
+    /// Its version code.
+    pub version_code: i64,
+    /// Its version name.
+    pub version_name: String,
 }
 
-/// Reports the package name and files directory the Android template passed to the library.
+/// Reports the package name, files directory and version the Android template passed to the
+/// library.
 #[tool]
-pub fn app_info() -> Result<AppInfo, ToolError> {
-    let app = cetp_provider::jni::app()
-        .ok_or_else(|| ToolError::internal("not running under the Android template"))?;
-    Ok(AppInfo {
+pub fn app_info(app: &App) -> AppInfo {
+    AppInfo {
         package_name: app.package_name().to_owned(),
         files_dir: app.files_dir().display().to_string(),
-    })
+        version_code: app.version_code(),
+        version_name: app.version_name().to_owned(),
+    }
 }
 
 /// Always panics with the given message (the provider must survive and answer INTERNAL_ERROR).
@@ -221,7 +226,7 @@ pub fn fail(
 ///
 /// # Errors
 /// None in practice; the signature is the one `export_provider!` expects.
-pub fn build_provider() -> Result<Provider, BuildError> {
+pub fn provider(app: &App) -> ProviderBuilder {
     Provider::builder("CETP fixture")
         .description("Test tools for the cetp-rs end-to-end suite")
         .scope("fixture.read", "Read fixture data")
@@ -229,16 +234,26 @@ pub fn build_provider() -> Result<Provider, BuildError> {
         .tools(tools![
             echo, whoami, app_info, boom, oversized, forecast, fail
         ])
-        .build()
+        .state(app.clone())
 }
 
-cetp_provider::export_provider!(build_provider);
+cetp_provider::export_provider!(provider);
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use cetp_provider::ErrorCode;
     use cetp_provider::testing::{Consumer, check_conformance};
+
+    fn app() -> App {
+        // The store stays empty (open policy), so every test can share the directory.
+        let files = std::env::temp_dir().join("cetp-fixture-provider-tests");
+        App::new("dev.cetp.fixture", files).with_version(3, "0.3")
+    }
+
+    fn build_provider() -> Result<Provider, cetp_provider::BuildError> {
+        provider(&app()).build()
+    }
 
     #[test]
     fn the_fixture_is_conformant() {
@@ -302,9 +317,15 @@ mod tests {
     }
 
     #[test]
-    fn app_info_needs_the_android_runtime() {
+    fn app_info_reports_the_app_given_to_the_build_function() {
         let provider = build_provider().unwrap();
-        let answer = Consumer::new(&provider).execute("app_info", "{}");
-        assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
+        let data = Consumer::new(&provider)
+            .execute("app_info", "{}")
+            .data_json()
+            .unwrap();
+        assert_eq!(data["package_name"], "dev.cetp.fixture");
+        assert_eq!(data["files_dir"], app().files_dir().display().to_string());
+        assert_eq!(data["version_code"], 3);
+        assert_eq!(data["version_name"], "0.3");
     }
 }

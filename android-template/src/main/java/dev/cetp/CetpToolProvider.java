@@ -7,8 +7,6 @@ import android.content.Context;
 import android.content.pm.PackageInfo;
 import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
-import android.content.pm.Signature;
-import android.content.pm.SigningInfo;
 import android.database.Cursor;
 import android.net.Uri;
 import android.os.Binder;
@@ -16,16 +14,15 @@ import android.os.Build;
 import android.os.Bundle;
 import android.util.Log;
 import java.io.File;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * The CETP v1 Tool Provider: answers {@code ContentResolver.call} through the app's Rust library.
  *
  * <p>{@link #onCreate} loads the library named by the provider's meta-data {@value #META_LIBRARY}
- * and lets it build its provider with the app's files directory and package name. {@link #call}
- * reads the caller's UID on the Binder thread, resolves its packages and signing-certificate
- * digests, copies the CETP string extras and hands everything to Rust in one JNI call. Whatever
+ * and lets it build its provider with the app's files directory, package name and version.
+ * {@link #call} reads the caller's UID on the Binder thread, resolves its packages and
+ * signing-certificate digests ({@link CallerIdentity}), reads the three CETP string extras and
+ * hands everything to Rust in one JNI call. Whatever
  * goes wrong, the consumer gets a well-formed CETP error Bundle, never an exception or null.
  *
  * <p>The provider is read-only: {@code query}, {@code insert}, {@code update}, {@code delete}
@@ -36,8 +33,6 @@ public class CetpToolProvider extends ContentProvider {
   public static final String META_LIBRARY = "dev.cetp.library";
 
   static final String TAG = "cetp";
-
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
 
   private ProviderInfo providerInfo;
 
@@ -82,8 +77,14 @@ public class CetpToolProvider extends ContentProvider {
       return loadError;
     }
     File filesDir = context.getFilesDir();
+    String packageName = packageName(context);
+    PackageInfo version = versionOf(context, packageName);
     String initError =
-        NativeBridge.init(filesDir == null ? "" : filesDir.getAbsolutePath(), packageName(context));
+        NativeBridge.init(
+            filesDir == null ? "" : filesDir.getAbsolutePath(),
+            packageName,
+            version == null ? 0 : longVersionCode(version),
+            version == null ? null : version.versionName);
     if (initError != null) {
       // The library answers every call with INTERNAL_ERROR and this reason; nothing to do here.
       Log.e(TAG, "CETP provider did not start: " + initError);
@@ -103,6 +104,22 @@ public class CetpToolProvider extends ContentProvider {
       return providerInfo.packageName;
     }
     return context.getPackageName();
+  }
+
+  @SuppressWarnings("deprecation") // getPackageInfo(String, int): API 33 added a flags class
+  private static PackageInfo versionOf(Context context, String packageName) {
+    try {
+      return context.getPackageManager().getPackageInfo(packageName, 0);
+    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  @SuppressWarnings("deprecation") // PackageInfo.versionCode before API 28
+  private static long longVersionCode(PackageInfo info) {
+    return Build.VERSION.SDK_INT >= Build.VERSION_CODES.P
+        ? info.getLongVersionCode()
+        : info.versionCode;
   }
 
   @SuppressWarnings("deprecation") // getProviderInfo(ComponentName, int): API 33 added a flags class
@@ -159,16 +176,12 @@ public class CetpToolProvider extends ContentProvider {
     try {
       String reason = unavailable;
       if (reason != null) {
-        return internalError(
-            "The tool provider in this app is unavailable: "
-                + reason
-                + ". This is a bug in the provider app, not in your call.");
+        return providerBug("the tool provider in this app is unavailable: " + reason);
       }
       String toolName = null;
       String args = null;
       String requestId = null;
-      boolean hasExtras = extras != null;
-      if (hasExtras) {
+      if (extras != null) {
         try {
           toolName = extras.getString(Wire.EXTRA_TOOL_NAME);
           args = extras.getString(Wire.EXTRA_ARGS);
@@ -179,15 +192,22 @@ public class CetpToolProvider extends ContentProvider {
           Log.w(TAG, "CETP call extras could not be read: " + e);
         }
       }
+      CallerIdentity caller = CallerIdentity.resolve(getContext(), uid);
       String[] pairs =
           NativeBridge.call(
-              method, arg, hasExtras, toolName, args, requestId, uid, describeCaller(uid));
+              method,
+              toolName,
+              args,
+              requestId,
+              caller.uid,
+              caller.packages,
+              caller.certificateDigests);
       if (pairs == null || pairs.length % 2 != 0) {
-        return internalError(
-            "The tool provider failed unexpectedly inside the app (native bridge error, see"
+        return providerBug(
+            "the tool provider failed unexpectedly inside the app (native bridge error, see"
                 + " logcat tag "
                 + TAG
-                + "); this is a bug in the provider app, not in your call.");
+                + ")");
       }
       Bundle reply = new Bundle();
       for (int i = 0; i < pairs.length; i += 2) {
@@ -196,77 +216,16 @@ public class CetpToolProvider extends ContentProvider {
       return reply;
     } catch (RuntimeException | LinkageError e) {
       Log.e(TAG, "CETP call `" + method + "` failed in the Java bridge", e);
-      return internalError(
-          "The tool provider failed unexpectedly inside the app; this is a bug in the provider"
-              + " app, not in your call.");
+      return providerBug("the tool provider failed unexpectedly inside the app");
     }
   }
 
   /**
-   * Every package under {@code uid}, one per line: the package name, then a space and the
-   * comma-separated SHA-256 digests of its signing certificates when they can be read.
+   * The INTERNAL_ERROR reply for a failure that is the provider app's fault: what happened, and
+   * that the consumer's call was fine.
    */
-  private String describeCaller(int uid) {
-    Context context = getContext();
-    if (context == null) {
-      return null;
-    }
-    PackageManager pm = context.getPackageManager();
-    String[] packages;
-    try {
-      packages = pm.getPackagesForUid(uid);
-    } catch (RuntimeException e) {
-      return null;
-    }
-    if (packages == null) {
-      return null;
-    }
-    StringBuilder out = new StringBuilder();
-    for (String name : packages) {
-      out.append(name);
-      Signature[] signers = signers(pm, name);
-      if (signers != null) {
-        char separator = ' ';
-        for (Signature signer : signers) {
-          if (signer != null) {
-            out.append(separator).append(sha256(signer.toByteArray()));
-            separator = ',';
-          }
-        }
-      }
-      out.append('\n');
-    }
-    return out.toString();
-  }
-
-  /** The certificates the package is signed with now (not its rotation history). */
-  @SuppressWarnings("deprecation") // GET_SIGNATURES and PackageInfo.signatures before API 28
-  private static Signature[] signers(PackageManager pm, String name) {
-    try {
-      if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.P) {
-        PackageInfo info = pm.getPackageInfo(name, PackageManager.GET_SIGNING_CERTIFICATES);
-        SigningInfo signing = info.signingInfo;
-        return signing == null ? null : signing.getApkContentsSigners();
-      }
-      return pm.getPackageInfo(name, PackageManager.GET_SIGNATURES).signatures;
-    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  private static String sha256(byte[] bytes) {
-    byte[] digest;
-    try {
-      digest = MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing", e);
-    }
-    char[] hex = new char[digest.length * 2];
-    for (int i = 0; i < digest.length; i++) {
-      hex[2 * i] = HEX[(digest[i] >> 4) & 0xF];
-      hex[2 * i + 1] = HEX[digest[i] & 0xF];
-    }
-    return new String(hex);
+  private static Bundle providerBug(String what) {
+    return internalError(what + "; this is a bug in the provider app, not in your call");
   }
 
   private static Bundle internalError(String message) {

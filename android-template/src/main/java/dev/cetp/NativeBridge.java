@@ -47,31 +47,37 @@ final class NativeBridge {
   }
 
   /**
-   * Builds the Rust provider for the app; call once the library is loaded.
+   * Builds the Rust provider for the app (the library's build function receives these values);
+   * call once the library is loaded.
    *
+   * @param versionCode {@code PackageInfo.getLongVersionCode()} of the app
+   * @param versionName {@code PackageInfo.versionName}, or null
    * @return null when the provider started, otherwise why not (calls then answer
    *     INTERNAL_ERROR with that reason).
    */
-  static native String init(String filesDir, String packageName);
+  static native String init(
+      String filesDir, String packageName, long versionCode, String versionName);
 
   /**
    * Answers one {@code ContentResolver.call} in a single JNI crossing.
    *
-   * @param hasExtras whether the call's extras Bundle was non-null
+   * @param toolName the {@code tool_name} extra, or null
+   * @param args the {@code args} extra, or null
+   * @param requestId the {@code request_id} extra, or null
    * @param callingUid {@code Binder.getCallingUid()}, or -1 when unknown
-   * @param callerPackages one line per package under the UID: the package name, then optionally a
-   *     space and the comma-separated hex SHA-256 digests of its signing certificates
+   * @param packages the packages under the UID ({@link CallerIdentity#packages})
+   * @param certificateDigests per package, the hex SHA-256 digests of its signing certificates
+   *     ({@link CallerIdentity#certificateDigests})
    * @return the reply as {@code key, value, key, value, ...}, or null if the bridge failed
    */
   static native String[] call(
       String method,
-      String arg,
-      boolean hasExtras,
       String toolName,
       String args,
       String requestId,
       int callingUid,
-      String callerPackages);
+      String[] packages,
+      String[][] certificateDigests);
 
   /**
    * The approval screen's JSON interface ({@code Provider::handle_admin_json}): list pending

@@ -280,13 +280,19 @@ public class FixtureProviderE2ETest {
   }
 
   @Test
-  public void initReceivedTheFilesDirAndPackageName() throws Exception {
+  public void initReceivedTheFilesDirPackageNameAndVersion() throws Exception {
     Context context = RuntimeEnvironment.getApplication();
     JSONObject info = consumer.executeTool(AUTHORITY, "app_info", "{}", null).dataObject();
     // The installed app's package (from the ProviderInfo), not Robolectric's test application
     // (org.robolectric.default): it names the approval action <package>.CETP_AUTHORIZE.
     assertEquals(PACKAGE, info.getString("package_name"));
     assertEquals(context.getFilesDir().getAbsolutePath(), info.getString("files_dir"));
+    // The installed app's version, from its PackageInfo.
+    android.content.pm.PackageInfo installed =
+        context.getPackageManager().getPackageInfo(PACKAGE, 0);
+    assertEquals(installed.getLongVersionCode(), info.getLong("version_code"));
+    assertEquals(
+        installed.versionName == null ? "" : installed.versionName, info.getString("version_name"));
   }
 
   // ----------------------------------------------------------------------------------------

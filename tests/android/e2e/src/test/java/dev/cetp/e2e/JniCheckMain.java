@@ -27,46 +27,54 @@ public final class JniCheckMain {
   public static void main(String[] args) throws Exception {
     Class<?> bridge = Class.forName("dev.cetp.NativeBridge");
     load = declared(bridge, "load", String.class);
-    init = declared(bridge, "init", String.class, String.class);
+    init = declared(bridge, "init", String.class, String.class, long.class, String.class);
     call =
         declared(
             bridge,
             "call",
             String.class,
             String.class,
-            boolean.class,
-            String.class,
             String.class,
             String.class,
             int.class,
-            String.class);
+            String[].class,
+            String[][].class);
     admin = declared(bridge, "admin", String.class);
 
     expect("load", null, load.invoke(null, args[0]));
-    expectCode("before init", "INTERNAL_ERROR", exec("list_tools", false, null, null, null));
+    expectCode("before init", "INTERNAL_ERROR", exec("list_tools", null, null, null));
     expectContains("admin before init", "not_running", (String) admin.invoke(null, "{\"op\":\"state\"}"));
-    expect("init", null, init.invoke(null, args[1], "dev.cetp.rustfixture"));
+    expect("init", null, init.invoke(null, args[1], "dev.cetp.rustfixture", 1L, "1.0"));
 
     // Every reply shape: 2 pairs, 3 pairs, 5 pairs; nulls everywhere.
-    expectSuccess("list_tools", exec("list_tools", false, null, null, null));
-    expectSuccess("get_provider_info", exec("get_provider_info", true, null, null, null));
-    expectCode("null method", "TOOL_NOT_FOUND", (String[]) call.invoke(null, null, null, false, null, null, null, -1, null));
-    expectCode("no tool name", "INVALID_ARGS", exec("execute_tool", true, null, "{}", null));
-    expectCode("auth required", "AUTH_REQUIRED", exec("execute_tool", true, "fail", "{\"code\":\"AUTH_REQUIRED\"}", "r"));
-    expectCode("panic", "INTERNAL_ERROR", exec("execute_tool", true, "boom", "{\"message\":\"m\"}", null));
-    expectCode("oversized", "INTERNAL_ERROR", exec("execute_tool", true, "oversized", "{\"kib\":300}", null));
-    String[] large = exec("execute_tool", true, "oversized", "{\"kib\":250}", null);
+    expectSuccess("list_tools", exec("list_tools", null, null, null));
+    expectSuccess("get_provider_info", exec("get_provider_info", null, null, null));
+    expectCode("null method", "TOOL_NOT_FOUND", (String[]) call.invoke(null, null, null, null, null, -1, null, null));
+    expectCode("no tool name", "INVALID_ARGS", exec("execute_tool", null, "{}", null));
+    expectCode("auth required", "AUTH_REQUIRED", exec("execute_tool", "fail", "{\"code\":\"AUTH_REQUIRED\"}", "r"));
+    expectCode("panic", "INTERNAL_ERROR", exec("execute_tool", "boom", "{\"message\":\"m\"}", null));
+    expectCode("oversized", "INTERNAL_ERROR", exec("execute_tool", "oversized", "{\"kib\":300}", null));
+    String[] large = exec("execute_tool", "oversized", "{\"kib\":250}", null);
     expectSuccess("large", large);
     // Odd strings: astral plane, lone surrogates, NUL, in every string parameter.
     String odd = "\uD800 🎉 \u0000 \uDFFF 𝄞";
     // Inside JSON text the NUL must be escaped; the surrogates stay raw.
     String oddJson = "\uD800 🎉 \\u0000 \uDFFF 𝄞";
-    String[] echoed = exec("execute_tool", true, "echo", "{\"text\":\"" + oddJson + "\"}", odd);
+    String[] echoed = exec("execute_tool", "echo", "{\"text\":\"" + oddJson + "\"}", odd);
     expectSuccess("echo odd", echoed);
     expectContains("echo odd", "\uFFFD 🎉 \\u0000 \uFFFD 𝄞", echoed[3]);
-    expectCode("odd method", "TOOL_NOT_FOUND", (String[]) call.invoke(null, odd, odd, true, odd, odd, odd, 7, odd + "\n" + odd));
+    expectCode("odd method", "TOOL_NOT_FOUND", (String[]) call.invoke(null, odd, odd, odd, odd, 7, new String[] {odd, null}, new String[][] {{odd}, null}));
     String[] who =
-        (String[]) call.invoke(null, "execute_tool", null, true, "whoami", null, odd, 10123, "com.a AB,cd\ncom.b\n");
+        (String[])
+            call.invoke(
+                null,
+                "execute_tool",
+                "whoami",
+                null,
+                odd,
+                10123,
+                new String[] {"com.a", "com.b"},
+                new String[][] {{"AB", "cd"}});
     expectContains("whoami", "\"uid\":10123", who[3]);
     expectContains("whoami", "[\"ab\",\"cd\"]", who[3]);
     expectContains("whoami", "\"request_id\":\"\uFFFD 🎉 \\u0000 \uFFFD 𝄞\"", who[3]);
@@ -88,10 +96,10 @@ public final class JniCheckMain {
                 barrier.await();
                 for (int i = 0; i < perThread; i++) {
                   String text = "t" + thread + " i" + i + " 🎉";
-                  String[] r = exec("execute_tool", true, "echo", "{\"text\":\"" + text + "\"}", null);
+                  String[] r = exec("execute_tool", "echo", "{\"text\":\"" + text + "\"}", null);
                   expectContains("concurrent echo", "\"text\":\"" + text + "\"", r[3]);
                   if (i % 10 == 0) {
-                    expectCode("concurrent panic", "INTERNAL_ERROR", exec("execute_tool", true, "boom", "{\"message\":\"x\"}", null));
+                    expectCode("concurrent panic", "INTERNAL_ERROR", exec("execute_tool", "boom", "{\"message\":\"x\"}", null));
                   }
                 }
                 return perThread;
@@ -102,8 +110,8 @@ public final class JniCheckMain {
     }
     pool.shutdown();
     // Re-initialising (a new provider instance in the same process) keeps answering.
-    expect("re-init", null, init.invoke(null, args[1], "dev.cetp.rustfixture"));
-    expectSuccess("after re-init", exec("list_tools", false, null, null, null));
+    expect("re-init", null, init.invoke(null, args[1], "dev.cetp.rustfixture", 1L, "1.0"));
+    expectSuccess("after re-init", exec("list_tools", null, null, null));
     System.out.println("JNI-CHECK OK " + calls);
     System.exit(0);
   }
@@ -112,10 +120,19 @@ public final class JniCheckMain {
     calls++;
   }
 
-  private static String[] exec(String method, boolean hasExtras, String tool, String args, String requestId)
+  private static String[] exec(String method, String tool, String args, String requestId)
       throws Exception {
     count();
-    return (String[]) call.invoke(null, method, null, hasExtras, tool, args, requestId, 10001, "com.example.agent");
+    return (String[])
+        call.invoke(
+            null,
+            method,
+            tool,
+            args,
+            requestId,
+            10001,
+            new String[] {"com.example.agent"},
+            new String[][] {{}});
   }
 
   private static Method declared(Class<?> c, String name, Class<?>... params) throws Exception {

@@ -1,0 +1,114 @@
+package dev.cetp;
+
+import android.content.Context;
+import android.content.pm.PackageInfo;
+import android.content.pm.PackageManager;
+import android.content.pm.Signature;
+import android.content.pm.SigningInfo;
+import android.os.Build;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * Who is calling, as the platform reports it: a UID, every package installed under it, and the
+ * SHA-256 digests of each package's signing certificates. Handed to the Rust provider with every
+ * call; authorization decisions are made there.
+ */
+public final class CallerIdentity {
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final String[] NONE = new String[0];
+
+  /** The calling UID ({@code Binder.getCallingUid()}), or -1 when unknown. */
+  public final int uid;
+
+  /** The packages under {@link #uid}; empty when the PackageManager knows none. */
+  public final String[] packages;
+
+  /**
+   * {@code certificateDigests[i]}: lower-case hex SHA-256 digests of the certificates
+   * {@code packages[i]} is signed with now; empty when they cannot be read.
+   */
+  public final String[][] certificateDigests;
+
+  /** An identity as given; the arrays are kept, not copied. */
+  public CallerIdentity(int uid, String[] packages, String[][] certificateDigests) {
+    this.uid = uid;
+    this.packages = packages;
+    this.certificateDigests = certificateDigests;
+  }
+
+  /**
+   * Resolves {@code uid} through the PackageManager of {@code context}: its packages and their
+   * signing-certificate digests. Never throws; what cannot be read is left out (a caller with no
+   * packages is one no policy but the open one admits).
+   */
+  public static CallerIdentity resolve(Context context, int uid) {
+    if (context == null) {
+      return new CallerIdentity(uid, NONE, new String[0][]);
+    }
+    PackageManager pm = context.getPackageManager();
+    String[] packages;
+    try {
+      packages = pm.getPackagesForUid(uid);
+    } catch (RuntimeException e) {
+      packages = null;
+    }
+    if (packages == null) {
+      packages = NONE;
+    }
+    String[][] digests = new String[packages.length][];
+    for (int i = 0; i < packages.length; i++) {
+      digests[i] = digests(signers(pm, packages[i]));
+    }
+    return new CallerIdentity(uid, packages, digests);
+  }
+
+  private static String[] digests(Signature[] signers) {
+    if (signers == null) {
+      return NONE;
+    }
+    int count = 0;
+    String[] out = new String[signers.length];
+    for (Signature signer : signers) {
+      if (signer != null) {
+        out[count++] = sha256(signer.toByteArray());
+      }
+    }
+    if (count == out.length) {
+      return out;
+    }
+    String[] trimmed = new String[count];
+    System.arraycopy(out, 0, trimmed, 0, count);
+    return trimmed;
+  }
+
+  /** The certificates the package is signed with now (not its rotation history). */
+  @SuppressWarnings("deprecation") // GET_SIGNATURES and PackageInfo.signatures before API 28
+  private static Signature[] signers(PackageManager pm, String name) {
+    try {
+      if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.P) {
+        PackageInfo info = pm.getPackageInfo(name, PackageManager.GET_SIGNING_CERTIFICATES);
+        SigningInfo signing = info.signingInfo;
+        return signing == null ? null : signing.getApkContentsSigners();
+      }
+      return pm.getPackageInfo(name, PackageManager.GET_SIGNATURES).signatures;
+    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static String sha256(byte[] bytes) {
+    byte[] digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing", e);
+    }
+    char[] hex = new char[digest.length * 2];
+    for (int i = 0; i < digest.length; i++) {
+      hex[2 * i] = HEX[(digest[i] >> 4) & 0xF];
+      hex[2 * i + 1] = HEX[digest[i] & 0xF];
+    }
+    return new String(hex);
+  }
+}
