@@ -12,6 +12,7 @@ import android.view.ViewGroup;
 import android.view.Window;
 import android.widget.Button;
 import android.widget.ScrollView;
+import android.widget.TextView;
 import android.widget.Toast;
 import java.util.List;
 import org.json.JSONArray;
@@ -175,6 +176,13 @@ public class CetpAuthorizeActivity extends Activity
     scroll.addView(content);
     setContentView(scroll);
     if (!manage) {
+      // What TalkBack announces when the dialog opens: its question (or why there is none).
+      View question = content.findViewWithTag("cetp:question");
+      View empty = content.findViewWithTag("cetp:empty");
+      View said = question != null ? question : empty;
+      if (said instanceof TextView) {
+        setTitle(((TextView) said).getText());
+      }
       int width = getResources().getDisplayMetrics().widthPixels - 2 * widgets.dp(16);
       getWindow().setLayout(Math.min(width, widgets.dp(560)), ViewGroup.LayoutParams.WRAP_CONTENT);
     }

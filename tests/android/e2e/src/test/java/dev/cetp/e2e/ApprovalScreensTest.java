@@ -124,6 +124,8 @@ public class ApprovalScreensTest {
         screen.text(),
         "Allow ClawSeed to read your diary entries from Diary?",
         screen.texts().get(0));
+    // The window's title (what TalkBack announces, never the class name) is the question.
+    assertEquals(screen.texts().get(0), screen.activity().getTitle().toString());
     check(screen, "consent-light");
   }
 
