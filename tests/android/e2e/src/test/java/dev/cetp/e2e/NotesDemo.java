@@ -139,7 +139,7 @@ public class NotesDemo {
         say("   | %s", part);
       }
     }
-    say("   The user keeps \"1 day\" and \"Everything listed above\" and taps Allow.");
+    say("   The user keeps \"1 day\" and \"Everything it asks for\" and taps Allow.");
     screen.tap("cetp:allow");
     assertTrue(screen.isFinishing());
     screen.close();
