@@ -39,7 +39,7 @@ final class CetpStrings {
     t.put("cetp_access_label", "How much may it see?");
     t.put("cetp_access_full", "Everything it asks for");
     t.put("cetp_access_limited", "Limited");
-    t.put("cetp_access_limited_help", "Limited: %1$s leaves out the most private details, such as full texts, and shares only an outline (for example titles and dates). What it leaves out is up to %1$s.");
+    t.put("cetp_access_limited_help", "Limited: %1$s shares an outline, such as titles and dates, and leaves out the most private details, such as full texts.");
     t.put("cetp_allow", "Allow");
     t.put("cetp_deny", "Don't allow");
     t.put("cetp_close", "Close");

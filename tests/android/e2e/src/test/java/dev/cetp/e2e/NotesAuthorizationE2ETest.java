@@ -168,7 +168,7 @@ public class NotesAuthorizationE2ETest {
             "Limited", "Allow", "Don't allow", "Apps with access"}) {
       assertTrue(choice + " in " + shown, texts.contains(choice));
     }
-    assertTrue(shown, shown.contains("Limited: Notes leaves out the most private details"));
+    assertTrue(shown, shown.contains("Limited: Notes shares an outline, such as titles and dates, and leaves out the most private details"));
 
     screen.tap("cetp:allow");
     assertTrue("the screen returns to the consumer", screen.isFinishing());
