@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// The app a provider runs in: what the Android template reports when the app starts, handed
-/// to the function [`export_provider!`](crate::export_provider) names, and given to
+/// to the function `export_provider!` (feature `jni`) names, and given to
 /// [`ProviderBuilder::app`](crate::ProviderBuilder::app).
 ///
 /// The provider keeps its grant store under [`files_dir`](Self::files_dir) and derives the

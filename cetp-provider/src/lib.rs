@@ -29,13 +29,66 @@
 //! let answer = consumer.execute("add", r#"{"a": 2, "b": 40}"#);
 //! assert_eq!(answer.data_json().unwrap(), 42);
 //! ```
+//!
+//! # Holding resources
+//!
+//! Tools are free functions; what they share (a database, a client, settings) is *provider
+//! state*. Build it in the function `export_provider!` names (from the [`App`]'s files dir),
+//! give it to [`ProviderBuilder::state`], and borrow it in a tool with a `&T` parameter. Tools
+//! run on many Binder threads at once, so keep what changes behind a lock or in a pool, and run
+//! cheap argument checks before taking a connection. The notes sample does this with a pool of
+//! read-only SQLite connections; here the pooled "connection" is a `String`:
+//!
+//! ```
+//! use std::sync::Mutex;
+//! use cetp_provider::{Provider, ToolError, tool, tools};
+//!
+//! /// Connections kept open between calls.
+//! struct Pool(Mutex<Vec<String>>);
+//!
+//! impl Pool {
+//!     fn read<T>(&self, f: impl FnOnce(&str) -> T) -> T {
+//!         let idle = self.0.lock().unwrap().pop();
+//!         let conn = idle.unwrap_or_else(|| "connection".to_owned()); // open a new one
+//!         let result = f(&conn);
+//!         self.0.lock().unwrap().push(conn); // keep it for the next call
+//!         result
+//!     }
+//! }
+//!
+//! /// Counts the notes between two ids.
+//! #[tool]
+//! fn count_notes(
+//!     /// First id.
+//!     from: u32,
+//!     /// Last id.
+//!     to: u32,
+//!     pool: &Pool,
+//! ) -> Result<u32, ToolError> {
+//!     if from > to {
+//!         return Err(ToolError::invalid_args("`from` is after `to`")); // no connection taken
+//!     }
+//!     Ok(pool.read(|_conn| to - from + 1))
+//! }
+//!
+//! let provider = Provider::builder("Notes")
+//!     .tools(tools![count_notes])
+//!     .state(Pool(Mutex::new(Vec::new())))
+//!     .auth(cetp_provider::auth::Auth::open())
+//!     .build()
+//!     .unwrap();
+//! let consumer = cetp_provider::testing::Consumer::new(&provider);
+//! assert_eq!(consumer.execute("count_notes", r#"{"from":3,"to":5}"#).data_json().unwrap(), 3);
+//! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod app;
 pub mod auth;
 mod context;
 mod error;
 #[cfg(feature = "jni")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 pub mod jni;
 mod provider;
 mod request;
@@ -53,6 +106,11 @@ pub use error::ToolError;
 pub use provider::{AnyTool, BuildError, Limits, Provider, ProviderBuilder};
 pub use request::Request;
 pub use schema::SchemaError;
+/// The schemars version the SDK derives schemas with. Derive `JsonSchema` on your argument
+/// types through it (`#[derive(cetp_provider::schemars::JsonSchema)]` with
+/// `#[schemars(crate = "cetp_provider::schemars")]`), or depend on the same major version, so
+/// two copies never disagree.
+pub use schemars;
 pub use state::StateType;
 pub use tool::{Tool, ToolDescriptor, is_valid_tool_name};
 pub use wire::{ErrorCode, Response};

@@ -264,7 +264,7 @@ impl ProviderBuilder {
     /// The app the provider runs in: its grant store opens under [`App::files_dir`] when the
     /// provider is built (unless [`Auth::store_dir`] names another directory), and the default
     /// `authorize_intent` is derived from [`App::package_name`]. On Android the runtime behind
-    /// [`export_provider!`](crate::export_provider) sets it; host tests set it themselves.
+    /// `export_provider!` (feature `jni`) sets it; host tests set it themselves.
     ///
     /// ```
     /// use cetp_provider::{App, Provider};

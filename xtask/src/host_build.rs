@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::toml::CargoToml;
 use crate::util::{self, workspace_root};
 use crate::{gradle, manifest};
 
@@ -64,15 +63,11 @@ struct App {
 
 fn inspect(crate_dir: &Path) -> Result<App, String> {
     let cargo_toml = crate_dir.join("Cargo.toml");
-    let text = fs::read_to_string(&cargo_toml)
-        .map_err(|e| format!("cannot read {}: {e}", cargo_toml.display()))?;
-    let toml = CargoToml::parse(&text);
-    let package = toml
-        .string("package", "name")
-        .ok_or_else(|| format!("{}: no [package] name", cargo_toml.display()))?;
-    let lib_name = toml
-        .string("lib", "name")
-        .unwrap_or_else(|| package.replace('-', "_"));
+    let crate::package::Package {
+        name: package,
+        lib_name,
+        mut cetp,
+    } = crate::package::read(crate_dir)?;
 
     let android = crate_dir.join("android/src/main");
     let manifest = [
@@ -103,7 +98,7 @@ fn inspect(crate_dir: &Path) -> Result<App, String> {
         Err(_) => gradle::GradleApp::default(),
     };
     let mut placeholders = gradle.placeholders;
-    if let Some(authority) = toml.string("package.metadata.cetp", "authority") {
+    if let Some(authority) = cetp.remove("authority") {
         placeholders.insert("cetpAuthority".to_owned(), authority);
     }
     if !placeholders.contains_key("cetpAuthority") {
@@ -127,9 +122,7 @@ fn inspect(crate_dir: &Path) -> Result<App, String> {
         "cetpProviderPermission".to_owned(),
         provider_permission(&gradle_properties).to_owned(),
     );
-    let application_id = toml
-        .string("package.metadata.cetp", "application-id")
-        .or(gradle.application_id);
+    let application_id = cetp.remove("application-id").or(gradle.application_id);
     Ok(App {
         package,
         lib_name,

@@ -5,11 +5,13 @@
 //!   sample lists in [`Sample::not_counted`] (tool bodies, SQL, demo data: code the app has
 //!   anyway), and every file under `android/` (Gradle, properties, manifest, Java/Kotlin), except
 //!   build output.
-//! - **Counted lines**: lines that are neither blank nor only a comment (`//`, `///`, `//!`,
-//!   `/* … */` in Rust, Kotlin and Java; `#` in TOML and properties; `<!-- … -->` in XML). A line
-//!   with code and a trailing comment counts. In `Cargo.toml` the `[dev-dependencies]` table is
-//!   test support and is not counted.
-//! - **Budget**: each sample's target covers either everything above ([`Scope::Everything`]: the
+//! - **Counted lines**: every line that is not blank, comments included: `#[tool]` requires doc
+//!   comments (they are the descriptions the model reads), so they are lines the developer
+//!   writes. Beside it, for comparison, the **code** lines: neither blank nor only a comment
+//!   (`//`, `///`, `//!`, `/* … */` in Rust, Kotlin and Java; `#` in TOML and properties;
+//!   `<!-- … -->` in XML; a line with code and a trailing comment is code). In `Cargo.toml` the
+//!   `[dev-dependencies]` table is test support and is not counted at all.
+//! - **Budget**: on counted lines (comments included). Each sample's target covers either everything above ([`Scope::Everything`]: the
 //!   minimal sample, a whole app) or only its Rust integration code ([`Scope::RustCode`]: the
 //!   larger samples, whose Cargo.toml and Android module are the minimal sample's boilerplate with
 //!   other names and a few more dependencies). Every counted file is printed either way.
@@ -62,13 +64,13 @@ pub struct Sample {
 pub const SAMPLES: &[Sample] = &[
     Sample {
         dir: "minimal",
-        target: 40,
+        target: 55,
         scope: Scope::Everything,
         not_counted: &[],
     },
     Sample {
         dir: "notes",
-        target: 60,
+        target: 80,
         scope: Scope::RustCode,
         not_counted: &[
             ("src/queries.rs", "tool bodies and SQL"),
@@ -78,7 +80,7 @@ pub const SAMPLES: &[Sample] = &[
     },
     Sample {
         dir: "expenses",
-        target: 80,
+        target: 120,
         scope: Scope::RustCode,
         not_counted: &[
             ("src/report.rs", "tool bodies"),
@@ -92,8 +94,33 @@ pub const SAMPLES: &[Sample] = &[
 pub struct FileCount {
     /// Path relative to the sample directory, with `/`.
     pub path: String,
-    /// Counted lines.
+    /// Its lines.
+    pub count: Count,
+}
+
+/// The lines of a file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Count {
+    /// Every line that is not blank, comments included: what the budget counts.
     pub lines: usize,
+    /// The lines with code (not blank, not only a comment).
+    pub code: usize,
+}
+
+impl std::ops::Add for Count {
+    type Output = Count;
+    fn add(self, other: Count) -> Count {
+        Count {
+            lines: self.lines + other.lines,
+            code: self.code + other.code,
+        }
+    }
+}
+
+impl std::iter::Sum for Count {
+    fn sum<I: Iterator<Item = Count>>(iter: I) -> Count {
+        iter.fold(Count::default(), std::ops::Add::add)
+    }
 }
 
 /// Runs the task: prints every sample's counts; fails if one is over budget.
@@ -120,29 +147,32 @@ pub fn report(samples_dir: &Path) -> Result<(String, Vec<String>), String> {
     let mut over = Vec::new();
     for sample in SAMPLES {
         let files = count_sample(&samples_dir.join(sample.dir), sample)?;
-        let total: usize = files.iter().map(|f| f.lines).sum();
-        let in_scope: usize = files
+        let total: Count = files.iter().map(|f| f.count).sum();
+        let scoped: Count = files
             .iter()
             .filter(|f| sample.scope.covers(&f.path))
-            .map(|f| f.lines)
+            .map(|f| f.count)
             .sum();
+        let in_scope = scoped.lines;
         let _ = writeln!(
             out,
-            "samples/{} (target: {} ≤ {})",
+            "samples/{} (target: {} ≤ {} lines, comments included)",
             sample.dir,
             sample.scope.describe(),
             sample.target
         );
+        let _ = writeln!(out, "  lines  code");
         for file in &files {
             let mark = if sample.scope.covers(&file.path) {
                 ""
             } else {
                 "  (outside the target)"
             };
-            let _ = writeln!(out, "  {:>4}  {}{mark}", file.lines, file.path);
+            let Count { lines, code } = file.count;
+            let _ = writeln!(out, "  {lines:>5} {code:>5}  {}{mark}", file.path);
         }
         for (path, why) in sample.not_counted {
-            let _ = writeln!(out, "     -  {path} (not counted: {why})");
+            let _ = writeln!(out, "      -     -  {path} (not counted: {why})");
         }
         let verdict = if in_scope <= sample.target {
             "ok"
@@ -150,12 +180,20 @@ pub fn report(samples_dir: &Path) -> Result<(String, Vec<String>), String> {
             "OVER"
         };
         if sample.scope == Scope::Everything {
-            let _ = writeln!(out, "  {total:>4}  total: {verdict}\n");
+            let _ = writeln!(
+                out,
+                "  {:>5} {:>5}  total: {verdict}\n",
+                total.lines, total.code
+            );
         } else {
             let _ = writeln!(
                 out,
-                "  {in_scope:>4}  {}: {verdict} ({total} with the files outside the target)\n",
-                sample.scope.describe()
+                "  {:>5} {:>5}  {}: {verdict} ({} lines, {} code, with the files outside the target)\n",
+                scoped.lines,
+                scoped.code,
+                sample.scope.describe(),
+                total.lines,
+                total.code
             );
         }
         if in_scope > sample.target {
@@ -198,11 +236,11 @@ pub fn count_sample(dir: &Path, sample: &Sample) -> Result<Vec<FileCount>, Strin
         }
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let lines = count_lines(&relative, &text)
+        let count = count_lines(&relative, &text)
             .ok_or_else(|| format!("samples/{}/{relative}: unknown file type", sample.dir))?;
         files.push(FileCount {
             path: relative,
-            lines,
+            count,
         });
     }
     if !files.iter().any(|f| f.path == "src/lib.rs") {
@@ -252,9 +290,9 @@ enum Syntax {
     Xml,
 }
 
-/// Counts the lines of `text` that are neither blank nor only comment, by the type of `path`.
-/// `None` for a file type without known comment syntax.
-pub fn count_lines(path: &str, text: &str) -> Option<usize> {
+/// Counts the non-blank lines of `text`, and those that are not only comment, by the type of
+/// `path`. `None` for a file type without known comment syntax.
+pub fn count_lines(path: &str, text: &str) -> Option<Count> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
     let syntax = match ext {
@@ -264,7 +302,7 @@ pub fn count_lines(path: &str, text: &str) -> Option<usize> {
         _ => return None,
     };
     let cargo_toml = name == "Cargo.toml";
-    let mut count = 0;
+    let mut count = Count::default();
     let mut in_block = false;
     let mut in_dev_dependencies = false;
     for line in text.lines() {
@@ -275,9 +313,10 @@ pub fn count_lines(path: &str, text: &str) -> Option<usize> {
                 .trim_end_matches(']')
                 .ends_with("dev-dependencies");
         }
-        if in_dev_dependencies {
+        if in_dev_dependencies || rest.is_empty() {
             continue;
         }
+        count.lines += 1;
         let (open, close) = match syntax {
             Syntax::CLike => ("/*", "*/"),
             Syntax::Xml => ("<!--", "-->"),
@@ -309,7 +348,7 @@ pub fn count_lines(path: &str, text: &str) -> Option<usize> {
             Syntax::Xml => false,
         };
         if !rest.is_empty() && !comment_only {
-            count += 1;
+            count.code += 1;
         }
     }
     Some(count)
@@ -320,16 +359,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rust_comments_doc_comments_and_blank_lines_are_not_counted() {
-        let text = "//! Crate docs.\n\nuse a::b;\n/// Doc.\n#[tool]\nfn f(\n    /// Param doc.\n    x: u8, // trailing\n) {}\n/* block\n   still */\n/* one */ let y = 1;\n";
-        assert_eq!(count_lines("src/lib.rs", text), Some(6));
+    fn doc_comments_count_as_lines_but_not_as_code_and_blank_lines_not_at_all() {
+        let text = "//! Crate docs.\n\nuse a::b;\n/// Doc.\n#[tool]\nfn f(\n    /// Param doc.\n    x: u8, // trailing\n) {}\n/* block\n   still */\n/* one */ let y = 1;\n   \n";
+        assert_eq!(count_lines("src/lib.rs", text), Some(count(11, 6)));
+    }
+
+    fn count(lines: usize, code: usize) -> Count {
+        Count { lines, code }
     }
 
     #[test]
     fn kotlin_and_java_use_c_comments() {
         let text = "// comment\nplugins {\n    id(\"x\") // why\n}\n/**\n * doc\n */\nclass A {}\n";
-        assert_eq!(count_lines("android/build.gradle.kts", text), Some(4));
-        assert_eq!(count_lines("android/src/main/java/A.java", text), Some(4));
+        assert_eq!(
+            count_lines("android/build.gradle.kts", text),
+            Some(count(8, 4))
+        );
+        assert_eq!(
+            count_lines("android/src/main/java/A.java", text),
+            Some(count(8, 4))
+        );
     }
 
     #[test]
@@ -337,17 +386,17 @@ mod tests {
         let text = "<!-- one -->\n<manifest>\n<!--\n  two\n-->\n<!-- three --> <application />\n</manifest>\n";
         assert_eq!(
             count_lines("android/src/main/AndroidManifest.xml", text),
-            Some(3)
+            Some(count(7, 3))
         );
     }
 
     #[test]
     fn cargo_toml_dev_dependencies_are_not_counted() {
         let text = "# comment\n[package]\nname = \"x\"\n\n[dev-dependencies]\ntempfile = \"3\"\n\n[dependencies]\nserde = \"1\"\n[target.'cfg(unix)'.dev-dependencies]\nlibc = \"0.2\"\n";
-        assert_eq!(count_lines("Cargo.toml", text), Some(4));
+        assert_eq!(count_lines("Cargo.toml", text), Some(count(5, 4)));
         assert_eq!(
             count_lines("gradle.properties", "# c\ncetp.rustCrate=..\n"),
-            Some(1)
+            Some(count(2, 1))
         );
     }
 
@@ -381,7 +430,8 @@ mod tests {
         for sample in SAMPLES {
             let files = count_sample(&samples_dir().join(sample.dir), sample).unwrap();
             assert!(files.iter().any(|f| f.path == "Cargo.toml"));
-            assert!(files.iter().all(|f| f.lines > 0), "{files:?}");
+            assert!(files.iter().all(|f| f.count.code > 0), "{files:?}");
+            assert!(files.iter().all(|f| f.count.lines >= f.count.code));
         }
     }
 }

@@ -15,8 +15,8 @@ mod gradle;
 mod host_build;
 mod lines;
 mod manifest;
+mod package;
 mod test;
-mod toml;
 mod util;
 
 use std::process::ExitCode;
