@@ -31,7 +31,8 @@ import org.json.JSONObject;
 
 /**
  * What both approval screens are built from: the colours of the light and the night theme, text
- * styles, the buttons and choice rows that change a decision (which refuse obscured touches), and
+ * styles, the buttons and choice rows that change a decision (which refuse obscured touches,
+ * {@link #guard}), and
  * how an app is shown (icon, sanitized label, package, certificate fingerprint).
  *
  * <p>Colours are fixed per theme rather than taken from the device theme, so that body text keeps
@@ -168,42 +169,27 @@ final class CetpWidgets {
         != 0;
   }
 
-  /** A button that refuses obscured touches. */
-  static final class DecisionButton extends Button {
-    DecisionButton(Context context) {
-      super(context);
-      setFilterTouchesWhenObscured(true);
-    }
-
-    @Override
-    public boolean onFilterTouchEventForSecurity(MotionEvent event) {
-      return !obscured(event) && super.onFilterTouchEventForSecurity(event);
-    }
-  }
-
-  /** A choice row that refuses obscured touches. */
-  static final class DecisionRadio extends RadioButton {
-    DecisionRadio(Context context) {
-      super(context);
-      setFilterTouchesWhenObscured(true);
-    }
-
-    @Override
-    public boolean onFilterTouchEventForSecurity(MotionEvent event) {
-      return !obscured(event) && super.onFilterTouchEventForSecurity(event);
-    }
+  /**
+   * Makes {@code control} refuse touches that arrive while another window covers this one: the
+   * platform's filter for wholly obscured windows, and a touch filter for partly obscured ones
+   * (which consumes such events before the view sees them, so they never press or click it).
+   */
+  static <V extends View> V guard(V control) {
+    control.setFilterTouchesWhenObscured(true);
+    control.setOnTouchListener((view, event) -> obscured(event));
+    return control;
   }
 
   /** A full-width, 48 dp+ button: filled with the accent ({@code primary}) or tonal. */
   Button button(String label, String tag, boolean primary) {
-    Button b = new DecisionButton(context);
+    Button b = guard(new Button(context));
     styleButton(b, label, tag, primary);
     return b;
   }
 
   /** A 48 dp+ button outlined on a card (the card already has the tonal colour). */
   Button outlinedButton(String label, String tag) {
-    Button b = new DecisionButton(context);
+    Button b = guard(new Button(context));
     styleButton(b, label, tag, false);
     GradientDrawable shape = rounded(Color.TRANSPARENT, 24);
     shape.setStroke(dp(1), outline);
@@ -260,7 +246,7 @@ final class CetpWidgets {
 
   /** A radio row of a choice group: full width, at least 48 dp tall. */
   RadioButton choice(RadioGroup group, String label, String tag) {
-    RadioButton b = new DecisionRadio(context);
+    RadioButton b = guard(new RadioButton(context));
     b.setId(View.generateViewId());
     b.setText(label);
     b.setTag(tag);
