@@ -2,6 +2,7 @@
 //! approval screen's `state` (each grant's `last_access_ms`, `calls_day`, `calls_week`, `tools`),
 //! that refused calls do not count, and that revoking clears the history.
 
+use std::path::Path;
 use std::time::Duration;
 
 use cetp_provider::auth::{ACCESS_LOG_FILE_NAME, Approval, Auth, ManualClock};
@@ -24,6 +25,16 @@ fn state(provider: &Provider) -> Value {
     reply["state"].clone()
 }
 
+/// The provider under test, its grants (and access log) in `dir`.
+fn notes(dir: &Path, clock: &ManualClock) -> Provider {
+    Provider::builder("Notes")
+        .scope("notes", "your notes")
+        .tools(tools![count_notes])
+        .auth(Auth::user_approval().store_dir(dir).clock(clock.clone()))
+        .build()
+        .unwrap()
+}
+
 fn approve(provider: &Provider) {
     let auth = provider.authorizer();
     let id = auth.pending().remove(0).id;
@@ -34,16 +45,7 @@ fn approve(provider: &Provider) {
 fn grants_show_their_history_and_revoke_clears_it() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(T0);
-    let provider = Provider::builder("Notes")
-        .scope("notes", "your notes")
-        .tools(tools![count_notes])
-        .auth(
-            Auth::user_approval()
-                .store_dir(dir.path())
-                .clock(clock.clone()),
-        )
-        .build()
-        .unwrap();
+    let provider = notes(dir.path(), &clock);
     let agent = Consumer::new(&provider);
     assert!(!agent.execute("count_notes", "{}").is_success());
     approve(&provider);
@@ -70,16 +72,7 @@ fn grants_show_their_history_and_revoke_clears_it() {
 
     // The history survives a restart of the provider.
     drop(provider);
-    let provider = Provider::builder("Notes")
-        .scope("notes", "your notes")
-        .tools(tools![count_notes])
-        .auth(
-            Auth::user_approval()
-                .store_dir(dir.path())
-                .clock(clock.clone()),
-        )
-        .build()
-        .unwrap();
+    let provider = notes(dir.path(), &clock);
     assert_eq!(state(&provider)["grants"][0]["calls_week"], 4);
 
     // Revoked: the history goes with the grant; a new approval starts from nothing.
