@@ -1,15 +1,19 @@
-//! Golden tests of the argument schemas `list_tools` advertises.
+//! Golden tests of the schemas `list_tools` advertises, and of their compatibility with the LLM
+//! APIs' rules.
 //!
-//! Each tool's `parameters` is compared with `tests/golden/<tool>.json`. After an intended change,
-//! regenerate the files with `CETP_BLESS=1 cargo test -p cetp-tests --test schemas` and review
-//! the diff.
+//! Each tool's `parameters` is compared with `tests/golden/<tool>.json`, its `output_schema`
+//! with `tests/golden/output/<tool>.json`, and a whole `list_tools` answer with
+//! `tests/golden/list_tools.json`. After an intended change, regenerate the files with
+//! `CETP_BLESS=1 cargo test -p cetp-tests --test schemas` and review the diff.
 
 use std::path::PathBuf;
 
-use cetp_provider::{Provider, tool, tools};
+use cetp_provider::schema::Api;
+use cetp_provider::testing::{Consumer, check_conformance};
+use cetp_provider::{CallContext, Provider, Tool, ToolError, tool, tools};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 /// Returns the provider's clock time as an RFC 3339 string.
 #[tool]
@@ -62,7 +66,7 @@ fn find_places(
 }
 
 /// What a transaction is for.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     /// Food and drink.
@@ -184,6 +188,39 @@ fn count_events(
     0
 }
 
+/// One line of a spending summary.
+#[derive(Serialize, JsonSchema)]
+pub struct SummaryLine {
+    /// The category.
+    pub category: Category,
+    /// Cents spent.
+    pub cents: i64,
+}
+
+/// A spending summary.
+#[derive(Serialize, JsonSchema)]
+pub struct Summary {
+    /// Cents spent in all.
+    pub total_cents: i64,
+    /// The largest merchant, if any.
+    pub top_merchant: Option<String>,
+    /// Per category, largest first.
+    pub lines: Vec<SummaryLine>,
+}
+
+/// Summarizes this month's spending.
+#[tool(title = "Spending summary", idempotent)]
+fn spending_summary() -> Result<Summary, ToolError> {
+    Ok(Summary {
+        total_cents: 1250,
+        top_merchant: None,
+        lines: vec![SummaryLine {
+            category: Category::Groceries,
+            cents: 1250,
+        }],
+    })
+}
+
 fn provider() -> Provider {
     Provider::builder("Golden")
         .tools(tools![
@@ -195,39 +232,283 @@ fn provider() -> Provider {
             paged_search,
             find_contact,
             count_events,
+            spending_summary,
         ])
         .build()
         .expect("the golden provider builds")
 }
 
-fn golden_path(tool: &str) -> PathBuf {
+fn golden_path(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("golden")
-        .join(format!("{tool}.json"))
+        .join(format!("{file}.json"))
+}
+
+/// Compares `value` with `tests/golden/<file>.json` (or writes it under `CETP_BLESS`); a
+/// mismatch is pushed onto `mismatches`.
+fn compare_golden(file: &str, value: &Value, mismatches: &mut Vec<String>) {
+    let actual = serde_json::to_string_pretty(value).unwrap() + "\n";
+    let path = golden_path(file);
+    if std::env::var_os("CETP_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with CETP_BLESS=1)", path.display()));
+    if expected != actual {
+        mismatches.push(format!(
+            "{file}:\n--- expected\n{expected}--- actual\n{actual}"
+        ));
+    }
 }
 
 #[test]
 fn schemas_match_the_golden_files() {
-    let bless = std::env::var_os("CETP_BLESS").is_some();
     let mut mismatches = Vec::new();
+    let mut outputs = 0;
     for tool in provider().tools() {
-        let actual = serde_json::to_string_pretty(&tool.parameters).unwrap() + "\n";
-        let path = golden_path(&tool.name);
-        if bless {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &actual).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (run with CETP_BLESS=1)", path.display()));
-        if expected != actual {
-            mismatches.push(format!(
-                "{}:\n--- expected\n{expected}--- actual\n{actual}",
-                tool.name
-            ));
+        compare_golden(&tool.name, &tool.parameters, &mut mismatches);
+        if let Some(output) = tool.output_schema() {
+            compare_golden(&format!("output/{}", tool.name), output, &mut mismatches);
+            outputs += 1;
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    assert_eq!(
+        outputs,
+        provider().tools().len(),
+        "every golden tool returns a JsonSchema type"
+    );
+}
+
+/// Title, hints and output schema of a tool, and its arguments, as a consumer receives them.
+#[test]
+fn list_tools_matches_the_golden_file() {
+    let provider = Provider::builder("Golden")
+        .tools(tools![spending_summary, list_recent, find_places])
+        .auth(cetp_provider::auth::Auth::open())
+        .build()
+        .unwrap();
+    let data = Consumer::new(&provider).list_tools().data_json().unwrap();
+    let mut mismatches = Vec::new();
+    compare_golden("list_tools", &data, &mut mismatches);
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// A tool whose result type has no `JsonSchema` advertises no `output_schema`.
+#[test]
+fn a_result_without_json_schema_has_no_output_schema() {
+    #[derive(Serialize)]
+    struct Opaque {
+        n: u8,
+    }
+
+    /// Returns something opaque.
+    #[tool]
+    fn opaque() -> Opaque {
+        Opaque { n: 1 }
+    }
+
+    let provider = Provider::builder("Opaque")
+        .tools(tools![opaque])
+        .auth(cetp_provider::auth::Auth::open())
+        .build()
+        .unwrap();
+    assert_eq!(provider.tools()[0].output_schema(), None);
+    let data = Consumer::new(&provider).list_tools().data_json().unwrap();
+    assert!(data["tools"][0].get("output_schema").is_none(), "{data}");
+    assert_eq!(data["tools"][0]["title"], "Opaque");
+    assert_eq!(
+        data["tools"][0]["annotations"],
+        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false})
+    );
+}
+
+/// In a debug build a result that breaks its advertised output schema is an internal error,
+/// not a silent lie to the consumer.
+#[test]
+fn a_result_that_breaks_its_output_schema_is_refused_in_debug_builds() {
+    /// A count that lies about itself.
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Count {
+        /// How many.
+        n: u8,
+    }
+
+    struct Liar;
+    impl Tool for Liar {
+        type Args = NoArgs;
+        type Output = Value;
+        const NAME: &'static str = "liar";
+        const DESCRIPTION: &'static str = "Claims a `Count` and returns something else.";
+        fn output_schema() -> Option<Result<Value, cetp_provider::SchemaError>> {
+            Some(cetp_provider::schema::output_schema::<Count>())
+        }
+        fn call(&self, _: NoArgs, _: &CallContext) -> Result<Value, ToolError> {
+            Ok(json!({"n": 300}))
+        }
+    }
+
+    let provider = Provider::builder("Liar")
+        .tool(Liar)
+        .auth(cetp_provider::auth::Auth::open())
+        .build()
+        .unwrap();
+    let answer = Consumer::new(&provider).execute("liar", "{}");
+    if cfg!(debug_assertions) {
+        assert_eq!(
+            answer.error_code(),
+            Some(cetp_provider::ErrorCode::InternalError)
+        );
+        let message = answer.error_message().unwrap();
+        assert!(
+            message.contains("output schema") && message.contains("/n"),
+            "{message}"
+        );
+    } else {
+        assert!(answer.is_success(), "{answer}");
+    }
+}
+
+/// No arguments.
+#[derive(Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+/// The arguments of a [`Crafted`] tool: a hand-made schema.
+pub struct CraftedArgs<const N: usize>;
+
+impl<'de, const N: usize> Deserialize<'de> for CraftedArgs<N> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| CraftedArgs)
+    }
+}
+
+impl<const N: usize> JsonSchema for CraftedArgs<N> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Crafted{N}").into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let schema = match N {
+            // OpenAI (non-strict): an array without `items`.
+            0 => json!({"type": "object", "properties": {"tags": {"type": "array"}}}),
+            // Anthropic (non-strict): `anyOf` at the root.
+            1 => {
+                json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                "anyOf": [{"required": ["a"]}, {"required": ["b"]}]})
+            }
+            // OpenAI strict: an optional property.
+            2 => json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+            // Anthropic strict: a numeric bound.
+            3 => json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}},
+                "required": ["n"]}),
+            // Gemini: a property name Vertex refuses.
+            4 => json!({"type": "object", "properties": {"min-score": {"type": "number"}}}),
+            // Portable core: a `pattern`.
+            _ => {
+                json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}})
+            }
+        };
+        schemars::Schema::try_from(schema).unwrap()
+    }
+}
+
+/// A hand-written tool with schema number `N` of [`CraftedArgs`].
+pub struct Crafted<const N: usize>;
+
+impl<const N: usize> Tool for Crafted<N> {
+    type Args = CraftedArgs<N>;
+    type Output = ();
+    const NAME: &'static str = "crafted";
+    const DESCRIPTION: &'static str = "A tool with a hand-made schema.";
+    fn call(&self, _: CraftedArgs<N>, _: &CallContext) -> Result<(), ToolError> {
+        Ok(())
+    }
+}
+
+fn crafted<T: Tool>(tool: T) -> Provider {
+    Provider::builder("Crafted")
+        .tool(tool)
+        .restate_constraints(false)
+        .auth(cetp_provider::auth::Auth::open())
+        .build()
+        .unwrap()
+}
+
+/// For each API's rule set, a deliberately incompatible schema: `check_conformance` passes
+/// (CETP allows it) with a warning, which `require` turns into an error for that API only.
+#[test]
+fn check_conformance_flags_a_schema_each_api_rejects() {
+    let cases: Vec<(Provider, Api, &str)> = vec![
+        (
+            crafted(Crafted::<0>),
+            Api::OpenAi,
+            "`items` at /properties/tags",
+        ),
+        (crafted(Crafted::<1>), Api::Anthropic, "`anyOf` at /"),
+        (
+            crafted(Crafted::<2>),
+            Api::OpenAiStrict,
+            "`required` at /properties/q",
+        ),
+        (
+            crafted(Crafted::<3>),
+            Api::AnthropicStrict,
+            "`maximum` at /properties/n",
+        ),
+        (
+            crafted(Crafted::<4>),
+            Api::Gemini,
+            "`min-score` at /properties/min-score",
+        ),
+        (
+            crafted(Crafted::<5>),
+            Api::Portable,
+            "`pattern` at /properties/code",
+        ),
+    ];
+    for (provider, api, expected) in cases {
+        let conformance = check_conformance(&provider).expect("CETP v1 conformant");
+        let warnings = conformance.warnings();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains(&format!("{api}: {expected}"))),
+            "{api}: {warnings:#?}"
+        );
+        let error = conformance.require(&[api]).unwrap_err().to_string();
+        assert!(error.contains(expected), "{api}: {error}");
+    }
+    // The two lenient APIs accept what the others reject.
+    let strict_only = check_conformance(&crafted(Crafted::<3>)).unwrap();
+    strict_only.require(&[Api::OpenAi, Api::Anthropic]).unwrap();
+}
+
+/// What the report says about the golden tools, as the README claims it.
+#[test]
+fn the_golden_schemas_pass_the_lenient_apis() {
+    let conformance = check_conformance(
+        &Provider::builder("Golden")
+            .tools(tools![
+                server_time,
+                list_recent,
+                find_places,
+                category_total,
+                receipt_total,
+                paged_search,
+                find_contact,
+                count_events,
+                spending_summary,
+            ])
+            .auth(cetp_provider::auth::Auth::open())
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    conformance.require(&[Api::OpenAi, Api::Anthropic]).unwrap();
+    // Every schema closes its objects, which Gemini's subset does not know.
+    assert!(conformance.require(&[Api::Gemini]).is_err());
 }
 
 /// Walks every subschema and checks the constructs LLM clients reject are gone.

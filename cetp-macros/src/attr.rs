@@ -1,6 +1,8 @@
-//! Parsing of the `#[tool(...)]` arguments: `name = "…"` and `scopes = ["…", …]`.
+//! Parsing of the `#[tool(...)]` arguments: `name = "…"`, `scopes = ["…", …]`, `title = "…"`,
+//! `idempotent` and `open_world`.
 
 use proc_macro2::TokenStream;
+use syn::meta::ParseNestedMeta;
 use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Lit, LitStr};
@@ -12,9 +14,19 @@ pub(crate) struct ToolAttr {
     pub(crate) name: Option<LitStr>,
     /// `scopes = [...]`: the scopes a caller must hold.
     pub(crate) scopes: Vec<LitStr>,
+    /// The metadata keys.
+    pub(crate) meta: MetaAttr,
 }
 
-const KEYS_HINT: &str = "expected `name` or `scopes`, e.g. `#[tool(name = \"search_notes\", scopes = [\"notes.read\"])]`";
+/// `title = "…"`, `idempotent`, `open_world`: what the tool descriptor says about the tool.
+#[derive(Default)]
+pub(crate) struct MetaAttr {
+    pub(crate) title: Option<LitStr>,
+    pub(crate) idempotent: bool,
+    pub(crate) open_world: bool,
+}
+
+const KEYS_HINT: &str = "expected `name`, `scopes`, `title`, `idempotent` or `open_world`, e.g. `#[tool(name = \"search_notes\", scopes = [\"notes.read\"])]`";
 
 /// Parses the attribute arguments. Errors are returned together so one build reports them all.
 pub(crate) fn parse(tokens: TokenStream) -> Result<ToolAttr, syn::Error> {
@@ -53,6 +65,14 @@ pub(crate) fn parse(tokens: TokenStream) -> Result<ToolAttr, syn::Error> {
                 attr.scopes = parse_scopes(value)?;
                 Ok(())
             }
+            "title" | "idempotent" | "open_world" => parse_meta(&meta, &key, &mut attr.meta),
+            "destructive" | "read_only" | "readonly" | "destructive_hint" | "read_only_hint"
+            | "readOnlyHint" | "destructiveHint" | "writes" => Err(meta.error(format!(
+                "`{key}`: CETP v1 tools are read-only by design (an agent calls them without the \
+                 user watching each call), so a tool cannot be marked as writing or destructive; \
+                 every tool is advertised with `readOnlyHint: true`. Keep changes to the app's \
+                 data inside the app's own screens"
+            ))),
             _ => {
                 let shown = if key.is_empty() {
                     quote::ToTokens::to_token_stream(&meta.path)
@@ -70,6 +90,64 @@ pub(crate) fn parse(tokens: TokenStream) -> Result<ToolAttr, syn::Error> {
     });
     parser.parse2(tokens)?;
     Ok(attr)
+}
+
+/// One of the metadata keys (kept apart from `name`/`scopes`).
+fn parse_meta(meta: &ParseNestedMeta<'_>, key: &str, attr: &mut MetaAttr) -> syn::Result<()> {
+    let flag = |seen: bool| -> syn::Result<bool> {
+        if seen {
+            return Err(meta.error(format!("duplicate key `{key}`: write it once")));
+        }
+        if meta.input.peek(syn::Token![=]) {
+            return Err(meta.error(format!(
+                "`{key}` is a flag: write `#[tool({key})]`, or leave it out for `false`"
+            )));
+        }
+        Ok(true)
+    };
+    match key {
+        "title" => {
+            if attr.title.is_some() {
+                return Err(meta.error("duplicate key `title`: give the tool one title"));
+            }
+            let value = meta.value().map_err(|_| {
+                meta.error("expected `title = \"Search notes\"` (a string literal)")
+            })?;
+            let lit = parse_str_lit(
+                value,
+                "expected a string literal: `title = \"Search notes\"`",
+            )?;
+            check_title(&lit)?;
+            attr.title = Some(lit);
+        }
+        "idempotent" => attr.idempotent = flag(attr.idempotent)?,
+        _ => attr.open_world = flag(attr.open_world)?,
+    }
+    Ok(())
+}
+
+/// A title is one line of 1 to 64 characters.
+fn check_title(lit: &LitStr) -> syn::Result<()> {
+    let value = lit.value();
+    let problem = if value.trim().is_empty() {
+        Some("it is empty".to_owned())
+    } else if value.chars().any(char::is_control) {
+        Some("it contains a line break or another control character".to_owned())
+    } else if value.chars().count() > 64 {
+        Some(format!("it is {} characters long", value.chars().count()))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "invalid title: {problem}; a title is a short name for people, one line of at \
+                 most 64 characters, e.g. `title = \"Search notes\"`"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn parse_str_lit(input: ParseStream<'_>, message: &str) -> syn::Result<LitStr> {
@@ -261,5 +339,30 @@ mod tests {
         assert!(parse(quote::quote!(name = 3)).is_err());
         assert!(parse(quote::quote!(name = "a", name = "b")).is_err());
         assert!(parse(quote::quote!()).unwrap().name.is_none());
+    }
+
+    #[test]
+    fn meta_parsing() {
+        let attr = parse(quote::quote!(
+            title = "Search notes",
+            idempotent,
+            open_world
+        ))
+        .unwrap();
+        assert_eq!(attr.meta.title.unwrap().value(), "Search notes");
+        assert!(attr.meta.idempotent && attr.meta.open_world);
+        let plain = parse(quote::quote!(scopes = ["a"])).unwrap();
+        assert!(!plain.meta.idempotent && !plain.meta.open_world && plain.meta.title.is_none());
+        for bad in [
+            quote::quote!(idempotent = true),
+            quote::quote!(idempotent, idempotent),
+            quote::quote!(title = ""),
+            quote::quote!(title = "a\nb"),
+            quote::quote!(title = "a", title = "b"),
+        ] {
+            assert!(parse(bad.clone()).is_err(), "{bad}");
+        }
+        let err = parse(quote::quote!(destructive)).err().unwrap();
+        assert!(err.to_string().contains("read-only by design"), "{err}");
     }
 }

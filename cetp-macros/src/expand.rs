@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type, TypePath};
 
-use crate::attr::{self, ToolAttr};
+use crate::attr::{self, MetaAttr, ToolAttr};
 use crate::docs;
 
 /// Attributes written on a parameter that are moved onto the generated args-struct field.
@@ -42,7 +42,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     // The function is always emitted (without the parameter attributes rustc would reject), so a
     // mistake in the tool declaration does not also break every caller of the function.
     if errors.is_empty() {
-        let generated = generate(&func, &tool);
+        let generated = generate(&func, &tool, &tool_attr.meta);
         // Every parameter is a JSON property taken by value, so these lints would fight the
         // shape `#[tool]` requires.
         func.attrs.push(syn::parse_quote!(
@@ -97,7 +97,7 @@ fn analyze(func: &mut ItemFn, tool_attr: &ToolAttr, errors: &mut Vec<syn::Error>
              with your runtime's `block_on` inside the function",
         ));
     }
-    if let Some(token) = &sig.unsafety {
+    if let syn::Safety::Unsafe(token) = &sig.safety {
         errors.push(syn::Error::new(
             token.span(),
             "tools cannot be `unsafe`: the provider calls them with untrusted arguments; make \
@@ -339,7 +339,9 @@ fn is_context(ty: &Type) -> bool {
         other => other,
     };
     match ty {
-        Type::Path(TypePath { qself: None, path }) => path
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) => path
             .segments
             .last()
             .is_some_and(|s| s.ident == "CallContext" && s.arguments.is_none()),
@@ -371,7 +373,9 @@ fn state_type(ty: &Type) -> Option<Result<&Type, syn::Error>> {
     };
     let unsized_elem = match &*r.elem {
         Type::Slice(_) | Type::TraitObject(_) | Type::ImplTrait(_) => true,
-        Type::Path(TypePath { qself: None, path }) => ["str", "Path", "OsStr", "CStr"]
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) => ["str", "Path", "OsStr", "CStr"]
             .iter()
             .any(|n| path.is_ident(n)),
         _ => false,
@@ -420,7 +424,9 @@ fn check_param_type(ty: &Type) -> Result<(), syn::Error> {
         Type::Paren(p) => check_param_type(&p.elem),
         Type::Group(g) => check_param_type(&g.elem),
         // Look inside `Option<&str>`, `Vec<impl Trait>`, `(&str, u8)`, `[&str; 2]`.
-        Type::Path(TypePath { qself: None, path }) => {
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) => {
             for segment in &path.segments {
                 if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
                     for arg in &args.args {
@@ -442,8 +448,12 @@ fn check_param_type(ty: &Type) -> Result<(), syn::Error> {
 /// `str` -> `String`, `[T]` -> `Vec<T>`, `Path` -> `PathBuf`, anything else stays.
 fn owned_suggestion(ty: &Type) -> String {
     match ty {
-        Type::Path(TypePath { qself: None, path }) if path.is_ident("str") => "String".to_owned(),
-        Type::Path(TypePath { qself: None, path }) if path.is_ident("Path") => "PathBuf".to_owned(),
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) if path.is_ident("str") => "String".to_owned(),
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) if path.is_ident("Path") => "PathBuf".to_owned(),
         Type::Slice(s) => format!("Vec<{}>", tokens_to_string(&s.elem)),
         other => tokens_to_string(other),
     }
@@ -465,7 +475,9 @@ fn tokens_to_string(tokens: &impl ToTokens) -> String {
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
-        Type::Path(TypePath { qself: None, path }) => path.segments.last(),
+        Type::Path(TypePath {
+            qself: None, path, ..
+        }) => path.segments.last(),
         Type::Paren(p) => last_segment(&p.elem),
         Type::Group(g) => last_segment(&g.elem),
         _ => None,
@@ -476,7 +488,37 @@ fn is_result(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|s| s.ident == "Result")
 }
 
-fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
+/// The metadata items of the `Tool` impl: title and hints when given, and `output_schema`,
+/// which advertises the result type's schema when it implements `JsonSchema`.
+fn meta_items(meta: &MetaAttr, output_ty: &TokenStream) -> TokenStream {
+    let title = meta
+        .title
+        .as_ref()
+        .map(|t| quote!(const TITLE: ::core::option::Option<&'static str> = ::core::option::Option::Some(#t);));
+    let idempotent = meta.idempotent.then(|| {
+        quote!(
+            const IDEMPOTENT: bool = true;
+        )
+    });
+    let open_world = meta.open_world.then(|| {
+        quote!(
+            const OPEN_WORLD: bool = true;
+        )
+    });
+    quote! {
+        #title
+        #idempotent
+        #open_world
+
+        fn output_schema() -> ::cetp_provider::__private::OutputSchema {
+            #[allow(unused_imports)]
+            use ::cetp_provider::__private::{WithSchema as _, WithoutSchema as _};
+            (&&::cetp_provider::__private::OutputProbe::<#output_ty>::NEW).output_schema()
+        }
+    }
+}
+
+fn generate(func: &ItemFn, tool: &ToolFn, meta: &MetaAttr) -> TokenStream {
     let vis = &func.vis;
     let fn_ident = &func.sig.ident;
     let name = &tool.name;
@@ -562,6 +604,8 @@ fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
         }
     };
 
+    let meta_items = meta_items(meta, &output_ty);
+
     // The derives report some missing-trait errors at their own call site: make that the
     // parameter list rather than `#[tool]`.
     let params_span = func.sig.paren_token.span.join();
@@ -592,6 +636,7 @@ fn generate(func: &ItemFn, tool: &ToolFn) -> TokenStream {
                 const NAME: &'static str = #name;
                 const DESCRIPTION: &'static str = #description;
                 const SCOPES: &'static [&'static str] = &[#(#scopes),*];
+                #meta_items
 
                 #state_types_fn
                 #call_fn

@@ -45,14 +45,25 @@ use proc_macro::TokenStream;
 ///
 /// # Attribute arguments
 ///
-/// Both are optional: `#[tool]`, `#[tool(name = "...")]`, `#[tool(scopes = [...])]` or both,
-/// separated by a comma.
+/// All are optional and separated by commas: `#[tool]`, `#[tool(name = "...")]`,
+/// `#[tool(scopes = [...], title = "...", idempotent)]`.
 ///
 /// - `name = "find_notes"`: the tool name. Defaults to the function name (without `r#`). It
 ///   must match `[a-z][a-z0-9_]{0,63}`.
 /// - `scopes = ["notes.read", ...]`: the scopes a caller must hold (`Tool::SCOPES`). A scope
 ///   starts with an ASCII letter and contains only ASCII letters, digits, `.`, `_`, `-` and `:`,
 ///   at most 128 characters; each scope is listed once.
+/// - `title = "Search notes"`: a short name for people (`Tool::TITLE`), one line of at most 64
+///   characters. Defaults to the tool name with `_` as spaces and a capital first letter
+///   (`search_notes` → `Search notes`); `list_tools` sends it as `title`.
+/// - `idempotent`: repeating a call with the same arguments gives the same answer while the
+///   app's data is unchanged (`annotations.idempotentHint: true`).
+/// - `open_world`: the tool reaches beyond the app's own data, e.g. a web service
+///   (`annotations.openWorldHint: true`).
+///
+/// Every tool is read-only (`annotations.readOnlyHint: true`, `destructiveHint: false`): there
+/// is no attribute for a tool that writes, and `destructive` or `read_only` are compile errors,
+/// because agents call tools without the user watching each call.
 ///
 /// # Description
 ///
@@ -102,13 +113,17 @@ use proc_macro::TokenStream;
 ///   `T: Serialize` and `E: Into<cetp_provider::ToolError>`: `Err` becomes a CETP error;
 /// - no return type: the result is `null`.
 ///
+/// When the result type (the `T`) implements `schemars::JsonSchema`, its normalized schema is
+/// advertised as the tool's `output_schema`, and debug builds check every result against it.
+///
 /// # Compile errors
 ///
 /// The macro rejects, with a message that says how to fix it:
 ///
 /// - a function without a doc comment;
 /// - an invalid tool name, an unknown attribute key, malformed, empty, invalid or duplicate
-///   scopes;
+///   scopes, an empty or multi-line title, a value on a flag (`idempotent = true`), a write
+///   hint (`destructive`);
 /// - `async fn` (CETP calls arrive on a Binder thread that blocks until the answer: do the
 ///   work blocking, or call your runtime's `block_on` inside the function), `unsafe fn`, generic
 ///   functions and `self` receivers;

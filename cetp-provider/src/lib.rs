@@ -112,7 +112,7 @@ pub use schema::SchemaError;
 /// two copies never disagree.
 pub use schemars;
 pub use state::StateType;
-pub use tool::{Tool, ToolDescriptor, is_valid_tool_name};
+pub use tool::{Annotations, Tool, ToolDescriptor, is_valid_tool_name};
 pub use wire::{ErrorCode, Response};
 
 /// Collects `#[tool]` functions for [`ProviderBuilder::tools`].
@@ -153,6 +153,8 @@ macro_rules! tools {
 pub mod __private {
     pub use schemars;
     pub use serde;
+
+    pub use crate::schema::probe::{OutputProbe, OutputSchema, WithSchema, WithoutSchema};
 
     use crate::{CallContext, ProviderBuilder, ToolError};
 

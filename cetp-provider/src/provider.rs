@@ -12,7 +12,7 @@ use crate::auth::{Auth, Authorizer};
 use crate::context::{AccessLevel, CallContext, Caller};
 use crate::error::{ToolError, panic_text, provider_bug};
 use crate::request::Request;
-use crate::schema::{self, SchemaError};
+use crate::schema::{self, OutputCheck, SchemaError};
 use crate::state::{StateType, States};
 use crate::tool::{Tool, ToolDescriptor, is_valid_tool_name};
 use crate::validate::ArgsValidator;
@@ -58,6 +58,8 @@ pub struct AnyTool {
     scopes: &'static [&'static str],
     states: Vec<StateType>,
     schema: fn() -> Result<Value, SchemaError>,
+    output_schema: fn() -> Option<Result<Value, SchemaError>>,
+    describe: fn(Value, Option<Value>) -> ToolDescriptor,
     run: Box<RunFn>,
 }
 
@@ -81,6 +83,8 @@ impl AnyTool {
             scopes: T::SCOPES,
             states: T::state_types(),
             schema: schema::parameters_schema::<T::Args>,
+            output_schema: T::output_schema,
+            describe: ToolDescriptor::new::<T>,
             run: Box::new(move |args, ctx| {
                 let args: T::Args = serde_json::from_value(args).map_err(|e| {
                     ToolError::invalid_args(format!("invalid arguments for `{}`: {e}", T::NAME))
@@ -188,6 +192,7 @@ pub struct ProviderBuilder {
     app: Option<App>,
     states: States,
     duplicate_state: Option<&'static str>,
+    restate_constraints: bool,
 }
 
 impl ProviderBuilder {
@@ -326,6 +331,42 @@ impl ProviderBuilder {
         self
     }
 
+    /// Whether a constraint some LLM APIs or gateways drop is also written into the property's
+    /// description, in short words: `1 to 50`, `at most 200 characters`, `a date,
+    /// YYYY-MM-DD`, `pattern ^[a-z]+$`, `1 to 9 items` (default `true`).
+    ///
+    /// The default is on because the keywords do not reach every model: Anthropic's strict
+    /// mode rejects numeric and length bounds (its SDKs move them into the description), Gemini
+    /// knows no `format` beyond `date-time` and no non-string `enum`, and gateways such as
+    /// ClawSeed's strip `minimum`, `maxLength`, `pattern`, `format` and the like before a Gemini
+    /// model sees the schema. The provider still enforces every keyword. A description that
+    /// already states a constraint (`1 to 50`, `YYYY-MM-DD`, …) is left as written.
+    ///
+    /// ```
+    /// use cetp_provider::{Provider, tool, tools};
+    ///
+    /// /// Lists the newest notes.
+    /// #[tool]
+    /// fn recent(
+    ///     /// How many notes to return.
+    ///     #[schemars(range(min = 1, max = 50))]
+    ///     limit: u32,
+    /// ) -> Vec<String> { vec![String::new(); limit as usize] }
+    ///
+    /// let provider = Provider::builder("Notes").tools(tools![recent]).build().unwrap();
+    /// let limit = &provider.tools()[0].parameters["properties"]["limit"];
+    /// assert_eq!(limit["description"], "How many notes to return. 1 to 50.");
+    ///
+    /// let plain = Provider::builder("Notes").tools(tools![recent]).restate_constraints(false);
+    /// let plain = plain.build().unwrap();
+    /// let limit = &plain.tools()[0].parameters["properties"]["limit"];
+    /// assert_eq!(limit["description"], "How many notes to return.");
+    /// ```
+    pub fn restate_constraints(mut self, restate: bool) -> Self {
+        self.restate_constraints = restate;
+        self
+    }
+
     /// Checks the declaration, generates every schema and builds the provider.
     ///
     /// ```
@@ -376,16 +417,18 @@ impl ProviderBuilder {
                 tool: tool.name.to_owned(),
                 source,
             })?;
+            let parameters = schema::restate_constraints(parameters, self.restate_constraints);
             let validator = ArgsValidator::new(&parameters).map_err(|e| BuildError::Schema {
                 tool: tool.name.to_owned(),
                 source: SchemaError::Invalid(e),
             })?;
-            let descriptor = ToolDescriptor {
-                name: tool.name.to_owned(),
-                description: tool.description.trim().to_owned(),
-                parameters,
-                scopes: tool.scopes.iter().map(|s| (*s).to_owned()).collect(),
+            let schema_error = |source| BuildError::Schema {
+                tool: tool.name.to_owned(),
+                source,
             };
+            let output_schema = (tool.output_schema)().transpose().map_err(schema_error)?;
+            let output = OutputCheck::new(output_schema.as_ref()).map_err(schema_error)?;
+            let descriptor = (tool.describe)(parameters, output_schema);
             if entries.contains_key(tool.name) {
                 return Err(BuildError::DuplicateTool(tool.name.to_owned()));
             }
@@ -394,6 +437,7 @@ impl ProviderBuilder {
                 tool.name,
                 Entry {
                     validator,
+                    output,
                     run: tool.run,
                 },
             );
@@ -437,6 +481,7 @@ impl ProviderBuilder {
 
 struct Entry {
     validator: ArgsValidator,
+    output: OutputCheck,
     run: Box<RunFn>,
 }
 
@@ -493,6 +538,7 @@ impl Provider {
             app: None,
             states: States::default(),
             duplicate_state: None,
+            restate_constraints: true,
         }
     }
 
@@ -608,7 +654,7 @@ impl Provider {
         // The one panic boundary around app code: the tool body (and its arguments' and
         // result's serde impls).
         match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
-            Ok(result) => self.check_size(name, result?),
+            Ok(result) => self.check_size(name, entry.output.check(name, result?)?),
             Err(payload) => {
                 let reference = self.next_reference();
                 log::error!(

@@ -36,6 +36,7 @@ use crate::auth::Approval;
 use crate::context::{AccessLevel, Caller};
 use crate::provider::Provider;
 use crate::request::Request;
+use crate::schema::{Api, CompatReport, ToolCompat};
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode, Response};
 
@@ -162,6 +163,70 @@ pub struct ApprovalError(String);
 #[error("provider is not CETP v1 conformant:\n- {}", .0.join("\n- "))]
 pub struct ConformanceError(pub Vec<String>);
 
+/// What [`check_conformance`] found that CETP allows but some LLM API would not: each tool's
+/// `parameters`, as `list_tools` served them, checked against every [`Api`]'s rules.
+///
+/// The findings are warnings, because consumers and gateways adapt schemas per model;
+/// [`Conformance::require`] makes the ones of chosen APIs errors.
+///
+/// ```
+/// use cetp_provider::schema::Api;
+/// use cetp_provider::testing::check_conformance;
+/// use cetp_provider::{Provider, tool, tools};
+///
+/// /// Counts to `n`.
+/// #[tool]
+/// fn count(
+///     /// Where to stop.
+///     #[schemars(range(max = 10))]
+///     n: u8,
+/// ) -> Vec<u8> {
+///     (1..=n).collect()
+/// }
+///
+/// let provider = Provider::builder("Counter")
+///     .tools(tools![count])
+///     .auth(cetp_provider::auth::Auth::open())
+///     .build()
+///     .unwrap();
+/// let conformance = check_conformance(&provider).unwrap();
+/// conformance.require(&[Api::OpenAi, Api::Anthropic]).unwrap();
+/// let strict = conformance.require(&[Api::AnthropicStrict]).unwrap_err();
+/// assert!(strict.to_string().contains("`maximum` at /properties/n"), "{strict}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conformance {
+    /// The compatibility of every tool with every API.
+    pub report: CompatReport,
+}
+
+impl Conformance {
+    /// Every finding, one line each (`tool / API: problem`).
+    pub fn warnings(&self) -> Vec<String> {
+        self.report.details()
+    }
+
+    /// Makes the findings for `apis` errors: `Ok` when every tool passes each of them.
+    ///
+    /// # Errors
+    /// [`ConformanceError`] listing each finding for `apis`.
+    pub fn require(&self, apis: &[Api]) -> Result<(), ConformanceError> {
+        let mut violations = Vec::new();
+        for row in &self.report.rows {
+            for api in apis {
+                for finding in row.findings(*api) {
+                    violations.push(format!("{} / {api}: {finding}", row.tool));
+                }
+            }
+        }
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(ConformanceError(violations))
+        }
+    }
+}
+
 /// Audits `provider` against CETP v1, calling as the default [`Consumer`].
 ///
 /// Checks the envelope of every answer (`status`, `data` a JSON string, known error codes with
@@ -170,9 +235,11 @@ pub struct ConformanceError(pub Vec<String>);
 /// codes for an unknown method, an unknown tool, a missing `tool_name`, non-JSON, non-object and
 /// unknown-property arguments. Use [`check_conformance_as`] for a provider that gates callers.
 ///
+/// On success it returns the schema [`Conformance`] per LLM API, as warnings.
+///
 /// # Errors
 /// [`ConformanceError`] listing every violation.
-pub fn check_conformance(provider: &Provider) -> Result<(), ConformanceError> {
+pub fn check_conformance(provider: &Provider) -> Result<Conformance, ConformanceError> {
     check_conformance_as(provider, &Consumer::new(provider).caller)
 }
 
@@ -180,7 +247,10 @@ pub fn check_conformance(provider: &Provider) -> Result<(), ConformanceError> {
 ///
 /// # Errors
 /// [`ConformanceError`] listing every violation.
-pub fn check_conformance_as(provider: &Provider, caller: &Caller) -> Result<(), ConformanceError> {
+pub fn check_conformance_as(
+    provider: &Provider,
+    caller: &Caller,
+) -> Result<Conformance, ConformanceError> {
     let consumer = Consumer::new(provider).as_caller(caller.clone());
     let mut audit = Audit::default();
 
@@ -269,6 +339,7 @@ pub fn check_conformance_as(provider: &Provider, caller: &Caller) -> Result<(), 
 #[derive(Default)]
 struct Audit {
     violations: Vec<String>,
+    compat: Vec<ToolCompat>,
 }
 
 impl Audit {
@@ -354,14 +425,17 @@ impl Audit {
                 if params.to_string().contains("\"$ref\"") {
                     self.fail(format!("list_tools: `{name}` parameters use `$ref`"));
                 }
+                self.compat.push(ToolCompat::check(name, params));
             }
             _ => self.fail(format!("list_tools: `{name}` parameters are not an object")),
         }
     }
 
-    fn finish(self) -> Result<(), ConformanceError> {
+    fn finish(self) -> Result<Conformance, ConformanceError> {
         if self.violations.is_empty() {
-            Ok(())
+            Ok(Conformance {
+                report: CompatReport { rows: self.compat },
+            })
         } else {
             Err(ConformanceError(self.violations))
         }

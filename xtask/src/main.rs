@@ -7,6 +7,7 @@
 //! - `android-check`: the Android build checks that run without an NDK or the Android Gradle
 //!   Plugin (see `android-template/README.md`).
 //! - `lines`: the samples' integration line counts against their budgets (`lines.rs`).
+//! - `schema-report`: the samples' LLM API compatibility tables (`schema_report.rs`).
 //! - `test`: every check the project has, as CI runs it (`test.rs`).
 
 mod android_check;
@@ -16,6 +17,7 @@ mod host_build;
 mod lines;
 mod manifest;
 mod package;
+mod schema_report;
 mod test;
 mod util;
 
@@ -38,8 +40,14 @@ Tasks:
       (feature jni) and the fixture provider for that target; javac of the Android template
       against android-all with -Werror. See android-template/README.md.
   test
-      Every check: fmt, clippy, rustdoc, cargo test, the MSRV, packaging, android-check, host
-      bundles of the fixture and every sample, and the Maven + Robolectric end-to-end suite.
+      Every check: fmt, clippy, rustdoc, cargo test, the schema report, the MSRV, packaging,
+      android-check, host bundles of the fixture and every sample, and the Maven + Robolectric
+      end-to-end suite.
+  schema-report [--check | --write]
+      The samples' tool schemas checked against the rules of OpenAI, OpenAI strict, Anthropic,
+      Anthropic strict, Gemini and the portable core: one Markdown table per sample (fails when
+      a tool breaks OpenAI's or Anthropic's non-strict rules). --check compares the README's
+      copy, --write updates it.
   lines
       The integration line count of every sample, file by file, against its budget (fails when a
       sample is over). The counting rules are in samples/README.md.
@@ -55,6 +63,7 @@ fn main() -> ExitCode {
         Some("android-check") => android_check::run(&args[1..]),
         Some("test") => test::run(&args[1..]),
         Some("lines") => lines::run(&args[1..]),
+        Some("schema-report") => schema_report::run(&args[1..]),
         None | Some("help" | "--help" | "-h") => {
             print!("{HELP}");
             Ok(())

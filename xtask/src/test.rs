@@ -3,7 +3,8 @@
 //! 1. formatting, clippy (`-D warnings`, with and without the `jni` feature) and rustdoc
 //!    (`-D warnings`);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild, golden, property, crash tests
-//!    and the sample line budgets;
+//!    and the sample line budgets; then the samples' LLM API compatibility report, checked
+//!    against the README's copy;
 //! 3. the MSRV: `cargo +1.85 check` of the two published crates (the toolchain is installed with
 //!    rustup's minimal profile when missing);
 //! 4. `cargo package --no-verify` of the two published crates;
@@ -14,7 +15,7 @@
 use std::process::Command;
 
 use crate::util::{self, workspace_root};
-use crate::{android_check, host_build};
+use crate::{android_check, host_build, schema_report};
 
 /// The Rust version `cetp-provider` and `cetp-macros` promise (`rust-version` in Cargo.toml).
 const MSRV: &str = "1.85";
@@ -73,6 +74,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step("cargo test");
     util::run(util::cargo().args(["test", "--workspace"]))?;
     util::run(util::cargo().args(["test", "-p", "cetp-provider", "--features", "jni"]))?;
+
+    step("schema compatibility report of every sample");
+    schema_report::run(&["--check".to_owned()])?;
 
     step(&format!("minimum supported Rust version {MSRV}"));
     msrv()?;

@@ -88,7 +88,10 @@ fn greet_is_advertised_with_a_described_name_parameter() {
     assert_eq!(greet["parameters"]["required"], serde_json::json!(["name"]));
     let name = &greet["parameters"]["properties"]["name"];
     assert_eq!(name["type"], "string");
-    assert_eq!(name["description"], "The name of the person to greet.");
+    assert_eq!(
+        name["description"],
+        "The name of the person to greet. 1 to 100 characters."
+    );
     assert_eq!(name["minLength"], 1);
 }
 

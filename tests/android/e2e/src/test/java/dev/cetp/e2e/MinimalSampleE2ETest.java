@@ -14,6 +14,7 @@ import dev.cetp.harness.Callers;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.CetpConsumer.CallForm;
 import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.LenientV1Consumer;
 import dev.cetp.harness.TestJvm;
 import dev.cetp.harness.category.MinimalBundle;
 import java.io.File;
@@ -131,7 +132,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
       JSONArray tools = r.tools();
       assertEquals(1, tools.length());
       JSONObject greet = tools.getJSONObject(0);
-      assertEquals(List.of("description", "name", "parameters"), sorted(keys(greet)));
+      LenientV1Consumer.assertToolFields(greet);
       assertEquals("greet", greet.getString("name"));
       assertEquals(
           "Greets someone by name. Use it to check that the Minimal sample app answers.",
@@ -144,7 +145,8 @@ public class MinimalSampleE2ETest extends SampleSuite {
       assertEquals(List.of("name"), keys(props));
       JSONObject name = props.getJSONObject("name");
       assertEquals("string", name.getString("type"));
-      assertEquals("The name of the person to greet.", name.getString("description"));
+      assertEquals(
+          "The name of the person to greet. 1 to 100 characters.", name.getString("description"));
       assertEquals(1, name.getInt("minLength"));
       assertEquals(100, name.getInt("maxLength"));
       assertFalse(params.toString(), params.toString().contains("$ref"));

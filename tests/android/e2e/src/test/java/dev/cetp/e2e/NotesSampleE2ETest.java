@@ -10,6 +10,7 @@ import dev.cetp.harness.Approvals.Access;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.CetpConsumer.CallForm;
 import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.LenientV1Consumer;
 import dev.cetp.harness.TestJvm;
 import dev.cetp.harness.category.NotesBundle;
 import java.io.File;
@@ -125,7 +126,7 @@ public class NotesSampleE2ETest extends SampleSuite {
       for (int i = 0; i < tools.length(); i++) {
         JSONObject tool = tools.getJSONObject(i);
         names.add(tool.getString("name"));
-        assertEquals(List.of("description", "name", "parameters"), sorted(keys(tool)));
+        LenientV1Consumer.assertToolFields(tool);
         assertFalse(tool.getString("description").trim().isEmpty());
         JSONObject params = tool.getJSONObject("parameters");
         assertEquals("object", params.getString("type"));
@@ -142,7 +143,9 @@ public class NotesSampleE2ETest extends SampleSuite {
       JSONObject props = sp.getJSONObject("properties");
       assertEquals(List.of("limit", "query", "tag"), sorted(keys(props)));
       assertString(props.getJSONObject("query"), 1, 200);
-      assertEquals("Words to look for, e.g. `cafe lisbon` or `抹茶`.", props.getJSONObject("query").getString("description"));
+      assertEquals(
+          "Words to look for, e.g. `cafe lisbon` or `抹茶`. 1 to 200 characters.",
+          props.getJSONObject("query").getString("description"));
       assertString(props.getJSONObject("tag"), 1, 64);
       assertInteger(props.getJSONObject("limit"), 1, 50);
 

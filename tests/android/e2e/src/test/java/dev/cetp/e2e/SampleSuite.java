@@ -13,6 +13,7 @@ import dev.cetp.harness.Callers;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.CetpResponse;
 import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.LenientV1Consumer;
 import dev.cetp.harness.ManifestInstaller;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.Before;
+import org.junit.Test;
 import org.robolectric.RuntimeEnvironment;
 
 /**
@@ -64,6 +66,36 @@ public abstract class SampleSuite {
     assertTrue(state.toString(), state.getBoolean("store_open"));
     assertEquals(state.toString(), 0, state.getJSONArray("pending").length());
     assertEquals(state.toString(), 0, state.getJSONArray("grants").length());
+  }
+
+  /**
+   * The SDK's additive tool fields ({@code title}, {@code annotations}, {@code output_schema}) do
+   * not cost a CETP v1 consumer anything: read leniently, the answer still yields every tool,
+   * named, described and with an object schema, under a function name an LLM API accepts.
+   */
+  @Test
+  public void aLenientV1ConsumerStillSeesEveryTool() throws Exception {
+    CetpResponse r = consumer.listTools(authority);
+    assertTrue(r.toString(), r.isSuccess());
+    JSONArray entries = r.tools();
+    List<String> advertised = new ArrayList<>();
+    for (int i = 0; i < entries.length(); i++) {
+      JSONObject entry = entries.getJSONObject(i);
+      advertised.add(entry.getString("name"));
+      LenientV1Consumer.assertToolFields(entry);
+    }
+    List<LenientV1Consumer.Tool> seen = LenientV1Consumer.parse(r.data());
+    assertFalse("a provider without tools is skipped", seen.isEmpty());
+    List<String> names = new ArrayList<>();
+    for (LenientV1Consumer.Tool tool : seen) {
+      names.add(tool.name);
+      assertFalse(tool.name, tool.description.trim().isEmpty());
+      assertEquals(tool.name, "object", tool.parameters.getString("type"));
+      assertTrue(tool.name, tool.parameters.getJSONObject("properties") != null);
+      String function = LenientV1Consumer.namespaced(app.manifest.packageName(), tool.name);
+      assertTrue(function, LenientV1Consumer.isLlmFunctionName(function));
+    }
+    assertEquals(advertised, names);
   }
 
   /** {@code execute_tool} on the sample's authority, without a request id. */
