@@ -146,12 +146,13 @@ fn a_panicking_tool_answers_internal_error_without_leaking_the_panic() {
 fn an_oversized_result_is_refused_with_advice() {
     let provider = common::provider();
     let consumer = Consumer::new(&provider);
-    assert!(consumer.execute("huge", r#"{"kib":255}"#).is_success());
-    let answer = consumer.execute("huge", r#"{"kib":300}"#);
+    // The limit counts wire bytes: the reply's strings as UTF-16, two bytes per ASCII byte.
+    assert!(consumer.execute("huge", r#"{"kib":127}"#).is_success());
+    let answer = consumer.execute("huge", r#"{"kib":150}"#);
     assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
     let message = answer.error_message().unwrap();
     assert!(
-        message.starts_with("the result of `huge` is 301 KiB, over the 256 KiB"),
+        message.starts_with("the result of `huge` is 301 KiB on the wire, over the 256 KiB"),
         "{message}"
     );
     assert!(message.contains("narrow the request"), "{message}");
@@ -162,8 +163,8 @@ fn limits_are_configurable() {
     let provider = Provider::builder("Tight")
         .tools(cetp_provider::tools![common::huge])
         .auth(cetp_provider::auth::Auth::open())
-        .max_args_bytes(16)
-        .max_result_bytes(1100)
+        .max_args_bytes(32)
+        .max_result_bytes(2200)
         .build()
         .unwrap();
     let consumer = Consumer::new(&provider);
@@ -177,7 +178,7 @@ fn limits_are_configurable() {
     assert!(
         long.error_message()
             .unwrap()
-            .contains("over the limit of 16 bytes")
+            .contains("over the limit of 32 bytes")
     );
 }
 

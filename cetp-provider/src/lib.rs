@@ -90,6 +90,7 @@ mod error;
 #[cfg(feature = "jni")]
 #[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 pub mod jni;
+mod log_text;
 mod provider;
 mod request;
 pub mod schema;
@@ -98,6 +99,7 @@ pub mod testing;
 mod tool;
 mod validate;
 pub mod wire;
+mod wire_size;
 
 pub use app::App;
 pub use cetp_macros::tool;

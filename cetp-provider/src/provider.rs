@@ -11,14 +11,25 @@ use crate::app::App;
 use crate::auth::{Auth, Authorizer};
 use crate::context::{AccessLevel, CallContext, Caller};
 use crate::error::{ToolError, panic_text, provider_bug};
+use crate::log_text::Escaped;
 use crate::request::Request;
 use crate::schema::{self, OutputCheck, SchemaError};
 use crate::state::{StateType, States};
 use crate::tool::{Tool, ToolDescriptor, is_valid_tool_name};
 use crate::validate::ArgsValidator;
 use crate::wire::{self, Response};
+use crate::wire_size;
 
-/// Size limits enforced on every call.
+/// The longest `request_id` accepted, in characters.
+const MAX_REQUEST_ID_CHARS: usize = 128;
+/// The longest method name considered, in characters (CETP v1's are far shorter).
+const MAX_METHOD_CHARS: usize = 64;
+
+/// Size limits enforced on every call, in **wire bytes**: what crosses Binder, where the
+/// Bundle's keys and string values travel as UTF-16 (two bytes per UTF-16 code unit, so an
+/// ASCII text of `n` bytes is `2n` wire bytes). Besides these, `error_message` is capped at
+/// 2,048 and `resolution_hint` at 512 UTF-16 code units (cut, ending in `…`), `request_id` at
+/// 128 characters.
 ///
 /// ```
 /// use cetp_provider::Limits;
@@ -29,11 +40,12 @@ use crate::wire::{self, Response};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
-    /// Largest accepted `args` text, in UTF-8 bytes (default 64 KiB).
+    /// Largest accepted `args` text, in wire bytes (UTF-16; default 64 KiB).
     pub max_args_bytes: usize,
-    /// Largest `data` a call may return, in UTF-8 bytes (default 256 KiB). Binder's transaction
-    /// buffer is 1 MiB per process, shared by all calls in flight, and strings travel as UTF-16,
-    /// so a reply far below that keeps concurrent calls from failing silently.
+    /// Largest reply a call may return, in wire bytes: every key and string value of the reply
+    /// Bundle as UTF-16 (default 256 KiB, about 128 Ki ASCII characters of `data`). Binder's
+    /// transaction buffer is 1 MiB per process, shared by all calls in flight, so a reply far
+    /// below that keeps concurrent calls from failing silently.
     pub max_result_bytes: usize,
 }
 
@@ -580,14 +592,28 @@ impl Provider {
     /// Answers one call: `request` as it arrived, from `caller` (who the platform says is
     /// calling). Every host (the Android bridge, host tests) calls this.
     pub fn call(&self, request: &Request<'_>, caller: &Caller) -> Response {
-        let method = request.method;
-        match self.dispatch(request, caller) {
-            Ok(data) => {
-                log::debug!("CETP `{method}` from {} -> success", caller.describe());
+        let method = Escaped(request.method);
+        let what = match request.tool_name {
+            Some(tool) if request.method == wire::METHOD_EXECUTE_TOOL => printable(tool),
+            _ => printable(request.method),
+        };
+        let response = match self.dispatch(request, caller) {
+            Ok(data) => Response::Success(data),
+            Err(err) => Response::Error(err),
+        };
+        match wire_size::fit(response, &what, self.limits.max_result_bytes) {
+            Response::Success(data) => {
+                let who = caller.describe();
+                log::debug!("CETP `{method}` from {} -> success", Escaped(&who));
                 Response::Success(data)
             }
-            Err(err) => {
-                log::info!("CETP `{method}` from {} -> {err}", caller.describe());
+            Response::Error(err) => {
+                let (who, text) = (caller.describe(), err.to_string());
+                log::info!(
+                    "CETP `{method}` from {} -> {}",
+                    Escaped(&who),
+                    Escaped(&text)
+                );
                 Response::Error(err)
             }
         }
@@ -597,13 +623,22 @@ impl Provider {
         match request.method {
             wire::METHOD_LIST_TOOLS => {
                 self.auth.check_discovery(caller)?;
-                self.check_size(request.method, self.list_tools_json.clone())
+                Ok(self.list_tools_json.clone())
             }
             wire::METHOD_GET_PROVIDER_INFO => {
                 self.auth.check_discovery(caller)?;
-                self.check_size(request.method, self.info_json.clone())
+                Ok(self.info_json.clone())
             }
             wire::METHOD_EXECUTE_TOOL => self.execute(request, caller),
+            other if other.chars().count() > MAX_METHOD_CHARS => {
+                Err(ToolError::tool_not_found(format!(
+                    "unknown method (a name of {} characters); this provider speaks CETP v1: `{}`, `{}`, `{}`",
+                    other.chars().count(),
+                    wire::METHOD_LIST_TOOLS,
+                    wire::METHOD_EXECUTE_TOOL,
+                    wire::METHOD_GET_PROVIDER_INFO
+                )))
+            }
             other => Err(ToolError::tool_not_found(format!(
                 "unknown method `{}`; this provider speaks CETP v1: `{}`, `{}`, `{}`",
                 printable(other),
@@ -615,6 +650,19 @@ impl Provider {
     }
 
     fn execute(&self, request: &Request<'_>, caller: &Caller) -> Result<String, ToolError> {
+        // With gated discovery, a stranger learns nothing: not which tools exist, nor their
+        // scopes or parameters.
+        self.auth.check_discovery(caller)?;
+        if let Some(id) = request
+            .request_id
+            .filter(|id| id.chars().count() > MAX_REQUEST_ID_CHARS)
+        {
+            return Err(ToolError::invalid_args(format!(
+                "`{}` is {} characters long; send at most {MAX_REQUEST_ID_CHARS}",
+                wire::EXTRA_REQUEST_ID,
+                id.chars().count()
+            )));
+        }
         let name = request
             .tool_name
             .filter(|n| !n.trim().is_empty())
@@ -633,12 +681,14 @@ impl Provider {
         })?;
         let request_id = request.request_id;
         let args = request.args;
-        if let Some(args) = args.filter(|a| a.len() > self.limits.max_args_bytes) {
+        if let Some(size) = args
+            .map(wire_size::utf16_bytes)
+            .filter(|size| *size > self.limits.max_args_bytes)
+        {
             return Err(entry.validator.invalid(
                 name,
                 &format!(
-                    "`args` is {} bytes, over the limit of {} bytes; send shorter values",
-                    args.len(),
+                    "`args` is {size} bytes on the wire (UTF-16), over the limit of {} bytes; send shorter values",
                     self.limits.max_args_bytes
                 ),
             ));
@@ -654,14 +704,14 @@ impl Provider {
         // The one panic boundary around app code: the tool body (and its arguments' and
         // result's serde impls).
         match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
-            Ok(result) => self.check_size(name, entry.output.check(name, result?)?),
+            Ok(result) => entry.output.check(name, result?),
             Err(payload) => {
                 let reference = self.next_reference();
                 log::error!(
                     "tool `{name}` panicked (request {}, ref {reference}, {}): {}",
-                    request_id.unwrap_or("-"),
-                    caller.describe(),
-                    panic_text(&*payload)
+                    Escaped(request_id.unwrap_or("-")),
+                    Escaped(&caller.describe()),
+                    Escaped(panic_text(&*payload))
                 );
                 Err(internal_failure(name, request_id, reference))
             }
@@ -672,17 +722,6 @@ impl Provider {
     /// ([`crate::auth`]), then the rate limit.
     fn authorize(&self, tool: &str, caller: &Caller) -> Result<AccessLevel, ToolError> {
         self.auth.check_execute(tool, caller)
-    }
-
-    fn check_size(&self, what: &str, data: String) -> Result<String, ToolError> {
-        if data.len() <= self.limits.max_result_bytes {
-            return Ok(data);
-        }
-        Err(ToolError::internal(format_args!(
-            "the result of `{what}` is {} KiB, over the {} KiB a provider returns in one call; narrow the request (fewer items, a shorter range or a more specific query) and try again",
-            data.len().div_ceil(1024),
-            self.limits.max_result_bytes / 1024
-        )))
     }
 
     fn next_reference(&self) -> u64 {

@@ -2,7 +2,8 @@
 //!
 //! [`Consumer`] calls [`Provider::call`], the entry point the Android bridge uses, and hands back
 //! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
-//! provider against CETP v1 in one line.
+//! provider against CETP v1 in one line; [`check_noninterference`] checks that Redacted answers
+//! do not depend on the data Redacted hides.
 //!
 //! ```
 //! use cetp_provider::{ErrorCode, Provider, tool, tools};
@@ -30,6 +31,10 @@
 //! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
 //! ```
 
+mod noninterference;
+
+pub use noninterference::{NoninterferenceError, Pairs, check_noninterference};
+
 use serde_json::Value;
 
 use crate::auth::Approval;
@@ -40,6 +45,11 @@ use crate::schema::{Api, CompatReport, ToolCompat};
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode, Response};
 
+/// The signing-certificate digest of [`Consumer::new`]'s caller (grants are always pinned to
+/// a certificate, so a test consumer needs one).
+pub const CONSUMER_CERTIFICATE_SHA256: &str =
+    "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0";
+
 /// A host-side CETP consumer bound to one provider and one caller identity.
 #[derive(Debug, Clone)]
 pub struct Consumer<'p> {
@@ -48,11 +58,13 @@ pub struct Consumer<'p> {
 }
 
 impl<'p> Consumer<'p> {
-    /// A consumer calling as `com.example.consumer` under UID 10 001.
+    /// A consumer calling as `com.example.consumer` under UID 10 001, signed with the
+    /// certificate whose SHA-256 digest is [`CONSUMER_CERTIFICATE_SHA256`].
     pub fn new(provider: &'p Provider) -> Self {
         Consumer {
             provider,
-            caller: Caller::app(10_001, "com.example.consumer"),
+            caller: Caller::app(10_001, "com.example.consumer")
+                .with_certificate(CONSUMER_CERTIFICATE_SHA256),
         }
     }
 
@@ -126,7 +138,7 @@ impl<'p> Consumer<'p> {
             )));
         }
         for request in mine {
-            auth.approve(&request.id, Approval::all_requested().access(access))
+            auth.approve(&request.id, Approval::as_listed(&request).access(access))
                 .map_err(|e| ApprovalError(format!("approval refused: {e}")))?;
         }
         Ok(())

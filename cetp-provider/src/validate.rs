@@ -1,6 +1,11 @@
 //! Argument validation: the `args` object is checked against the same normalized schema that
 //! `list_tools` advertises, before the tool runs, and every violation is reported with its JSON
 //! path in words a model can act on.
+//!
+//! `pattern` and `patternProperties` run on the `regex` crate's engine, which matches in time
+//! linear in the input: a caller cannot make one call cost seconds of CPU with a crafted value.
+//! That engine has no backreferences (`\1`) and no lookaround (`(?=…)`, `(?<!…)`); a schema
+//! using them is rejected when the provider is built.
 
 use serde_json::{Map, Value};
 
@@ -19,12 +24,11 @@ pub(crate) struct ArgsValidator {
 }
 
 impl ArgsValidator {
-    /// Compiles a normalized schema. Fails only if the schema itself is invalid JSON Schema.
+    /// Compiles a normalized schema. Fails if the schema is invalid JSON Schema or has a
+    /// pattern the linear-time engine cannot compile.
     pub(crate) fn new(schema: &Value) -> Result<Self, String> {
-        let compiled = jsonschema::draft202012::options()
-            .should_validate_formats(true)
-            .build(schema)
-            .map_err(|e| e.to_string())?;
+        check_patterns(schema, &mut String::new())?;
+        let compiled = options().build(schema).map_err(|e| e.to_string())?;
         Ok(ArgsValidator {
             schema: schema.clone(),
             compiled,
@@ -90,6 +94,61 @@ impl ArgsValidator {
             "invalid arguments for `{tool}`: {detail}. Expected {}.",
             self.signature
         ))
+    }
+}
+
+fn options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .with_pattern_options(jsonschema::PatternOptions::regex())
+}
+
+/// Finds the first `pattern` / `patternProperties` key under `schema` (at JSON pointer `at`)
+/// that the linear-time engine cannot compile, and says why in terms of the schema.
+fn check_patterns(schema: &Value, at: &mut String) -> Result<(), String> {
+    let compiles = |pattern: &str| {
+        options()
+            .build(&serde_json::json!({ "pattern": pattern }))
+            .is_ok()
+    };
+    let explain = |pattern: &str, at: &str| {
+        format!(
+            "the pattern `{pattern}` at `{at}` cannot be compiled by the linear-time regex engine used for `pattern` (the `regex` crate, which has no backreferences such as `\\1` and no lookaround such as `(?=…)`); rewrite it without them, or check the value in the tool"
+        )
+    };
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let len = at.len();
+                at.push('/');
+                at.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                if key == "pattern" {
+                    if let Some(pattern) = value.as_str().filter(|p| !compiles(p)) {
+                        return Err(explain(pattern, at));
+                    }
+                }
+                if key == "patternProperties" {
+                    if let Some(patterns) = value.as_object() {
+                        if let Some(pattern) = patterns.keys().find(|p| !compiles(p)) {
+                            return Err(explain(pattern, at));
+                        }
+                    }
+                }
+                check_patterns(value, at)?;
+                at.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = at.len();
+                at.push_str(&format!("/{i}"));
+                check_patterns(item, at)?;
+                at.truncate(len);
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -219,6 +278,25 @@ mod tests {
                 .check("search", Some(r#"{"query":null}"#))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn patterns_the_linear_engine_cannot_compile_are_named_with_their_place() {
+        let schema = |pattern: &str| json!({"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}});
+        for pattern in [r"^(a|a)+\1b$", r"(?=a)b", r"a(?<!b)"] {
+            let err = ArgsValidator::new(&schema(pattern)).err().unwrap();
+            assert!(
+                err.contains(&format!("`{pattern}` at `/properties/code/pattern`"))
+                    && err.contains("linear-time"),
+                "{err}"
+            );
+        }
+        let err =
+            ArgsValidator::new(&json!({"type": "object", "patternProperties": {"(?=x)": {}}}))
+                .err()
+                .unwrap();
+        assert!(err.contains("at `/patternProperties`"), "{err}");
+        assert!(ArgsValidator::new(&schema(r"^\d{3}-[a-z]+$")).is_ok());
     }
 
     #[test]

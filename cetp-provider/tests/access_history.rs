@@ -37,8 +37,9 @@ fn notes(dir: &Path, clock: &ManualClock) -> Provider {
 
 fn approve(provider: &Provider) {
     let auth = provider.authorizer();
-    let id = auth.pending().remove(0).id;
-    auth.approve(&id, Approval::all_requested()).unwrap();
+    let request = auth.pending().remove(0);
+    auth.approve(&request.id, Approval::as_listed(&request))
+        .unwrap();
 }
 
 #[test]

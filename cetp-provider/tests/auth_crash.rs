@@ -1,26 +1,44 @@
 //! Crash consistency of the grant store: a child process (this test binary, re-executed in
-//! child mode) approves, denies and revokes in a loop and is killed with SIGKILL after a
-//! pseudo-random number of acknowledged writes. After every kill the store must parse, be
-//! version 1, and hold exactly the state after the last acknowledged operation or the one
-//! after it (written but not yet acknowledged). The next child resumes from that state.
+//! child mode) approves, denies and revokes in a loop and is killed with SIGKILL. Every other
+//! kill comes after a pseudo-random number of acknowledged writes; the others land inside the
+//! write window by construction: the child's file system (the store's [`StoreFs`] seam over
+//! the real one) stops at a pseudo-random step of a save (temp open, write, fsync, rename,
+//! directory fsync, of the last good copy or of the file), says so, and waits to be killed.
+//! After every kill the store must parse, be version 1, and hold exactly the state after the
+//! last acknowledged operation or the one after it (written but not yet acknowledged). The
+//! next child resumes from that state.
+//!
+//! A kill keeps the page cache, so this test cannot tell whether fsyncs happen; the power-loss
+//! tests in `auth_faults.rs` do.
 #![cfg(unix)]
 
 #[path = "auth_support/mod.rs"]
 mod support;
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
+use std::ffi::OsString;
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use cetp_provider::auth::{Approval, Auth, ManualClock, STORE_FILE_NAME};
+use cetp_provider::auth::{
+    Auth, LockGuard, ManualClock, OsFs, STORE_FILE_NAME, StoreFile, StoreFs,
+};
 use cetp_provider::{AccessLevel, Caller, ErrorCode, Provider};
 use serde_json::{Value, json};
-use support::{call, provider};
+use support::{call, listed, provider};
 
 const CHILD_DIR_ENV: &str = "CETP_AUTH_CRASH_CHILD_DIR";
 const CHILD_START_ENV: &str = "CETP_AUTH_CRASH_CHILD_START";
+/// When set, the child stops at its `n`-th save step and waits to be killed.
+const CHILD_PAUSE_ENV: &str = "CETP_AUTH_CRASH_CHILD_PAUSE_AT";
+/// The child's line when it stopped inside a save: `CETP-PAUSED <step>`.
+const PAUSED: &str = "CETP-PAUSED ";
+/// The steps of one save: five for the last good copy, five for the file.
+const STEPS_PER_SAVE: u64 = 10;
 const KILLS: usize = 200;
 /// The child's progress line: `CETP-ACK <op index>`.
 const ACK: &str = "CETP-ACK ";
@@ -67,6 +85,77 @@ fn open(dir: &Path) -> Provider {
     )
 }
 
+/// The real file system, except that the `pause_at`-th save step prints `CETP-PAUSED <step>`
+/// and never returns: the parent kills the child there, inside the write window.
+struct PausingFs {
+    steps: AtomicU64,
+    pause_at: u64,
+}
+
+impl PausingFs {
+    fn step(&self, what: &str) {
+        if self.steps.fetch_add(1, Ordering::SeqCst) == self.pause_at {
+            let mut out = io::stdout().lock();
+            writeln!(out, "{PAUSED}{what}").unwrap();
+            out.flush().unwrap();
+            loop {
+                std::thread::park();
+            }
+        }
+    }
+}
+
+struct PausingFile {
+    fs: Arc<PausingFs>,
+    file: Box<dyn StoreFile>,
+}
+
+impl StoreFile for PausingFile {
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.fs.step("write");
+        self.file.write_all(bytes)
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        self.fs.step("fsync");
+        self.file.sync()
+    }
+}
+
+struct Pausing(Arc<PausingFs>);
+
+impl StoreFs for Pausing {
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        OsFs.create_dir_all(dir)
+    }
+    fn lock(&self, path: &Path) -> io::Result<LockGuard> {
+        OsFs.lock(path)
+    }
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        OsFs.read(path)
+    }
+    fn list(&self, dir: &Path) -> io::Result<Vec<OsString>> {
+        OsFs.list(dir)
+    }
+    fn create_new(&self, path: &Path) -> io::Result<Box<dyn StoreFile>> {
+        self.0.step("open");
+        Ok(Box::new(PausingFile {
+            fs: self.0.clone(),
+            file: OsFs.create_new(path)?,
+        }))
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.0.step("rename");
+        OsFs.rename(from, to)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        OsFs.remove(path)
+    }
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        self.0.step("dir-fsync");
+        OsFs.sync_dir(dir)
+    }
+}
+
 /// The store content (grants, denials) after operations `0..n`, as the file spells it.
 fn expected_after(n: u64) -> (Vec<Value>, Vec<Value>) {
     let mut grants: Vec<(u64, Value)> = Vec::new();
@@ -106,7 +195,18 @@ fn crash_child() {
         return;
     };
     let start: u64 = std::env::var(CHILD_START_ENV).unwrap().parse().unwrap();
-    let provider = open(Path::new(&dir));
+    let provider = match std::env::var(CHILD_PAUSE_ENV) {
+        Ok(at) => provider(
+            Auth::user_approval()
+                .store_dir(&dir)
+                .clock(ManualClock::new(7))
+                .store_fs(Arc::new(Pausing(Arc::new(PausingFs {
+                    steps: AtomicU64::new(0),
+                    pause_at: at.parse().unwrap(),
+                })))),
+        ),
+        Err(_) => open(Path::new(&dir)),
+    };
     let auth = provider.authorizer();
     // The pending request an operation needs is recorded (no write) before the previous
     // operation is acknowledged, so that after an ack the child goes straight to writing.
@@ -137,7 +237,7 @@ fn crash_child() {
                 } else {
                     AccessLevel::Full
                 };
-                auth.approve(&id, Approval::all_requested().access(access))
+                auth.approve(&id, listed(&provider, &id).access(access))
                     .unwrap();
             }
             (Op::Deny, Some(id)) => {
@@ -175,9 +275,19 @@ fn store_survives_sigkill_at_any_point() {
     let mut applied: u64 = 0;
     let mut torn_writes = 0; // kills that landed after a write but before its ack
     let mut temp_left = 0; // kills that left a half-written temp file behind
+    let mut paused_kills = 0; // kills inside a save, at a step the child reported
+    let mut paused_steps = BTreeSet::new();
     for kill in 0..KILLS {
         let wait_for = rng.next() % MAX_ACKS_BEFORE_KILL;
-        let mut child = Command::new(&exe)
+        // Every other child stops inside a save: after `wait_for` acknowledged operations, at
+        // a pseudo-random step of the next save.
+        let pause_at =
+            (kill % 2 == 1).then(|| wait_for * STEPS_PER_SAVE + rng.next() % STEPS_PER_SAVE);
+        let mut command = Command::new(&exe);
+        if let Some(at) = pause_at {
+            command.env(CHILD_PAUSE_ENV, at.to_string());
+        }
+        let mut child = command
             .args([
                 "crash_child",
                 "--exact",
@@ -198,16 +308,28 @@ fn store_survives_sigkill_at_any_point() {
             let (_, n) = line.split_once(ACK)?;
             n.trim().parse::<u64>().ok()
         };
-        while acked < wait_for {
+        let mut paused = None;
+        while acked < wait_for || (pause_at.is_some() && paused.is_none()) {
             match lines.next() {
                 Some(Ok(line)) => {
                     if let Some(n) = parse_ack(&line) {
                         assert_eq!(n, applied + acked, "acks arrive in order");
                         acked += 1;
                     }
+                    if let Some((_, step)) = line.split_once(PAUSED) {
+                        paused = Some(step.trim().to_owned());
+                    }
                 }
                 _ => panic!("kill {kill}: the child ended early after {acked} acks"),
             }
+        }
+        if let Some(step) = paused {
+            assert_eq!(
+                acked, wait_for,
+                "kill {kill}: paused inside the expected save"
+            );
+            paused_kills += 1;
+            paused_steps.insert(step);
         }
         child.kill().unwrap(); // SIGKILL
         let status = child.wait().unwrap();
@@ -224,7 +346,11 @@ fn store_survives_sigkill_at_any_point() {
         }
 
         // The file, read directly: valid JSON, version 1, exactly one of the possible states.
-        let path = dir.path().join(STORE_FILE_NAME);
+        // (Before the first save completes, the last good copy may exist without the file.)
+        let mut path = dir.path().join(STORE_FILE_NAME);
+        if !path.exists() {
+            path = dir.path().join(format!("{STORE_FILE_NAME}.last-good"));
+        }
         let found = match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str::<Value>(&text)
                 .unwrap_or_else(|e| panic!("kill {kill}: store is not JSON ({e}): {text:?}")),
@@ -283,8 +409,18 @@ fn store_survives_sigkill_at_any_point() {
         );
     }
     eprintln!(
-        "{KILLS} kills, {applied} operations applied, {temp_left} left a temp file, {torn_writes} landed between a rename and its ack, {:?}",
+        "{KILLS} kills ({paused_kills} inside a save, at {paused_steps:?}), {applied} operations applied, {temp_left} left a temp file, {torn_writes} landed between a rename and its ack, {:?}",
         started.elapsed()
     );
-    assert!(applied > KILLS as u64, "the children made progress");
+    assert!(applied > KILLS as u64 / 2, "the children made progress");
+    // The kills did land inside the write window, at every kind of step.
+    assert_eq!(paused_kills, KILLS / 2);
+    assert_eq!(
+        paused_steps,
+        ["dir-fsync", "fsync", "open", "rename", "write"]
+            .map(String::from)
+            .into()
+    );
+    assert!(temp_left > 0, "some kills left a temp file mid-write");
+    assert!(torn_writes > 0, "some kills landed after a rename");
 }

@@ -72,7 +72,9 @@ fn policy_matrix() {
             let store = dir.path().join(format!("{name}-{gated}"));
             let provider = provider(make(&store).gate_discovery(gated));
             if name == "user-approval" {
-                approve(&provider, &agent(), "read_notes", Approval::all_requested());
+                approve(&provider, &agent(), "read_notes", |r| {
+                    Approval::as_listed(r)
+                });
             }
             for ((who, caller), want) in callers.iter().zip(expected) {
                 let consumer = Consumer::new(&provider).as_caller(caller.clone());
@@ -122,7 +124,9 @@ fn auth_required_names_exactly_the_missing_scopes() {
             .store_dir(dir.path())
             .authorize_intent("com.example.notes.AUTHORIZE"),
     );
-    approve(&provider, &agent(), "read_notes", Approval::all_requested());
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r)
+    });
 
     let answer = call(&provider, &agent(), "agenda");
     assert_eq!(
@@ -151,7 +155,7 @@ fn auth_required_names_exactly_the_missing_scopes() {
     // Approving the new request adds `calendar` to the grant and keeps `notes`.
     provider
         .authorizer()
-        .approve(&pending[0].id, Approval::all_requested())
+        .approve(&pending[0].id, Approval::as_listed(&pending[0]))
         .unwrap();
     assert!(call(&provider, &agent(), "agenda").is_success());
     assert!(call(&provider, &agent(), "read_notes").is_success());
@@ -195,12 +199,9 @@ fn first_request_lists_every_scope_of_the_tool_and_a_custom_hint() {
 fn redacted_access_reaches_the_tool() {
     let dir = tempfile::tempdir().unwrap();
     let provider = provider(Auth::user_approval().store_dir(dir.path()));
-    approve(
-        &provider,
-        &agent(),
-        "read_notes",
-        Approval::all_requested().access(AccessLevel::Redacted),
-    );
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r).access(AccessLevel::Redacted)
+    });
     let data = call(&provider, &agent(), "read_notes").data_json().unwrap();
     assert_eq!(data["access"], "redacted");
     assert_eq!(data["tool"], "read_notes");
@@ -233,7 +234,9 @@ fn a_tool_without_scopes_still_needs_a_grant() {
     );
     assert!(provider.authorizer().pending()[0].scopes.is_empty());
     // Any grant of the caller covers it, whatever its scopes.
-    approve(&provider, &agent(), "read_notes", Approval::all_requested());
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r)
+    });
     assert!(call(&provider, &agent(), "ping").is_success());
     // The `ping` request was merged into the `read_notes` one and is gone with it.
     assert!(provider.authorizer().pending().is_empty());
@@ -248,12 +251,9 @@ fn grants_expire_with_the_clock() {
             .store_dir(dir.path())
             .clock(clock.clone()),
     );
-    approve(
-        &provider,
-        &agent(),
-        "read_notes",
-        Approval::all_requested().expires_after(Duration::from_secs(3600)),
-    );
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r).expires_after(Duration::from_secs(3600))
+    });
     assert_eq!(
         provider.authorizer().grants()[0].expires_at_ms,
         Some(1_700_000_000_000 + 3_600_000)
@@ -273,7 +273,7 @@ fn grants_expire_with_the_clock() {
     // Re-approving replaces the expired grant.
     provider
         .authorizer()
-        .approve(&pending[0].id, Approval::all_requested())
+        .approve(&pending[0].id, Approval::as_listed(&pending[0]))
         .unwrap();
     clock.advance(Duration::from_secs(10 * 365 * 24 * 3600));
     assert!(call(&provider, &agent(), "read_notes").is_success());
@@ -314,7 +314,7 @@ fn denial_is_remembered_until_cleared() {
     let id = pending_id_for(&provider, &agent());
     provider
         .authorizer()
-        .approve(&id, Approval::all_requested())
+        .approve(&id, listed(&provider, &id))
         .unwrap();
     assert!(provider.authorizer().denials().is_empty());
     assert!(call(&provider, &agent(), "read_notes").is_success());
@@ -324,7 +324,9 @@ fn denial_is_remembered_until_cleared() {
 fn deny_removes_an_existing_grant() {
     let dir = tempfile::tempdir().unwrap();
     let provider = provider(Auth::user_approval().store_dir(dir.path()));
-    approve(&provider, &agent(), "read_notes", Approval::all_requested());
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r)
+    });
     assert_eq!(outcome(&call(&provider, &agent(), "agenda")), AUTH);
     let id = pending_id_for(&provider, &agent());
     provider.authorizer().deny(&id).unwrap();
@@ -336,7 +338,9 @@ fn deny_removes_an_existing_grant() {
 fn revoke_brings_back_auth_required() {
     let dir = tempfile::tempdir().unwrap();
     let provider = provider(Auth::user_approval().store_dir(dir.path()));
-    approve(&provider, &agent(), "read_notes", Approval::all_requested());
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r)
+    });
     assert!(call(&provider, &agent(), "read_notes").is_success());
     // A pin that does not match revokes nothing.
     assert_eq!(
@@ -359,7 +363,7 @@ fn approval_only_through_recorded_pending_ids() {
     let provider = provider(Auth::user_approval().store_dir(dir.path()));
     let auth = provider.authorizer();
     assert_eq!(
-        auth.approve("no-such-id", Approval::all_requested()),
+        auth.approve("no-such-id", Approval::scopes(["notes"])),
         Err(AdminError::UnknownRequest("no-such-id".to_owned()))
     );
     assert_eq!(
@@ -377,13 +381,13 @@ fn approval_only_through_recorded_pending_ids() {
     let id = pending_id_for(&provider, &caller);
     // Scopes the request did not ask for are refused, and nothing changes.
     assert_eq!(
-        auth.approve(&id, Approval::only(["notes", "calendar"])),
+        auth.approve(&id, Approval::scopes(["notes", "calendar"])),
         Err(AdminError::ScopeNotRequested("calendar".to_owned()))
     );
     assert!(auth.grants().is_empty());
     assert_eq!(auth.pending().len(), 1);
 
-    let grants = auth.approve(&id, Approval::only(["notes"])).unwrap();
+    let grants = auth.approve(&id, Approval::scopes(["notes"])).unwrap();
     // One grant per recorded package, pinned to the recorded certificate.
     let mut recorded: Vec<(String, Option<String>)> = grants
         .iter()
@@ -399,7 +403,7 @@ fn approval_only_through_recorded_pending_ids() {
     );
     // The id is spent.
     assert_eq!(
-        auth.approve(&id, Approval::all_requested()),
+        auth.approve(&id, Approval::scopes(["notes"])),
         Err(AdminError::UnknownRequest(id.clone()))
     );
     assert_eq!(auth.grants().len(), 2);
@@ -420,31 +424,68 @@ fn approval_only_through_recorded_pending_ids() {
 fn the_most_specific_grant_wins_for_a_shared_uid() {
     let dir = tempfile::tempdir().unwrap();
     let provider = provider(Auth::user_approval().store_dir(dir.path()));
-    // An unpinned grant for the agent (its certificate was not known), full access.
-    let unpinned = Caller::app(10_001, AGENT);
-    approve(
-        &provider,
-        &unpinned,
-        "read_notes",
-        Approval::all_requested(),
-    );
-    // A pinned grant for the helper, redacted.
+    // The agent with full access, the helper redacted: a shared UID holding both gets the
+    // grant that covers the scopes; with both covering, the first pinned match in the store.
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r).access(AccessLevel::Full)
+    });
     let helper = Caller::app(10_002, "com.example.helper").with_certificate(CERT_B);
-    approve(
-        &provider,
-        &helper,
-        "read_notes",
-        Approval::all_requested().access(AccessLevel::Redacted),
+    approve(&provider, &helper, "agenda", |r| {
+        Approval::as_listed(r).access(AccessLevel::Redacted)
+    });
+    let data = call(&provider, &shared_uid(), "agenda")
+        .data_json()
+        .unwrap();
+    assert_eq!(
+        data["access"], "redacted",
+        "only the helper's grant covers `calendar`"
     );
-    let data = call(&provider, &shared_uid(), "read_notes")
-        .data_json()
-        .unwrap();
-    assert_eq!(data["access"], "redacted", "the pinned grant is preferred");
-    // The unpinned grant matches the agent whatever its certificate: it was recorded without one.
-    let data = call(&provider, &spoofed(), "read_notes")
-        .data_json()
-        .unwrap();
-    assert_eq!(data["access"], "full");
+    // The agent's grant is pinned: an app installed under its name with another key gets nothing.
+    assert_eq!(outcome(&call(&provider, &spoofed(), "read_notes")), AUTH);
+}
+
+#[test]
+fn a_caller_without_a_known_certificate_cannot_be_approved() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = provider(Auth::user_approval().store_dir(dir.path()));
+    let unsigned = Caller::app(10_001, AGENT);
+    assert_eq!(outcome(&call(&provider, &unsigned, "read_notes")), AUTH);
+    let id = pending_id_for(&provider, &unsigned);
+    let err = provider
+        .authorizer()
+        .approve(&id, listed(&provider, &id))
+        .unwrap_err();
+    assert_eq!(err.kind(), "no_certificate");
+    assert!(err.to_string().contains(AGENT), "{err}");
+    assert!(provider.authorizer().grants().is_empty());
+    // The request stays pending; an impostor under the same name still gets nothing.
+    assert_eq!(provider.authorizer().pending().len(), 1);
+    assert_eq!(outcome(&call(&provider, &spoofed(), "read_notes")), AUTH);
+    // Denying it is fine: a denial without a certificate only refuses more.
+    provider.authorizer().deny(&id).unwrap();
+    assert_eq!(outcome(&call(&provider, &spoofed(), "read_notes")), DENIED);
+}
+
+#[test]
+fn an_unpinned_grant_from_an_older_store_admits_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(cetp_provider::auth::STORE_FILE_NAME),
+        format!(
+            r#"{{"version":1,"grants":[{{"package":"{AGENT}","certificate_sha256":null,
+                "scopes":["notes"],"access":"full","granted_at_ms":0,"expires_at_ms":null}}],
+                "denials":[]}}"#
+        ),
+    )
+    .unwrap();
+    let provider = provider(Auth::user_approval().store_dir(dir.path()));
+    assert_eq!(
+        provider.authorizer().grants().len(),
+        1,
+        "still listed for the screen"
+    );
+    assert_eq!(outcome(&call(&provider, &agent(), "read_notes")), AUTH);
+    assert_eq!(outcome(&call(&provider, &spoofed(), "read_notes")), AUTH);
 }
 
 #[test]
@@ -470,7 +511,13 @@ fn pending_requests_are_bounded_and_coalesced() {
     call(&provider, &caller, "read_notes");
     let pending = provider.authorizer().pending();
     assert_eq!(pending.len(), 4);
-    let merged = pending.last().unwrap();
+    // Asking again never moves a request ahead: the list stays in order of first request.
+    let uids: Vec<Option<u32>> = pending.iter().map(|p| p.uid).collect();
+    assert_eq!(
+        uids,
+        [Some(20_002), Some(20_003), Some(20_004), Some(20_005)]
+    );
+    let merged = &pending[1];
     assert_eq!(merged.id, id_before);
     assert_eq!(
         merged
@@ -505,7 +552,7 @@ fn without_a_store_user_approval_fails_closed_and_the_app_brings_one() {
     assert_eq!(
         provider
             .authorizer()
-            .approve("x", Approval::all_requested()),
+            .approve("x", Approval::scopes(["notes"])),
         Err(AdminError::StoreUnavailable)
     );
 
@@ -588,7 +635,7 @@ fn rate_limits_apply_after_authorization() {
     let id = pending_id_for(&provider, &agent());
     provider
         .authorizer()
-        .approve(&id, Approval::all_requested())
+        .approve(&id, listed(&provider, &id))
         .unwrap();
     assert!(call(&provider, &agent(), "ping").is_success());
     assert_eq!(
@@ -632,7 +679,12 @@ fn admin_json_interface() {
     for (bad, kind) in [
         ("not json", "bad_request"),
         (r#"{"op":"grant_everything"}"#, "bad_request"),
-        (r#"{"op":"approve","id":"nope"}"#, "unknown_request"),
+        (
+            r#"{"op":"approve","id":"nope","scopes":["notes"]}"#,
+            "unknown_request",
+        ),
+        // The scopes are required: an approval never means "whatever is requested by now".
+        (r#"{"op":"approve","id":"nope"}"#, "bad_request"),
         (
             r#"{"op":"approve","id":"nope","access":"total"}"#,
             "bad_request",

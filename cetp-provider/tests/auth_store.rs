@@ -8,8 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread;
+use std::time::Duration;
 
-use cetp_provider::auth::{Approval, Auth, ManualClock, STORE_FILE_NAME};
+use cetp_provider::auth::{Approval, Auth, ManualClock, RateLimit, STORE_FILE_NAME};
 use cetp_provider::{AccessLevel, App, BuildError, Caller, ErrorCode, Provider};
 use serde_json::Value;
 use support::*;
@@ -22,10 +23,14 @@ fn read_json(dir: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(store_file(dir)).unwrap()).unwrap()
 }
 
+const LAST_GOOD: &str = "cetp-grants.json.last-good";
+
+/// The files in `dir` apart from the lock file.
 fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "cetp-grants.json.lock")
         .collect();
     names.sort();
     names
@@ -35,7 +40,8 @@ fn user_approval(dir: &Path) -> Provider {
     provider(
         Auth::user_approval()
             .store_dir(dir)
-            .clock(ManualClock::new(1_000)),
+            .clock(ManualClock::new(1_000))
+            .refused_rate_limit(RateLimit::new(u32::MAX, Duration::from_millis(1))),
     )
 }
 
@@ -48,16 +54,18 @@ fn writes_leave_one_complete_documented_file() {
         Vec::<String>::new(),
         "opening writes nothing"
     );
-    approve(
-        &provider,
-        &agent(),
-        "read_notes",
-        Approval::all_requested().access(AccessLevel::Redacted),
-    );
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r).access(AccessLevel::Redacted)
+    });
     assert_eq!(
         names_in(dir.path()),
-        [STORE_FILE_NAME],
+        [STORE_FILE_NAME, LAST_GOOD],
         "no temp file left behind"
+    );
+    assert_eq!(
+        fs::read(store_file(dir.path())).unwrap(),
+        fs::read(dir.path().join(LAST_GOOD)).unwrap(),
+        "the last good copy is the file"
     );
     let text = fs::read_to_string(store_file(dir.path())).unwrap();
     assert!(
@@ -86,7 +94,9 @@ fn grants_and_denials_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     {
         let provider = user_approval(dir.path());
-        approve(&provider, &agent(), "agenda", Approval::only(["calendar"]));
+        approve(&provider, &agent(), "agenda", |_| {
+            Approval::scopes(["calendar"])
+        });
         assert_eq!(
             call(&provider, &stranger(), "ping").error_code(),
             Some(ErrorCode::AuthRequired)
@@ -172,7 +182,7 @@ fn a_corrupt_store_is_set_aside_and_everyone_reapproves() {
         &user_approval(template.path()),
         &agent(),
         "read_notes",
-        Approval::all_requested(),
+        Approval::as_listed,
     );
     let valid = fs::read_to_string(store_file(template.path())).unwrap();
 
@@ -195,25 +205,34 @@ fn a_corrupt_store_is_set_aside_and_everyone_reapproves() {
                 .contains("unreadable and have been reset"),
             "{what}: {answer}"
         );
-        // The bad file is kept aside, untouched.
+        // The bad file is kept aside, untouched; an empty store that says decisions were
+        // lost replaces it.
         let names = names_in(dir.path());
-        assert_eq!(names.len(), 1, "{what}: {names:?}");
+        assert_eq!(names.len(), 3, "{what}: {names:?}");
         assert!(
-            names[0].starts_with("cetp-grants.json.corrupt-1000"),
+            names[0] == STORE_FILE_NAME
+                && names[1].starts_with("cetp-grants.json.corrupt-1000")
+                && names[2] == LAST_GOOD,
             "{what}: {names:?}"
         );
+        assert_eq!(read_json(dir.path())["decisions_lost"], true, "{what}");
+        let state: serde_json::Value =
+            serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+        assert_eq!(state["decisions_lost"], true, "{what}");
 
         // The next approval starts a fresh, valid store.
         let id = pending_id_for(&provider, &agent());
         provider
             .authorizer()
-            .approve(&id, Approval::all_requested())
+            .approve(&id, listed(&provider, &id))
             .unwrap();
         assert_eq!(read_json(dir.path())["version"], 1, "{what}");
-        assert_eq!(names_in(dir.path()).len(), 2, "{what}");
+        assert_eq!(read_json(dir.path()).get("decisions_lost"), None, "{what}");
+        assert_eq!(names_in(dir.path()).len(), 3, "{what}");
         let answer = call(&provider, &agent(), "read_notes");
         assert!(answer.is_success(), "{what}: {answer}");
         // And a restart reads it back.
+        drop(provider);
         assert_eq!(
             user_approval(dir.path()).authorizer().grants().len(),
             1,
@@ -235,6 +254,45 @@ fn stale_temp_files_are_removed_on_open() {
     assert!(provider.authorizer().grants().is_empty());
 }
 
+/// A corrupt file is recovered from its last good copy: no decision is lost, and a denied app
+/// stays denied (it cannot prompt the user again).
+#[test]
+fn a_corrupt_store_is_recovered_from_its_last_good_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let provider = user_approval(dir.path());
+        approve(&provider, &agent(), "read_notes", Approval::as_listed);
+        call(&provider, &stranger(), "read_notes");
+        let id = pending_id_for(&provider, &stranger());
+        provider.authorizer().deny(&id).unwrap();
+    }
+    let good = fs::read(store_file(dir.path())).unwrap();
+    for (what, corrupt) in corrupt_cases(&String::from_utf8(good.clone()).unwrap()) {
+        if fs::symlink_metadata(store_file(dir.path())).is_ok_and(|m| m.is_dir()) {
+            fs::remove_dir_all(store_file(dir.path())).unwrap();
+        } else {
+            let _ = fs::remove_file(store_file(dir.path()));
+        }
+        corrupt(&store_file(dir.path()));
+        let provider = user_approval(dir.path());
+        assert_eq!(provider.authorizer().grants().len(), 1, "{what}");
+        assert!(
+            call(&provider, &agent(), "read_notes").is_success(),
+            "{what}"
+        );
+        assert_eq!(
+            call(&provider, &stranger(), "read_notes").error_code(),
+            Some(ErrorCode::PermissionDenied),
+            "{what}: the denial survived"
+        );
+        let state: serde_json::Value =
+            serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+        assert_eq!(state["decisions_lost"], false, "{what}");
+        // The file itself is whole again.
+        assert_eq!(fs::read(store_file(dir.path())).unwrap(), good, "{what}");
+    }
+}
+
 #[test]
 fn a_failed_save_changes_nothing() {
     let parent = tempfile::tempdir().unwrap();
@@ -249,7 +307,7 @@ fn a_failed_save_changes_nothing() {
     fs::remove_dir_all(&dir).unwrap();
     let err = provider
         .authorizer()
-        .approve(&id, Approval::all_requested())
+        .approve(&id, listed(&provider, &id))
         .unwrap_err();
     assert_eq!(err.kind(), "persist_failed", "{err}");
     assert!(provider.authorizer().grants().is_empty());
@@ -266,7 +324,7 @@ fn a_failed_save_changes_nothing() {
     fs::create_dir(&dir).unwrap();
     provider
         .authorizer()
-        .approve(&id, Approval::all_requested())
+        .approve(&id, listed(&provider, &id))
         .unwrap();
     assert!(call(&provider, &agent(), "ping").is_success());
 }
@@ -282,7 +340,7 @@ fn the_app_files_dir_is_created_and_each_build_opens_the_store_there() {
     };
     let first = parent.path().join("a/files");
     let provider = with_app(&first).unwrap();
-    approve(&provider, &agent(), "ping", Approval::all_requested());
+    approve(&provider, &agent(), "ping", Approval::as_listed);
     assert!(store_file(&first).exists());
 
     let second = parent.path().join("b");
@@ -308,7 +366,9 @@ fn concurrent_calls_and_grant_changes_stay_consistent() {
     const CALLING_THREADS: usize = 6;
     let dir = tempfile::tempdir().unwrap();
     let provider = Arc::new(user_approval(dir.path()));
-    let caller = |i: u32| Caller::app(30_000 + i, format!("com.example.c{i}"));
+    let caller = |i: u32| {
+        Caller::app(30_000 + i, format!("com.example.c{i}")).with_certificate(format!("{i:064x}"))
+    };
 
     // Every caller asks once, so each has a pending request for `notes`.
     for i in 0..CALLERS {
@@ -367,7 +427,7 @@ fn concurrent_calls_and_grant_changes_stay_consistent() {
                     .id;
                 provider
                     .authorizer()
-                    .approve(&id, Approval::all_requested())
+                    .approve(&id, listed(&provider, &id))
                     .unwrap();
                 approved_tx.send(i).unwrap();
             }
@@ -403,9 +463,71 @@ fn concurrent_calls_and_grant_changes_stay_consistent() {
     let in_memory = serde_json::to_value(provider.authorizer().grants()).unwrap();
     assert_eq!(on_disk["grants"], in_memory);
     assert_eq!(in_memory.as_array().unwrap().len(), CALLERS as usize / 2);
-    // The store and the access log (written when a revoke removes history), no temp file left.
+    // The store, its last good copy and the access log (written when a revoke removes
+    // history); no temp file left.
     assert_eq!(
         names_in(dir.path()),
-        [cetp_provider::auth::ACCESS_LOG_FILE_NAME, STORE_FILE_NAME]
+        [
+            cetp_provider::auth::ACCESS_LOG_FILE_NAME,
+            STORE_FILE_NAME,
+            LAST_GOOD
+        ]
     );
+}
+
+/// Two providers on one directory (two binds, two builds) share one store: no approval is
+/// lost to the other's write, and no temp file of one is removed by the other. Another process
+/// cannot open the store while it is open (advisory lock).
+#[test]
+fn two_providers_on_one_directory_lose_no_update() {
+    const PER_PROVIDER: u32 = 25;
+    let dir = tempfile::tempdir().unwrap();
+    let both = [user_approval(dir.path()), user_approval(dir.path())];
+    let caller = |side: u32, i: u32| {
+        Caller::app(50_000 + side * 100 + i, format!("com.example.s{side}.a{i}"))
+            .with_certificate(format!("{:064x}", side * 100 + i))
+    };
+    thread::scope(|s| {
+        for (side, provider) in both.iter().enumerate() {
+            let side = u32::try_from(side).unwrap();
+            s.spawn(move || {
+                for i in 0..PER_PROVIDER {
+                    approve(
+                        provider,
+                        &caller(side, i),
+                        "read_notes",
+                        Approval::as_listed,
+                    );
+                }
+            });
+        }
+    });
+    for provider in &both {
+        assert_eq!(
+            provider.authorizer().grants().len(),
+            2 * PER_PROVIDER as usize
+        );
+    }
+    assert_eq!(
+        read_json(dir.path())["grants"].as_array().unwrap().len(),
+        2 * PER_PROVIDER as usize
+    );
+    assert_eq!(names_in(dir.path()), [STORE_FILE_NAME, LAST_GOOD]);
+
+    // The lock is held while the store is open, by this process.
+    let lock = dir.path().join("cetp-grants.json.lock");
+    let Err(err) = cetp_provider::auth::StoreFs::lock(&cetp_provider::auth::OsFs, &lock) else {
+        panic!("locked while open");
+    };
+    assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    drop(both);
+    let _guard = cetp_provider::auth::StoreFs::lock(&cetp_provider::auth::OsFs, &lock)
+        .expect("released once closed");
+    // Held elsewhere, the store does not open.
+    let err = builder()
+        .auth(Auth::user_approval().store_dir(dir.path()))
+        .build()
+        .expect_err("locked by someone else")
+        .to_string();
+    assert!(err.contains("another process holds"), "{err}");
 }

@@ -3,9 +3,9 @@
 mod report;
 
 fn main() -> std::process::ExitCode {
-    let app = report::app("dev.cetp.samples.expenses");
+    let ledger = cetp_sample_expenses::ledger::Ledger::demo();
     report::run(
         "samples/expenses",
-        cetp_sample_expenses::provider(&app).build(),
+        cetp_sample_expenses::provider(ledger).build(),
     )
 }

@@ -6,45 +6,56 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::store::{StoreData, access_level};
+use super::store::{Change, StoreData, access_level};
 use super::{AccessSummary, Authorizer, Denial, Grant, PendingRequest, ScopeInfo};
 use crate::context::AccessLevel;
 
-/// The user's choice when approving a [`PendingRequest`].
+/// The user's choice when approving a [`PendingRequest`]: always the scopes the user saw,
+/// named explicitly. A request grows while it waits (the caller asks for more), so "everything
+/// requested" could grant a scope that appeared after the screen was drawn; an approval names
+/// its scopes instead, and scopes added since stay unapproved.
 ///
 /// ```
 /// use std::time::Duration;
 /// use cetp_provider::AccessLevel;
 /// use cetp_provider::auth::Approval;
 ///
-/// // Everything requested, full access, no expiry:
-/// let all = Approval::all_requested();
-/// // Only `notes`, redacted, for a week:
-/// let some = Approval::only(["notes"])
+/// // `notes`, full access, no expiry:
+/// let notes = Approval::scopes(["notes"]);
+/// // `notes` and `calendar`, redacted, for a week:
+/// let some = Approval::scopes(["notes", "calendar"])
 ///     .access(AccessLevel::Redacted)
 ///     .expires_after(Duration::from_secs(7 * 24 * 3600));
-/// # let _ = (all, some);
+/// # let _ = (notes, some);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 pub struct Approval {
-    scopes: Option<Vec<String>>,
+    scopes: Vec<String>,
     access: AccessLevel,
     duration: Option<Duration>,
 }
 
 impl Approval {
-    /// Every scope the request asked for, full access, no expiry.
-    pub fn all_requested() -> Self {
-        Approval::default()
+    /// Exactly `scopes`, which must all have been requested; full access, no expiry.
+    pub fn scopes<S: Into<String>>(scopes: impl IntoIterator<Item = S>) -> Self {
+        Approval {
+            scopes: scopes.into_iter().map(Into::into).collect(),
+            access: AccessLevel::Full,
+            duration: None,
+        }
     }
 
-    /// Only `scopes`, which must all have been requested.
-    pub fn only<S: Into<String>>(scopes: impl IntoIterator<Item = S>) -> Self {
-        Approval {
-            scopes: Some(scopes.into_iter().map(Into::into).collect()),
-            ..Approval::default()
-        }
+    /// The scopes `request` lists: what a screen showing this copy of the request showed.
+    ///
+    /// ```
+    /// # use cetp_provider::auth::{Approval, PendingRequest};
+    /// # fn approve(request: &PendingRequest) -> Approval {
+    /// Approval::as_listed(request)
+    /// # }
+    /// ```
+    pub fn as_listed(request: &PendingRequest) -> Self {
+        Approval::scopes(request.scopes.iter().map(|s| s.name.clone()))
     }
 
     /// The access level tools see in [`CallContext::access`](crate::CallContext::access).
@@ -72,6 +83,12 @@ pub enum AdminError {
     /// The approval names a scope the request did not ask for.
     #[error("scope `{0}` was not requested; approve only scopes the request lists")]
     ScopeNotRequested(String),
+    /// The platform reported no signing certificate for a package of the request, so a grant
+    /// could not be pinned and would admit any app installed under that name.
+    #[error(
+        "`{0}` has no known signing certificate, so an approval would admit any app installed under that name; it cannot be approved until the platform reports its certificate"
+    )]
+    NoCertificate(String),
     /// Nothing matched the package (and certificate) given.
     #[error("nothing stored for `{0}`")]
     NotFound(String),
@@ -90,11 +107,12 @@ pub enum AdminError {
 
 impl AdminError {
     /// A stable identifier for the JSON interface: `unknown_request`, `scope_not_requested`,
-    /// `not_found`, `store_unavailable`, `persist_failed` or `bad_request`.
+    /// `no_certificate`, `not_found`, `store_unavailable`, `persist_failed` or `bad_request`.
     pub fn kind(&self) -> &'static str {
         match self {
             AdminError::UnknownRequest(_) => "unknown_request",
             AdminError::ScopeNotRequested(_) => "scope_not_requested",
+            AdminError::NoCertificate(_) => "no_certificate",
             AdminError::NotFound(_) => "not_found",
             AdminError::StoreUnavailable => "store_unavailable",
             AdminError::Persist(_) => "persist_failed",
@@ -108,40 +126,53 @@ impl AdminError {
 ///
 /// ```json
 /// {"op": "state"}
+/// {"op": "state", "caller_uid": 10123}
 /// {"op": "approve", "id": "18f…-3", "scopes": ["notes"], "access": "redacted", "duration_secs": 604800}
-/// {"op": "approve", "id": "18f…-3"}
+/// {"op": "approve", "id": "18f…-3", "scopes": ["notes"], "caller_uid": 10123}
 /// {"op": "deny", "id": "18f…-4"}
 /// {"op": "revoke", "package": "com.example.agent", "certificate_sha256": "5f2a…"}
 /// {"op": "clear_denial", "package": "com.example.agent"}
 /// ```
 ///
-/// `approve` without `scopes` grants every requested scope; `access` is `"full"` (default) or
-/// `"redacted"`; `duration_secs` absent or `null` never expires. `revoke` and `clear_denial`
-/// without `certificate_sha256` act on every entry for the package.
+/// `approve` must name its `scopes` (those the screen showed; see [`Approval`]); `access` is
+/// `"full"` (default) or `"redacted"`; `duration_secs` absent or `null` never expires.
+/// `caller_uid` (on `state`, `approve` and `deny`) is the UID of the app that opened the
+/// screen: the reply lists only that app's pending requests, and `approve` / `deny` of another
+/// app's request fails with `unknown_request`. `revoke` and `clear_denial` without
+/// `certificate_sha256` act on every entry for the package.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 #[non_exhaustive]
 pub enum AdminRequest {
     /// Read everything the screen shows.
-    State,
+    State {
+        /// Only the pending requests from this UID (the app that opened the screen).
+        #[serde(default)]
+        caller_uid: Option<u32>,
+    },
     /// Approve a pending request.
     Approve {
         /// The [`PendingRequest::id`].
         id: String,
-        /// The scopes to allow; `None` = all requested.
-        #[serde(default)]
-        scopes: Option<Vec<String>>,
+        /// The scopes to allow: those the screen showed, all of them requested.
+        scopes: Vec<String>,
         /// The access level.
         #[serde(default, with = "access_level")]
         access: AccessLevel,
         /// Lifetime in seconds; `None` = no expiry.
         #[serde(default)]
         duration_secs: Option<u64>,
+        /// The request must come from this UID (the app that opened the screen).
+        #[serde(default)]
+        caller_uid: Option<u32>,
     },
     /// Deny a pending request.
     Deny {
         /// The [`PendingRequest::id`].
         id: String,
+        /// The request must come from this UID (the app that opened the screen).
+        #[serde(default)]
+        caller_uid: Option<u32>,
     },
     /// Remove grants of a package.
     Revoke {
@@ -169,7 +200,8 @@ pub struct AdminState {
     pub provider_name: String,
     /// The declared scopes with their descriptions.
     pub scopes: Vec<ScopeInfo>,
-    /// Requests waiting for the user, oldest first.
+    /// Requests waiting for the user, in order of first request (only the launching app's
+    /// when the request named `caller_uid`).
     pub pending: Vec<PendingRequest>,
     /// Stored grants (an expired one has `expires_at_ms <= now_ms`), each with its app's
     /// access history.
@@ -178,6 +210,10 @@ pub struct AdminState {
     pub denials: Vec<Denial>,
     /// Whether a grant store is bound.
     pub store_open: bool,
+    /// Whether a change (a revoke or a denial) is in force but not yet saved, e.g. because the
+    /// disk is full; the store keeps retrying. Until saved, a restart would undo it.
+    #[serde(default)]
+    pub unsaved_changes: bool,
     /// The provider's clock, in ms since the Unix epoch.
     pub now_ms: u64,
     /// Whether the screen offers limited (redacted) access; `false` when the provider declared
@@ -219,16 +255,23 @@ pub struct AdminErrorBody {
     pub message: String,
 }
 
-/// The answer to an [`AdminRequest`]: `ok`, the `error` if not, and the `state` after it.
+/// The answer to an [`AdminRequest`]: `ok`, the `error` if not, whether earlier decisions
+/// were lost, and the `state` after it.
 ///
 /// ```json
-/// {"ok": true, "state": {"provider_name": "Notes", "scopes": [{"name": "notes", "description": "your notes"}],
+/// {"ok": true, "decisions_lost": false,
+///  "state": {"provider_name": "Notes", "scopes": [{"name": "notes", "description": "your notes"}],
 ///   "pending": [{"id": "18f…-3", "uid": 10123, "packages": [{"name": "com.example.agent",
 ///     "certificate_sha256": ["5f2a…"]}], "scopes": [{"name": "notes", "description": "your notes"}],
-///     "requested_at_ms": 1767225600000}],
-///   "grants": [], "denials": [], "store_open": true, "now_ms": 1767225601000}}
-/// {"ok": false, "error": {"kind": "unknown_request", "message": "no pending request `x`; …"}, "state": {…}}
+///     "first_requested_ms": 1767225599000, "requested_at_ms": 1767225600000}],
+///   "grants": [], "denials": [], "store_open": true, "unsaved_changes": false,
+///   "now_ms": 1767225601000}}
+/// {"ok": false, "decisions_lost": false, "error": {"kind": "unknown_request", "message": "no pending request `x`; …"}, "state": {…}}
 /// ```
+///
+/// `decisions_lost` is `true` when the store file was found unreadable and no good copy of it
+/// was left, so earlier approvals **and denials** are gone (a denied app may ask again). It
+/// stays set, across restarts, until the user's next decision; the screen should say so.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct AdminResponse {
@@ -237,6 +280,9 @@ pub struct AdminResponse {
     /// What went wrong, when `ok` is false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<AdminErrorBody>,
+    /// The saved decisions were lost (see above).
+    #[serde(default)]
+    pub decisions_lost: bool,
     /// The state after the operation.
     pub state: AdminState,
 }
@@ -257,18 +303,42 @@ impl Authorizer {
         self.bound_store().ok_or(AdminError::StoreUnavailable)
     }
 
-    /// Approves pending request `id`: stores a grant for each package the request recorded
-    /// (pinned to the first certificate digest the platform reported for it), clears their
-    /// denials, and removes the request. An existing grant for the same package and
-    /// certificate keeps its scopes and takes the new access level and expiry.
+    /// The pending request `id`, if it is pending (and from `uid` when given).
+    fn pending_entry(
+        &self,
+        id: &str,
+        uid: Option<u32>,
+    ) -> Result<super::pending::Entry, AdminError> {
+        self.pending_queue()
+            .get(id)
+            .filter(|e| uid.is_none() || e.uid == uid)
+            .cloned()
+            .ok_or_else(|| AdminError::UnknownRequest(id.to_owned()))
+    }
+
+    /// Approves pending request `id` for the scopes `approval` names: stores a grant for each
+    /// package the request recorded (pinned to the first certificate digest the platform
+    /// reported for it), clears their denials, and removes the request. An existing grant for
+    /// the same package and certificate keeps its scopes and takes the new access level and
+    /// expiry. The approval takes effect only once durably saved.
     ///
     /// Returns the grants as stored.
     ///
     /// # Errors
     /// [`AdminError::UnknownRequest`] for an id that is not pending,
-    /// [`AdminError::ScopeNotRequested`], [`AdminError::StoreUnavailable`],
-    /// [`AdminError::Persist`]. Nothing changes on error.
+    /// [`AdminError::ScopeNotRequested`], [`AdminError::NoCertificate`] when a package has no
+    /// known signing certificate, [`AdminError::StoreUnavailable`], [`AdminError::Persist`].
+    /// Nothing changes on error.
     pub fn approve(&self, id: &str, approval: Approval) -> Result<Vec<Grant>, AdminError> {
+        self.approve_from(id, approval, None)
+    }
+
+    fn approve_from(
+        &self,
+        id: &str,
+        approval: Approval,
+        uid: Option<u32>,
+    ) -> Result<Vec<Grant>, AdminError> {
         if approval.duration == Some(Duration::ZERO) {
             return Err(AdminError::BadRequest(
                 "a grant duration must be positive (or absent for no expiry)".to_owned(),
@@ -280,21 +350,20 @@ impl Authorizer {
             .duration
             .map(|d| now.saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
         let grants = store.update(
+            Change::Widening,
             |data| {
-                let entry = self
-                    .pending_queue()
-                    .get(id)
-                    .cloned()
-                    .ok_or_else(|| AdminError::UnknownRequest(id.to_owned()))?;
-                let chosen: BTreeSet<String> = match &approval.scopes {
-                    None => entry.scopes.clone(),
-                    Some(list) => {
-                        if let Some(extra) = list.iter().find(|s| !entry.scopes.contains(*s)) {
-                            return Err(AdminError::ScopeNotRequested(extra.clone()));
-                        }
-                        list.iter().cloned().collect()
-                    }
-                };
+                let entry = self.pending_entry(id, uid)?;
+                if let Some(extra) = approval.scopes.iter().find(|s| !entry.scopes.contains(*s)) {
+                    return Err(AdminError::ScopeNotRequested(extra.clone()));
+                }
+                if let Some(unsigned) = entry
+                    .packages
+                    .iter()
+                    .find(|p| p.certificate_sha256.is_empty())
+                {
+                    return Err(AdminError::NoCertificate(unsigned.name.clone()));
+                }
+                let chosen: BTreeSet<String> = approval.scopes.iter().cloned().collect();
                 prune_expired(data, now);
                 let mut created = Vec::with_capacity(entry.packages.len());
                 for package in &entry.packages {
@@ -330,23 +399,25 @@ impl Authorizer {
     }
 
     /// Denies pending request `id`: stores a denial for each package it recorded (pinned like
-    /// a grant), removes their grants, and removes the request. The app then gets
-    /// `PERMISSION_DENIED` for every call until [`clear_denial`](Self::clear_denial) or an
-    /// approval. To refuse only some scopes, approve the others instead.
+    /// a grant, unpinned when no certificate is known), removes their grants, and removes the
+    /// request. The app then gets `PERMISSION_DENIED` for every call until
+    /// [`clear_denial`](Self::clear_denial) or an approval. To refuse only some scopes, approve
+    /// the others instead. The denial is in force at once, even if it cannot be saved yet
+    /// (the store retries; [`AdminState::unsaved_changes`] says so meanwhile).
     ///
     /// # Errors
-    /// [`AdminError::UnknownRequest`], [`AdminError::StoreUnavailable`],
-    /// [`AdminError::Persist`]. Nothing changes on error.
+    /// [`AdminError::UnknownRequest`], [`AdminError::StoreUnavailable`].
     pub fn deny(&self, id: &str) -> Result<Vec<Denial>, AdminError> {
+        self.deny_from(id, None)
+    }
+
+    fn deny_from(&self, id: &str, uid: Option<u32>) -> Result<Vec<Denial>, AdminError> {
         let store = self.store_for_admin()?;
         let now = self.clock.now_ms();
         let denials = store.update(
+            Change::Narrowing,
             |data| {
-                let entry = self
-                    .pending_queue()
-                    .get(id)
-                    .cloned()
-                    .ok_or_else(|| AdminError::UnknownRequest(id.to_owned()))?;
+                let entry = self.pending_entry(id, uid)?;
                 prune_expired(data, now);
                 let mut created = Vec::with_capacity(entry.packages.len());
                 for package in &entry.packages {
@@ -378,17 +449,18 @@ impl Authorizer {
     }
 
     /// Removes the grants of `package` (only the one pinned to `certificate_sha256` when
-    /// given); returns how many. The app's next call gets `AUTH_REQUIRED`.
+    /// given); returns how many. The app's next call gets `AUTH_REQUIRED`. The revocation is
+    /// in force at once, even if it cannot be saved yet (the store retries;
+    /// [`AdminState::unsaved_changes`] says so meanwhile).
     ///
     /// # Errors
-    /// [`AdminError::NotFound`] when nothing matched, [`AdminError::StoreUnavailable`],
-    /// [`AdminError::Persist`].
+    /// [`AdminError::NotFound`] when nothing matched, [`AdminError::StoreUnavailable`].
     pub fn revoke(
         &self,
         package: &str,
         certificate_sha256: Option<&str>,
     ) -> Result<usize, AdminError> {
-        self.remove_entries(package, |data| {
+        self.remove_entries(Change::Narrowing, package, |data| {
             let before = data.grants.len();
             data.grants.retain(|g| {
                 !(g.package == package
@@ -404,7 +476,7 @@ impl Authorizer {
 
     /// Removes the denials of `package` (only the one pinned to `certificate_sha256` when
     /// given); returns how many. The app's next call gets `AUTH_REQUIRED` and a new pending
-    /// request.
+    /// request. Takes effect only once saved.
     ///
     /// # Errors
     /// [`AdminError::NotFound`] when nothing matched, [`AdminError::StoreUnavailable`],
@@ -414,7 +486,7 @@ impl Authorizer {
         package: &str,
         certificate_sha256: Option<&str>,
     ) -> Result<usize, AdminError> {
-        self.remove_entries(package, |data| {
+        self.remove_entries(Change::Widening, package, |data| {
             let before = data.denials.len();
             data.denials.retain(|d| {
                 !(d.package == package
@@ -428,12 +500,14 @@ impl Authorizer {
     /// removed nothing the answer is [`AdminError::NotFound`] and the file is not rewritten.
     fn remove_entries(
         &self,
+        kind: Change,
         package: &str,
         remove: impl FnOnce(&mut StoreData) -> usize,
     ) -> Result<usize, AdminError> {
         let store = self.store_for_admin()?;
         let now = self.clock.now_ms();
         store.update(
+            kind,
             |data| {
                 let removed = remove(data);
                 if removed == 0 {
@@ -448,7 +522,16 @@ impl Authorizer {
 
     /// Everything the approval screen shows.
     pub fn state(&self) -> AdminState {
+        self.state_for(None)
+    }
+
+    /// What the screen opened by the app with `uid` shows: the same as [`state`](Self::state)
+    /// with only that app's pending requests (all of them for `None`).
+    pub fn state_for(&self, uid: Option<u32>) -> AdminState {
         let store = self.bound_store();
+        if let Some(store) = &store {
+            store.retry_unsaved(self.clock.now_ms());
+        }
         let data = store.as_ref().map(|s| s.snapshot());
         let now_ms = self.clock.now_ms();
         self.access_log.flush(now_ms);
@@ -462,7 +545,7 @@ impl Authorizer {
                     description: description.clone(),
                 })
                 .collect(),
-            pending: self.pending(),
+            pending: self.pending_from(uid),
             grants: data
                 .as_ref()
                 .map(|d| {
@@ -481,6 +564,7 @@ impl Authorizer {
                 .unwrap_or_default(),
             denials: data.as_ref().map(|d| d.denials.clone()).unwrap_or_default(),
             store_open: store.is_some(),
+            unsaved_changes: store.as_ref().is_some_and(|s| s.unsaved()),
             now_ms,
             offers_limited_access: self.offers_limited_access,
         }
@@ -488,14 +572,20 @@ impl Authorizer {
 
     /// Runs one [`AdminRequest`].
     pub fn admin(&self, request: AdminRequest) -> AdminResponse {
+        let mut viewer = None;
         let outcome = match request {
-            AdminRequest::State => Ok(()),
+            AdminRequest::State { caller_uid } => {
+                viewer = caller_uid;
+                Ok(())
+            }
             AdminRequest::Approve {
                 id,
                 scopes,
                 access,
                 duration_secs,
+                caller_uid,
             } => {
+                viewer = caller_uid;
                 let mut approval = Approval {
                     scopes,
                     access,
@@ -504,9 +594,12 @@ impl Authorizer {
                 if let Some(secs) = duration_secs {
                     approval = approval.expires_after(Duration::from_secs(secs));
                 }
-                self.approve(&id, approval).map(drop)
+                self.approve_from(&id, approval, caller_uid).map(drop)
             }
-            AdminRequest::Deny { id } => self.deny(&id).map(drop),
+            AdminRequest::Deny { id, caller_uid } => {
+                viewer = caller_uid;
+                self.deny_from(&id, caller_uid).map(drop)
+            }
             AdminRequest::Revoke {
                 package,
                 certificate_sha256,
@@ -520,17 +613,18 @@ impl Authorizer {
                 .clear_denial(&package, certificate_sha256.as_deref())
                 .map(drop),
         };
-        self.respond(outcome)
+        self.respond(outcome, viewer)
     }
 
-    fn respond(&self, outcome: Result<(), AdminError>) -> AdminResponse {
+    fn respond(&self, outcome: Result<(), AdminError>, viewer: Option<u32>) -> AdminResponse {
         AdminResponse {
             ok: outcome.is_ok(),
             error: outcome.err().map(|e| AdminErrorBody {
                 kind: e.kind().to_owned(),
                 message: e.to_string(),
             }),
-            state: self.state(),
+            decisions_lost: self.bound_store().is_some_and(|s| s.decisions_lost()),
+            state: self.state_for(viewer),
         }
     }
 
@@ -561,7 +655,7 @@ impl Authorizer {
     pub fn handle_admin_json(&self, request: &str) -> String {
         let response = match serde_json::from_str::<AdminRequest>(request) {
             Ok(request) => self.admin(request),
-            Err(e) => self.respond(Err(AdminError::BadRequest(e.to_string()))),
+            Err(e) => self.respond(Err(AdminError::BadRequest(e.to_string())), None),
         };
         serde_json::to_string(&response).unwrap_or_else(|e| {
             format!(

@@ -31,8 +31,14 @@
 //!
 //! # Order of checks for `execute_tool`
 //!
-//! Unknown tool → `TOOL_NOT_FOUND`; then authorization (`PERMISSION_DENIED` / `AUTH_REQUIRED`);
-//! then the rate limit (`RATE_LIMITED`); then argument validation and the tool itself.
+//! With [`Auth::gate_discovery`], authorization comes first: a caller with no grant gets the
+//! same `AUTH_REQUIRED` for every tool name, known or not, and learns nothing about the tools.
+//! Then: unknown tool → `TOOL_NOT_FOUND`; `args` over the size limit → `INVALID_ARGS`;
+//! authorization (`PERMISSION_DENIED` / `AUTH_REQUIRED`); the rate limit (`RATE_LIMITED`);
+//! argument validation and the tool itself.
+//!
+//! Refused calls count against a per-caller limit of their own ([`Auth::refused_rate_limit`]):
+//! past it an unapproved caller gets `RATE_LIMITED` and its pending request is not touched.
 //!
 //! # On Android
 //!
@@ -68,24 +74,50 @@
 //! ```
 //!
 //! Times are milliseconds since the Unix epoch; `certificate_sha256` is the lower-case hex
-//! SHA-256 digest of the consumer's signing certificate, `null` when the platform reported none
-//! (such an entry matches the package whatever its certificate); `access` is `"full"` or
-//! `"redacted"`; `expires_at_ms: null` never expires. Unknown fields are ignored; another
-//! `version` is not read.
+//! SHA-256 digest of the consumer's signing certificate; `access` is `"full"` or
+//! `"redacted"`; `expires_at_ms: null` never expires. A grant is always pinned: the approval
+//! screen cannot approve a package whose certificate the platform did not report
+//! ([`AdminError::NoCertificate`]). A denial may have `certificate_sha256: null` (it then
+//! refuses the package whatever its certificate). Unknown fields are ignored; another
+//! `version` is not read. A file may carry `"decisions_lost": true` (see below).
 //!
-//! Every change writes the whole file to `cetp-grants.json.tmp-<pid>` in the same directory,
-//! fsyncs it, renames it over the old file and fsyncs the directory, so a crash at any point
-//! leaves the old or the new file, never a mix (leftover temp files are removed on open). The
-//! change takes effect in memory only once saved; a failed save changes nothing. A file that
-//! cannot be read or parsed, or has another `version`, is logged with `log::error!`, moved aside
-//! as `cetp-grants.json.corrupt-<unix ms>`, and the store starts empty: calls get
-//! `AUTH_REQUIRED` (saying the saved approvals were reset) and every consumer must be approved
-//! again. Nothing is granted by accident, and nothing panics. One process writes the store:
-//! the provider's.
+//! Every save writes the whole file twice, first as the last good copy
+//! `cetp-grants.json.last-good`, then as `cetp-grants.json`, each through a uniquely named
+//! temp file in the same directory (`cetp-grants.json.tmp-<pid>-<n>`): write, fsync, rename
+//! over the target, fsync the directory. A crash at any point leaves the old or the new file,
+//! never a mix; leftover temp files are removed on open. All file operations go through
+//! [`StoreFs`], which tests replace to inject faults.
+//!
+//! When a change takes effect depends on its direction:
+//!
+//! - **Narrowing** (revoke, deny) is in force in memory at once, then saved, with retries.
+//!   If it cannot be saved (a full disk), it stays in force, the state says so
+//!   ([`AdminState::unsaved_changes`]), and every later change, the approval screen and (at
+//!   most once a second) the call path retry the save.
+//! - **Widening** (approve, clear a denial) is in force only once durably saved; if it cannot
+//!   be, nothing changes and the screen gets `persist_failed`. An error after the new file was
+//!   renamed into place (the directory fsync) counts as committed: the change is in force and
+//!   the save is retried.
+//!
+//! A file that cannot be read or parsed, or has another `version`, is logged with
+//! `log::error!` and moved aside as `cetp-grants.json.corrupt-<unix ms>`; the store then
+//! recovers from the last good copy (never older than the file, so it cannot bring back a
+//! revoked grant). Only when that copy is unusable too do the decisions start empty: calls get
+//! `AUTH_REQUIRED` (saying the saved approvals were reset), and the admin reply says
+//! `"decisions_lost": true` (saved in the file, so it survives restarts) until the user's next
+//! decision, so the screen can tell the user that earlier denials are gone. Nothing is
+//! granted by accident, and nothing panics.
+//!
+//! One process writes the store: it holds an advisory lock (`flock`) on
+//! `cetp-grants.json.lock` while the store is open, and a second process fails to open it.
+//! Within a process, every open of the same canonical directory shares one store.
 //!
 //! Pending requests are kept in memory only (at most [`DEFAULT_MAX_PENDING`] by default,
-//! oldest dropped first, repeats from one caller merged); a consumer that retries after a
-//! restart simply asks again.
+//! oldest dropped first, repeats from one caller merged into its request, which keeps its
+//! place: the list is in order of first request); a consumer that retries after a restart
+//! simply asks again. The screen passes the UID of the app that opened it
+//! ([`Authorizer::pending_from`], `caller_uid` in the JSON) so it offers only that app's
+//! request, never a look-alike's.
 //!
 //! # Example
 //!
@@ -115,7 +147,7 @@
 //! let auth = provider.authorizer();
 //! let request = auth.pending().remove(0);
 //! assert_eq!(request.packages[0].name, "com.example.consumer");
-//! auth.approve(&request.id, Approval::all_requested()).unwrap();
+//! auth.approve(&request.id, Approval::as_listed(&request)).unwrap();
 //!
 //! assert_eq!(agent.execute("count_notes", "{}").data_json().unwrap(), 3);
 //! ```
@@ -125,6 +157,7 @@
 mod access_log;
 mod admin;
 mod clock;
+mod fs;
 mod pending;
 mod rate;
 mod store;
@@ -141,6 +174,7 @@ pub use admin::{
     AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval, GrantState,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
 pub use pending::{PendingPackage, PendingRequest, ScopeInfo};
 pub use rate::RateLimit;
 pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, StoreError};
@@ -161,6 +195,11 @@ pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
 
 /// How many pending requests are kept by default (the oldest is dropped first).
 pub const DEFAULT_MAX_PENDING: usize = 16;
+
+/// The default limit on refused calls (`AUTH_REQUIRED`, `PERMISSION_DENIED`) per caller:
+/// 30 at once, then one every 2 s. See [`Auth::refused_rate_limit`].
+pub const DEFAULT_REFUSED_RATE_LIMIT: RateLimit =
+    RateLimit::new(30, std::time::Duration::from_secs(2));
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -202,8 +241,10 @@ pub struct Auth {
     authorize_intent: Option<String>,
     rate_limit: Option<RateLimit>,
     tool_rate_limits: Vec<(String, RateLimit)>,
+    refused_rate_limit: RateLimit,
     clock: Arc<dyn Clock>,
     store_dir: Option<PathBuf>,
+    store_fs: Arc<dyn StoreFs>,
     max_pending: usize,
 }
 
@@ -237,8 +278,10 @@ impl Auth {
             authorize_intent: None,
             rate_limit: None,
             tool_rate_limits: Vec::new(),
+            refused_rate_limit: DEFAULT_REFUSED_RATE_LIMIT,
             clock: Arc::new(SystemClock),
             store_dir: None,
+            store_fs: Arc::new(OsFs),
             max_pending: DEFAULT_MAX_PENDING,
         }
     }
@@ -302,10 +345,13 @@ impl Auth {
         self
     }
 
-    /// The `resolution_hint` of `AUTH_REQUIRED`. `{provider}`, `{package}` and `{scopes}` are
-    /// replaced by the provider name, the caller's package and the descriptions of the missing
-    /// scopes (or "its tools"). The default is "Open {provider} and allow {package} to read:
-    /// {scopes}".
+    /// The `resolution_hint` of `AUTH_REQUIRED`. `{provider}`, `{provider_package}`,
+    /// `{package}` and `{scopes}` are replaced by the provider name, the provider app's package
+    /// (the provider name while unknown), the caller's package and the descriptions of the
+    /// missing scopes (or "its tools"). The default is "Open {provider} ({provider_package})
+    /// and allow {package} to read: {scopes}" (without the parenthesis while the app's package
+    /// is unknown): the package tells the consumer which app must handle `authorize_intent`, so
+    /// it can call `Intent.setPackage` and never land on a look-alike approval screen.
     pub fn resolution_hint(mut self, template: impl Into<String>) -> Self {
         self.hint_template = Some(template.into());
         self
@@ -331,6 +377,16 @@ impl Auth {
         self
     }
 
+    /// The limit per caller (by UID) on refused calls: `execute_tool` (and gated discovery)
+    /// answered `AUTH_REQUIRED` or `PERMISSION_DENIED`. Past it the caller gets `RATE_LIMITED`
+    /// and its pending request is not updated, so an unapproved app can neither hammer the
+    /// provider nor keep refreshing its request on the approval screen. Default
+    /// [`DEFAULT_REFUSED_RATE_LIMIT`]; it applies whatever [`rate_limit`](Self::rate_limit) says.
+    pub fn refused_rate_limit(mut self, limit: RateLimit) -> Self {
+        self.refused_rate_limit = limit;
+        self
+    }
+
     /// The clock for grant expiry and rate limits (default [`SystemClock`]); tests pass a
     /// [`ManualClock`].
     pub fn clock(mut self, clock: impl Clock) -> Self {
@@ -343,6 +399,14 @@ impl Auth {
     /// ([`ProviderBuilder::app`](crate::ProviderBuilder::app)).
     pub fn store_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.store_dir = Some(dir.into());
+        self
+    }
+
+    /// The file system the grant store uses (default [`OsFs`]); tests pass one that injects
+    /// faults. Stores on the real file system are shared per canonical directory within the
+    /// process; stores on another [`StoreFs`] never are.
+    pub fn store_fs(mut self, fs: Arc<dyn StoreFs>) -> Self {
+        self.store_fs = fs;
         self
     }
 
@@ -374,6 +438,7 @@ pub struct Authorizer {
     intent_override: Option<String>,
     rate_limit: Option<RateLimit>,
     tool_rate_limits: HashMap<String, RateLimit>,
+    refused_rate_limit: RateLimit,
     clock: Arc<dyn Clock>,
     provider_name: String,
     scopes: Vec<(String, String)>,
@@ -437,6 +502,9 @@ impl Authorizer {
         if let Some(limit) = &auth.rate_limit {
             limit.check()?;
         }
+        auth.refused_rate_limit
+            .check()
+            .map_err(|e| format!("refused-call limit: {e}"))?;
         let mut tool_rate_limits = HashMap::new();
         for (tool, limit) in auth.tool_rate_limits {
             limit.check().map_err(|e| format!("tool `{tool}`: {e}"))?;
@@ -453,10 +521,10 @@ impl Authorizer {
         let store_dir = auth.store_dir.as_deref().or(app.map(App::files_dir));
         let store = match store_dir {
             Some(dir) => {
-                let store =
-                    GrantStore::open(dir, auth.clock.now_ms()).map_err(|e| e.to_string())?;
+                let store = GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms())
+                    .map_err(|e| e.to_string())?;
                 access_log.attach(dir, auth.clock.now_ms());
-                Some(Arc::new(store))
+                Some(store)
             }
             None => None,
         };
@@ -468,6 +536,7 @@ impl Authorizer {
             intent_override: auth.authorize_intent,
             rate_limit: auth.rate_limit,
             tool_rate_limits,
+            refused_rate_limit: auth.refused_rate_limit,
             clock: auth.clock,
             provider_name: provider_name.to_owned(),
             scopes: scopes.to_vec(),
@@ -564,6 +633,7 @@ impl Authorizer {
             return Ok(AccessLevel::Full);
         }
         if caller.packages().is_empty() {
+            self.charge_refusal(caller)?;
             return Err(ToolError::permission_denied(format!(
                 "{} could not identify the calling app ({}), and it only answers apps it knows; call from an installed app",
                 self.provider_name,
@@ -579,6 +649,7 @@ impl Authorizer {
         }
         let who = who(caller);
         if self.mode == Mode::Allowlist {
+            self.charge_refusal(caller)?;
             return Err(ToolError::permission_denied(format!(
                 "{who} is not among the apps {} answers (with the signing certificate it has); the app's developer decides which apps may call",
                 self.provider_name
@@ -595,21 +666,25 @@ impl Authorizer {
             )));
         };
         let now = self.clock.now_ms();
+        store.retry_unsaved(now);
         let data = store.snapshot();
         if data
             .denials
             .iter()
             .any(|d| specificity(&d.package, d.certificate_sha256.as_deref(), caller).is_some())
         {
+            self.charge_refusal(caller)?;
             return Err(ToolError::permission_denied(format!(
                 "the user declined access for {who} to {name}; do not retry: only the user can change this, in the {name} app",
                 name = self.provider_name
             )));
         }
+        // A grant without a certificate (written by an older version) would match any app
+        // installed under the package name: it admits nobody.
         let mut candidates: Vec<(u8, &Grant)> = data
             .grants
             .iter()
-            .filter(|g| !g.is_expired(now))
+            .filter(|g| !g.is_expired(now) && g.certificate_sha256.is_some())
             .filter_map(|g| {
                 specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, g))
             })
@@ -646,15 +721,41 @@ impl Authorizer {
         let expired = candidates.is_empty()
             && data.grants.iter().any(|g| {
                 g.is_expired(now)
+                    && g.certificate_sha256.is_some()
                     && specificity(&g.package, g.certificate_sha256.as_deref(), caller).is_some()
             });
+        self.charge_refusal(caller)?;
         let id = self.pending_queue().record(caller, &missing, now);
         log::info!(
             "CETP: {} needs approval for {:?} (pending request {id})",
             caller.describe(),
             missing
         );
-        Err(self.auth_required(&who, &missing, expired, store.recovered_from_corruption()))
+        // A caller refused at gated discovery is told nothing about the scopes either.
+        let shown = match need {
+            Need::Discovery => &[][..],
+            Need::Scopes(_) => &missing[..],
+        };
+        Err(self.auth_required(&who, shown, expired, data.decisions_lost))
+    }
+
+    /// Counts one refused call against `caller`'s refused-call limit
+    /// ([`Auth::refused_rate_limit`]); over it, the answer is `RATE_LIMITED` instead and
+    /// nothing is recorded.
+    fn charge_refusal(&self, caller: &Caller) -> Result<(), ToolError> {
+        let limit = &self.refused_rate_limit;
+        self.limiter
+            .take(caller, Some(rate::REFUSED_BUCKET), limit, self.clock.now_ms())
+            .map_err(|wait| {
+                ToolError::rate_limited(format!(
+                    "too many refused calls from this app to {} (at most {} at once, then one every {} ms); only the user can let it in, in the {} app; {}",
+                    self.provider_name,
+                    limit.burst(),
+                    limit.refill_every().as_millis(),
+                    self.provider_name,
+                    rate::retry_text(wait)
+                ))
+            })
     }
 
     fn auth_required(
@@ -695,8 +796,14 @@ impl Authorizer {
                     .map_or(s.as_str(), |(n, d)| if d.trim().is_empty() { n } else { d })
             })
             .collect();
+        let package = self.app_package.clone();
+        let opened = match &package {
+            Some(package) => format!("{name} ({package})"),
+            None => name.clone(),
+        };
         let hint = match &self.hint_template {
             Some(template) => template
+                .replace("{provider_package}", package.as_deref().unwrap_or(name))
                 .replace("{provider}", name)
                 .replace("{package}", who)
                 .replace(
@@ -708,10 +815,10 @@ impl Authorizer {
                     },
                 ),
             None if descriptions.is_empty() => {
-                format!("Open {name} and allow {who} to use its tools")
+                format!("Open {opened} and allow {who} to use its tools")
             }
             None => format!(
-                "Open {name} and allow {who} to read: {}",
+                "Open {opened} and allow {who} to read: {}",
                 descriptions.join(", ")
             ),
         };
@@ -743,16 +850,26 @@ impl Authorizer {
         out
     }
 
-    /// The requests waiting for the user, oldest first.
+    /// The requests waiting for the user, in order of first request (a caller asking again
+    /// keeps its place).
     pub fn pending(&self) -> Vec<PendingRequest> {
+        self.pending_from(None)
+    }
+
+    /// The requests from `uid` only, or all of them for `None`, in order of first request.
+    /// The approval screen passes the UID of the app that opened it, so a look-alike app's
+    /// request is never offered on a screen another app started.
+    pub fn pending_from(&self, uid: Option<u32>) -> Vec<PendingRequest> {
         let queue = self.pending_queue();
         queue
             .entries()
+            .filter(|e| uid.is_none() || e.uid == uid)
             .map(|e| PendingRequest {
                 id: e.id.clone(),
                 uid: e.uid,
                 packages: e.packages.clone(),
                 scopes: self.scope_infos(&e.scopes),
+                first_requested_ms: e.first_requested_ms,
                 requested_at_ms: e.requested_at_ms,
             })
             .collect()

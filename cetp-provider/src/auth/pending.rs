@@ -24,6 +24,9 @@ pub struct PendingRequest {
     pub packages: Vec<PendingPackage>,
     /// The scopes the caller lacked, with the provider's descriptions, in declaration order.
     pub scopes: Vec<ScopeInfo>,
+    /// When the caller first asked, in ms since the Unix epoch. Requests are listed in this
+    /// order: asking again never moves a request ahead of another.
+    pub first_requested_ms: u64,
     /// When the caller last asked, in ms since the Unix epoch.
     pub requested_at_ms: u64,
 }
@@ -54,10 +57,12 @@ pub(crate) struct Entry {
     pub(crate) uid: Option<u32>,
     pub(crate) packages: Vec<PendingPackage>,
     pub(crate) scopes: BTreeSet<String>,
+    pub(crate) first_requested_ms: u64,
     pub(crate) requested_at_ms: u64,
 }
 
-/// At most `max` requests, oldest dropped first; a repeat from the same caller is merged.
+/// At most `max` requests in order of first request, oldest dropped first; a repeat from the
+/// same caller is merged into its request, which keeps its place.
 #[derive(Debug)]
 pub(crate) struct PendingQueue {
     entries: VecDeque<Entry>,
@@ -88,17 +93,14 @@ impl PendingQueue {
     /// Records that `caller` lacks `scopes`; returns the request id.
     pub(crate) fn record(&mut self, caller: &Caller, scopes: &[String], now_ms: u64) -> String {
         let packages = identity(caller);
-        if let Some(pos) = self
+        if let Some(entry) = self
             .entries
-            .iter()
-            .position(|e| e.uid == caller.uid() && e.packages == packages)
+            .iter_mut()
+            .find(|e| e.uid == caller.uid() && e.packages == packages)
         {
-            let mut entry = self.entries.remove(pos).expect("position is in range");
             entry.scopes.extend(scopes.iter().cloned());
             entry.requested_at_ms = now_ms;
-            let id = entry.id.clone();
-            self.entries.push_back(entry);
-            return id;
+            return entry.id.clone();
         }
         let id = next_id();
         self.entries.push_back(Entry {
@@ -106,6 +108,7 @@ impl PendingQueue {
             uid: caller.uid(),
             packages,
             scopes: scopes.iter().cloned().collect(),
+            first_requested_ms: now_ms,
             requested_at_ms: now_ms,
         });
         while self.entries.len() > self.max {

@@ -78,6 +78,9 @@ impl RateLimit {
     }
 }
 
+/// The bucket of refused calls, apart from every tool's (no tool name contains a NUL).
+pub(crate) const REFUSED_BUCKET: &str = "\0refused";
+
 /// How many callers' buckets are kept; beyond that idle (full) buckets are dropped first, then
 /// the least recently used.
 pub(crate) const MAX_TRACKED_BUCKETS: usize = 1024;

@@ -2,14 +2,14 @@
 //! The format is documented in the [`auth`](crate::auth) module docs.
 
 use std::collections::BTreeSet;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use serde::{Deserialize, Serialize};
 
+use super::fs::{LockGuard, StoreFs};
 use crate::context::AccessLevel;
 
 /// The name of the grant store file inside the store directory.
@@ -23,7 +23,7 @@ pub const STORE_VERSION: u32 = 1;
 /// ```
 /// use cetp_provider::auth::Grant;
 /// let grant: Grant = serde_json::from_str(r#"{
-///     "package": "com.example.agent", "certificate_sha256": null, "scopes": ["notes"],
+///     "package": "com.example.agent", "certificate_sha256": "5f2a", "scopes": ["notes"],
 ///     "access": "redacted", "granted_at_ms": 0, "expires_at_ms": 60000
 /// }"#).unwrap();
 /// assert!(grant.access.is_redacted());
@@ -35,8 +35,9 @@ pub const STORE_VERSION: u32 = 1;
 pub struct Grant {
     /// The consumer's package name.
     pub package: String,
-    /// Lower-case hex SHA-256 of the consumer's signing certificate; `None` when the platform did
-    /// not report one. A pinned grant never matches the package signed with another certificate.
+    /// Lower-case hex SHA-256 of the consumer's signing certificate. A grant never matches the
+    /// package signed with another certificate; one without a certificate (written by an
+    /// earlier version) matches nobody.
     #[serde(default)]
     pub certificate_sha256: Option<String>,
     /// The scopes the user allowed.
@@ -73,10 +74,13 @@ pub struct Denial {
 }
 
 /// The content of the store file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct StoreData {
     pub(crate) grants: Vec<Grant>,
     pub(crate) denials: Vec<Denial>,
+    /// The file was found unreadable, with no good copy to recover from, and the user has not
+    /// made a decision since.
+    pub(crate) decisions_lost: bool,
 }
 
 #[derive(Serialize)]
@@ -84,6 +88,8 @@ struct FileOut<'a> {
     version: u32,
     grants: &'a [Grant],
     denials: &'a [Denial],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    decisions_lost: bool,
 }
 
 #[derive(Deserialize)]
@@ -91,6 +97,8 @@ struct FileIn {
     version: u32,
     grants: Vec<Grant>,
     denials: Vec<Denial>,
+    #[serde(default)]
+    decisions_lost: bool,
 }
 
 /// The grant store could not be opened.
@@ -102,45 +110,173 @@ pub struct StoreError {
     source: io::Error,
 }
 
-/// A bound, loaded store. Reads take a snapshot; writes are serialized and persisted before the
-/// in-memory state changes, so memory and disk never disagree.
+/// Which way a change moves access, which decides when it takes effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// Takes access away (revoke, deny): in force at once, saved with retries.
+    Narrowing,
+    /// Gives access (approve, clear a denial): in force only once saved.
+    Widening,
+}
+
+/// How many times one change tries to save before giving up (a narrowing change then stays
+/// in force and is retried later).
+const SAVE_ATTEMPTS: usize = 3;
+/// How often the call path retries saving a change that is in force but not yet on disk.
+const RETRY_EVERY_MS: u64 = 1_000;
+
+/// A save that failed; `committed` when the new file had already been renamed into place
+/// (only the directory sync failed), so the change is visible on disk.
+struct SaveFailure {
+    committed: bool,
+    error: io::Error,
+}
+
+/// A bound, loaded store. Reads take a snapshot; writes are serialized. Memory never grants
+/// more than the file: a widening change is published only once saved, a narrowing one at
+/// once (and saved, retrying until it is).
 pub(crate) struct GrantStore {
     dir: PathBuf,
     path: PathBuf,
+    last_good: PathBuf,
+    fs: Arc<dyn StoreFs>,
+    _lock: LockGuard,
     writer: Mutex<()>,
     state: RwLock<Arc<StoreData>>,
-    /// The file was corrupt when opened and nothing has been saved since.
-    recovered: AtomicBool,
+    /// Memory holds a change the file does not (yet).
+    unsaved: AtomicBool,
+    last_retry_ms: AtomicU64,
 }
 
+/// The stores open on the real file system, by canonical directory: one per directory per
+/// process, so two providers (or two binds) on one directory never lose each other's updates.
+static OPEN_STORES: Mutex<Vec<(PathBuf, Weak<GrantStore>)>> = Mutex::new(Vec::new());
+
+/// Unique temp names within the process; the PID makes them unique across processes.
+static NEXT_TEMP: AtomicU64 = AtomicU64::new(1);
+
 impl GrantStore {
-    /// Opens (creating the directory if needed) and loads the store in `dir`.
-    pub(crate) fn open(dir: &Path, now_ms: u64) -> Result<GrantStore, StoreError> {
+    /// Opens (creating the directory if needed) and loads the store in `dir`, or returns the
+    /// store already open on the same canonical directory in this process.
+    pub(crate) fn open(
+        dir: &Path,
+        fs: Arc<dyn StoreFs>,
+        now_ms: u64,
+    ) -> Result<Arc<GrantStore>, StoreError> {
         let err = |source| StoreError {
             dir: dir.to_owned(),
             source,
         };
-        fs::create_dir_all(dir).map_err(err)?;
+        fs.create_dir_all(dir).map_err(err)?;
+        let Some(canonical) = fs.canonical_dir(dir) else {
+            return Self::load(dir, fs, now_ms).map(Arc::new);
+        };
+        let mut open = OPEN_STORES.lock().unwrap_or_else(PoisonError::into_inner);
+        open.retain(|(_, store)| store.strong_count() > 0);
+        if let Some(store) = open
+            .iter()
+            .find(|(path, _)| *path == canonical)
+            .and_then(|(_, store)| store.upgrade())
+        {
+            return Ok(store);
+        }
+        let store = Arc::new(Self::load(&canonical, fs, now_ms)?);
+        open.push((canonical, Arc::downgrade(&store)));
+        Ok(store)
+    }
+
+    fn load(dir: &Path, fs: Arc<dyn StoreFs>, now_ms: u64) -> Result<GrantStore, StoreError> {
+        let lock_path = dir.join(format!("{STORE_FILE_NAME}.lock"));
+        let lock = fs.lock(&lock_path).map_err(|e| StoreError {
+            dir: dir.to_owned(),
+            source: if e.kind() == io::ErrorKind::WouldBlock {
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "another process holds `{}`; only one process may use a grant store",
+                        lock_path.display()
+                    ),
+                )
+            } else {
+                e
+            },
+        })?;
         let path = dir.join(STORE_FILE_NAME);
-        remove_stale_temp_files(dir);
-        let (data, recovered) = match read(&path) {
-            Ok(data) => (data, false),
+        let last_good = dir.join(format!("{STORE_FILE_NAME}.last-good"));
+        remove_stale_temp_files(&*fs, dir);
+        let mut rewrite = false;
+        let data = match read(&*fs, &path) {
+            Ok(Some(data)) => data,
+            Ok(None) => match read(&*fs, &last_good) {
+                // A crash between saving the copy and the file itself on the first save.
+                Ok(Some(data)) => {
+                    rewrite = true;
+                    data
+                }
+                Ok(None) => StoreData::default(),
+                Err(reason) => {
+                    log::error!(
+                        "CETP grant store `{}` is missing and its last good copy is unusable ({reason}); starting empty: every consumer must be approved again",
+                        path.display()
+                    );
+                    rewrite = true;
+                    StoreData {
+                        decisions_lost: true,
+                        ..StoreData::default()
+                    }
+                }
+            },
             Err(reason) => {
-                let aside = set_aside(&path, now_ms);
-                log::error!(
-                    "CETP grant store `{}` is unusable ({reason}); {aside}; starting empty: every consumer must be approved again",
-                    path.display()
-                );
-                (StoreData::default(), true)
+                let aside = set_aside(&*fs, &path, now_ms);
+                rewrite = true;
+                match read(&*fs, &last_good) {
+                    Ok(Some(data)) => {
+                        log::warn!(
+                            "CETP grant store `{}` is unusable ({reason}); {aside}; recovered the decisions from its last good copy",
+                            path.display()
+                        );
+                        data
+                    }
+                    copy => {
+                        let copy = match copy {
+                            Err(e) => format!("its last good copy is unusable too ({e})"),
+                            Ok(_) => "there is no last good copy".to_owned(),
+                        };
+                        log::error!(
+                            "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every consumer must be approved again",
+                            path.display()
+                        );
+                        StoreData {
+                            decisions_lost: true,
+                            ..StoreData::default()
+                        }
+                    }
+                }
             }
         };
-        Ok(GrantStore {
+        let store = GrantStore {
             dir: dir.to_owned(),
             path,
+            last_good,
+            fs,
+            _lock: lock,
             writer: Mutex::new(()),
             state: RwLock::new(Arc::new(data)),
-            recovered: AtomicBool::new(recovered),
-        })
+            unsaved: AtomicBool::new(false),
+            last_retry_ms: AtomicU64::new(now_ms),
+        };
+        if rewrite {
+            let data = store.snapshot();
+            if let Err(failure) = store.save(&data, Change::Narrowing) {
+                store.unsaved.store(true, Ordering::Relaxed);
+                log::error!(
+                    "CETP grant store `{}` could not be rewritten after recovery: {}",
+                    store.path.display(),
+                    failure.error
+                );
+            }
+        }
+        Ok(store)
     }
 
     /// The store file.
@@ -156,89 +292,200 @@ impl GrantStore {
             .clone()
     }
 
-    /// Whether the file was found corrupt and nothing has been saved since.
-    pub(crate) fn recovered_from_corruption(&self) -> bool {
-        self.recovered.load(Ordering::Relaxed)
+    /// Whether the file was found unreadable with no good copy, and no decision was made since.
+    pub(crate) fn decisions_lost(&self) -> bool {
+        self.snapshot().decisions_lost
     }
 
-    /// Applies `change` to a copy of the state, persists the copy, then publishes it. Changes
-    /// are serialized; if `change` fails or the file cannot be written, nothing changes.
+    /// Whether memory holds a (narrowing) change not yet saved.
+    pub(crate) fn unsaved(&self) -> bool {
+        self.unsaved.load(Ordering::Relaxed)
+    }
+
+    fn publish(&self, data: Arc<StoreData>) {
+        *self.state.write().unwrap_or_else(PoisonError::into_inner) = data;
+    }
+
+    /// Applies `change` to a copy of the state and saves it. A [`Change::Widening`] change is
+    /// published only once saved (or once its file was renamed into place); if it cannot be,
+    /// nothing changes. A [`Change::Narrowing`] change is published at once and saved with
+    /// retries; if saving fails it stays in force and is saved later (every later change and,
+    /// at most once a second, the call path retries). Changes are serialized; a failing
+    /// `change` changes nothing. Every change clears the "decisions lost" mark.
     pub(crate) fn update<R, E>(
         &self,
+        kind: Change,
         change: impl FnOnce(&mut StoreData) -> Result<R, E>,
         persist_error: impl FnOnce(io::Error) -> E,
     ) -> Result<R, E> {
         let _writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = (*self.snapshot()).clone();
         let result = change(&mut next)?;
-        if let Err(e) = self.write(&next) {
-            log::error!(
-                "CETP grant store `{}` could not be saved: {e}",
-                self.path.display()
-            );
-            return Err(persist_error(e));
+        next.decisions_lost = false;
+        let next = Arc::new(next);
+        if kind == Change::Narrowing {
+            self.publish(next.clone());
         }
-        *self.state.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(next);
-        self.recovered.store(false, Ordering::Relaxed);
-        Ok(result)
+        match self.save(&next, kind) {
+            Ok(()) => {
+                self.unsaved.store(false, Ordering::Relaxed);
+                if kind == Change::Widening {
+                    self.publish(next);
+                }
+                Ok(result)
+            }
+            Err(failure) if kind == Change::Narrowing || failure.committed => {
+                log::error!(
+                    "CETP grant store `{}`: a change is in force but not durably saved ({}); retrying later",
+                    self.path.display(),
+                    failure.error
+                );
+                self.unsaved.store(true, Ordering::Relaxed);
+                if kind == Change::Widening {
+                    self.publish(next);
+                }
+                Ok(result)
+            }
+            Err(failure) => {
+                log::error!(
+                    "CETP grant store `{}` could not be saved, the change was not made: {}",
+                    self.path.display(),
+                    failure.error
+                );
+                Err(persist_error(failure.error))
+            }
+        }
     }
 
-    fn write(&self, data: &StoreData) -> io::Result<()> {
+    /// Saves a change that is in force but not yet on disk, if there is one and the last try
+    /// was at least a second ago. Never blocks on a writer in progress.
+    pub(crate) fn retry_unsaved(&self, now_ms: u64) {
+        if !self.unsaved() {
+            return;
+        }
+        let last = self.last_retry_ms.load(Ordering::Relaxed);
+        if now_ms.saturating_sub(last) < RETRY_EVERY_MS && now_ms >= last {
+            return;
+        }
+        let Ok(_writer) = self.writer.try_lock() else {
+            return;
+        };
+        self.last_retry_ms.store(now_ms, Ordering::Relaxed);
+        let data = self.snapshot();
+        match self.save(&data, Change::Narrowing) {
+            Ok(()) => {
+                self.unsaved.store(false, Ordering::Relaxed);
+                log::info!(
+                    "CETP grant store `{}`: the pending change is saved",
+                    self.path.display()
+                );
+            }
+            Err(failure) => log::warn!(
+                "CETP grant store `{}` still cannot be saved: {}",
+                self.path.display(),
+                failure.error
+            ),
+        }
+    }
+
+    /// Up to [`SAVE_ATTEMPTS`] tries of [`save_once`](Self::save_once).
+    fn save(&self, data: &StoreData, kind: Change) -> Result<(), SaveFailure> {
+        let mut committed = false;
+        let mut last = None;
+        for _ in 0..SAVE_ATTEMPTS {
+            match self.save_once(data, kind) {
+                Ok(()) => return Ok(()),
+                Err(failure) => {
+                    committed |= failure.committed;
+                    last = Some(failure.error);
+                }
+            }
+        }
+        Err(SaveFailure {
+            committed,
+            error: last.unwrap_or_else(|| io::Error::other("no save attempted")),
+        })
+    }
+
+    /// Writes the last good copy, then the file. The copy is written first so that it is
+    /// never older than the file: recovering from it cannot bring back a revoked grant. A
+    /// copy that could not be written is removed rather than left stale; so is a copy holding
+    /// a widening change whose file could not be written.
+    fn save_once(&self, data: &StoreData, kind: Change) -> Result<(), SaveFailure> {
         let file = FileOut {
             version: STORE_VERSION,
             grants: &data.grants,
             denials: &data.denials,
+            decisions_lost: data.decisions_lost,
         };
-        let mut bytes = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
+        let mut bytes = serde_json::to_vec_pretty(&file).map_err(|e| SaveFailure {
+            committed: false,
+            error: io::Error::other(e),
+        })?;
         bytes.push(b'\n');
-        if self.path.is_dir() {
-            // An unreadable path that could not be moved aside when the store was opened.
-            set_aside(&self.path, crate::auth::clock::system_now_ms());
+        let copy_written = match write_atomic(&*self.fs, &self.dir, &self.last_good, &bytes) {
+            Ok(()) => true,
+            Err(failure) => {
+                log::warn!(
+                    "CETP grant store: the last good copy `{}` could not be written ({}); removing it",
+                    self.last_good.display(),
+                    failure.error
+                );
+                if !failure.committed {
+                    let _ = self.fs.remove(&self.last_good);
+                }
+                false
+            }
+        };
+        let result = write_atomic(&*self.fs, &self.dir, &self.path, &bytes);
+        if let Err(failure) = &result {
+            if copy_written && kind == Change::Widening && !failure.committed {
+                let _ = self.fs.remove(&self.last_good);
+            }
         }
-        write_atomic(&self.dir, &self.path, &bytes)
+        result
     }
 }
 
-/// Writes `bytes` to `path` atomically and durably: a temp file in `dir`, fsync, rename over
-/// `path`, fsync `dir`.
-fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = dir.join(format!("{STORE_FILE_NAME}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
+/// Writes `bytes` to `path` atomically and durably: a uniquely named temp file in `dir`,
+/// fsync, rename over `path`, fsync `dir`. The temp file is removed on failure.
+fn write_atomic(
+    fs: &dyn StoreFs,
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), SaveFailure> {
+    let tmp = dir.join(format!(
+        "{STORE_FILE_NAME}.tmp-{}-{}",
+        std::process::id(),
+        NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
+    ));
+    let before_rename = (|| {
+        let mut file = fs.create_new(&tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        sync_dir(dir)
+        file.sync()
     })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    if let Err(error) = before_rename.and_then(|()| fs.rename(&tmp, path)) {
+        let _ = fs.remove(&tmp);
+        return Err(SaveFailure {
+            committed: false,
+            error,
+        });
     }
-    result
+    fs.sync_dir(dir).map_err(|error| SaveFailure {
+        committed: true,
+        error,
+    })
 }
 
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> io::Result<()> {
-    Ok(())
-}
-
-/// Reads and validates the store file; a missing file is an empty store.
-fn read(path: &Path) -> Result<StoreData, String> {
-    let bytes = match fs::read(path) {
+/// Reads and validates a store file; `None` when it does not exist.
+fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<StoreData>, String> {
+    let bytes = match fs.read(path) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(StoreData::default()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read it: {e}")),
     };
-    parse(&bytes)
+    parse(&bytes).map(Some)
 }
 
 /// Parses and validates the bytes of a store file.
@@ -274,35 +521,40 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
     Ok(StoreData {
         grants: file.grants,
         denials: file.denials,
+        decisions_lost: file.decisions_lost,
     })
 }
 
 /// Renames an unusable store file to `*.corrupt-<ms>`; returns what happened, for the log.
-fn set_aside(path: &Path, now_ms: u64) -> String {
-    if fs::symlink_metadata(path).is_err() {
-        return "nothing to move aside".to_owned();
-    }
-    let mut aside = path.with_file_name(format!("{STORE_FILE_NAME}.corrupt-{now_ms}"));
+fn set_aside(fs: &dyn StoreFs, path: &Path, now_ms: u64) -> String {
+    let taken: Vec<std::ffi::OsString> = path
+        .parent()
+        .and_then(|dir| fs.list(dir).ok())
+        .unwrap_or_default();
+    let base = format!("{STORE_FILE_NAME}.corrupt-{now_ms}");
+    let mut name = base.clone();
     let mut n = 1;
-    while fs::symlink_metadata(&aside).is_ok() {
-        aside = path.with_file_name(format!("{STORE_FILE_NAME}.corrupt-{now_ms}-{n}"));
+    while taken.iter().any(|t| *t == *name) {
+        name = format!("{base}-{n}");
         n += 1;
     }
-    match fs::rename(path, &aside) {
+    let aside = path.with_file_name(name);
+    match fs.rename(path, &aside) {
         Ok(()) => format!("kept it as `{}`", aside.display()),
         Err(e) => format!("could not move it aside ({e})"),
     }
 }
 
-/// Removes temp files a crash left behind (this process is the store's only writer).
-fn remove_stale_temp_files(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
+/// Removes temp files a crash left behind (the lock makes this process the store's only
+/// writer).
+fn remove_stale_temp_files(fs: &dyn StoreFs, dir: &Path) {
+    let Ok(names) = fs.list(dir) else {
         return;
     };
     let prefix = format!("{STORE_FILE_NAME}.tmp-");
-    for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(&prefix) {
-            let _ = fs::remove_file(entry.path());
+    for name in names {
+        if name.to_string_lossy().starts_with(&prefix) {
+            let _ = fs.remove(&dir.join(name));
         }
     }
 }

@@ -2,8 +2,10 @@
 //! and callers.
 #![allow(dead_code)]
 
+pub mod sim_fs;
+
 use cetp_provider::Response;
-use cetp_provider::auth::{Approval, Auth};
+use cetp_provider::auth::{Approval, Auth, PendingRequest};
 use cetp_provider::testing::Consumer;
 use cetp_provider::{CallContext, Caller, Provider, ProviderBuilder, Tool, ToolError};
 use schemars::JsonSchema;
@@ -108,8 +110,14 @@ pub fn call(provider: &Provider, caller: &Caller, tool: &str) -> Response {
         .execute(tool, "{}")
 }
 
-/// Calls `tool` as `caller`, expects AUTH_REQUIRED, and approves the resulting pending request.
-pub fn approve(provider: &Provider, caller: &Caller, tool: &str, approval: Approval) {
+/// Calls `tool` as `caller`, expects AUTH_REQUIRED, and approves the resulting pending request
+/// with the approval `choose` makes of it.
+pub fn approve(
+    provider: &Provider,
+    caller: &Caller,
+    tool: &str,
+    choose: impl FnOnce(&PendingRequest) -> Approval,
+) {
     let answer = call(provider, caller, tool);
     assert_eq!(
         answer.error_code(),
@@ -119,8 +127,27 @@ pub fn approve(provider: &Provider, caller: &Caller, tool: &str, approval: Appro
     let id = pending_id_for(provider, caller);
     provider
         .authorizer()
-        .approve(&id, approval)
+        .approve(&id, listed_with(provider, &id, choose))
         .expect("approve the recorded request");
+}
+
+/// Approves exactly what pending request `id` lists, as the screen shows it.
+pub fn listed(provider: &Provider, id: &str) -> Approval {
+    listed_with(provider, id, Approval::as_listed)
+}
+
+fn listed_with(
+    provider: &Provider,
+    id: &str,
+    choose: impl FnOnce(&PendingRequest) -> Approval,
+) -> Approval {
+    let request = provider
+        .authorizer()
+        .pending()
+        .into_iter()
+        .find(|p| p.id == id)
+        .expect("the request is pending");
+    choose(&request)
 }
 
 /// The id of the pending request recorded for `caller`.

@@ -25,7 +25,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let dir = tempfile::tempdir()?;
     let app = cetp_provider::App::new("dev.cetp.samples.expenses", dir.path());
-    let provider = cetp_sample_expenses::provider(&app).app(app).build()?;
+    let ledger = cetp_sample_expenses::ledger::Ledger::demo();
+    let provider = cetp_sample_expenses::provider(ledger).app(app).build()?;
     let agent = Consumer::new(&provider);
 
     let Some(tool) = args.first() else {
@@ -38,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("before approval: {refused}");
         provider
             .authorizer()
-            .approve(&request.id, Approval::all_requested().access(access))?;
+            .approve(&request.id, Approval::as_listed(&request).access(access))?;
     }
     println!("{}", agent.execute(tool, arguments));
     Ok(())

@@ -42,6 +42,14 @@ impl Ledger {
     }
 }
 
+impl From<Vec<Expense>> for Ledger {
+    /// A ledger of `expenses`, sorted oldest first.
+    fn from(mut expenses: Vec<Expense>) -> Self {
+        expenses.sort_by_key(|e| e.date);
+        Ledger(expenses)
+    }
+}
+
 /// How often a category is paid, where, and how much (in cents).
 struct Habit {
     category: Category,

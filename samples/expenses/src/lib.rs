@@ -8,12 +8,10 @@
 pub mod ledger;
 pub mod report;
 
-use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
+use cetp_provider::{CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use report::{CategoryReport, MerchantTotal, PeriodTotal};
 
 /// A spending category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
@@ -63,7 +61,8 @@ pub struct Filter {
     /// Only expenses of at most this many euros.
     #[schemars(range(min = 0.0, max = 1_000_000.0))]
     pub max_amount: Option<f64>,
-    /// Only merchants whose name contains this text (case ignored), e.g. `café`.
+    /// Only merchants whose name contains this text (case ignored), e.g. `café`. Not available
+    /// when the user shares totals only.
     #[schemars(length(min = 1, max = 64))]
     pub merchant: Option<String>,
 }
@@ -77,8 +76,9 @@ pub fn spending_by_category(
     /// Which expenses to count (all when absent).
     filter: Option<Filter>,
     ledger: &ledger::Ledger,
-) -> Result<CategoryReport, ToolError> {
-    report::by_category(ledger, &range, filter.as_ref())
+    ctx: &CallContext,
+) -> Result<report::CategoryReport, ToolError> {
+    report::by_category(ledger, &range, filter.as_ref(), ctx.access())
 }
 
 /// Totals the user's spending per day, ISO week or month over a date range, oldest first;
@@ -92,8 +92,9 @@ pub fn spending_over_time(
     /// Which expenses to count (all when absent).
     filter: Option<Filter>,
     ledger: &ledger::Ledger,
-) -> Result<Vec<PeriodTotal>, ToolError> {
-    report::over_time(ledger, &range, period, filter.as_ref())
+    ctx: &CallContext,
+) -> Result<Vec<report::PeriodTotal>, ToolError> {
+    report::over_time(ledger, &range, period, filter.as_ref(), ctx.access())
 }
 
 /// Lists the merchants where the user spent most over a date range, largest first. Amounts are
@@ -109,18 +110,22 @@ pub fn top_merchants(
     filter: Option<Filter>,
     ledger: &ledger::Ledger,
     ctx: &CallContext,
-) -> Result<Vec<MerchantTotal>, ToolError> {
+) -> Result<Vec<report::MerchantTotal>, ToolError> {
     report::top_merchants(ledger, &range, limit, filter.as_ref(), ctx.access())
 }
 
-/// Declares the provider; the Android template calls it when the app starts.
-pub fn provider(_app: &App) -> ProviderBuilder {
-    let tools = tools![spending_by_category, spending_over_time, top_merchants];
+/// Declares the provider over the user's `ledger`.
+pub fn provider(ledger: ledger::Ledger) -> ProviderBuilder {
     Provider::builder("Expenses")
         .description("The user's spending: totals per category, over time and per merchant")
         .scope("expenses.read", "your expenses: amounts, dates, merchants")
-        .tools(tools)
-        .state(ledger::Ledger::demo())
+        .tools(tools![
+            spending_by_category,
+            spending_over_time,
+            top_merchants
+        ])
+        .state(ledger)
 }
 
-cetp_provider::export_provider!(provider);
+// When the app starts, over the demo ledger (a real app loads its own from `app.files_dir()`).
+cetp_provider::export_provider!(|_| provider(ledger::Ledger::demo()));

@@ -71,14 +71,16 @@ pub struct MerchantTotal {
 /// Totals per category, largest first.
 ///
 /// # Errors
-/// `INVALID_ARGS` for a reversed or too wide range, or `min_amount > max_amount`.
+/// `INVALID_ARGS` for a reversed or too wide range, `min_amount > max_amount`, or a merchant
+/// filter from a redacted caller (see [`select`]).
 pub fn by_category(
     ledger: &Ledger,
     range: &DateRange,
     filter: Option<&Filter>,
+    access: AccessLevel,
 ) -> Result<CategoryReport, ToolError> {
     let mut sums: HashMap<Category, (i64, usize)> = HashMap::new();
-    for expense in select(ledger, range, filter)? {
+    for expense in select(ledger, range, filter, access)? {
         let sum = sums.entry(expense.category).or_default();
         *sum = (sum.0 + expense.cents, sum.1 + 1);
     }
@@ -118,8 +120,9 @@ pub fn over_time(
     range: &DateRange,
     period: Period,
     filter: Option<&Filter>,
+    access: AccessLevel,
 ) -> Result<Vec<PeriodTotal>, ToolError> {
-    let selected = select(ledger, range, filter)?;
+    let selected = select(ledger, range, filter, access)?;
     let mut periods: BTreeMap<NaiveDate, PeriodTotal> = BTreeMap::new();
     for day in range.from.iter_days().take_while(|d| *d <= range.to) {
         let (starts, label) = period_of(day, period);
@@ -163,7 +166,7 @@ pub fn top_merchants(
         ));
     }
     let mut sums: HashMap<&'static str, (Category, i64, usize)> = HashMap::new();
-    for expense in select(ledger, range, filter)? {
+    for expense in select(ledger, range, filter, access)? {
         let sum = sums
             .entry(expense.merchant)
             .or_insert((expense.category, 0, 0));
@@ -184,11 +187,22 @@ pub fn top_merchants(
 }
 
 /// The expenses in `range` that pass `filter`, after checking both.
+///
+/// Merchant names are hidden from a redacted caller, so they must not decide its answers
+/// either: a merchant filter would let it recover a name letter by letter from which totals
+/// change, then the dates of every visit. A redacted caller's merchant filter is refused, with
+/// the same answer whatever the data.
 fn select<'a>(
     ledger: &'a Ledger,
     range: &'a DateRange,
     filter: Option<&'a Filter>,
+    access: AccessLevel,
 ) -> Result<impl Iterator<Item = &'a Expense> + 'a, ToolError> {
+    if access.is_redacted() && filter.is_some_and(|f| f.merchant.is_some()) {
+        return Err(ToolError::invalid_args(
+            "the user shares totals but not merchant names with this app, so `filter.merchant` cannot be used; drop it",
+        ));
+    }
     let DateRange { from, to } = *range;
     if from > to {
         return Err(ToolError::invalid_args(format!(

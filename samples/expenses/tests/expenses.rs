@@ -29,7 +29,7 @@ impl App {
     fn start() -> App {
         let files_dir = tempfile::tempdir().unwrap();
         let app = cetp_provider::App::new("dev.cetp.samples.expenses", files_dir.path());
-        let provider = provider(&app)
+        let provider = provider(Ledger::demo())
             .app(app)
             .build()
             .expect("the provider builds and its grant store opens");
@@ -335,4 +335,83 @@ fn arguments_outside_the_schema_are_invalid() {
         let (code, message) = app.error(tool, args.clone());
         assert_eq!(code, ErrorCode::InvalidArgs, "{tool} {args}: {message}");
     }
+}
+
+/// Redacted means noninterference: merchant names, hidden from a redacted caller, must not
+/// influence its answers. Two ledgers that differ only in merchant names answer every redacted
+/// call byte for byte the same, including the refused merchant filter.
+#[test]
+fn redacted_answers_do_not_depend_on_merchants() {
+    let renamed: Vec<Expense> = Ledger::demo()
+        .expenses()
+        .iter()
+        .map(|e| Expense {
+            merchant: Box::leak(format!("Shop {}", e.merchant.len() % 7).into_boxed_str()),
+            ..e.clone()
+        })
+        .collect();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let start = |ledger: Ledger, dir: &TempDir| {
+        provider(ledger)
+            .app(cetp_provider::App::new(
+                "dev.cetp.samples.expenses",
+                dir.path(),
+            ))
+            .build()
+            .unwrap()
+    };
+    let left = start(Ledger::demo(), &dirs[0]);
+    let right = start(Ledger::from(renamed), &dirs[1]);
+    let range = r#"{"from":"2024-01-01","to":"2025-12-31"}"#;
+    let mut calls: Vec<(&str, String)> = vec![
+        ("spending_by_category", format!(r#"{{"range":{range}}}"#)),
+        ("top_merchants", format!(r#"{{"range":{range}}}"#)),
+    ];
+    for period in ["day", "week", "month"] {
+        calls.push((
+            "spending_over_time",
+            format!(r#"{{"range":{range},"period":"{period}"}}"#),
+        ));
+    }
+    // The probes of a merchant name: each letter, and names of both ledgers.
+    for merchant in ["a", "e", "Caf", "Lidl", "Shop", "Shop 3", "Uber"] {
+        let filter = format!(r#""filter":{{"merchant":"{merchant}"}}"#);
+        calls.push((
+            "spending_by_category",
+            format!(r#"{{"range":{range},{filter}}}"#),
+        ));
+        calls.push((
+            "spending_over_time",
+            format!(r#"{{"range":{range},"period":"month",{filter}}}"#),
+        ));
+    }
+    calls.push((
+        "spending_by_category",
+        format!(r#"{{"range":{range},"filter":{{"categories":["dining"],"min_amount":20}}}}"#),
+    ));
+    let calls: Vec<(&str, &str)> = calls.iter().map(|(t, a)| (*t, a.as_str())).collect();
+    cetp_provider::testing::check_noninterference(&left, &right, &calls).unwrap();
+
+    // Full access does see the difference (the check would catch a leak).
+    let full = |provider: &Provider| {
+        let agent = Consumer::new(provider);
+        agent.approve(AccessLevel::Full).unwrap();
+        agent
+            .execute("top_merchants", &format!(r#"{{"range":{range}}}"#))
+            .data_json()
+            .unwrap()
+    };
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let renamed_again: Vec<Expense> = Ledger::demo()
+        .expenses()
+        .iter()
+        .map(|e| Expense {
+            merchant: "Elsewhere",
+            ..e.clone()
+        })
+        .collect();
+    assert_ne!(
+        full(&start(Ledger::demo(), &dirs[0])),
+        full(&start(Ledger::from(renamed_again), &dirs[1]))
+    );
 }

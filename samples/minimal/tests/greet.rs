@@ -21,7 +21,7 @@ fn approve(provider: &Provider, agent: &Consumer<'_>) {
     let request = provider.authorizer().pending().remove(0);
     provider
         .authorizer()
-        .approve(&request.id, Approval::all_requested())
+        .approve(&request.id, Approval::as_listed(&request))
         .expect("the approval is stored");
 }
 

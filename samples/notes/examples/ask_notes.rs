@@ -44,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("before approval: {refused}");
         provider
             .authorizer()
-            .approve(&request.id, Approval::all_requested().access(access))?;
+            .approve(&request.id, Approval::as_listed(&request).access(access))?;
     }
     println!("{}", agent.execute(tool, arguments));
     Ok(())

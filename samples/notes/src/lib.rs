@@ -15,7 +15,8 @@ use chrono::NaiveDate;
 use queries::{Database, Hit, Note, NoteList, TagCount};
 
 /// Searches the user's notes by words in their title or body, best matches first. Every word
-/// must occur; case and accents are ignored. Redacted callers get titles and dates, no snippets.
+/// must occur; case and accents are ignored. When the user shares titles only, the search
+/// looks at titles and tags (not the text), newest first, without snippets.
 #[tool(scopes = ["notes.read"])]
 pub fn search_notes(
     /// Words to look for, e.g. `cafe lisbon` or `抹茶`.

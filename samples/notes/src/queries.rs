@@ -168,6 +168,11 @@ impl Database {
 /// Full-text search: every word of `query` must occur in the title or body (accents and case
 /// ignored); ranked by BM25 with title matches weighing ten times body matches.
 ///
+/// A redacted caller may not read bodies, so bodies must not decide its answer either (which
+/// notes match, or their order), or it could learn what they say one query at a time. Its
+/// search looks at titles and tags only: every word must occur in the title (accents and case
+/// ignored) or be one of the note's tags (case ignored); newest first; no snippet.
+///
 /// # Errors
 /// `INVALID_ARGS` for a query without letters or digits; `INTERNAL_ERROR` if the database fails.
 pub fn search(
@@ -183,6 +188,9 @@ pub fn search(
             "the query `{query}` has no words to search for; send one or more words (letters or digits)"
         ))
     })?;
+    if access == AccessLevel::Redacted {
+        return db.read(|conn| search_titles_and_tags(conn, query, tag, limit));
+    }
     db.read(|conn| search_terms(conn, &terms, tag, limit, access))
 }
 
@@ -216,6 +224,52 @@ fn search_terms(
                     AccessLevel::Full => Some(row.get(4)?),
                     AccessLevel::Redacted => None,
                 },
+            })
+        })
+        .map_err(db_error)?;
+    rows.collect::<Result<_, _>>().map_err(db_error)
+}
+
+/// The redacted search (see [`search`]): nothing in it reads a body.
+fn search_titles_and_tags(
+    conn: &Connection,
+    query: &str,
+    tag: Option<&str>,
+    limit: u32,
+) -> Result<Vec<Hit>, ToolError> {
+    // One condition per word: in the title (FTS5 column filter), or a tag of the note.
+    let words: Vec<&str> = query
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect();
+    let mut sql = String::from(
+        "SELECT n.id, n.title, n.created, \
+                (SELECT json_group_array(tag) FROM (SELECT tag FROM tags WHERE note_id = n.id ORDER BY tag)) \
+         FROM notes n WHERE (?1 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.note_id = n.id AND t.tag = ?1))",
+    );
+    let mut values: Vec<String> = Vec::with_capacity(words.len() * 2);
+    for word in &words {
+        let title = values.len() + 3;
+        sql.push_str(&format!(
+            " AND (n.id IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?{title}) \
+               OR EXISTS (SELECT 1 FROM tags t WHERE t.note_id = n.id AND t.tag = ?{} COLLATE NOCASE))",
+            title + 1
+        ));
+        values.push(format!("title : \"{}\"", word.replace('"', "\"\"")));
+        values.push((*word).to_owned());
+    }
+    sql.push_str(" ORDER BY n.created DESC, n.id DESC LIMIT ?2");
+    let mut stmt = conn.prepare(&sql).map_err(db_error)?;
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tag, &limit];
+    params.extend(values.iter().map(|v| v as &dyn rusqlite::ToSql));
+    let rows = stmt
+        .query_map(params.as_slice(), |row| {
+            Ok(Hit {
+                id: row.get(0)?,
+                title: row.get(1)?,
+                created: row.get(2)?,
+                tags: tags_column(row, 3)?,
+                snippet: None,
             })
         })
         .map_err(db_error)?;

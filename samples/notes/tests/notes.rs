@@ -62,7 +62,7 @@ impl App {
         let request = app.provider.authorizer().pending().remove(0);
         app.provider
             .authorizer()
-            .approve(&request.id, Approval::all_requested().access(access))
+            .approve(&request.id, Approval::as_listed(&request).access(access))
             .expect("the approval is stored");
         app
     }
@@ -353,6 +353,24 @@ fn redacted_callers_get_titles_and_dates_but_no_text() {
         );
         assert!(hit.get("snippet").is_none(), "{hit}");
     }
+    // The search looks at titles and tags: a tag finds its notes, newest first.
+    let tagged = app.data("search_notes", json!({"query": "Work", "limit": 50}));
+    let hits = tagged.as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter()
+            .all(|h| h["tags"].as_array().unwrap().contains(&json!("work"))
+                || h["title"].as_str().unwrap().to_lowercase().contains("work")),
+        "{tagged}"
+    );
+    let dates: Vec<&str> = hits
+        .iter()
+        .map(|h| h["created"].as_str().unwrap())
+        .collect();
+    assert!(
+        dates.windows(2).all(|w| w[0] >= w[1]),
+        "newest first: {dates:?}"
+    );
     let note = app.data("get_note", json!({"id": 1}));
     assert_eq!(note["title"], demo::notes()[0].title.as_str());
     assert!(note.get("body").is_none(), "{note}");
@@ -361,4 +379,71 @@ fn redacted_callers_get_titles_and_dates_but_no_text() {
             .as_array()
             .is_some_and(|t| !t.is_empty())
     );
+}
+
+/// Redacted means noninterference: note bodies, hidden from a redacted caller, must not
+/// influence its answers (which notes a search finds, or their order). Two databases that
+/// differ only in bodies answer every redacted call byte for byte the same.
+#[test]
+fn redacted_answers_do_not_depend_on_note_bodies() {
+    let other = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cetp-sample-notes-bodies.db");
+    demo::create(&other).unwrap();
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute(
+            "UPDATE notes SET body = 'zebra quantum ' || id || ' ' || substr(body, 1, 20)",
+            [],
+        )
+        .unwrap();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let start = |database: PathBuf, dir: &TempDir| {
+        provider_over(database)
+            .app(cetp_provider::App::new(
+                "dev.cetp.samples.notes",
+                dir.path(),
+            ))
+            .build()
+            .unwrap()
+    };
+    let left = start(DATABASE.clone(), &dirs[0]);
+    let right = start(other, &dirs[1]);
+
+    // Words of the demo bodies that no title has, words of the titles, and of the new bodies.
+    let notes = demo::notes();
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() > 3)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let in_titles: Vec<String> = notes.iter().flat_map(|n| words(&n.title)).collect();
+    let mut body_only: Vec<String> = notes
+        .iter()
+        .flat_map(|n| words(&n.body))
+        .filter(|w| !in_titles.contains(w))
+        .collect();
+    body_only.sort();
+    body_only.dedup();
+    assert!(body_only.len() > 10, "{body_only:?}");
+    let mut queries: Vec<String> = body_only.iter().take(25).cloned().collect();
+    queries.extend(in_titles.iter().take(10).cloned());
+    queries.extend(["zebra", "quantum", "café", "lisbon", "matcha"].map(String::from));
+    let mut calls: Vec<(&str, String)> = queries
+        .iter()
+        .map(|q| ("search_notes", json!({"query": q, "limit": 50}).to_string()))
+        .collect();
+    calls.push((
+        "search_notes",
+        json!({"query": format!("{} {}", in_titles[0], body_only[0])}).to_string(),
+    ));
+    for id in [1, 2, 3, 50, 320] {
+        calls.push(("get_note", json!({"id": id}).to_string()));
+    }
+    calls.push((
+        "notes_between",
+        json!({"from": "2023-01-01", "to": "2023-12-31", "limit": 200}).to_string(),
+    ));
+    calls.push(("list_tags", "{}".to_owned()));
+    let calls: Vec<(&str, &str)> = calls.iter().map(|(t, a)| (*t, a.as_str())).collect();
+    cetp_provider::testing::check_noninterference(&left, &right, &calls).unwrap();
 }

@@ -114,10 +114,10 @@ mod tests {
             Some(ErrorCode::AuthRequired)
         );
         let auth = provider.authorizer();
-        let id = auth.pending().remove(0).id;
+        let request = auth.pending().remove(0);
         auth.approve(
-            &id,
-            Approval::all_requested().expires_after(Duration::from_secs(3600)),
+            &request.id,
+            Approval::as_listed(&request).expires_after(Duration::from_secs(3600)),
         )
         .unwrap();
         assert_eq!(

@@ -25,11 +25,14 @@ final class CetpAdmin {
     final String errorKind;
     /** The provider's state after the operation; null when the provider is not reachable. */
     final JSONObject state;
+    /** The provider found its stored decisions unreadable and lost them (the screens say so). */
+    final boolean decisionsLost;
 
-    Reply(boolean ok, String errorKind, JSONObject state) {
+    Reply(boolean ok, String errorKind, JSONObject state, boolean decisionsLost) {
       this.ok = ok;
       this.errorKind = errorKind;
       this.state = state;
+      this.decisionsLost = decisionsLost;
     }
 
     /** Whether the user's choice was refused because the request changed or was answered. */
@@ -41,25 +44,21 @@ final class CetpAdmin {
   }
 
   /** The reply when the native library is not loaded or answered nonsense. */
-  private static final Reply UNREACHABLE = new Reply(false, "unreachable", null);
+  private static final Reply UNREACHABLE = new Reply(false, "unreachable", null, false);
 
   /**
-   * The state, with pending requests restricted to {@code callerUid} when it is not negative. A
-   * provider that does not know the filter answers {@code bad_request}; the unfiltered state is
-   * read then (the screen filters by each request's {@code uid} anyway).
+   * The state, with pending requests restricted to {@code callerUid} (the app that opened the
+   * screen) when it is not negative.
    */
   static Reply state(int callerUid) {
-    if (callerUid >= 0) {
-      Reply filtered = send(object("op", "state").putOpt("caller_uid", callerUid));
-      if (!"bad_request".equals(filtered.errorKind)) {
-        return filtered;
-      }
-    }
-    return send(object("op", "state"));
+    return send(caller(object("op", "state"), callerUid));
   }
 
-  /** Approves request {@code id} for exactly {@code scopes} (the ones the screen displayed). */
-  static Reply approve(String id, List<String> scopes, boolean limited, long durationSecs) {
+  /**
+   * Approves request {@code id} for exactly {@code scopes} (the ones the screen displayed); with
+   * {@code callerUid} ≥ 0 the provider refuses a request of another app.
+   */
+  static Reply approve(String id, List<String> scopes, boolean limited, long durationSecs, int callerUid) {
     Json request =
         object("op", "approve")
             .putOpt("id", id)
@@ -68,11 +67,15 @@ final class CetpAdmin {
     if (durationSecs > 0) {
       request.putOpt("duration_secs", durationSecs);
     }
-    return send(request);
+    return send(caller(request, callerUid));
   }
 
-  static Reply deny(String id) {
-    return send(object("op", "deny").putOpt("id", id));
+  static Reply deny(String id, int callerUid) {
+    return send(caller(object("op", "deny").putOpt("id", id), callerUid));
+  }
+
+  private static Json caller(Json request, int callerUid) {
+    return callerUid >= 0 ? request.putOpt("caller_uid", callerUid) : request;
   }
 
   static Reply revoke(String pkg, String certificate) {
@@ -106,7 +109,8 @@ final class CetpAdmin {
             CetpToolProvider.TAG,
             "CETP approval screen: " + request.json.optString("op") + " failed: " + error);
       }
-      return new Reply(ok, ok ? "" : kind, parsed.optJSONObject("state"));
+      return new Reply(
+          ok, ok ? "" : kind, parsed.optJSONObject("state"), parsed.optBoolean("decisions_lost"));
     } catch (JSONException e) {
       Log.e(CetpToolProvider.TAG, "CETP approval screen: unreadable admin reply", e);
       return UNREACHABLE;

@@ -152,9 +152,9 @@ public class CetpAuthorizeActivity extends Activity
     if (state == null || !state.optBoolean("store_open")) {
       content = consent.empty(widgets.s("cetp_unavailable"), shownNotice, false, this, false);
     } else if (manage) {
-      content = new CetpGrantsScreen(widgets).build(state, shownNotice, this);
+      content = new CetpGrantsScreen(widgets).build(state, shownNotice, reply.decisionsLost, this);
     } else {
-      boolean lost = state.optBoolean("decisions_lost");
+      boolean lost = reply.decisionsLost;
       JSONObject request = chooseRequest(CetpWidgets.array(state, "pending"), launcherUid);
       if (request == null) {
         content = consent.empty(widgets.s("cetp_no_pending"), shownNotice, lost, this, true);
@@ -215,12 +215,12 @@ public class CetpAuthorizeActivity extends Activity
 
   @Override
   public void approve(String id, List<String> scopes, boolean limited, long durationSecs) {
-    finishWith(CetpAdmin.approve(id, scopes, limited, durationSecs), RESULT_OK);
+    finishWith(CetpAdmin.approve(id, scopes, limited, durationSecs, launcherUid), RESULT_OK);
   }
 
   @Override
   public void deny(String id) {
-    finishWith(CetpAdmin.deny(id), RESULT_CANCELED);
+    finishWith(CetpAdmin.deny(id, launcherUid), RESULT_CANCELED);
   }
 
   /** After a decision: back to the app that asked, saying so when other requests still wait. */

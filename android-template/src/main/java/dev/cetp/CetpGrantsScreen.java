@@ -32,7 +32,7 @@ final class CetpGrantsScreen {
     this.w = widgets;
   }
 
-  View build(JSONObject state, String notice, Actions actions) {
+  View build(JSONObject state, String notice, boolean decisionsLost, Actions actions) {
     LinearLayout page = w.column();
     page.setPadding(w.dp(16), w.dp(24), w.dp(16), w.dp(24));
     String provider = state.optString("provider_name");
@@ -47,7 +47,7 @@ final class CetpGrantsScreen {
       n.setTypeface(Typeface.DEFAULT_BOLD);
       page.addView(n, CetpWidgets.matchWidth(w.dp(16)));
     }
-    if (state.optBoolean("decisions_lost")) {
+    if (decisionsLost) {
       TextView lost = w.body(w.s("cetp_decisions_lost"));
       lost.setTag("cetp:decisions_lost");
       lost.setTypeface(Typeface.DEFAULT_BOLD);

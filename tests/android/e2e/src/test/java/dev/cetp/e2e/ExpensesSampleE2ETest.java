@@ -201,7 +201,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
       for (CallForm form : CallForm.values()) {
         CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec(call[0], call[1]));
         assertError(r, "AUTH_REQUIRED", "`expenses.read`", AGENT);
-        assertEquals("Open Expenses and allow com.example.agent to read: " + SCOPE_DESCRIPTION, r.resolutionHint());
+        assertEquals("Open Expenses (" + PACKAGE + ") and allow com.example.agent to read: " + SCOPE_DESCRIPTION, r.resolutionHint());
         assertEquals(AUTHORIZE, r.authorizeIntent());
       }
     }

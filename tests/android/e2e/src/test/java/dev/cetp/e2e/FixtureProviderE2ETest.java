@@ -351,9 +351,10 @@ public class FixtureProviderE2ETest {
   public void anOversizedResultIsInternalErrorAndALargeOneArrives() throws Exception {
     CetpResponse big = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":300}", null);
     assertError(big, "INTERNAL_ERROR", "256 KiB");
-    CetpResponse fits = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":200}", null);
+    // The limit counts wire bytes (UTF-16): 120 KiB of ASCII is 240 KiB on the wire.
+    CetpResponse fits = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":120}", null);
     assertTrue(fits.toString(), fits.isSuccess());
-    assertEquals(200 * 1024 + 2, fits.data().length());
+    assertEquals(120 * 1024 + 2, fits.data().length());
   }
 
   @Test

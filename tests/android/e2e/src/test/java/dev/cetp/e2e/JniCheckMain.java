@@ -54,7 +54,8 @@ public final class JniCheckMain {
     expectCode("auth required", "AUTH_REQUIRED", exec("execute_tool", "fail", "{\"code\":\"AUTH_REQUIRED\"}", "r"));
     expectCode("panic", "INTERNAL_ERROR", exec("execute_tool", "boom", "{\"message\":\"m\"}", null));
     expectCode("oversized", "INTERNAL_ERROR", exec("execute_tool", "oversized", "{\"kib\":300}", null));
-    String[] large = exec("execute_tool", "oversized", "{\"kib\":250}", null);
+    // Large but within the limit, which counts UTF-16 wire bytes: 240 KiB on the wire.
+    String[] large = exec("execute_tool", "oversized", "{\"kib\":120}", null);
     expectSuccess("large", large);
     // Odd strings: astral plane, lone surrogates, NUL, in every string parameter.
     String odd = "\uD800 🎉 \u0000 \uDFFF 𝄞";

@@ -173,7 +173,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
           "the user has not yet allowed com.example.agent to use Minimal sample; ask the user to"
               + " approve it in the Minimal sample app, then call again",
           r.errorMessage());
-      assertEquals("Open Minimal sample and allow com.example.agent to use its tools", r.resolutionHint());
+      assertEquals("Open Minimal sample (" + PACKAGE + ") and allow com.example.agent to use its tools", r.resolutionHint());
       assertEquals(AUTHORIZE, r.authorizeIntent());
       assertEquals(
           List.of("authorize_intent", "error_code", "error_message", "resolution_hint", "status"),

@@ -198,10 +198,16 @@ public class NotesAuthorizationE2ETest {
     assertEquals(7, redacted.getInt("id"));
     assertFalse(redacted.getString("title").isEmpty());
     assertFalse(redacted.toString(), redacted.has("body"));
-    JSONArray hits = new JSONArray(search().data());
+    // A limited search looks at titles and tags only (bodies must not decide what it finds).
+    JSONArray hits =
+        new JSONArray(
+            consumer
+                .executeTool(AUTHORITY, "search_notes", "{\"query\":\"Lisbon\"}", null)
+                .data());
     assertTrue(hits.length() > 0);
     for (int i = 0; i < hits.length(); i++) {
       assertFalse(hits.toString(), hits.getJSONObject(i).has("snippet"));
+      assertTrue(hits.toString(), hits.getJSONObject(i).getString("title").contains("Lisbon"));
     }
 
     // The same note for a caller the user allowed fully has its body: the difference is the

@@ -89,7 +89,7 @@ public final class Approvals {
     return adminOk(object("op", "state"));
   }
 
-  /** The pending requests, oldest first. */
+  /** The pending requests, in order of first request. */
   public static JSONArray pending() {
     try {
       return state().getJSONArray("pending");
@@ -105,6 +105,23 @@ public final class Approvals {
     } catch (JSONException e) {
       throw new AssertionError(e);
     }
+  }
+
+  /** The scope names pending request {@code id} lists; fails if it is not pending. */
+  private static List<String> listedScopes(String id) throws JSONException {
+    JSONArray all = pending();
+    for (int i = 0; i < all.length(); i++) {
+      JSONObject request = all.getJSONObject(i);
+      if (id.equals(request.optString("id"))) {
+        JSONArray scopes = request.getJSONArray("scopes");
+        List<String> names = new ArrayList<>();
+        for (int j = 0; j < scopes.length(); j++) {
+          names.add(scopes.getJSONObject(j).getString("name"));
+        }
+        return names;
+      }
+    }
+    throw new AssertionError("no pending request " + id + ": " + all);
   }
 
   /** The only pending request recorded for calls from {@code uid}; fails if none or several. */
@@ -132,16 +149,15 @@ public final class Approvals {
   }
 
   /**
-   * Approves pending request {@code id} for {@code scopes} (null: every requested scope) with
-   * {@code access}; returns the state after it. Fails if the provider refused.
+   * Approves pending request {@code id} for {@code scopes} (null: every scope the request lists
+   * now, as a screen showing it would send them) with {@code access}; returns the state after
+   * it. Fails if the provider refused.
    */
   public static JSONObject approve(String id, Access access, List<String> scopes) {
     JSONObject request = object("op", "approve");
     try {
       request.put("id", id).put("access", access.wire);
-      if (scopes != null) {
-        request.put("scopes", new JSONArray(scopes));
-      }
+      request.put("scopes", new JSONArray(scopes != null ? scopes : listedScopes(id)));
     } catch (JSONException e) {
       throw new AssertionError(e);
     }
@@ -198,7 +214,7 @@ public final class Approvals {
       return approve(access, null);
     }
 
-    /** Approves the caller's pending request for {@code scopes} (null: all requested). */
+    /** Approves the caller's pending request for {@code scopes} (null: all it lists). */
     public JSONObject approve(Access access, List<String> scopes) {
       try {
         return Approvals.approve(pendingRequest().getString("id"), access, scopes);
