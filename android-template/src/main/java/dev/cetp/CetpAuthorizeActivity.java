@@ -230,7 +230,9 @@ public class CetpAuthorizeActivity extends Activity
       render(reply.state != null ? reply : CetpAdmin.state(launcherUid));
       return;
     }
-    int waiting = CetpWidgets.array(reply.state, "pending").length();
+    // The reply lists only the launcher's requests; the others are in the unfiltered state.
+    JSONObject after = launcherUid >= 0 ? CetpAdmin.state(-1).state : reply.state;
+    int waiting = CetpWidgets.array(after, "pending").length();
     if (waiting > 0) {
       Toast.makeText(this, widgets.s("cetp_more_waiting", waiting), Toast.LENGTH_LONG).show();
     }
