@@ -26,6 +26,12 @@ android {
             if (requireAccessTools) "com.clawseed.permission.ACCESS_TOOLS" else ""
     }
 
+    // The Apex plugin interface (src/main/aidl/com/apex/agent/plugin/api/IApexPlugin.aidl): AGP
+    // generates its Stub, as the Apex host's own build does from the same file.
+    buildFeatures {
+        aidl = true
+    }
+
     compileOptions {
         sourceCompatibility = JavaVersion.VERSION_17
         targetCompatibility = JavaVersion.VERSION_17

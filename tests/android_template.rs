@@ -63,6 +63,9 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
         ("STATUS_SUCCESS", wire::STATUS_SUCCESS),
         ("STATUS_ERROR", wire::STATUS_ERROR),
         ("CODE_INTERNAL_ERROR", ErrorCode::InternalError.as_str()),
+        ("CODE_AUTH_REQUIRED", ErrorCode::AuthRequired.as_str()),
+        ("APEX_PLUGIN_ACTION", wire::APEX_PLUGIN_ACTION),
+        ("APEX_ERROR_PREFIX", wire::APEX_ERROR_PREFIX),
         ("DISCOVERY_ACTION", wire::DISCOVERY_ACTION),
         ("META_AUTHORITY", wire::META_AUTHORITY),
         ("META_VERSION", wire::META_VERSION),
@@ -176,5 +179,55 @@ fn the_java_library_meta_data_key_matches_the_manifest() {
     assert!(
         manifest.contains(&format!("android:name=\"{key}\"")),
         "the manifest's library meta-data is not {key}"
+    );
+}
+
+/// The `<service>` element of `class` in the template manifest (comments removed).
+fn service_element(manifest: &str, class: &str) -> String {
+    let manifest = without_comments(manifest);
+    let start = manifest
+        .find(&format!("android:name=\"{class}\""))
+        .unwrap_or_else(|| panic!("no <service> {class} in the template manifest"));
+    let open = manifest[..start]
+        .rfind("<service")
+        .expect("a <service> tag");
+    let close = open
+        + manifest[open..]
+            .find("</service>")
+            .expect("a closed <service>");
+    manifest[open..close].to_owned()
+}
+
+#[test]
+fn the_apex_plugin_service_is_exported_with_its_action_and_off_by_default() {
+    let manifest = template_file("src/main/AndroidManifest.xml");
+    let service = service_element(&manifest, "dev.cetp.ApexPluginService");
+    for expected in [
+        format!("<action android:name=\"{}\" />", wire::APEX_PLUGIN_ACTION),
+        "android:exported=\"true\"".to_owned(),
+        "android:enabled=\"@bool/cetp_serve_apex\"".to_owned(),
+        "android:name=\"dev.cetp.library\"".to_owned(),
+        "android:value=\"${cetpLibrary}\"".to_owned(),
+    ] {
+        assert!(service.contains(&expected), "`{expected}` not in {service}");
+    }
+    let hosts = template_file("src/main/res/values/cetp_hosts.xml");
+    assert!(hosts.contains("<bool name=\"cetp_serve_apex\">false</bool>"));
+    assert!(hosts.contains("<bool name=\"cetp_serve_cetp\">true</bool>"));
+    let discovery = service_element(&manifest, "dev.cetp.CetpDiscoveryService");
+    assert!(discovery.contains("android:enabled=\"@bool/cetp_serve_cetp\""));
+}
+
+#[test]
+fn the_aidl_file_is_the_apex_contract_byte_for_byte() {
+    // The interface as the Apex agent publishes it: the generated Stub must match its Proxy.
+    let expected = "package com.apex.agent.plugin.api;\n\ninterface IApexPlugin {\n    String getMetadataJson();\n    String getToolsJson();\n    String executeTool(String toolId, String argumentsJson);\n    void onActivate();\n    void onDeactivate();\n}\n";
+    assert_eq!(
+        template_file("src/main/aidl/com/apex/agent/plugin/api/IApexPlugin.aidl"),
+        expected
+    );
+    assert!(
+        template_file("build.gradle.kts").contains("aidl = true"),
+        "the template must enable AGP's AIDL compilation"
     );
 }

@@ -35,9 +35,57 @@ fn search(
         .collect()
 }
 
+/// A note as a listing shows it.
+#[derive(Serialize)]
+pub struct Summary {
+    id: i64,
+    title: String,
+    created: String,
+    tags: Vec<String>,
+}
+
+/// The notes of a period with their total, like the notes sample's `notes_between`.
+#[derive(Serialize)]
+pub struct Listing {
+    total: u64,
+    notes: Vec<Summary>,
+}
+
+/// Lists notes written in a date range.
+#[tool]
+fn listing(
+    /// First day, `YYYY-MM-DD`.
+    #[schemars(length(min = 10, max = 10))]
+    from: String,
+    /// Last day, `YYYY-MM-DD`.
+    #[schemars(length(min = 10, max = 10))]
+    to: String,
+    /// How many notes, 1 to 200.
+    #[schemars(range(min = 1, max = 200))]
+    limit: Option<u32>,
+) -> Listing {
+    let limit = limit.unwrap_or(50);
+    Listing {
+        total: 160,
+        notes: (1..=i64::from(limit))
+            .map(|id| Summary {
+                id,
+                title: format!("Note {id} from {from} to {to}: groceries, café and 抹茶"),
+                created: format!(
+                    "2023-{:02}-{:02}T10:{:02}:00",
+                    id % 12 + 1,
+                    id % 28 + 1,
+                    id % 60
+                ),
+                tags: vec!["travel".to_owned(), "weekend".to_owned()],
+            })
+            .collect(),
+    }
+}
+
 fn dispatch(c: &mut Criterion) {
     let provider = Provider::builder("Bench")
-        .tools(tools![search])
+        .tools(tools![search, listing])
         .auth(Auth::open())
         .build()
         .unwrap();
@@ -45,6 +93,11 @@ fn dispatch(c: &mut Criterion) {
     let valid = Request::execute("search", r#"{"query":"milk","limit":5}"#)
         .with_request_id("3f2b9c1e-0000-4000-8000-000000000001");
     let invalid = Request::execute("search", r#"{"query":"","limit":500}"#);
+
+    let hundred = Request::execute(
+        "listing",
+        r#"{"from":"2023-01-01","to":"2023-12-31","limit":100}"#,
+    );
 
     let mut group = c.benchmark_group("call");
     group.bench_function("direct function call + serde_json::to_string", |b| {
@@ -55,6 +108,22 @@ fn dispatch(c: &mut Criterion) {
     });
     group.bench_function("execute_tool rejected (INVALID_ARGS)", |b| {
         b.iter(|| provider.call(black_box(&invalid), &caller))
+    });
+    group.bench_function(
+        "direct function call + serde_json::to_string, 100 rows",
+        |b| {
+            b.iter(|| {
+                serde_json::to_string(&listing(
+                    black_box("2023-01-01".to_owned()),
+                    "2023-12-31".to_owned(),
+                    Some(100),
+                ))
+                .unwrap()
+            })
+        },
+    );
+    group.bench_function("execute_tool (validated, 100 rows)", |b| {
+        b.iter(|| provider.call(black_box(&hundred), &caller))
     });
     group.bench_function("list_tools (cached)", |b| {
         b.iter(|| provider.call(black_box(&Request::list_tools()), &caller))

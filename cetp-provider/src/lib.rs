@@ -83,6 +83,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod apex;
 mod app;
 pub mod auth;
 mod context;

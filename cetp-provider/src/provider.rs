@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 
+use crate::apex::{Apex, ApexState, Connections};
 use crate::app::App;
 use crate::auth::{Auth, Authorizer};
 use crate::context::{AccessLevel, CallContext, Caller};
@@ -188,6 +189,9 @@ pub enum BuildError {
     /// store given with [`Auth::store_dir`] cannot be opened.
     #[error("authorization: {0}")]
     Auth(String),
+    /// The Apex plugin settings ([`ProviderBuilder::apex`]) are invalid.
+    #[error("Apex plugin: {0}")]
+    Apex(String),
 }
 
 /// Declares a [`Provider`]: its name, description, scopes, tools, state and limits.
@@ -201,6 +205,7 @@ pub struct ProviderBuilder {
     limits: Limits,
     auth: Auth,
     nothing_to_redact: bool,
+    apex: Apex,
     app: Option<App>,
     states: States,
     duplicate_state: Option<&'static str>,
@@ -208,6 +213,12 @@ pub struct ProviderBuilder {
 }
 
 impl ProviderBuilder {
+    /// [`ProviderBuilder::apex`], defined with the rest of the Apex view in `apex.rs`.
+    pub(crate) fn with_apex(mut self, apex: Apex) -> Self {
+        self.apex = apex;
+        self
+    }
+
     /// The description `get_provider_info` returns.
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = description.into();
@@ -454,6 +465,7 @@ impl ProviderBuilder {
                 },
             );
         }
+        self.apex.check(&descriptors)?;
         let mut auth = Authorizer::new(
             self.auth,
             &self.name,
@@ -477,6 +489,8 @@ impl ProviderBuilder {
         .to_string();
         Ok(Provider {
             name: self.name,
+            description: self.description,
+            apex: ApexState::new(self.apex),
             scopes: self.scopes,
             descriptors,
             entries,
@@ -514,6 +528,8 @@ struct Entry {
 /// ```
 pub struct Provider {
     name: String,
+    description: String,
+    apex: ApexState,
     scopes: Vec<(String, String)>,
     descriptors: Vec<ToolDescriptor>,
     entries: HashMap<&'static str, Entry>,
@@ -547,6 +563,7 @@ impl Provider {
             limits: Limits::default(),
             auth: Auth::default(),
             nothing_to_redact: false,
+            apex: Apex::default(),
             app: None,
             states: States::default(),
             duplicate_state: None,
@@ -557,6 +574,19 @@ impl Provider {
     /// The provider name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The description `get_provider_info` returns.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    pub(crate) fn apex_state(&self) -> &ApexState {
+        &self.apex
+    }
+
+    pub(crate) fn connections(&self) -> &Connections {
+        self.auth.connections()
     }
 
     /// The tools, in declaration order, as `list_tools` describes them.

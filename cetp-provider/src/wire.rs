@@ -61,6 +61,14 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// The permission the CETP v1 manifest puts on the provider.
 pub const ACCESS_PERMISSION: &str = "com.clawseed.permission.ACCESS_TOOLS";
 
+/// Intent action the Apex agent scans for to discover plugin Services (`IApexPlugin`).
+pub const APEX_PLUGIN_ACTION: &str = "com.apex.agent.plugin.PLUGIN";
+/// Start of every failed `executeTool` result sent to Apex: `Error: <CODE>: <message>`
+/// (see [`crate::apex::render`]).
+pub const APEX_ERROR_PREFIX: &str = "Error: ";
+/// Starts the line that carries the `resolution_hint` in a failed `executeTool` result.
+pub const APEX_HINT_PREFIX: &str = "\nHint: ";
+
 /// The six CETP v1 error codes.
 ///
 /// ```

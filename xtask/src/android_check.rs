@@ -6,7 +6,8 @@
 //!    `cfg(target_os = "android")` paths: android_logger, the panic hook);
 //! 3. staticlib builds of cetp-provider (`jni`) and of the fixture provider for that target
 //!    (code generation without linking; a cdylib would need the NDK's linker);
-//! 4. `javac -Werror` of the Android template against `org.robolectric:android-all`.
+//! 4. `javac -Werror` of the Android template, with the Java the AIDL compiler generates from its
+//!    `src/main/aidl`, against `org.robolectric:android-all`.
 
 use std::process::Command;
 
@@ -53,8 +54,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         std::fs::remove_dir_all(&out)
             .map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
     }
+    let aidl_java =
+        util::generate_aidl_java(&util::cargo_target_dir().join("cetp-android-check/aidl"))?;
     util::javac(
-        &[workspace_root().join("android-template/src/main/java")],
+        &[
+            workspace_root().join("android-template/src/main/java"),
+            aidl_java,
+        ],
         &android_all,
         &out,
         true,

@@ -1,10 +1,14 @@
-//! `cargo xtask demo`: the notes sample as an agent app meets it, in about fifty lines.
+//! `cargo xtask demo`: the notes sample as two agent apps meet it, in about ninety lines.
 //!
 //! 1. builds the notes host bundle (`host-build samples/notes`, output to a log);
 //! 2. runs the Robolectric class `NotesDemo` in its own Surefire execution (`demo-notes`,
 //!    skipped by the normal suite) with Maven quiet, output to a log;
-//! 3. prints the story the class wrote: discovery, `list_tools`, `AUTH_REQUIRED`, the approval
-//!    screen, the approved call, a redacted answer and two `INVALID_ARGS` answers.
+//! 3. prints the story the class wrote. Act one, a CETP consumer: discovery, `list_tools`,
+//!    `AUTH_REQUIRED`, the approval screen, the approved call, a redacted answer and two
+//!    `INVALID_ARGS` answers. Act two, the Apex agent: discovery by its plugin action, binding,
+//!    metadata and tools, `executeTool` refused until the user approves (from the notification),
+//!    then answered, and an `INVALID_ARGS` text. The full Apex view (metadata, tools JSON) is
+//!    written next to the story, in `target/cetp-demo/notes-demo.txt.apex`.
 //!
 //! Any failure prints the end of the failing step's log and where the whole log is.
 
@@ -67,6 +71,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "-Dsurefire.printSummary=false",
     ]);
     mvn.arg(format!("-Dcetp.demo.out={}", story.display()));
+    // The suite compiles the Apex host's IApexPlugin with the AIDL compiler host-build used.
+    mvn.arg(format!("-Dcetp.aidl={}", crate::util::aidl()?.display()));
     for bundle in OTHER_BUNDLES {
         mvn.arg(format!("-Dcetp.skip.{bundle}=true"));
     }
@@ -89,6 +95,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     println!();
     print!("{text}");
+    let apex = dir.join("notes-demo.txt.apex");
+    if apex.is_file() {
+        println!(
+            "(The Apex host's full view of the sample: {})",
+            apex.display()
+        );
+    }
     Ok(())
 }
 

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct GradleApp {
     pub placeholders: BTreeMap<String, String>,
+    /// `resValue("bool", "name", "value")` lines: generated boolean resources.
+    pub bools: BTreeMap<String, String>,
     pub application_id: Option<String>,
 }
 
@@ -17,6 +19,19 @@ pub fn parse(text: &str) -> GradleApp {
     let mut namespace = None;
     for line in text.lines() {
         let line = strip_comment(line);
+        if let Some(args) = line
+            .trim()
+            .strip_prefix("resValue(")
+            .and_then(|a| a.trim_end().strip_suffix(')'))
+        {
+            let parts: Vec<Option<String>> = args.split(',').map(string_literal).collect();
+            if let [Some(kind), Some(name), Some(value)] = parts.as_slice() {
+                if kind == "bool" {
+                    out.bools.insert(name.clone(), value.clone());
+                }
+            }
+            continue;
+        }
         // A line may hold several statements (`defaultConfig { minSdk = 21 }`).
         for statement in line.split(['{', '}', ';']) {
             let Some((lhs, rhs)) = statement.split_once('=') else {
@@ -96,6 +111,17 @@ android {
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v.to_owned()))
             .collect()
+        );
+    }
+
+    #[test]
+    fn reads_bool_res_values() {
+        let app = parse(
+            "defaultConfig {\n  resValue(\"bool\", \"cetp_serve_apex\", \"true\") // Apex\n  resValue(\"string\", \"x\", \"y\")\n}",
+        );
+        assert_eq!(
+            app.bools.into_iter().collect::<Vec<_>>(),
+            [("cetp_serve_apex".to_owned(), "true".to_owned())]
         );
     }
 

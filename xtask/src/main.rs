@@ -1,16 +1,20 @@
 //! `cargo xtask <task>`: development tasks of cetp-rs (matklad's xtask convention; the alias
 //! lives in `.cargo/config.toml`).
 //!
-//! - `demo`: the notes sample and an agent app, told in about fifty lines (`demo.rs`).
+//! - `demo`: the notes sample and two agent apps (CETP, Apex), told in about ninety lines
+//!   (`demo.rs`).
 //! - `host-build <crate-dir> [--release]`: a host bundle for the JVM end-to-end suite
 //!   (see `docs/host-bundle.md`).
 //! - `android-check`: the Android build checks that run without an NDK or the Android Gradle
 //!   Plugin (see `android-template/README.md`).
+//! - `bench [--quick]`: the SDK against a hand-written provider, the Rust half, library sizes;
+//!   writes `docs/benchmarks.md` (`bench.rs`).
 //! - `lines`: the samples' integration line counts against their budgets (`lines.rs`).
 //! - `schema-report`: the samples' LLM API compatibility tables (`schema_report.rs`).
 //! - `test`: every check the project has, as CI runs it (`test.rs`).
 
 mod android_check;
+mod bench;
 mod demo;
 mod gradle;
 mod host_build;
@@ -29,8 +33,10 @@ cargo xtask <task>
 Tasks:
   demo
       The notes sample as an agent app meets it: discovery, list_tools, AUTH_REQUIRED, the
-      approval screen, the approved call, a redacted answer, INVALID_ARGS. Builds the notes host
-      bundle and runs one Robolectric class (Maven downloads its dependencies on the first run).
+      approval screen, the approved call, a redacted answer, INVALID_ARGS; then the Apex agent
+      through its plugin Service: discovery, tools, refused until approved, answered. Builds the
+      notes host bundle and runs one Robolectric class (Maven downloads its dependencies on the
+      first run; the AIDL compiler must be installed, see README).
   host-build <crate-dir> [--release]
       Build a host bundle for the JVM end-to-end suite: the crate as a host cdylib, the Android
       template's Java (+ the app's Java) compiled against android-all, and the merged manifest,
@@ -42,7 +48,11 @@ Tasks:
   test
       Every check: fmt, clippy, rustdoc, cargo test, the schema report, the MSRV, packaging,
       android-check, host bundles of the fixture and every sample, and the Maven + Robolectric
-      end-to-end suite.
+      end-to-end suite (with one short round of the benchmarks).
+  bench [--quick]
+      What a call costs: the notes sample (release build) against a hand-written provider in one
+      Robolectric JVM, the criterion benchmark of the Rust half, and each sample's release
+      library size; writes docs/benchmarks.md. --quick: fewer rounds, for trying changes.
   schema-report [--check | --write]
       The samples' tool schemas checked against the rules of OpenAI, OpenAI strict, Anthropic,
       Anthropic strict, Gemini and the portable core: one Markdown table per sample (fails when
@@ -63,6 +73,7 @@ fn main() -> ExitCode {
         Some("android-check") => android_check::run(&args[1..]),
         Some("test") => test::run(&args[1..]),
         Some("lines") => lines::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("schema-report") => schema_report::run(&args[1..]),
         None | Some("help" | "--help" | "-h") => {
             print!("{HELP}");

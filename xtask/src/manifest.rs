@@ -136,6 +136,46 @@ pub fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result
     }
 }
 
+/// The `<bool name="…">true|false</bool>` resources of a `res/values` XML file.
+pub fn bool_resources(xml: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut rest = xml;
+    while let Some((start, end)) = find_tag(rest, "bool") {
+        let tag = &rest[start..end];
+        let body = &rest[end..];
+        if let (Some(name), Some(close)) = (attribute(tag, "name"), body.find("</bool>")) {
+            out.insert(name, body[..close].trim().to_owned());
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// Replaces every attribute value `"@bool/<name>"` with the resource's value, as aapt resolves
+/// it into the installed manifest; fails naming resources without a value.
+pub fn resolve_bools(text: &str, bools: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("\"@bool/") {
+        let after = &rest[start + 7..];
+        let len = after.find('"').ok_or("unterminated @bool/ reference")?;
+        let name = &after[..len];
+        let value = bools.get(name).ok_or_else(|| {
+            format!("the manifest uses @bool/{name}, which no res/values file defines")
+        })?;
+        if value != "true" && value != "false" {
+            return Err(format!(
+                "bool resource {name} is `{value}`, not true or false"
+            ));
+        }
+        out.push_str(&rest[..start + 1]);
+        out.push_str(value);
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 /// The text between `<application ...>` and `</application>`.
 fn application_body(manifest: &str) -> Option<&str> {
     let (_, open_end) = find_tag(manifest, "application")?;
@@ -280,6 +320,22 @@ mod tests {
             package_name(&with_package(&merged, "com.other").unwrap()).as_deref(),
             Some("com.keep")
         );
+    }
+
+    #[test]
+    fn bool_resources_resolve_into_attributes() {
+        let bools = bool_resources(
+            r#"<resources><!-- <bool name="c">x</bool> -->
+            <bool name="cetp_serve_apex">false</bool>
+            <bool name="cetp_serve_cetp"> true </bool></resources>"#,
+        );
+        assert_eq!(bools.len(), 2, "{bools:?}");
+        let text = r#"<service android:enabled="@bool/cetp_serve_cetp" /><s android:enabled="@bool/cetp_serve_apex"/>"#;
+        assert_eq!(
+            resolve_bools(text, &bools).unwrap(),
+            r#"<service android:enabled="true" /><s android:enabled="false"/>"#
+        );
+        assert!(resolve_bools(r#"a="@bool/nope""#, &bools).is_err());
     }
 
     #[test]

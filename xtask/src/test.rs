@@ -1,5 +1,7 @@
 //! `cargo xtask test`: every check the project has, in the order that fails fastest.
 //!
+//! 0. the AIDL compiler (`aidl`, installed with apt-get when missing and running as root, as in
+//!    CI), which the host bundles and the Maven suite need for the Apex plugin interface;
 //! 1. formatting, clippy (`-D warnings`, with and without the `jni` feature) and rustdoc
 //!    (`-D warnings`);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild, golden, property, crash tests
@@ -10,7 +12,9 @@
 //! 4. `cargo package --no-verify` of the two published crates;
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
-//!    end-to-end suite over all of them.
+//!    end-to-end suite over all of them, plus one short round of the JVM benchmark
+//!    (`tests/android/bench`) and of the criterion benchmark, so neither can rot (the real
+//!    measurement is `cargo xtask bench`).
 
 use std::process::Command;
 
@@ -33,6 +37,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(extra) = args.first() {
         return Err(format!("test takes no arguments (got `{extra}`)"));
     }
+    // The host bundles and the Maven suite compile the Apex plugin interface with it.
+    step("AIDL compiler");
+    let aidl = util::aidl()?;
+    eprintln!("xtask: using {}", aidl.display());
+
     step("formatting");
     util::run(util::cargo().args(["fmt", "--all", "--", "--check"]))?;
 
@@ -74,6 +83,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step("cargo test");
     util::run(util::cargo().args(["test", "--workspace"]))?;
     util::run(util::cargo().args(["test", "-p", "cetp-provider", "--features", "jni"]))?;
+    // Criterion runs each benchmark once when not started by `cargo bench`.
+    util::run(util::cargo().args(["test", "-p", "cetp-provider", "--bench", "dispatch"]))?;
 
     step("schema compatibility report of every sample");
     schema_report::run(&["--check".to_owned()])?;
@@ -103,7 +114,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step("end-to-end suite (Maven + Robolectric)");
     let mut mvn = Command::new("mvn");
     mvn.current_dir(workspace_root())
-        .args(["-B", "-f", "tests/android/pom.xml", "test"]);
+        .args(["-B", "-f", "tests/android/pom.xml", "test"])
+        .arg(format!("-Dcetp.aidl={}", aidl.display()))
+        // One short benchmark round against the debug notes bundle: it must still run.
+        .args([
+            "-Dcetp.skip.bench=false",
+            "-Dcetp.bench.rounds=1",
+            "-Dcetp.bench.warmup=20",
+            "-Dcetp.bench.batchMillis=1",
+            "-Dcetp.bench.minBatch=5",
+            "-Dcetp.bench.memoryCalls=200",
+        ]);
     if std::env::var_os("CI").is_some() {
         mvn.arg("--no-transfer-progress");
     }

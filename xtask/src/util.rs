@@ -169,3 +169,82 @@ pub fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<(
     }
     Ok(())
 }
+
+/// The template's AIDL sources: the Apex plugin interface.
+pub fn aidl_root() -> PathBuf {
+    workspace_root().join("android-template/src/main/aidl")
+}
+
+/// Debian's package holding the real AIDL compiler (`/usr/bin/aidl`).
+const AIDL_PACKAGE: &str = "aidl";
+
+/// The AIDL compiler, installed when missing: `apt-get install -y aidl` when running as root
+/// (as CI does), else an error saying what to install. `CETP_AIDL=/path/to/aidl` overrides.
+pub fn aidl() -> Result<PathBuf, String> {
+    if let Some(path) = env::var_os("CETP_AIDL") {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("CETP_AIDL={} is not a file", path.display()))
+        };
+    }
+    if let Some(found) = on_path("aidl") {
+        return Ok(found);
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    let apt = on_path("apt-get");
+    match (root, apt) {
+        (true, Some(apt)) => {
+            eprintln!("xtask: the AIDL compiler is missing; installing Debian's `{AIDL_PACKAGE}`");
+            let mut install = Command::new(&apt);
+            install
+                .args(["install", "-y", "--no-install-recommends", AIDL_PACKAGE])
+                .env("DEBIAN_FRONTEND", "noninteractive");
+            if run(&mut install).is_err() {
+                // A fresh image has no package lists yet.
+                run(Command::new(&apt).arg("update"))?;
+                run(&mut install)?;
+            }
+            on_path("aidl").ok_or_else(|| {
+                format!("`apt-get install {AIDL_PACKAGE}` succeeded but `aidl` is not on PATH")
+            })
+        }
+        _ => Err(format!(
+            "the AIDL compiler `aidl` is not on PATH; it compiles the Apex plugin interface \
+             (android-template/src/main/aidl). Install it with `sudo apt-get install {AIDL_PACKAGE}` \
+             (Debian/Ubuntu), or point CETP_AIDL at an `aidl` binary from the Android SDK's build-tools"
+        )),
+    }
+}
+
+/// Generates the Java `Stub`/`Proxy` of every `.aidl` file under [`aidl_root`] into `out`
+/// (replaced), with the real AIDL compiler. Returns `out`.
+pub fn generate_aidl_java(out: &Path) -> Result<PathBuf, String> {
+    let aidl = aidl()?;
+    let root = aidl_root();
+    let mut inputs = Vec::new();
+    collect_files(&root, "aidl", &mut inputs)?;
+    inputs.sort();
+    if out.exists() {
+        std::fs::remove_dir_all(out).map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut cmd = Command::new(aidl);
+    cmd.arg("--lang=java")
+        .arg(format!("-I{}", root.display()))
+        .arg(format!("-o{}", out.display()))
+        .args(&inputs);
+    run(&mut cmd)?;
+    Ok(out.to_path_buf())
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    env::split_paths(&env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}

@@ -216,6 +216,10 @@ pub struct AdminState {
     pub unsaved_changes: bool,
     /// The provider's clock, in ms since the Unix epoch.
     pub now_ms: u64,
+    /// Plugin hosts (the Apex agent) that activated the plugin, with their activation counts,
+    /// most recent first.
+    #[serde(default)]
+    pub connections: Vec<crate::apex::HostConnection>,
     /// Whether the screen offers limited (redacted) access; `false` when the provider declared
     /// it has nothing to redact
     /// ([`ProviderBuilder::nothing_to_redact`](crate::ProviderBuilder::nothing_to_redact)).
@@ -567,6 +571,7 @@ impl Authorizer {
             unsaved_changes: store.as_ref().is_some_and(|s| s.unsaved()),
             now_ms,
             offers_limited_access: self.offers_limited_access,
+            connections: self.connections().snapshot(),
         }
     }
 

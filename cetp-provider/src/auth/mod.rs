@@ -451,6 +451,7 @@ pub struct Authorizer {
     /// Whether the approval screen offers limited (redacted) access; see
     /// [`ProviderBuilder::nothing_to_redact`](crate::ProviderBuilder::nothing_to_redact).
     pub(crate) offers_limited_access: bool,
+    connections: crate::apex::Connections,
 }
 
 impl fmt::Debug for Authorizer {
@@ -550,7 +551,13 @@ impl Authorizer {
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
             access_log,
             offers_limited_access: true,
+            connections: crate::apex::Connections::default(),
         })
+    }
+
+    /// The plugin hosts that connected (Apex `onActivate`), for the admin state.
+    pub(crate) fn connections(&self) -> &crate::apex::Connections {
+        &self.connections
     }
 
     /// The path of the bound store file, if a store is bound.
@@ -589,6 +596,13 @@ impl Authorizer {
 
     fn pending_queue(&self) -> MutexGuard<'_, PendingQueue> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether `list_tools` and `get_provider_info` answer every caller alike (discovery is
+    /// not gated), so their replies may be kept and served without identifying the caller.
+    #[cfg(feature = "jni")]
+    pub(crate) fn discovery_is_open(&self) -> bool {
+        !self.gate_discovery
     }
 
     /// Authorizes `list_tools` / `get_provider_info`.

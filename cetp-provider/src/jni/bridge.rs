@@ -58,6 +58,11 @@ const METHODS: &[NativeMethod] = &[
         name = "admin",
         error_policy = ClearAndLog,
     },
+    native_method! {
+        static fn native_constant_reply(method: JString) -> JString[],
+        name = "constantReply",
+        error_policy = ClearAndLog,
+    },
 ];
 
 /// Registers the natives on `dev.cetp.NativeBridge` and caches the key strings and the `String[]`
@@ -71,6 +76,7 @@ pub(super) fn load(vm: *mut c_void) -> Result<(), Error> {
         // Safety: `native_method!` checked every function against its JNI signature, and both
         // are declared `static` here and in NativeBridge.java.
         unsafe { env.register_native_methods(&class, METHODS)? };
+        super::apex::register(env)?;
         let mut keys = Vec::with_capacity(wire::RESPONSE_KEYS.len());
         // Interned once as global Java strings, so a reply creates only its values.
         for key in wire::RESPONSE_KEYS {
@@ -154,7 +160,7 @@ fn native_call<'local>(
 /// The caller as the template resolved it: `packages[i]` is signed by the certificates whose
 /// hex SHA-256 digests are `certificate_digests[i]` (a missing or null digest array means
 /// unknown certificates). A negative UID means "unknown"; null arrays mean no packages.
-fn read_caller<'local>(
+pub(super) fn read_caller<'local>(
     env: &mut Env<'local>,
     uid: jint,
     packages: &JObjectArray<'local, JString<'local>>,
@@ -200,6 +206,22 @@ fn length<E: jni::refs::Reference>(
     }
 }
 
+/// `static native String[] constantReply(String method)`: the reply to `method` as key/value
+/// pairs when it is the same for every caller (`list_tools`, `get_provider_info` while discovery
+/// is open), so the template can keep it and answer without resolving the caller or crossing
+/// JNI; null otherwise.
+fn native_constant_reply<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    method: JString<'local>,
+) -> Result<JObjectArray<'local, JString<'local>>, Error> {
+    let method = read(env, &method)?.unwrap_or_default();
+    match super::runtime().and_then(|runtime| runtime.constant_reply(&method)) {
+        Some(response) => to_java(env, &response),
+        None => Ok(JObjectArray::<JString>::null()),
+    }
+}
+
 /// `static native String admin(String requestJson)`: the approval screen's JSON interface.
 fn native_admin<'local>(
     env: &mut Env<'local>,
@@ -215,7 +237,7 @@ fn native_admin<'local>(
 }
 
 /// Reads a Java string (null stays `None`); unpaired surrogates become U+FFFD.
-fn read(env: &Env<'_>, string: &JString<'_>) -> Result<Option<String>, Error> {
+pub(super) fn read(env: &Env<'_>, string: &JString<'_>) -> Result<Option<String>, Error> {
     if string.is_null() {
         return Ok(None);
     }
@@ -255,7 +277,7 @@ fn to_java<'local>(
 ///
 /// The Java side turns `null` into an `INTERNAL_ERROR` reply, so the consumer always gets a
 /// well-formed answer and the Binder thread never sees an exception from native code.
-struct ClearAndLog;
+pub(super) struct ClearAndLog;
 
 impl<T: Default> ErrorPolicy<T, Error> for ClearAndLog {
     type Captures<'unowned_env_local: 'native_method, 'native_method> = ();

@@ -13,6 +13,9 @@
 //! cetp_provider::export_provider!(provider);
 //! ```
 //!
+//! The Apex plugin Service's natives (`dev.cetp.ApexBridge`, see [`crate::apex`]) are registered
+//! in the same `JNI_OnLoad`, and answer from the same provider.
+//!
 //! [`export_provider!`](crate::export_provider) emits `JNI_OnLoad`, which registers the natives of
 //! the Java class `dev.cetp.NativeBridge` (no mangled symbol names) and caches what call-time
 //! code needs. The template then calls, through that class:
@@ -35,6 +38,7 @@
 //! `android_logger`, installed only if no logger is set yet) and Rust panic messages are logged
 //! too (the hook chains to the previous one); elsewhere the bridge only uses the `log` facade.
 
+mod apex;
 mod bridge;
 mod mutf8;
 mod runtime;

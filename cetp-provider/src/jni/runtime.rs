@@ -9,7 +9,7 @@ use crate::context::Caller;
 use crate::error::{ToolError, panic_text, provider_bug};
 use crate::provider::{Provider, ProviderBuilder};
 use crate::request::Request;
-use crate::wire::Response;
+use crate::wire::{METHOD_GET_PROVIDER_INFO, METHOD_LIST_TOOLS, Response};
 
 /// The function `export_provider!` names, with its result made uniform: the app's builder, or
 /// why the app could not declare it.
@@ -92,7 +92,8 @@ impl Runtime {
         }
     }
 
-    fn provider(&self) -> Result<Arc<Provider>, ToolError> {
+    /// The running provider, or why there is none.
+    pub(crate) fn provider(&self) -> Result<Arc<Provider>, ToolError> {
         match &*self.state.read().unwrap_or_else(PoisonError::into_inner) {
             State::Running(provider) => Ok(Arc::clone(provider)),
             State::Failed(reason) => Err(provider_bug(format_args!(
@@ -110,6 +111,20 @@ impl Runtime {
             Ok(provider) => provider.call(request, caller),
             Err(err) => Response::Error(err),
         }
+    }
+
+    /// The reply to `method` if it is the same for every caller, so a host may keep it: the
+    /// provider is running, `method` is `list_tools` or `get_provider_info`, and discovery is
+    /// not gated ([`Auth::gate_discovery`](crate::auth::Auth::gate_discovery)). `None` means
+    /// "ask on every call".
+    pub(crate) fn constant_reply(&self, method: &str) -> Option<Response> {
+        let provider = self.provider().ok()?;
+        if !matches!(method, METHOD_LIST_TOOLS | METHOD_GET_PROVIDER_INFO)
+            || !provider.authorizer().discovery_is_open()
+        {
+            return None;
+        }
+        Some(provider.call(&Request::new(method), &Caller::unknown()))
     }
 
     /// The approval screen's JSON interface (`Provider::handle_admin_json`).
@@ -166,6 +181,50 @@ mod tests {
 
     fn app(dir: &Path, package: &str) -> App {
         App::new(package, dir).with_version(7, "1.0.7")
+    }
+
+    fn gated(_: &App) -> Result<ProviderBuilder, String> {
+        Ok(Provider::builder("Test")
+            .description("d")
+            .auth(crate::auth::Auth::user_approval().gate_discovery(true)))
+    }
+
+    #[test]
+    fn open_discovery_replies_are_constant_and_equal_to_a_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = Runtime::new(working, true);
+        assert_eq!(
+            runtime.constant_reply(METHOD_LIST_TOOLS),
+            None,
+            "not started"
+        );
+        runtime.init(app(dir.path(), "com.x")).unwrap();
+        for method in [METHOD_LIST_TOOLS, METHOD_GET_PROVIDER_INFO] {
+            let kept = runtime
+                .constant_reply(method)
+                .expect("open discovery is constant");
+            let caller = Caller::app(10_123, "com.example.agent");
+            assert_eq!(
+                kept,
+                runtime.call(&Request::new(method), &caller),
+                "{method}"
+            );
+            assert!(kept.is_success(), "{kept:?}");
+        }
+        assert_eq!(
+            runtime.constant_reply(crate::wire::METHOD_EXECUTE_TOOL),
+            None
+        );
+        assert_eq!(runtime.constant_reply("nope"), None);
+    }
+
+    #[test]
+    fn gated_discovery_is_never_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = Runtime::new(gated, true);
+        runtime.init(app(dir.path(), "com.x")).unwrap();
+        assert_eq!(runtime.constant_reply(METHOD_LIST_TOOLS), None);
+        assert_eq!(runtime.constant_reply(METHOD_GET_PROVIDER_INFO), None);
     }
 
     #[test]

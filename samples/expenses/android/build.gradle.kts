@@ -10,6 +10,7 @@ android {
         // The authority agents call, and the Rust library (libcetp_sample_expenses.so).
         manifestPlaceholders["cetpAuthority"] = "dev.cetp.samples.expenses.tools"
         manifestPlaceholders["cetpLibrary"] = "cetp_sample_expenses"
+        resValue("bool", "cetp_serve_apex", "true") // the Apex agent's plugin host too
     }
 }
 

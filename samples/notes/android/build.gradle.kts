@@ -10,6 +10,7 @@ android {
         // The authority agents call, and the Rust library (libcetp_sample_notes.so).
         manifestPlaceholders["cetpAuthority"] = "dev.cetp.samples.notes.tools"
         manifestPlaceholders["cetpLibrary"] = "cetp_sample_notes"
+        resValue("bool", "cetp_serve_apex", "true") // the Apex agent's plugin host too
     }
 }
 

@@ -21,6 +21,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use cetp_provider::apex::Apex;
 use cetp_provider::auth::{Auth, Clock, RateLimit};
 use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
 
@@ -74,6 +75,8 @@ pub fn provider(app: &App) -> ProviderBuilder {
         .description("A diary, for authorization tests")
         .scope("diary.read", "your diary entries")
         .tools(tools![count_entries, ping])
+        // Apex hosts older than version 2 must refuse this plugin.
+        .apex(Apex::new().min_host_version(2))
         .auth(
             Auth::user_approval()
                 .clock(FileClock::new(clock_file))

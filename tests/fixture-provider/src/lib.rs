@@ -13,8 +13,12 @@
 //! | `oversized` | a result over the inline limit becomes `INTERNAL_ERROR` |
 //! | `forecast` | enum, integer-range and optional string constraints (`INVALID_ARGS`) |
 //! | `fail` | every CETP error code a tool can return, with hint and authorize intent |
+//! | `apex_hooks` | the Apex `onActivate`/`onDeactivate` hooks ran (the deactivation hook panics) |
 #![deny(missing_docs)]
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cetp_provider::apex::Apex;
 use cetp_provider::auth::Auth;
 use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use schemars::JsonSchema;
@@ -26,6 +30,27 @@ pub const AUTHORITY: &str = "dev.cetp.rustfixture.tools";
 
 /// The action `fail` puts into `authorize_intent`.
 pub const AUTHORIZE_ACTION: &str = "dev.cetp.rustfixture.ACTION_AUTHORIZE";
+
+static ACTIVATIONS: AtomicU64 = AtomicU64::new(0);
+static DEACTIVATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// What `apex_hooks` returns.
+#[derive(Debug, Serialize)]
+pub struct HookCounts {
+    /// How often the `onActivate` hook ran since the provider was built.
+    pub activations: u64,
+    /// How often the `onDeactivate` hook ran (it panics every time, after counting).
+    pub deactivations: u64,
+}
+
+/// Counts the Apex lifecycle hooks that ran since the provider was built.
+#[tool]
+pub fn apex_hooks() -> HookCounts {
+    HookCounts {
+        activations: ACTIVATIONS.load(Ordering::SeqCst),
+        deactivations: DEACTIVATIONS.load(Ordering::SeqCst),
+    }
+}
 
 /// What `echo` sends back.
 #[derive(Debug, Serialize)]
@@ -227,14 +252,26 @@ pub fn fail(
 /// # Errors
 /// None in practice; the signature is the one `export_provider!` expects.
 pub fn provider(app: &App) -> ProviderBuilder {
+    ACTIVATIONS.store(0, Ordering::SeqCst);
+    DEACTIVATIONS.store(0, Ordering::SeqCst);
     Provider::builder("CETP fixture")
         .description("Test tools for the cetp-rs end-to-end suite")
         .scope("fixture.read", "Read fixture data")
         .auth(Auth::open())
         .tools(tools![
-            echo, whoami, app_info, boom, oversized, forecast, fail
+            echo, whoami, app_info, boom, oversized, forecast, fail, apex_hooks
         ])
         .state(app.clone())
+        .apex(
+            Apex::new()
+                .on_activate(|_| {
+                    ACTIVATIONS.fetch_add(1, Ordering::SeqCst);
+                })
+                .on_deactivate(|_| {
+                    DEACTIVATIONS.fetch_add(1, Ordering::SeqCst);
+                    panic!("the fixture's deactivation hook fails on purpose");
+                }),
+        )
 }
 
 cetp_provider::export_provider!(provider);

@@ -38,14 +38,39 @@ public final class CallerIdentity {
   }
 
   /**
-   * Resolves {@code uid} through the PackageManager of {@code context}: its packages and their
-   * signing-certificate digests. Never throws; what cannot be read is left out (a caller with no
-   * packages is one no policy but the open one admits).
+   * The identity of {@code uid}: its packages and their signing-certificate digests. Read from
+   * the PackageManager of {@code context} on a UID's first call, then served from a process-wide
+   * cache that package broadcasts invalidate ({@link CallerIdentityCache}; why that is complete:
+   * {@code docs/caller-identity.md}), so a known caller costs no PackageManager query. Every host
+   * of the template resolves its callers here. Never throws; what cannot be read is left out (a
+   * caller with no packages is one no policy but the open one admits).
    */
   public static CallerIdentity resolve(Context context, int uid) {
     if (context == null) {
       return new CallerIdentity(uid, NONE, new String[0][]);
     }
+    return CallerIdentityCache.get(context, uid, CallerIdentity::load);
+  }
+
+  /**
+   * Whether the identity can be reused until a package broadcast: at least one package, each with
+   * at least one certificate digest. Anything less (a UID without visible packages, a package the
+   * PackageManager would not describe) is read again on the next call.
+   */
+  boolean isComplete() {
+    if (packages.length == 0) {
+      return false;
+    }
+    for (String[] digests : certificateDigests) {
+      if (digests.length == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Reads the identity of {@code uid} from the PackageManager, without the cache. */
+  static CallerIdentity load(Context context, int uid) {
     PackageManager pm = context.getPackageManager();
     String[] packages;
     try {

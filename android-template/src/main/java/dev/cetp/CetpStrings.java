@@ -68,6 +68,9 @@ final class CetpStrings {
     t.put("cetp_request_changed", "That request changed or was already answered. Check it again.");
     t.put("cetp_save_failed", "Your choice could not be saved, so nothing changed. Try again.");
     t.put("cetp_decisions_lost", "Some earlier answers could not be read and were reset: apps you declined may ask again, and apps you allowed must be allowed again.");
+    t.put("cetp_apex_channel", "Access requests from agent apps");
+    t.put("cetp_apex_request_title", "%1$s wants to use %2$s");
+    t.put("cetp_apex_request_text", "Tap to allow or deny its access to your data.");
     t.put("cetp_unavailable", "Access requests cannot be shown: this app's tool provider did not start.");
     ENGLISH = Collections.unmodifiableMap(t);
   }

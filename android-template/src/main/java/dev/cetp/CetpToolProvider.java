@@ -21,9 +21,9 @@ import java.io.File;
  * <p>{@link #onCreate} loads the library named by the provider's meta-data {@value #META_LIBRARY}
  * and lets it build its provider with the app's files directory, package name and version.
  * {@link #call} reads the caller's UID on the Binder thread, resolves its packages and
- * signing-certificate digests ({@link CallerIdentity}), reads the three CETP string extras and
- * hands everything to Rust in one JNI call. Whatever
- * goes wrong, the consumer gets a well-formed CETP error Bundle, never an exception or null.
+ * signing-certificate digests ({@link CallerIdentity}, cached per UID), reads the three CETP
+ * string extras and hands everything to Rust in one JNI call. Whatever goes wrong, the consumer
+ * gets a well-formed CETP error Bundle, never an exception or null.
  *
  * <p>The provider is read-only: {@code query}, {@code insert}, {@code update}, {@code delete}
  * and {@code getType} do nothing.
@@ -41,6 +41,15 @@ public class CetpToolProvider extends ContentProvider {
    * loaded. Written in onCreate (main thread) before any call can arrive; read on Binder threads.
    */
   private volatile String unavailable = "onCreate has not run";
+
+  /**
+   * The replies to {@code list_tools} and {@code get_provider_info} as key/value pairs, fetched
+   * once after init when they are the same for every caller (discovery open); null: each call
+   * asks the library. Written in onCreate before any call can arrive.
+   */
+  private volatile String[] listToolsReply;
+
+  private volatile String[] providerInfoReply;
 
   @Override
   public void attachInfo(Context context, ProviderInfo info) {
@@ -88,9 +97,29 @@ public class CetpToolProvider extends ContentProvider {
     if (initError != null) {
       // The library answers every call with INTERNAL_ERROR and this reason; nothing to do here.
       Log.e(TAG, "CETP provider did not start: " + initError);
+    } else {
+      listToolsReply = constantReply(Wire.METHOD_LIST_TOOLS);
+      providerInfoReply = constantReply(Wire.METHOD_GET_PROVIDER_INFO);
     }
     logPermissionMode(context);
+    // Listen for package changes before the first call is answered (see CallerIdentityCache).
+    CallerIdentityCache.start(context);
     return null;
+  }
+
+  /**
+   * The reply to {@code method} as key/value pairs if Rust says it is the same for every caller
+   * (discovery open), else null. A library without that native (built with an older SDK) is
+   * simply asked on every call.
+   */
+  private static String[] constantReply(String method) {
+    try {
+      String[] pairs = NativeBridge.constantReply(method);
+      return pairs != null && pairs.length % 2 == 0 ? pairs : null;
+    } catch (LinkageError | RuntimeException e) {
+      Log.w(TAG, "CETP: `" + method + "` will be asked of the library on every call", e);
+      return null;
+    }
   }
 
   /**
@@ -178,6 +207,14 @@ public class CetpToolProvider extends ContentProvider {
       if (reason != null) {
         return providerBug("the tool provider in this app is unavailable: " + reason);
       }
+      // Open discovery answers every caller alike: the kept reply, no caller lookup, no JNI.
+      String[] kept =
+          Wire.METHOD_LIST_TOOLS.equals(method)
+              ? listToolsReply
+              : Wire.METHOD_GET_PROVIDER_INFO.equals(method) ? providerInfoReply : null;
+      if (kept != null) {
+        return bundle(kept);
+      }
       String toolName = null;
       String args = null;
       String requestId = null;
@@ -209,15 +246,20 @@ public class CetpToolProvider extends ContentProvider {
                 + TAG
                 + ")");
       }
-      Bundle reply = new Bundle();
-      for (int i = 0; i < pairs.length; i += 2) {
-        reply.putString(pairs[i], pairs[i + 1]);
-      }
-      return reply;
+      return bundle(pairs);
     } catch (RuntimeException | LinkageError e) {
       Log.e(TAG, "CETP call `" + method + "` failed in the Java bridge", e);
       return providerBug("the tool provider failed unexpectedly inside the app");
     }
+  }
+
+  /** A new reply Bundle holding {@code pairs} ({@code key, value, key, value, ...}). */
+  private static Bundle bundle(String[] pairs) {
+    Bundle reply = new Bundle();
+    for (int i = 0; i < pairs.length; i += 2) {
+      reply.putString(pairs[i], pairs[i + 1]);
+    }
+    return reply;
   }
 
   /**

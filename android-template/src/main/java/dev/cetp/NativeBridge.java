@@ -88,4 +88,14 @@ final class NativeBridge {
    *     provider did not start, or null if the bridge failed
    */
   static native String admin(String requestJson);
+
+  /**
+   * The reply to {@code method} when it is the same for every caller: {@code list_tools} and
+   * {@code get_provider_info} while the provider does not gate discovery. The template keeps it
+   * and answers those calls without resolving the caller or calling into the library again.
+   *
+   * @return the reply as {@code key, value, key, value, ...}, or null when it may depend on the
+   *     caller (or the provider is not running, or the bridge failed)
+   */
+  static native String[] constantReply(String method);
 }

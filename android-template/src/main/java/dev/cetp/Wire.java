@@ -42,6 +42,13 @@ public final class Wire {
 
   /** The error code of a provider-side failure. */
   public static final String CODE_INTERNAL_ERROR = "INTERNAL_ERROR";
+  /** The error code of a caller the user has not approved yet. */
+  public static final String CODE_AUTH_REQUIRED = "AUTH_REQUIRED";
+
+  /** Intent action the Apex agent scans for to discover plugin Services. */
+  public static final String APEX_PLUGIN_ACTION = "com.apex.agent.plugin.PLUGIN";
+  /** Start of every failed Apex {@code executeTool} result: {@code Error: <CODE>: <message>}. */
+  public static final String APEX_ERROR_PREFIX = "Error: ";
 
   /** Intent action consumers scan for. */
   public static final String DISCOVERY_ACTION = "com.clawseed.action.TOOL_PROVIDER";

@@ -63,7 +63,8 @@ public class FixtureProviderE2ETest {
   static final String AUTHORITY = "dev.cetp.rustfixture.tools";
   private static final String PROVIDER_CLASS = "dev.cetp.CetpToolProvider";
   private static final List<String> TOOLS =
-      List.of("echo", "whoami", "app_info", "boom", "oversized", "forecast", "fail");
+      List.of(
+          "echo", "whoami", "app_info", "boom", "oversized", "forecast", "fail", "apex_hooks");
 
   /** Astral-plane characters (surrogate pairs in Java), CJK, combining marks, RTL. */
   private static final String UNICODE = "𝄞 🎉 emoji, 漢字, e\u0301, שלום, \uD83D\uDC68\u200D\uD83D\uDCBB";

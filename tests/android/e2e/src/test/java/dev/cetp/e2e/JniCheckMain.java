@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Run by {@link JniCheckTest} in a child JVM with {@code -Xcheck:jni}: drives every native of
- * {@code dev.cetp.NativeBridge} (the template's class, from the bundle's app.jar) directly, on
+ * {@code dev.cetp.NativeBridge} and {@code dev.cetp.ApexBridge} (the template's class, from the bundle's app.jar) directly, on
  * many threads, with nulls, odd strings and every reply shape, so that the JVM's JNI checker
  * sees every path of the Rust bridge. Prints {@code JNI-CHECK OK <calls>} and exits 0 when every
  * reply was as expected; otherwise prints the mismatch and exits 1.
@@ -22,6 +22,9 @@ public final class JniCheckMain {
   private static Method init;
   private static Method call;
   private static Method admin;
+  private static Method apex;
+  private static Method runningFor;
+  private static Method constantReply;
   private static int calls;
 
   public static void main(String[] args) throws Exception {
@@ -40,11 +43,39 @@ public final class JniCheckMain {
             String[].class,
             String[][].class);
     admin = declared(bridge, "admin", String.class);
+    // The Apex plugin Service's natives, registered by the same JNI_OnLoad.
+    Class<?> apexBridge = Class.forName("dev.cetp.ApexBridge");
+    apex =
+        declared(
+            apexBridge,
+            "call",
+            int.class,
+            String.class,
+            String.class,
+            int.class,
+            String[].class,
+            String[][].class);
+    runningFor = declared(apexBridge, "runningFor", String.class);
+    constantReply = declared(bridge, "constantReply", String.class);
 
     expect("load", null, load.invoke(null, args[0]));
     expectCode("before init", "INTERNAL_ERROR", exec("list_tools", null, null, null));
     expectContains("admin before init", "not_running", (String) admin.invoke(null, "{\"op\":\"state\"}"));
+    expectContains("apex before init", "Error: INTERNAL_ERROR: ", apex(2, "rustfixture__echo", "{}"));
+    expect("apex metadata before init", "{}", apex(0, null, null));
+    expect("running before init", false, runningFor.invoke(null, args[1]));
+    expect("constantReply before init", null, constantReply.invoke(null, "list_tools"));
     expect("init", null, init.invoke(null, args[1], "dev.cetp.rustfixture", 1L, "1.0"));
+
+    // The kept discovery replies (the fixture's discovery is open) equal a call's.
+    for (String method : new String[] {"list_tools", "get_provider_info"}) {
+      String[] kept = (String[]) constantReply.invoke(null, method);
+      expectSuccess("constantReply " + method, kept);
+      expect("constantReply " + method, java.util.Arrays.asList(exec(method, null, null, null)), java.util.Arrays.asList(kept));
+    }
+    expect("constantReply execute_tool", null, constantReply.invoke(null, "execute_tool"));
+    expect("constantReply null", null, constantReply.invoke(null, (Object) null));
+    expect("constantReply odd", null, constantReply.invoke(null, "\uD800 \u0000"));
 
     // Every reply shape: 2 pairs, 3 pairs, 5 pairs; nulls everywhere.
     expectSuccess("list_tools", exec("list_tools", null, null, null));
@@ -83,6 +114,28 @@ public final class JniCheckMain {
     expectContains("admin bad json", "bad_request", (String) admin.invoke(null, "{"));
     expectContains("admin null", "bad_request", (String) admin.invoke(null, (Object) null));
 
+    // The Apex natives: every operation, nulls, odd strings, an unknown operation.
+    expect("running for", true, runningFor.invoke(null, args[1]));
+    expect("running for another dir", false, runningFor.invoke(null, args[1] + "-other"));
+    expect("running for null", false, runningFor.invoke(null, (Object) null));
+    expectContains("apex metadata", "\"id\":\"dev.cetp.rustfixture\"", apex(0, null, null));
+    expectContains("apex tools", "\"id\":\"rustfixture__echo\"", apex(1, odd, odd));
+    String apexEcho = apex(2, "rustfixture__echo", "{\"text\":\"" + oddJson + "\"}");
+    expectContains("apex echo odd", "\uFFFD 🎉 \\u0000 \uFFFD 𝄞", apexEcho);
+    expectContains("apex unknown id", "Error: TOOL_NOT_FOUND: ", apex(2, odd, odd));
+    expectContains("apex nulls", "Error: TOOL_NOT_FOUND: ", apex(2, null, null));
+    expectContains("apex panic", "Error: INTERNAL_ERROR: ", apex(2, "rustfixture__boom", "{\"message\":\"m\"}"));
+    expectContains("apex oversized", "Error: INTERNAL_ERROR: ", apex(2, "rustfixture__oversized", "{\"kib\":300}"));
+    expect("apex activate", "", apex(3, null, null));
+    expect("apex deactivate (its hook panics)", "", apex(4, null, null));
+    expect("apex unknown op", "", apex(99, odd, odd));
+    count();
+    String apexWho =
+        (String)
+            apex.invoke(
+                null, 2, "rustfixture__whoami", "{}", 10124, new String[] {"com.h", null}, null);
+    expectContains("apex whoami", "\"uid\":10124", apexWho);
+
     // 16 threads at once, thousands of calls: local references must not pile up.
     int threads = 16;
     int perThread = 300;
@@ -101,6 +154,8 @@ public final class JniCheckMain {
                   expectContains("concurrent echo", "\"text\":\"" + text + "\"", r[3]);
                   if (i % 10 == 0) {
                     expectCode("concurrent panic", "INTERNAL_ERROR", exec("execute_tool", "boom", "{\"message\":\"x\"}", null));
+                    expectContains("concurrent apex echo", "\"text\":\"" + text + "\"",
+                        apex(2, "rustfixture__echo", "{\"text\":\"" + text + "\"}"));
                   }
                 }
                 return perThread;
@@ -134,6 +189,14 @@ public final class JniCheckMain {
             10001,
             new String[] {"com.example.agent"},
             new String[][] {{}});
+  }
+
+  /** One Apex transaction from caller uid 10001, package com.example.agent. */
+  private static String apex(int op, String toolId, String arguments) throws Exception {
+    count();
+    return (String)
+        apex.invoke(
+            null, op, toolId, arguments, 10001, new String[] {"com.example.agent"}, new String[][] {{}});
   }
 
   private static Method declared(Class<?> c, String name, Class<?>... params) throws Exception {

@@ -4,9 +4,18 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import static org.robolectric.Shadows.shadowOf;
+
+import android.Manifest;
+import android.app.Application;
+import android.app.Notification;
+import android.app.NotificationManager;
+import android.app.Service;
+import android.content.ComponentName;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
+import dev.cetp.harness.ApexHost;
 import dev.cetp.harness.ApprovalScreen;
 import dev.cetp.harness.Callers;
 import dev.cetp.harness.CetpConsumer;
@@ -31,7 +40,8 @@ import org.robolectric.RobolectricTestRunner;
 import org.robolectric.RuntimeEnvironment;
 
 /**
- * {@code cargo xtask demo}: the notes sample as an agent app meets it, told step by step. It is
+ * {@code cargo xtask demo}: the notes sample as two agent apps meet it (a CETP consumer, then the
+ * Apex agent through its plugin Service), told step by step. It is
  * a test (every step is asserted, so the story cannot silently go wrong) in a category of its own
  * that only the {@code demo-notes} execution runs; the story goes to {@code -Dcetp.demo.out}.
  */
@@ -42,6 +52,8 @@ public class NotesDemo {
   private static final int AGENT_UID = 10_123;
   private static final String WIDGET = "com.example.notewidget";
   private static final int WIDGET_UID = 10_124;
+  private static final String APEX = "com.apex.agent";
+  private static final int APEX_UID = 10_130;
 
   private final List<String> lines = new ArrayList<>();
 
@@ -189,8 +201,113 @@ public class NotesDemo {
     assertEquals(schema.toString(), "INVALID_ARGS", schema.errorCode());
     say("   search_notes %s", tooMany);
     say("   -> %s: %s", schema.errorCode(), schema.errorMessage());
+    apexAct(search, tooMany);
     say("");
-    say("Try it yourself: samples/notes/README.md; the approval screen: android-template/README.md.");
+    say("Try it yourself: samples/notes/README.md; the approval screen and the plugin service:");
+    say("android-template/README.md.");
+  }
+
+  /** Act two: the same tools through the Apex agent's IApexPlugin Service. */
+  private void apexAct(String search, String tooMany) throws Exception {
+    Application application = RuntimeEnvironment.getApplication();
+    PackageManager pm = application.getPackageManager();
+    Callers.installLabelled(pm, APEX_UID, APEX, "Apex", "apex-cert".getBytes(StandardCharsets.UTF_8));
+    Callers.setCallingUid(APEX_UID);
+    shadowOf(application).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
+    say("");
+    say("Act two: the same app, unchanged, as a plugin of the Apex agent (IApexPlugin over AIDL).");
+    say("");
+    say("8. Discovery: queryIntentServices(%s)", ApexHost.ACTION);
+    ApexHost apex = new ApexHost(ApexHost.Mode.PARCELED);
+    List<ComponentName> plugins = apex.discover();
+    assertEquals(1, plugins.size());
+    ComponentName component = plugins.get(0);
+    say("   %s", component.flattenToShortString());
+    say("   -> bindService, IApexPlugin.Stub.asInterface; every call below is parceled");
+    Service service = ApexHost.publish(component, ApexHost.bindIntent(component));
+    try {
+      ApexHost.Plugin plugin = apex.bind(component);
+      say("   getMetadataJson -> %s", plugin.metadata);
+      say("   minHostVersion %d <= host version %d: registered, onActivate sent",
+          plugin.metadata.getInt("minHostVersion"), ApexHost.HOST_VERSION);
+      say("");
+      say("9. getToolsJson -> %d tools (parametersSchema: the list_tools schema, as a string)",
+          plugin.tools.size());
+      for (ApexHost.Tool tool : plugin.tools.values()) {
+        say("   %-20s %-15s parameters: %s", tool.id, "\"" + tool.name + "\"",
+            String.join(", ", keys(tool.schema.getJSONObject("properties"))));
+      }
+      String id = "notes__search_notes";
+      say("");
+      say("10. executeTool(%s, %s)", id, search);
+      String refused = plugin.execute(id, search);
+      assertEquals("AUTH_REQUIRED", ApexHost.errorCode(refused));
+      for (String line : refused.split("\n")) {
+        for (String part : wrap(line, 92)) {
+          say("   %s", part);
+        }
+      }
+      NotificationManager nm = application.getSystemService(NotificationManager.class);
+      List<Notification> posted = shadowOf(nm).getAllNotifications();
+      assertEquals(1, posted.size());
+      Notification n = posted.get(0);
+      Intent open = shadowOf(n.contentIntent).getSavedIntent();
+      say("   Apex has no authorize intent; the Notes app posted a notification instead:");
+      say("   \"%s\" / \"%s\" -> %s", shadowOf(n).getContentTitle(), shadowOf(n).getContentText(),
+          open.getAction());
+      ApprovalScreen screen = ApprovalScreen.launch(open);
+      say("   The user taps it; the same approval screen lists Apex and the user taps Allow.");
+      screen.tap("cetp:allow:0");
+      assertTrue(screen.isFinishing());
+      screen.close();
+      say("");
+      say("11. The same executeTool again -> the result text:");
+      String answer = plugin.execute(id, search);
+      assertEquals(null, ApexHost.errorCode(answer));
+      JSONArray hits = new JSONArray(answer);
+      say("   %s", cut(answer, 92));
+      say("   (%d hits, the same JSON a CETP consumer gets as `data`)", hits.length());
+      say("");
+      say("12. A mistake, as Apex's model reads it:");
+      String invalid = plugin.execute(id, tooMany);
+      assertEquals("INVALID_ARGS", ApexHost.errorCode(invalid));
+      say("   executeTool(%s, %s)", id, tooMany);
+      for (String part : wrap("-> " + invalid, 92)) {
+        say("   %s", part);
+      }
+      apexView(plugin, answer, invalid);
+      apex.unbind(plugin);
+    } finally {
+      service.onDestroy();
+    }
+  }
+
+  /** The full Apex view of the sample, for reference: {@code -Dcetp.demo.out} + {@code .apex}. */
+  private static void apexView(ApexHost.Plugin plugin, String answer, String invalid)
+      throws Exception {
+    String target = System.getProperty("cetp.demo.out");
+    if (target == null || target.isEmpty()) {
+      return;
+    }
+    String text =
+        "getMetadataJson:\n"
+            + plugin.api.getMetadataJson()
+            + "\n\ngetToolsJson:\n"
+            + new JSONArray(plugin.api.getToolsJson()).toString(2)
+            + "\n\nexecuteTool(notes__search_notes, ...):\n"
+            + answer
+            + "\n\nexecuteTool with invalid arguments:\n"
+            + invalid
+            + "\n";
+    Path path = Paths.get(target + ".apex");
+    Files.createDirectories(path.toAbsolutePath().getParent());
+    Files.write(path, text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static List<String> keys(JSONObject o) {
+    List<String> out = new ArrayList<>();
+    o.keys().forEachRemaining(out::add);
+    return out;
   }
 
   private void write() throws IOException {

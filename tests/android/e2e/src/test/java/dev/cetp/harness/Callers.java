@@ -2,22 +2,33 @@ package dev.cetp.harness;
 
 import static org.robolectric.Shadows.shadowOf;
 
+import android.content.Context;
+import android.content.Intent;
 import android.content.pm.ApplicationInfo;
 import android.content.pm.PackageInfo;
 import android.content.pm.PackageManager;
 import android.content.pm.Signature;
 import android.content.pm.SigningInfo;
+import android.net.Uri;
 import android.os.Binder;
+import android.os.Looper;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.robolectric.RuntimeEnvironment;
 import org.robolectric.shadows.ShadowBinder;
 
 /**
  * Simulated calling apps: installs a package under a UID with signing certificates, and sets the
  * UID that {@code Binder.getCallingUid()} reports inside a provider.
+ *
+ * <p>Installing and removing packages also sends the broadcasts the framework sends
+ * ({@code ACTION_PACKAGE_ADDED}, {@code REPLACED}, {@code REMOVED}, {@code FULLY_REMOVED}, {@code
+ * ACTION_UID_REMOVED}, each with {@code EXTRA_UID}) and runs the main looper until they are
+ * delivered, so a provider that caches caller identities sees each change as it would on a device.
  *
  * <p>Robolectric keeps the calling UID in one static (ShadowBinder), shared by all threads, and
  * resets it after every test. Set it before starting concurrent callers; it cannot differ per
@@ -63,6 +74,7 @@ public final class Callers {
     SigningInfo signingInfo = new SigningInfo();
     shadowOf(signingInfo).setSignatures(signatures);
     pi.signingInfo = signingInfo; // GET_SIGNING_CERTIFICATES view
+    boolean replacing = isInstalled(pm, packageName);
     shadowOf(pm).installPackage(pi);
 
     Set<String> packages = new LinkedHashSet<>();
@@ -74,7 +86,65 @@ public final class Callers {
     }
     packages.add(packageName);
     shadowOf(pm).setPackagesForUid(uid, packages.toArray(new String[0]));
+    if (replacing) {
+      // An update: the framework announces the old version's removal, then the new one.
+      broadcast(packageIntent(Intent.ACTION_PACKAGE_REMOVED, packageName, uid, true));
+      broadcast(packageIntent(Intent.ACTION_PACKAGE_ADDED, packageName, uid, true));
+      broadcast(packageIntent(Intent.ACTION_PACKAGE_REPLACED, packageName, uid, true));
+    } else {
+      broadcast(packageIntent(Intent.ACTION_PACKAGE_ADDED, packageName, uid, false));
+    }
     return pi;
+  }
+
+  /**
+   * Uninstalls {@code packageName} from {@code uid}, with the broadcasts of an uninstall ({@code
+   * ACTION_UID_REMOVED} too when it was the UID's last package).
+   */
+  public static void uninstall(PackageManager pm, int uid, String packageName) {
+    shadowOf(pm).removePackage(packageName);
+    List<String> remaining = new java.util.ArrayList<>();
+    String[] existing = pm.getPackagesForUid(uid);
+    if (existing != null) {
+      for (String p : existing) {
+        if (!p.equals(packageName)) {
+          remaining.add(p);
+        }
+      }
+    }
+    shadowOf(pm).setPackagesForUid(uid, remaining.toArray(new String[0]));
+    Intent removed = packageIntent(Intent.ACTION_PACKAGE_REMOVED, packageName, uid, false);
+    removed.putExtra(Intent.EXTRA_DATA_REMOVED, true);
+    broadcast(removed);
+    broadcast(packageIntent(Intent.ACTION_PACKAGE_FULLY_REMOVED, packageName, uid, false));
+    if (remaining.isEmpty()) {
+      broadcast(new Intent(Intent.ACTION_UID_REMOVED).putExtra(Intent.EXTRA_UID, uid));
+    }
+  }
+
+  private static boolean isInstalled(PackageManager pm, String packageName) {
+    try {
+      pm.getPackageInfo(packageName, 0);
+      return true;
+    } catch (PackageManager.NameNotFoundException e) {
+      return false;
+    }
+  }
+
+  private static Intent packageIntent(String action, String packageName, int uid, boolean replacing) {
+    Intent intent = new Intent(action, Uri.fromParts("package", packageName, null));
+    intent.putExtra(Intent.EXTRA_UID, uid);
+    if (replacing) {
+      intent.putExtra(Intent.EXTRA_REPLACING, true);
+    }
+    return intent;
+  }
+
+  /** Sends {@code intent} as the system would and delivers it to registered receivers. */
+  public static void broadcast(Intent intent) {
+    Context context = RuntimeEnvironment.getApplication();
+    context.sendBroadcast(intent);
+    shadowOf(Looper.getMainLooper()).idle();
   }
 
   /** From now on (until changed or the test ends) calls arrive from {@code uid}. */

@@ -1,0 +1,215 @@
+package dev.cetp;
+
+import android.content.BroadcastReceiver;
+import android.content.Context;
+import android.content.Intent;
+import android.content.IntentFilter;
+import android.os.Build;
+import android.os.UserHandle;
+import android.util.Log;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The process-wide cache behind {@link CallerIdentity#resolve}: a calling UID's packages and
+ * certificate digests are read from the PackageManager once and reused until a package broadcast
+ * says that UID changed. Every host of the template (the CETP provider, the Apex plugin service)
+ * goes through the same cache.
+ *
+ * <p>Why this is safe, case by case, is written down in {@code docs/caller-identity.md}. In short:
+ *
+ * <ul>
+ *   <li>The receiver is registered before the first identity is stored, so no change can fall
+ *       between reading the PackageManager and listening.
+ *   <li>{@code ACTION_PACKAGE_ADDED}, {@code REPLACED}, {@code REMOVED}, {@code FULLY_REMOVED},
+ *       {@code CHANGED}, {@code ACTION_UID_REMOVED} and the external-storage availability
+ *       broadcasts drop every entry of the app ID they name ({@code EXTRA_UID} or {@code
+ *       EXTRA_CHANGED_UID_LIST}, in every user); one without a UID drops everything.
+ *   <li>A resolution that raced with an invalidation is not kept: each invalidation bumps a
+ *       generation counter, and an entry stored under an older generation is removed again.
+ *   <li>Only complete identities are kept: at least one package, each with at least one
+ *       certificate digest. A UID without visible packages is resolved on every call.
+ *   <li>At most {@link #MAX_ENTRIES} UIDs are kept; beyond that an arbitrary entry goes.
+ * </ul>
+ *
+ * <p>The cache belongs to one application context: a new one (a Robolectric test, never a real
+ * process) starts an empty cache with its own receiver.
+ */
+final class CallerIdentityCache {
+  private CallerIdentityCache() {}
+
+  /** How many UIDs are kept at most. */
+  static final int MAX_ENTRIES = 64;
+
+  /** Reads one identity from the platform; may return null when nothing can be said. */
+  interface Loader {
+    CallerIdentity load(Context context, int uid);
+  }
+
+  /** The broadcasts after which a UID's cached identity may be wrong. */
+  static final String[] PACKAGE_ACTIONS = {
+    Intent.ACTION_PACKAGE_ADDED,
+    Intent.ACTION_PACKAGE_REPLACED,
+    Intent.ACTION_PACKAGE_REMOVED,
+    Intent.ACTION_PACKAGE_FULLY_REMOVED,
+    Intent.ACTION_PACKAGE_CHANGED,
+  };
+
+  private static final String[] OTHER_ACTIONS = {
+    Intent.ACTION_UID_REMOVED,
+    Intent.ACTION_EXTERNAL_APPLICATIONS_AVAILABLE,
+    Intent.ACTION_EXTERNAL_APPLICATIONS_UNAVAILABLE,
+  };
+
+  private static final Object LOCK = new Object();
+
+  /** The cache of the current application context; replaced when that context changes. */
+  private static volatile Scope current;
+
+  /** Every identity cached for one application context, and the receiver invalidating them. */
+  private static final class Scope extends BroadcastReceiver {
+    final Context app;
+    final ConcurrentHashMap<Integer, CallerIdentity> entries = new ConcurrentHashMap<>();
+    final AtomicLong generation = new AtomicLong();
+
+    /** False if the receiver could not be registered: nothing is cached then. */
+    volatile boolean listening;
+
+    Scope(Context app) {
+      this.app = app;
+    }
+
+    @Override
+    public void onReceive(Context context, Intent intent) {
+      int uid = intent.getIntExtra(Intent.EXTRA_UID, -1);
+      int[] uids = intent.getIntArrayExtra(Intent.EXTRA_CHANGED_UID_LIST);
+      if (uid >= 0) {
+        invalidate(uid);
+      } else if (uids != null) {
+        for (int each : uids) {
+          invalidate(each);
+        }
+      } else {
+        invalidateAll();
+      }
+    }
+
+    /** Drops every entry with the app ID of {@code uid}, in any user. */
+    void invalidate(int uid) {
+      generation.incrementAndGet();
+      int appId = UserHandle.getAppId(uid);
+      entries.keySet().removeIf(cached -> UserHandle.getAppId(cached) == appId);
+    }
+
+    void invalidateAll() {
+      generation.incrementAndGet();
+      entries.clear();
+    }
+  }
+
+  /**
+   * The identity of {@code uid}: from the cache, or read through {@code loader} and cached when
+   * complete.
+   */
+  static CallerIdentity get(Context context, int uid, Loader loader) {
+    Scope scope = scope(context);
+    CallerIdentity hit = scope.entries.get(uid);
+    if (hit != null) {
+      return hit;
+    }
+    long generation = scope.generation.get();
+    CallerIdentity fresh = loader.load(context, uid);
+    if (fresh == null || !scope.listening || !fresh.isComplete()) {
+      return fresh;
+    }
+    if (scope.entries.size() >= MAX_ENTRIES) {
+      Iterator<Integer> any = scope.entries.keySet().iterator();
+      if (any.hasNext()) {
+        any.next();
+        any.remove();
+      }
+    }
+    scope.entries.put(uid, fresh);
+    if (scope.generation.get() != generation) {
+      // A package of some UID changed while this one was read: the read may be older than the
+      // change, so it must not stay.
+      scope.entries.remove(uid, fresh);
+    }
+    return fresh;
+  }
+
+  /**
+   * Registers the invalidating receiver for the application of {@code context} (idempotent).
+   * {@link CetpToolProvider#onCreate} calls it at start-up; {@link #get} does too, so no entry is
+   * ever stored before the receiver listens.
+   */
+  static void start(Context context) {
+    scope(context);
+  }
+
+  /** How many UIDs are cached now (for tests and diagnostics). */
+  static int size(Context context) {
+    Scope scope = current;
+    return scope != null && scope.app == application(context) ? scope.entries.size() : 0;
+  }
+
+  private static Scope scope(Context context) {
+    Context app = application(context);
+    Scope scope = current;
+    if (scope != null && scope.app == app) {
+      return scope;
+    }
+    synchronized (LOCK) {
+      scope = current;
+      if (scope != null && scope.app == app) {
+        return scope;
+      }
+      Scope fresh = new Scope(app);
+      fresh.listening = register(app, fresh);
+      current = fresh;
+      return fresh;
+    }
+  }
+
+  private static Context application(Context context) {
+    Context app = context.getApplicationContext();
+    return app != null ? app : context;
+  }
+
+  private static boolean register(Context app, BroadcastReceiver receiver) {
+    IntentFilter packages = new IntentFilter();
+    for (String action : PACKAGE_ACTIONS) {
+      packages.addAction(action);
+    }
+    packages.addDataScheme("package");
+    IntentFilter others = new IntentFilter();
+    for (String action : OTHER_ACTIONS) {
+      others.addAction(action);
+    }
+    try {
+      registerOne(app, receiver, packages);
+      registerOne(app, receiver, others);
+      return true;
+    } catch (RuntimeException e) {
+      // Without the receiver nothing may be cached: every call reads the PackageManager.
+      Log.w(CetpToolProvider.TAG, "CETP: caller identities will not be cached", e);
+      try {
+        app.unregisterReceiver(receiver);
+      } catch (RuntimeException ignored) {
+        // It was not registered.
+      }
+      return false;
+    }
+  }
+
+  private static void registerOne(Context app, BroadcastReceiver receiver, IntentFilter filter) {
+    // These are protected broadcasts only the system sends: NOT_EXPORTED keeps other apps out
+    // and still receives them (required to be explicit when targeting API 34).
+    if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.TIRAMISU) {
+      app.registerReceiver(receiver, filter, Context.RECEIVER_NOT_EXPORTED);
+    } else {
+      app.registerReceiver(receiver, filter);
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.robolectric.Shadows.shadowOf;
+
+import android.Manifest;
+import android.app.Application;
+import android.app.Notification;
+import android.app.NotificationManager;
+import android.app.Service;
+import android.content.ComponentName;
+import android.content.Intent;
+import android.content.pm.PackageManager;
+import dev.cetp.harness.ApexHost;
+import dev.cetp.harness.ApprovalScreen;
+import dev.cetp.harness.Approvals;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.harness.category.ExpensesBundle;
+import dev.cetp.harness.category.MinimalBundle;
+import dev.cetp.harness.category.NotesBundle;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+import org.robolectric.shadows.ShadowNotificationManager;
+
+/**
+ * Each sample served to the Apex host as a plugin, with the sample's default authorization (user
+ * approval): the host is refused until the user approves it, a notification leads to the
+ * approval screen, then every tool answers through the Binder path with real Parcels, and the
+ * tools are the ones a CETP consumer sees. Runs in {@code bundle-minimal}, {@code bundle-notes}
+ * and {@code bundle-expenses}; the arguments per tool are in {@link #ARGS}.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category({MinimalBundle.class, NotesBundle.class, ExpensesBundle.class})
+public class ApexSamplesE2ETest {
+  static final int APEX_UID = 10_777;
+  static final String APEX = "com.apex.agent";
+  static final byte[] APEX_CERT = "apex-signing-cert".getBytes(StandardCharsets.UTF_8);
+
+  /** Valid arguments for every tool of every sample, by bundle name, in declaration order. */
+  static final Map<String, Map<String, String>> ARGS = new LinkedHashMap<>();
+
+  static {
+    Map<String, String> minimal = new LinkedHashMap<>();
+    minimal.put("greet", "{\"name\":\"Ada\"}");
+    ARGS.put("minimal", minimal);
+    Map<String, String> notes = new LinkedHashMap<>();
+    notes.put("search_notes", "{\"query\":\"basil\",\"limit\":3}");
+    notes.put("get_note", "{\"id\":1}");
+    notes.put("list_tags", "{}");
+    notes.put("notes_between", "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\",\"limit\":2}");
+    ARGS.put("notes", notes);
+    Map<String, String> expenses = new LinkedHashMap<>();
+    String range = "{\"from\":\"2025-03-01\",\"to\":\"2025-03-31\"}";
+    expenses.put("spending_by_category", "{\"range\":" + range + "}");
+    expenses.put("spending_over_time", "{\"range\":" + range + ",\"period\":\"month\"}");
+    expenses.put("top_merchants", "{\"range\":" + range + ",\"limit\":3}");
+    ARGS.put("expenses", expenses);
+  }
+
+  private HostBundle bundle;
+  private ManifestInstaller.Installed app;
+  private String packageName;
+  private ComponentName component;
+  private Service service;
+  private final List<ApprovalScreen> screens = new ArrayList<>();
+
+  @Before
+  public void install() {
+    bundle = HostBundle.current();
+    app = bundle.install();
+    app.startProviders();
+    packageName = app.manifest.packageName();
+    component = new ComponentName(packageName, "dev.cetp.ApexPluginService");
+    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
+    Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
+    Callers.setCallingUid(APEX_UID);
+    service = ApexHost.publish(component, ApexHost.bindIntent(component));
+  }
+
+  @After
+  public void stop() {
+    for (ApprovalScreen screen : screens) {
+      screen.close();
+    }
+    if (service != null) {
+      service.onDestroy();
+    }
+  }
+
+  private Map<String, String> args() {
+    Map<String, String> args = ARGS.get(bundle.name());
+    assertNotNull("no arguments listed for " + bundle.name(), args);
+    return args;
+  }
+
+  private String id(String tool) {
+    String segment = packageName.substring(packageName.lastIndexOf('.') + 1);
+    return segment + "__" + tool;
+  }
+
+  private ApexHost.Plugin bind() throws Exception {
+    ApexHost host = new ApexHost(ApexHost.Mode.PARCELED);
+    assertTrue(host.discover().toString(), host.discover().contains(component));
+    return host.bind(component);
+  }
+
+  /** The user approves the Apex host's pending request with full access. */
+  private void approve() {
+    JSONObject request = Approvals.pendingFrom(APEX_UID);
+    Approvals.approve(request.optString("id"), Approvals.Access.FULL);
+  }
+
+  @Test
+  public void the_plugin_offers_the_same_tools_as_list_tools() throws Exception {
+    ApexHost.Plugin plugin = bind();
+    assertEquals(packageName, plugin.metadata.getString("id"));
+    CetpResponse list =
+        new CetpConsumer().listTools(app.manifest.packageInfo.providers[0].authority);
+    JSONArray cetp = list.dataObject().getJSONArray("tools");
+    assertEquals(args().keySet().size(), cetp.length());
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < cetp.length(); i++) {
+      JSONObject tool = cetp.getJSONObject(i);
+      String name = tool.getString("name");
+      ids.add(id(name));
+      ApexHost.Tool apex = plugin.tools.get(id(name));
+      assertNotNull(name + " in " + plugin.tools.keySet(), apex);
+      assertEquals(name, tool.getString("description"), apex.description);
+      assertEquals(name, tool.getJSONObject("parameters").toString(), apex.schema.toString());
+    }
+    assertEquals(ids, new ArrayList<>(plugin.tools.keySet()));
+    assertEquals(new ArrayList<>(args().keySet()).size(), ids.size());
+  }
+
+  @Test
+  public void every_tool_answers_once_the_user_approved_the_host() throws Exception {
+    ApexHost.Plugin plugin = bind();
+    // Every tool is refused first; the requests merge into one, for every scope asked.
+    for (Map.Entry<String, String> tool : args().entrySet()) {
+      String refused = plugin.execute(id(tool.getKey()), tool.getValue());
+      ApexHost.assertError(refused, "AUTH_REQUIRED");
+      assertTrue(refused, refused.contains("\nHint: Open "));
+    }
+    JSONObject pending = Approvals.pendingFrom(APEX_UID);
+    assertEquals(
+        APEX, pending.getJSONArray("packages").getJSONObject(0).getString("name"));
+    approve();
+    for (Map.Entry<String, String> tool : args().entrySet()) {
+      String out = plugin.execute(id(tool.getKey()), tool.getValue());
+      assertNull(tool.getKey() + ": " + out, ApexHost.errorCode(out));
+      // A result is JSON text.
+      new org.json.JSONTokener(out).nextValue();
+    }
+  }
+
+  @Test
+  public void a_refused_host_gets_a_notification_that_opens_the_approval_screen()
+      throws Exception {
+    Application application = RuntimeEnvironment.getApplication();
+    NotificationManager nm = application.getSystemService(NotificationManager.class);
+    ShadowNotificationManager notifications = shadowOf(nm);
+    ApexHost.Plugin plugin = bind();
+    String first = args().keySet().iterator().next();
+
+    // Without POST_NOTIFICATIONS (API 33+), nothing is posted.
+    shadowOf(application).denyPermissions(Manifest.permission.POST_NOTIFICATIONS);
+    ApexHost.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    assertEquals(0, notifications.getAllNotifications().size());
+
+    shadowOf(application).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
+    ApexHost.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    List<Notification> posted = notifications.getAllNotifications();
+    assertEquals(1, posted.size());
+    Notification n = posted.get(0);
+    String title = shadowOf(n).getContentTitle().toString();
+    assertTrue(title, title.startsWith("Apex wants to use "));
+    Intent open = shadowOf(n.contentIntent).getSavedIntent();
+    assertEquals(packageName + ".CETP_AUTHORIZE", open.getAction());
+    assertEquals(packageName, open.getPackage());
+    // The Intent resolves to the template's approval screen, which lists the Apex host.
+    assertFalse(ApprovalScreen.resolve(open.getAction()).isEmpty());
+    ApprovalScreen screen = ApprovalScreen.launch(open);
+    screens.add(screen);
+    assertTrue(screen.text(), screen.text().contains("Apex"));
+    screen.tap("cetp:allow:0");
+    assertTrue(screen.isFinishing());
+    assertNull(ApexHost.errorCode(plugin.execute(id(first), args().get(first))));
+  }
+
+  @Test
+  public void a_denied_host_is_told_so() throws Exception {
+    ApexHost.Plugin plugin = bind();
+    String first = args().keySet().iterator().next();
+    ApexHost.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    JSONObject request = Approvals.pendingFrom(APEX_UID);
+    Approvals.adminOk(new JSONObject().put("op", "deny").put("id", request.getString("id")));
+    String denied = plugin.execute(id(first), args().get(first));
+    ApexHost.assertError(denied, "PERMISSION_DENIED");
+    assertTrue(denied, denied.contains("declined"));
+  }
+
+  @Test
+  public void the_cetp_grant_and_the_apex_grant_are_one_identity() throws Exception {
+    // An app that is both a CETP consumer and an Apex host is approved once.
+    ApexHost.Plugin plugin = bind();
+    String first = args().keySet().iterator().next();
+    CetpResponse cetp =
+        new CetpConsumer()
+            .executeTool(
+                app.manifest.packageInfo.providers[0].authority, first, args().get(first), null);
+    assertEquals(cetp.toString(), "AUTH_REQUIRED", cetp.errorCode());
+    ApexHost.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    approve(); // one request, merged
+    assertNull(ApexHost.errorCode(plugin.execute(id(first), args().get(first))));
+  }
+}

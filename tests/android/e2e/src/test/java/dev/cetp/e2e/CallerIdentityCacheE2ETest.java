@@ -1,0 +1,276 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.robolectric.Shadows.shadowOf;
+
+import android.content.Intent;
+import android.content.pm.PackageManager;
+import android.net.Uri;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CountingPackageManager;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.category.FixtureProviderBundle;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+import org.robolectric.annotation.Config;
+
+/**
+ * The template's caller-identity cache ({@code dev.cetp.CallerIdentity}, {@code
+ * CallerIdentityCache}) seen through the Rust fixture's {@code whoami} tool, which answers the
+ * UID, packages and certificate digests the bridge handed to Rust. Packages are installed,
+ * replaced and removed between calls with the broadcasts the framework sends ({@link Callers});
+ * {@link CountingPackageManager} counts the PackageManager queries. Why the invalidation is
+ * complete is argued in {@code docs/caller-identity.md}; each case there has a test here.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category(FixtureProviderBundle.class)
+@Config(shadows = CountingPackageManager.class)
+public class CallerIdentityCacheE2ETest {
+  private static final String AUTHORITY = FixtureProviderE2ETest.AUTHORITY;
+  private static final int UID = 10_200;
+  private static final String AGENT = "com.example.agent";
+  private static final byte[] CERT_A = "agent-cert-A".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] CERT_B = "other-cert-B".getBytes(StandardCharsets.UTF_8);
+
+  private PackageManager pm;
+  private CetpConsumer consumer;
+
+  @Before
+  public void setUp() {
+    HostBundle.current().install().startProviders();
+    pm = RuntimeEnvironment.getApplication().getPackageManager();
+    consumer = new CetpConsumer();
+    Callers.setCallingUid(UID);
+  }
+
+  /** What the tool saw: {@code [uid, [package, [digest...]]...]} flattened to one string. */
+  private String whoami() throws Exception {
+    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).dataObject();
+    StringBuilder out = new StringBuilder().append(who.getInt("uid"));
+    JSONArray packages = who.getJSONArray("packages");
+    for (int i = 0; i < packages.length(); i++) {
+      JSONObject p = packages.getJSONObject(i);
+      out.append(' ').append(p.getString("name"));
+      JSONArray certs = p.getJSONArray("certificates");
+      for (int j = 0; j < certs.length(); j++) {
+        out.append(j == 0 ? '=' : ',').append(certs.getString(j).substring(0, 8));
+      }
+    }
+    return out.toString();
+  }
+
+  private static String seen(int uid, String... packagesWithCerts) {
+    StringBuilder out = new StringBuilder().append(uid);
+    for (String p : packagesWithCerts) {
+      out.append(' ').append(p);
+    }
+    return out.toString();
+  }
+
+  private static String with(String name, byte[] cert) {
+    return name + "=" + Callers.sha256Hex(cert).substring(0, 8);
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // Steady state
+
+  @Test
+  public void aKnownCallerCostsNoPackageManagerQueryAfterTheFirstCall() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    CountingPackageManager.reset();
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    // One getPackagesForUid and one getPackageInfo per package: the miss.
+    assertEquals(1, CountingPackageManager.packagesForUid());
+    assertEquals(1, CountingPackageManager.packageInfo());
+
+    CountingPackageManager.reset();
+    for (int i = 0; i < 200; i++) {
+      assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+      assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
+      assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+    }
+    assertEquals(0, CountingPackageManager.queries());
+  }
+
+  /** Open discovery answers every caller alike: the kept replies, no caller lookup at all. */
+  @Test
+  public void openDiscoveryNeverResolvesTheCaller() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    CountingPackageManager.reset();
+    for (int i = 0; i < 20; i++) {
+      assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+      assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
+    }
+    assertEquals(0, CountingPackageManager.queries());
+    // The first tool call is the first time this caller is looked up.
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(1, CountingPackageManager.packagesForUid());
+  }
+
+  @Test
+  public void aUidWithoutPackagesIsReadOnEveryCallAndNeverCached() throws Exception {
+    Callers.setCallingUid(10_999);
+    CountingPackageManager.reset();
+    assertEquals(seen(10_999), whoami());
+    assertEquals(seen(10_999), whoami());
+    assertEquals(2, CountingPackageManager.packagesForUid());
+    // An app installed there later is seen even without a broadcast (none may reach us for a
+    // package we cannot see).
+    Callers.install(pm, 10_998, AGENT, CERT_A); // the PackageInfo, broadcast for 10_998
+    shadowOf(pm).setPackagesForUid(10_999, AGENT);
+    assertEquals(seen(10_999, with(AGENT, CERT_A)), whoami());
+  }
+
+  // ----------------------------------------------------------------------------------------
+  // The cases of docs/caller-identity.md
+
+  /** A package uninstalled and installed again with another key keeps its name, not its key. */
+  @Test
+  public void aPackageReinstalledWithAnotherCertificateIsSeenWithTheNewOne() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Callers.uninstall(pm, UID, AGENT);
+    Callers.install(pm, UID, AGENT, CERT_B);
+    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami());
+  }
+
+  /** An update (REMOVED + ADDED + REPLACED with EXTRA_REPLACING) that changes the signers. */
+  @Test
+  public void anUpdateThatChangesTheSignersIsSeen() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Callers.install(pm, UID, AGENT, CERT_B); // replacing: the update broadcasts
+    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami());
+  }
+
+  /** The UID of an uninstalled app given to a new, unrelated app. */
+  @Test
+  public void aUidReusedAfterUninstallBelongsToTheNewApp() throws Exception {
+    Callers.install(pm, UID, "com.example.trusted", CERT_A);
+    assertEquals(seen(UID, with("com.example.trusted", CERT_A)), whoami());
+    Callers.uninstall(pm, UID, "com.example.trusted");
+    assertEquals(seen(UID), whoami());
+    Callers.install(pm, UID, "com.example.newcomer", CERT_B);
+    assertEquals(seen(UID, with("com.example.newcomer", CERT_B)), whoami());
+  }
+
+  /** Packages joining and leaving a shared UID. */
+  @Test
+  public void aSharedUidIsSeenWithEveryPackageItHoldsNow() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Callers.install(pm, UID, "com.example.helper", CERT_B);
+    assertEquals(seen(UID, with(AGENT, CERT_A), with("com.example.helper", CERT_B)), whoami());
+    Callers.uninstall(pm, UID, AGENT);
+    assertEquals(seen(UID, with("com.example.helper", CERT_B)), whoami());
+  }
+
+  /**
+   * Each broadcast on its own drops the UID: the PackageManager is changed silently, the old
+   * identity is still served (the cache is in use), then the broadcast makes the next call see
+   * the new one.
+   */
+  @Test
+  public void everyPackageBroadcastInvalidatesTheUidItNames() throws Exception {
+    String[] actions = {
+      Intent.ACTION_PACKAGE_ADDED,
+      Intent.ACTION_PACKAGE_REPLACED,
+      Intent.ACTION_PACKAGE_REMOVED,
+      Intent.ACTION_PACKAGE_FULLY_REMOVED,
+      Intent.ACTION_PACKAGE_CHANGED,
+      Intent.ACTION_UID_REMOVED,
+    };
+    Callers.install(pm, UID, AGENT, CERT_A);
+    String previous = "com.example.agent";
+    for (String action : actions) {
+      assertTrue(whoami().startsWith(seen(UID, previous)));
+      String next = "com.example." + action.substring(action.lastIndexOf('.') + 1).toLowerCase();
+      Callers.install(pm, 10_201, next, CERT_B); // a PackageInfo for it, broadcast for 10_201
+      shadowOf(pm).setPackagesForUid(UID, next); // ... and silently moved to UID
+      assertTrue(action + ": still cached", whoami().startsWith(seen(UID, previous + "=")));
+      Intent intent = new Intent(action);
+      if (!action.equals(Intent.ACTION_UID_REMOVED)) {
+        intent.setData(Uri.fromParts("package", next, null));
+      }
+      Callers.broadcast(intent.putExtra(Intent.EXTRA_UID, UID));
+      assertEquals(action, seen(UID, with(next, CERT_B)), whoami());
+      previous = next;
+    }
+  }
+
+  @Test
+  public void theSameAppInAnotherUserIsInvalidatedToo() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Callers.install(pm, 10_201, "com.example.other", CERT_B);
+    shadowOf(pm).setPackagesForUid(UID, "com.example.other");
+    // User 10's copy of the same app ID: 10 * 100000 + 10200.
+    Callers.broadcast(
+        new Intent(Intent.ACTION_PACKAGE_REMOVED, Uri.fromParts("package", AGENT, null))
+            .putExtra(Intent.EXTRA_UID, 1_010_200));
+    assertEquals(seen(UID, with("com.example.other", CERT_B)), whoami());
+  }
+
+  @Test
+  public void aBroadcastWithoutUidDropsEverything() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Callers.install(pm, 10_201, "com.example.other", CERT_B);
+    shadowOf(pm).setPackagesForUid(UID, "com.example.other");
+    Callers.broadcast(new Intent(Intent.ACTION_EXTERNAL_APPLICATIONS_UNAVAILABLE));
+    assertEquals(seen(UID, with("com.example.other", CERT_B)), whoami());
+  }
+
+  @Test
+  public void aBroadcastForAnotherUidKeepsThisOne() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Callers.install(pm, 10_201, "com.example.other", CERT_B);
+    CountingPackageManager.reset();
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(0, CountingPackageManager.queries());
+  }
+
+  @Test
+  public void theCacheHoldsAtMostItsCapacity() throws Exception {
+    int capacity = (int) bridgeStatic("CallerIdentityCache", "MAX_ENTRIES");
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < capacity + 20; i++) {
+      int uid = 11_000 + i;
+      Callers.install(pm, uid, "com.example.caller" + i, CERT_A);
+      Callers.setCallingUid(uid);
+      String answer = whoami();
+      expected.add(answer);
+      assertEquals(seen(uid, with("com.example.caller" + i, CERT_A)), answer);
+    }
+    Method size =
+        Class.forName("dev.cetp.CallerIdentityCache")
+            .getDeclaredMethod("size", android.content.Context.class);
+    size.setAccessible(true);
+    int held = (int) size.invoke(null, RuntimeEnvironment.getApplication());
+    assertTrue("held " + held, held > 0 && held <= capacity);
+    // Evicted callers are read again, correctly.
+    for (int i = 0; i < capacity + 20; i++) {
+      Callers.setCallingUid(11_000 + i);
+      assertEquals(expected.get(i), whoami());
+    }
+  }
+
+  private static Object bridgeStatic(String cls, String field) throws Exception {
+    java.lang.reflect.Field f = Class.forName("dev.cetp." + cls).getDeclaredField(field);
+    f.setAccessible(true);
+    return f.get(null);
+  }
+}

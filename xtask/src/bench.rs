@@ -1,0 +1,296 @@
+//! `cargo xtask bench [--quick]`: what a call costs, measured side by side, written to
+//! `docs/benchmarks.md` (between the `bench:begin` / `bench:end` markers; the text around them is
+//! kept).
+//!
+//! 1. a release host bundle of `samples/notes` (`target/cetp-host-release/notes`) and the demo
+//!    database written by the sample's `notes-demo-db` (so the cold start does not create it);
+//! 2. one JVM (Maven module `tests/android/bench`, Robolectric): the notes sample against a
+//!    hand-written provider on the same SQLite file, interleaved rounds, median and spread,
+//!    PackageManager queries per call, RSS and Java heap growth, the cold start;
+//! 3. the Rust half alone: the criterion benchmark `cetp-provider/benches/dispatch.rs`;
+//! 4. the size of each sample's release `cdylib`, stripped, with the `aarch64-linux-android`
+//!    `staticlib` alongside as an upper bound (no NDK linker here for an Android `cdylib`).
+//!
+//! `--quick` runs 3 rounds and 10⁴ memory calls instead of 15 and 10⁵ (for trying changes;
+//! the committed figures come from a full run).
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::host_build;
+use crate::util::{self, cargo_target_dir, workspace_root};
+
+const BEGIN: &str = "<!-- bench:begin (written by `cargo xtask bench`; edit around it) -->";
+const END: &str = "<!-- bench:end -->";
+
+/// The samples whose release library sizes are reported.
+const SAMPLES: &[&str] = &["samples/minimal", "samples/notes", "samples/expenses"];
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut quick = false;
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            other => return Err(format!("bench: unknown argument `{other}`")),
+        }
+    }
+    let root = workspace_root();
+    let work = root.join("target").join("cetp-bench");
+    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+
+    step("release host bundle of samples/notes");
+    let bundle = host_build::build(&host_build::resolve_dir("samples/notes")?, true)?;
+    let db = work.join("notes.db");
+    util::run(
+        util::cargo()
+            .args([
+                "run",
+                "--release",
+                "-q",
+                "-p",
+                "cetp-sample-notes",
+                "--bin",
+                "notes-demo-db",
+                "--",
+            ])
+            .arg(&db),
+    )?;
+
+    step("JVM: the notes sample against a hand-written provider (one JVM)");
+    let jvm_report = work.join("jvm.md");
+    let _ = fs::remove_file(&jvm_report);
+    let (rounds, memory_calls) = if quick { (3, 10_000) } else { (15, 100_000) };
+    let mut mvn = Command::new("mvn");
+    mvn.current_dir(&root).args([
+        "-B",
+        "-q",
+        "--no-transfer-progress",
+        "-f",
+        "tests/android/pom.xml",
+        "-pl",
+        "bench",
+        "-am",
+        "test",
+        "-Dcetp.skip.bench=false",
+        "-Dsurefire.failIfNoSpecifiedTests=false",
+    ]);
+    mvn.arg(format!("-Dcetp.bundle.notes={}", bundle.display()))
+        .arg(format!("-Dcetp.bench.db={}", db.display()))
+        .arg(format!("-Dcetp.bench.out={}", jvm_report.display()))
+        .arg(format!("-Dcetp.bench.rounds={rounds}"))
+        .arg(format!("-Dcetp.bench.memoryCalls={memory_calls}"));
+    util::run(&mut mvn)?;
+    let jvm = fs::read_to_string(&jvm_report).map_err(|e| {
+        format!(
+            "the benchmark wrote no report to {}: {e}",
+            jvm_report.display()
+        )
+    })?;
+
+    step("Rust: criterion (cetp-provider/benches/dispatch.rs)");
+    util::run(util::cargo().args([
+        "bench",
+        "-p",
+        "cetp-provider",
+        "--bench",
+        "dispatch",
+        "--",
+        "--warm-up-time",
+        "1",
+        "--measurement-time",
+        if quick { "1" } else { "4" },
+    ]))?;
+    let criterion = criterion_table()?;
+
+    step("library sizes");
+    let sizes = size_table()?;
+
+    let machine = machine();
+    let mut section = String::new();
+    section.push_str(BEGIN);
+    section.push_str(&format!(
+        "\n\nMeasured by `cargo xtask bench{}` on {machine}.\n\n",
+        if quick { " --quick" } else { "" }
+    ));
+    section.push_str("### One JVM: the notes sample against a hand-written provider\n\n");
+    section.push_str(jvm.trim_end());
+    section.push_str("\n\n### The Rust half alone (criterion)\n\n");
+    section.push_str(&criterion);
+    section.push_str("\n### Release libraries\n\n");
+    section.push_str(&sizes);
+    section.push('\n');
+    section.push_str(END);
+
+    let doc_path = root.join("docs/benchmarks.md");
+    let doc = fs::read_to_string(&doc_path).unwrap_or_default();
+    let updated = match (doc.find(BEGIN), doc.find(END)) {
+        (Some(b), Some(e)) if e > b => format!("{}{section}{}", &doc[..b], &doc[e + END.len()..]),
+        _ => format!("{doc}\n{section}\n"),
+    };
+    fs::write(&doc_path, updated)
+        .map_err(|e| format!("cannot write {}: {e}", doc_path.display()))?;
+    println!("{section}");
+    eprintln!("xtask: wrote {}", doc_path.display());
+    Ok(())
+}
+
+fn step(title: &str) {
+    eprintln!("\n== bench: {title}");
+}
+
+/// The median of every criterion benchmark of the `dispatch` bench, from its estimates files.
+fn criterion_table() -> Result<String, String> {
+    let dir = cargo_target_dir().join("criterion").join("call");
+    let mut rows = Vec::new();
+    let entries =
+        fs::read_dir(&dir).map_err(|e| format!("no criterion output in {}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let estimates = entry.path().join("new").join("estimates.json");
+        let bench = entry.path().join("new").join("benchmark.json");
+        let (Some(estimates), Some(meta)) = (json(&estimates), json(&bench)) else {
+            continue;
+        };
+        let name = meta["function_id"].as_str().map_or_else(
+            || entry.file_name().to_string_lossy().into_owned(),
+            str::to_owned,
+        );
+        let Some(median) = estimates["median"]["point_estimate"].as_f64() else {
+            continue;
+        };
+        rows.push((name, median));
+    }
+    if rows.is_empty() {
+        return Err(format!("no criterion estimates under {}", dir.display()));
+    }
+    rows.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let mut out = String::from("| benchmark | median |\n|---|---|\n");
+    for (name, ns) in rows {
+        out.push_str(&format!("| {name} | {} |\n", nanos(ns)));
+    }
+    Ok(out)
+}
+
+fn nanos(ns: f64) -> String {
+    if ns >= 1000.0 {
+        format!("{:.2} µs", ns / 1000.0)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// A JSON file criterion wrote, if it is there and parses.
+fn json(path: &Path) -> Option<serde_json::Value> {
+    serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
+}
+
+/// Stripped release `cdylib` per sample, and the Android `staticlib` as an upper bound.
+fn size_table() -> Result<String, String> {
+    util::run(Command::new("rustup").args(["target", "add", "aarch64-linux-android"]))?;
+    let mut out = String::from(
+        "| sample | release `cdylib` (x86_64 Linux), stripped | `staticlib` for aarch64-linux-android (upper bound) |\n|---|---|---|\n",
+    );
+    for sample in SAMPLES {
+        let crate::package::Package {
+            name: package,
+            lib_name: lib,
+            ..
+        } = crate::package::read(&host_build::resolve_dir(sample)?)?;
+
+        util::run(util::cargo().args([
+            "rustc",
+            "-p",
+            &package,
+            "--release",
+            "--lib",
+            "--crate-type",
+            "cdylib",
+        ]))?;
+        let so = cargo_target_dir()
+            .join("release")
+            .join(format!("lib{lib}.so"));
+        let stripped = cargo_target_dir()
+            .join("cetp-bench-sizes")
+            .join(format!("lib{lib}.stripped.so"));
+        fs::create_dir_all(stripped.parent().expect("a parent"))
+            .map_err(|e| format!("cannot create the size directory: {e}"))?;
+        util::run(
+            Command::new("strip")
+                .arg("--strip-all")
+                .arg(&so)
+                .arg("-o")
+                .arg(&stripped),
+        )?;
+
+        let mut android = util::cargo();
+        android.args([
+            "rustc",
+            "-p",
+            &package,
+            "--release",
+            "--lib",
+            "--crate-type",
+            "staticlib",
+            "--target",
+            "aarch64-linux-android",
+        ]);
+        let staticlib = match util::run(&mut android) {
+            Ok(()) => size(
+                &cargo_target_dir()
+                    .join("aarch64-linux-android/release")
+                    .join(format!("lib{lib}.a")),
+            )?,
+            // C dependencies (SQLite) need the NDK's compiler, which this machine lacks.
+            Err(_) => "not built: needs the NDK's C compiler".to_owned(),
+        };
+        out.push_str(&format!(
+            "| `{sample}` | {} | {staticlib} |\n",
+            size(&stripped)?
+        ));
+    }
+    Ok(out)
+}
+
+fn size(path: &Path) -> Result<String, String> {
+    let bytes = fs::metadata(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .len();
+    Ok(format!(
+        "{:.2} MiB ({bytes} bytes)",
+        bytes as f64 / (1024.0 * 1024.0)
+    ))
+}
+
+/// CPU model, core count, OS, Rust and Java versions.
+fn machine() -> String {
+    let cpu = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let rustc = output(Command::new("rustc").arg("--version"));
+    let java = output(util::jdk_tool("java").arg("-version"));
+    let java = java.lines().next().unwrap_or("java ?").to_owned();
+    format!(
+        "{cpu}, {cores} cores, {}; {rustc}; {java}",
+        std::env::consts::OS
+    )
+}
+
+fn output(cmd: &mut Command) -> String {
+    cmd.output()
+        .map(|o| {
+            let text = if o.stdout.is_empty() {
+                o.stderr
+            } else {
+                o.stdout
+            };
+            String::from_utf8_lossy(&text).trim().to_owned()
+        })
+        .unwrap_or_default()
+}
