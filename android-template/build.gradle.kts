@@ -17,6 +17,13 @@ android {
     defaultConfig {
         minSdk = 21
         consumerProguardFiles("consumer-rules.pro")
+        // The provider's android:permission: none by default (the SDK's own authorization decides
+        // who may call); `cetp.requireAccessToolsPermission=true` in gradle.properties requires
+        // com.clawseed.permission.ACCESS_TOOLS, for ecosystems whose consumer defines it.
+        val requireAccessTools =
+            providers.gradleProperty("cetp.requireAccessToolsPermission").orNull == "true"
+        manifestPlaceholders["cetpProviderPermission"] =
+            if (requireAccessTools) "com.clawseed.permission.ACCESS_TOOLS" else ""
     }
 
     // The Apex plugin interface (src/main/aidl/com/apex/agent/plugin/api/IApexPlugin.aidl): AGP

@@ -110,8 +110,8 @@ fn the_template_manifest_uses_the_wire_strings() {
         ("authority meta-data", attr("name", wire::META_AUTHORITY)),
         ("version meta-data", attr("name", wire::META_VERSION)),
         (
-            "provider permission",
-            attr("permission", wire::ACCESS_PERMISSION),
+            "provider permission placeholder",
+            attr("permission", "${cetpProviderPermission}"),
         ),
         (
             "integer version",
@@ -130,6 +130,17 @@ fn the_template_manifest_uses_the_wire_strings() {
             "{what}: `{expected}` not in the manifest"
         );
     }
+    // The opt-in permission the placeholder resolves to is the wire's.
+    let gradle = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../android-template/build.gradle.kts"),
+    )
+    .unwrap();
+    assert!(
+        gradle.contains(&format!("\"{}\"", wire::ACCESS_PERMISSION)),
+        "build.gradle.kts does not name {}",
+        wire::ACCESS_PERMISSION
+    );
     // The version is a bare integer so aapt types it as one (consumers call getInt).
     let version = manifest
         .split(&attr("name", wire::META_VERSION))

@@ -204,6 +204,7 @@ pub struct ProviderBuilder {
     tools: Vec<AnyTool>,
     limits: Limits,
     auth: Auth,
+    nothing_to_redact: bool,
     apex: Apex,
     app: Option<App>,
     states: States,
@@ -339,6 +340,20 @@ impl ProviderBuilder {
         self
     }
 
+    /// Declares that no tool hides anything from limited (redacted) callers, so the approval
+    /// screen does not offer the choice between full and limited access. For providers whose
+    /// tools ignore [`CallContext::access`](crate::CallContext::access).
+    ///
+    /// ```
+    /// use cetp_provider::Provider;
+    /// let provider = Provider::builder("Greeter").nothing_to_redact().build().unwrap();
+    /// assert!(!provider.authorizer().state().offers_limited_access);
+    /// ```
+    pub fn nothing_to_redact(mut self) -> Self {
+        self.nothing_to_redact = true;
+        self
+    }
+
     /// Whether a constraint some LLM APIs or gateways drop is also written into the property's
     /// description, in short words: `1 to 50`, `at most 200 characters`, `a date,
     /// YYYY-MM-DD`, `pattern ^[a-z]+$`, `1 to 9 items` (default `true`).
@@ -451,7 +466,7 @@ impl ProviderBuilder {
             );
         }
         self.apex.check(&descriptors)?;
-        let auth = Authorizer::new(
+        let mut auth = Authorizer::new(
             self.auth,
             &self.name,
             &self.scopes,
@@ -459,6 +474,7 @@ impl ProviderBuilder {
             self.app.as_ref(),
         )
         .map_err(BuildError::Auth)?;
+        auth.offers_limited_access = !self.nothing_to_redact;
         let list_tools_json = json!({ "tools": descriptors }).to_string();
         let scopes_json: Vec<Value> = self
             .scopes
@@ -546,6 +562,7 @@ impl Provider {
             tools: Vec::new(),
             limits: Limits::default(),
             auth: Auth::default(),
+            nothing_to_redact: false,
             apex: Apex::default(),
             app: None,
             states: States::default(),

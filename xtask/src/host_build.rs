@@ -121,6 +121,13 @@ fn inspect(crate_dir: &Path) -> Result<App, String> {
         ));
     }
     placeholders.insert("cetpLibrary".to_owned(), lib_name.clone());
+    // What the template's build.gradle.kts derives from gradle.properties.
+    let gradle_properties =
+        fs::read_to_string(crate_dir.join("android/gradle.properties")).unwrap_or_default();
+    placeholders.insert(
+        "cetpProviderPermission".to_owned(),
+        provider_permission(&gradle_properties).to_owned(),
+    );
     let application_id = cetp.remove("application-id").or(gradle.application_id);
     let mut bools = BTreeMap::new();
     for values in [
@@ -157,6 +164,22 @@ fn inspect(crate_dir: &Path) -> Result<App, String> {
         bools,
         application_id,
     })
+}
+
+/// The permission the provider requires (`android:permission`, `${cetpProviderPermission}`):
+/// none unless `gradle.properties` opts in with `cetp.requireAccessToolsPermission=true`, as the
+/// template's `build.gradle.kts` decides on a device build.
+fn provider_permission(gradle_properties: &str) -> &'static str {
+    let opted_in = gradle_properties.lines().any(|line| {
+        line.split_once('=').is_some_and(|(key, value)| {
+            key.trim() == "cetp.requireAccessToolsPermission" && value.trim() == "true"
+        })
+    });
+    if opted_in {
+        "com.clawseed.permission.ACCESS_TOOLS"
+    } else {
+        ""
+    }
 }
 
 /// Where bundles go: `target/cetp-host` (debug) or `target/cetp-host-release`.
@@ -254,4 +277,60 @@ pub fn build(crate_dir: &Path, release: bool) -> Result<PathBuf, String> {
         app.bundle_name
     );
     Ok(bundle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEMPLATE: &str = include_str!("../../android-template/src/main/AndroidManifest.xml");
+
+    fn merged_provider(gradle_properties: &str) -> String {
+        let placeholders: BTreeMap<String, String> = [
+            ("cetpAuthority", "com.x.tools"),
+            ("cetpLibrary", "x"),
+            ("applicationId", "com.x"),
+            (
+                "cetpProviderPermission",
+                provider_permission(gradle_properties),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let merged = manifest::merge(
+            TEMPLATE,
+            r#"<manifest package="com.x"><application /></manifest>"#,
+            &placeholders,
+        )
+        .unwrap();
+        let start = merged.find("<provider").unwrap();
+        let end = start + merged[start..].find('>').unwrap();
+        merged[start..end].to_owned()
+    }
+
+    #[test]
+    fn the_provider_requires_no_permission_by_default() {
+        for props in [
+            "",
+            "cetp.rustCrate=rust\n",
+            "cetp.requireAccessToolsPermission=false\n",
+        ] {
+            let provider = merged_provider(props);
+            assert!(
+                provider.contains(r#"android:permission="""#),
+                "{props:?}: {provider}"
+            );
+        }
+    }
+
+    #[test]
+    fn one_gradle_property_requires_access_tools() {
+        let provider =
+            merged_provider("cetp.rustCrate=rust\ncetp.requireAccessToolsPermission = true\n");
+        assert!(
+            provider.contains(r#"android:permission="com.clawseed.permission.ACCESS_TOOLS""#),
+            "{provider}"
+        );
+    }
 }

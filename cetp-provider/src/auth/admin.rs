@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::store::{Change, StoreData, access_level};
-use super::{Authorizer, Denial, Grant, PendingRequest, ScopeInfo};
+use super::{AccessSummary, Authorizer, Denial, Grant, PendingRequest, ScopeInfo};
 use crate::context::AccessLevel;
 
 /// The user's choice when approving a [`PendingRequest`]: always the scopes the user saw,
@@ -203,8 +203,9 @@ pub struct AdminState {
     /// Requests waiting for the user, in order of first request (only the launching app's
     /// when the request named `caller_uid`).
     pub pending: Vec<PendingRequest>,
-    /// Stored grants (an expired one has `expires_at_ms <= now_ms`).
-    pub grants: Vec<Grant>,
+    /// Stored grants (an expired one has `expires_at_ms <= now_ms`), each with its app's
+    /// access history.
+    pub grants: Vec<GrantState>,
     /// Stored denials.
     pub denials: Vec<Denial>,
     /// Whether a grant store is bound.
@@ -219,6 +220,33 @@ pub struct AdminState {
     /// most recent first.
     #[serde(default)]
     pub connections: Vec<crate::apex::HostConnection>,
+    /// Whether the screen offers limited (redacted) access; `false` when the provider declared
+    /// it has nothing to redact
+    /// ([`ProviderBuilder::nothing_to_redact`](crate::ProviderBuilder::nothing_to_redact)).
+    pub offers_limited_access: bool,
+}
+
+/// A stored [`Grant`] with what the on-device access log knows about its app: in JSON the
+/// grant's fields plus `last_access_ms` (`null` if never), `calls_day`, `calls_week` and `tools`
+/// (`[{"name", "last_access_ms", "calls_day", "calls_week"}]`, most recent first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct GrantState {
+    /// The grant as stored.
+    #[serde(flatten)]
+    pub grant: Grant,
+    /// Its app's calls, from the access log.
+    #[serde(flatten)]
+    pub history: AccessSummary,
+}
+
+impl std::ops::Deref for GrantState {
+    type Target = Grant;
+
+    /// The grant's own fields (`state.grants[0].package`).
+    fn deref(&self) -> &Grant {
+        &self.grant
+    }
 }
 
 /// An error in an [`AdminResponse`].
@@ -409,6 +437,11 @@ impl Authorizer {
                     };
                     data.denials.push(denial.clone());
                     created.push(denial);
+                    self.access_log.forget(
+                        &package.name,
+                        package.certificate_sha256.first().map(String::as_str),
+                        now,
+                    );
                 }
                 Ok(created)
             },
@@ -438,6 +471,10 @@ impl Authorizer {
                     && same_cert(g.certificate_sha256.as_deref(), certificate_sha256))
             });
             before - data.grants.len()
+        })
+        .inspect(|_| {
+            self.access_log
+                .forget(package, certificate_sha256, self.clock.now_ms());
         })
     }
 
@@ -500,6 +537,8 @@ impl Authorizer {
             store.retry_unsaved(self.clock.now_ms());
         }
         let data = store.as_ref().map(|s| s.snapshot());
+        let now_ms = self.clock.now_ms();
+        self.access_log.flush(now_ms);
         AdminState {
             provider_name: self.provider_name.clone(),
             scopes: self
@@ -511,11 +550,27 @@ impl Authorizer {
                 })
                 .collect(),
             pending: self.pending_from(uid),
-            grants: data.as_ref().map(|d| d.grants.clone()).unwrap_or_default(),
+            grants: data
+                .as_ref()
+                .map(|d| {
+                    d.grants
+                        .iter()
+                        .map(|g| GrantState {
+                            history: self.access_log.summary(
+                                &g.package,
+                                g.certificate_sha256.as_deref(),
+                                now_ms,
+                            ),
+                            grant: g.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
             denials: data.as_ref().map(|d| d.denials.clone()).unwrap_or_default(),
             store_open: store.is_some(),
             unsaved_changes: store.as_ref().is_some_and(|s| s.unsaved()),
-            now_ms: self.clock.now_ms(),
+            now_ms,
+            offers_limited_access: self.offers_limited_access,
             connections: self.connections().snapshot(),
         }
     }

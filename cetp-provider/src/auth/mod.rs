@@ -154,6 +154,7 @@
 //!
 //! [`Tool::SCOPES`]: crate::Tool::SCOPES
 
+mod access_log;
 mod admin;
 mod clock;
 mod fs;
@@ -168,7 +169,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-pub use admin::{AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval};
+pub use access_log::{ACCESS_LOG_FILE_NAME, AccessSummary, ToolAccess};
+pub use admin::{
+    AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval, GrantState,
+};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
 pub use pending::{PendingPackage, PendingRequest, ScopeInfo};
@@ -179,6 +183,7 @@ use crate::app::App;
 use crate::context::{AccessLevel, Caller};
 use crate::error::ToolError;
 use crate::tool::ToolDescriptor;
+use access_log::AccessLog;
 use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;
@@ -442,6 +447,10 @@ pub struct Authorizer {
     store: Option<Arc<GrantStore>>,
     pending: Mutex<PendingQueue>,
     limiter: RateLimiter,
+    access_log: AccessLog,
+    /// Whether the approval screen offers limited (redacted) access; see
+    /// [`ProviderBuilder::nothing_to_redact`](crate::ProviderBuilder::nothing_to_redact).
+    pub(crate) offers_limited_access: bool,
     connections: crate::apex::Connections,
 }
 
@@ -509,12 +518,15 @@ impl Authorizer {
                 return Err(format!("tool `{tool}` has two rate limits"));
             }
         }
+        let access_log = AccessLog::default();
         let store_dir = auth.store_dir.as_deref().or(app.map(App::files_dir));
         let store = match store_dir {
-            Some(dir) => Some(
-                GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms())
-                    .map_err(|e| e.to_string())?,
-            ),
+            Some(dir) => {
+                let store = GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms())
+                    .map_err(|e| e.to_string())?;
+                access_log.attach(dir, auth.clock.now_ms());
+                Some(store)
+            }
             None => None,
         };
         Ok(Authorizer {
@@ -537,6 +549,8 @@ impl Authorizer {
             store,
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
+            access_log,
+            offers_limited_access: true,
             connections: crate::apex::Connections::default(),
         })
     }
@@ -621,6 +635,9 @@ impl Authorizer {
                     rate::retry_text(wait)
                 )));
             }
+        }
+        if self.mode == Mode::UserApproval {
+            self.access_log.record(caller, tool, self.clock.now_ms());
         }
         Ok(access)
     }

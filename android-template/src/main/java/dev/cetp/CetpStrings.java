@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The approval screen's strings: the app's string resources when present, else English.
+ * The approval screens' strings: the app's string resources when present, else English.
  *
  * <p>The translatable source is {@code res/values/strings.xml} of this module (names {@code
  * cetp_*}); on a device AGP merges it into the app's resources, where apps translate or override
@@ -26,43 +26,48 @@ final class CetpStrings {
 
   static {
     Map<String, String> t = new HashMap<>();
-    t.put("cetp_authorize_title", "Allow access to %1$s?");
-    t.put("cetp_manage_title", "Apps and your %1$s data");
-    t.put("cetp_no_pending", "No app is waiting for your approval right now.");
-    t.put("cetp_request_intro", "%1$s wants to read from %2$s:");
-    t.put("cetp_app_identity", "%1$s, certificate %2$s");
-    t.put("cetp_unknown_certificate", "unknown");
+    t.put("cetp_question", "Allow %1$s to read %2$s from %3$s?");
+    t.put("cetp_question_tools", "Allow %1$s to use the tools of %2$s?");
+    t.put("cetp_certificate", "Certificate %1$s");
+    t.put("cetp_certificate_unknown", "Certificate unknown");
     t.put("cetp_shared_identity", "These apps share one identity on this phone; your answer applies to all of them.");
-    t.put("cetp_scope_item", "\u2022 %1$s");
-    t.put("cetp_scope_any", "\u2022 its tools (no specific data)");
     t.put("cetp_duration_label", "For how long?");
     t.put("cetp_duration_hour", "1 hour");
     t.put("cetp_duration_day", "1 day");
     t.put("cetp_duration_month", "30 days");
-    t.put("cetp_duration_forever", "Until I revoke it");
+    t.put("cetp_duration_forever", "Until I remove access");
     t.put("cetp_access_label", "How much may it see?");
-    t.put("cetp_access_full", "Everything listed above");
+    t.put("cetp_access_full", "Everything it asks for");
     t.put("cetp_access_limited", "Limited");
-    t.put("cetp_access_limited_help", "Limited: %1$s leaves out the most private details, such as full texts, and shares only an outline (for example titles and dates). What exactly it leaves out is up to %1$s.");
+    t.put("cetp_access_limited_help", "Limited: %1$s shares an outline, such as titles and dates, and leaves out the most private details, such as full texts.");
     t.put("cetp_allow", "Allow");
-    t.put("cetp_deny", "Deny");
+    t.put("cetp_deny", "Don't allow");
+    t.put("cetp_close", "Close");
+    t.put("cetp_no_pending", "No app is waiting for your approval right now.");
+    t.put("cetp_more_waiting", "Saved. %1$d more requests are waiting; open this screen again to answer them.");
     t.put("cetp_manage_button", "Apps with access");
+    t.put("cetp_manage_title", "Apps and your %1$s data");
+    t.put("cetp_manage_intro", "Apps that asked to read from %1$s. What they read and when is recorded only on this phone.");
     t.put("cetp_grants_header", "Allowed");
     t.put("cetp_no_grants", "No app may read your data.");
-    t.put("cetp_grant_scopes", "Can read: %1$s");
-    t.put("cetp_grant_scopes_any", "Can use the tools (no specific data)");
+    t.put("cetp_grant_scopes", "May read %1$s");
+    t.put("cetp_grant_scopes_any", "May use the tools (no specific data)");
     t.put("cetp_grant_access_full", "Full access");
     t.put("cetp_grant_access_limited", "Limited access");
-    t.put("cetp_grant_until", "Until %1$s");
-    t.put("cetp_grant_forever", "Until you revoke it");
-    t.put("cetp_grant_expired", "Expired %1$s; it will ask again");
-    t.put("cetp_revoke", "Revoke");
+    t.put("cetp_grant_terms", "%1$s \u00b7 %2$s");
+    t.put("cetp_grant_until", "until %1$s");
+    t.put("cetp_grant_forever", "until you remove it");
+    t.put("cetp_grant_expired", "expired %1$s; it will ask again");
+    t.put("cetp_history", "Last used %1$s. Calls: %2$d today, %3$d in the last 7 days.");
+    t.put("cetp_history_never", "Has not used its access yet.");
+    t.put("cetp_revoke", "Remove access");
     t.put("cetp_denials_header", "Declined");
     t.put("cetp_no_denials", "You have not declined any app.");
-    t.put("cetp_denied_on", "Declined %1$s. Allow again lets it ask you next time it needs your data.");
-    t.put("cetp_allow_again", "Allow again");
-    t.put("cetp_request_changed", "That request changed or was already answered. Check the list again.");
+    t.put("cetp_denied_on", "Declined %1$s. It gets nothing and cannot ask again until you let it.");
+    t.put("cetp_allow_again", "Let it ask again");
+    t.put("cetp_request_changed", "That request changed or was already answered. Check it again.");
     t.put("cetp_save_failed", "Your choice could not be saved, so nothing changed. Try again.");
+    t.put("cetp_decisions_lost", "Some earlier answers could not be read and were reset: apps you declined may ask again, and apps you allowed must be allowed again.");
     t.put("cetp_apex_channel", "Access requests from agent apps");
     t.put("cetp_apex_request_title", "%1$s wants to use %2$s");
     t.put("cetp_apex_request_text", "Tap to allow or deny its access to your data.");

@@ -101,7 +101,7 @@ public class CetpToolProvider extends ContentProvider {
       listToolsReply = constantReply(Wire.METHOD_LIST_TOOLS);
       providerInfoReply = constantReply(Wire.METHOD_GET_PROVIDER_INFO);
     }
-    warnIfPermissionUndefined(context);
+    logPermissionMode(context);
     // Listen for package changes before the first call is answered (see CallerIdentityCache).
     CallerIdentityCache.start(context);
     return null;
@@ -172,10 +172,18 @@ public class CetpToolProvider extends ContentProvider {
   }
 
   /**
-   * The template does not declare {@code com.clawseed.permission.ACCESS_TOOLS} (see the README):
-   * if no installed app does, no consumer can hold it and the platform refuses them all.
+   * Logs which permission mode the manifest chose (see the README, "The ACCESS_TOOLS
+   * permission"). When the provider requires {@code com.clawseed.permission.ACCESS_TOOLS}, which
+   * the template does not declare, warns if no installed app declares it: no consumer can hold it
+   * then, and the platform refuses them all.
    */
-  private void warnIfPermissionUndefined(Context context) {
+  private void logPermissionMode(Context context) {
+    String required = getReadPermission();
+    if (required == null || required.isEmpty()) {
+      Log.i(TAG, "CETP provider: no permission required; every caller goes through the SDK's authorization");
+      return;
+    }
+    Log.i(TAG, "CETP provider: callers need " + required + " (cetp.requireAccessToolsPermission)");
     try {
       context.getPackageManager().getPermissionInfo(Wire.ACCESS_PERMISSION, 0);
     } catch (PackageManager.NameNotFoundException e) {

@@ -95,8 +95,10 @@ public class AuthProviderE2ETest {
     assertCode(first, "AUTH_REQUIRED");
     assertEquals(AUTHORIZE, first.authorizeIntent());
     ApprovalScreen screen = open(first.authorizeIntent());
-    assertTrue(screen.text(), screen.texts().contains("\u2022 your diary entries"));
-    screen.tap("cetp:duration:0:" + duration).tap("cetp:allow:0");
+    assertTrue(
+        screen.text(),
+        screen.texts().get(0).startsWith("Allow com.example.agent" + uid + " to read your diary entries"));
+    screen.tap("cetp:duration:" + duration).tap("cetp:allow");
     assertTrue(screen.isFinishing());
     assertEquals("42", count().data());
   }
@@ -119,10 +121,10 @@ public class AuthProviderE2ETest {
 
     // The grants screen says so, in the provider's time.
     ApprovalScreen grants = open(PACKAGE + ".CETP_MANAGE_GRANTS");
-    assertTrue(grants.text(), grants.texts().stream().anyMatch(t -> t.startsWith("Expired ")));
+    assertTrue(grants.text(), grants.texts().stream().anyMatch(t -> t.contains(" \u00b7 expired ")));
     // And the lapsed app asked again: the approval screen shows its new request.
     ApprovalScreen again = open(AUTHORIZE);
-    assertTrue(again.text(), again.texts().contains("com.example.agent10001 wants to read from Diary:"));
+    assertTrue(again.text(), again.texts().get(0).startsWith("Allow com.example.agent10001 to read "));
   }
 
   @Test
@@ -153,8 +155,8 @@ public class AuthProviderE2ETest {
     CetpResponse first = ping();
     assertCode(first, "AUTH_REQUIRED");
     ApprovalScreen screen = open(first.authorizeIntent());
-    assertTrue(screen.text(), screen.texts().contains("\u2022 its tools (no specific data)"));
-    screen.tap("cetp:allow:0");
+    assertEquals(screen.text(), "Allow Pinger to use the tools of Diary?", screen.texts().get(0));
+    screen.tap("cetp:allow");
 
     for (int i = 0; i < PING_BURST; i++) {
       assertEquals("call " + i, "\"pong\"", ping().data());

@@ -26,7 +26,7 @@ import org.w3c.dom.NodeList;
 /**
  * The approval screen's English fallback ({@code CetpStrings.ENGLISH}, used where there are no
  * resources, as in host bundles) equals the translatable source {@code
- * android-template/src/main/res/values/strings.xml}, and every string name the Activity asks for
+ * android-template/src/main/res/values/strings.xml}, and every string name the screens' classes ask for
  * exists there. Runs where the template classes are on the classpath ({@code
  * bundle-auth-provider}).
  */
@@ -92,13 +92,11 @@ public class CetpStringsTest {
 
   @Test
   public void everyNameTheScreenUsesIsAResource() throws Exception {
-    // The approval screen and the plugin Service's approval notification.
-    String source = "";
-    for (String file : new String[] {"CetpAuthorizeActivity.java", "ApexPluginService.java"}) {
-      source +=
-          new String(
-              Files.readAllBytes(TEMPLATE.resolve("java/dev/cetp/" + file)),
-              StandardCharsets.UTF_8);
+    StringBuilder source = new StringBuilder();
+    try (java.util.stream.Stream<Path> files = Files.list(TEMPLATE.resolve("java/dev/cetp"))) {
+      for (Path file : (Iterable<Path>) files.sorted()::iterator) {
+        source.append(new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
+      }
     }
     Matcher m = Pattern.compile("\"(cetp_[a-z_]+)\"").matcher(source);
     TreeSet<String> used = new TreeSet<>();

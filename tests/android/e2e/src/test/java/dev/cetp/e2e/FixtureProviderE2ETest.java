@@ -136,7 +136,11 @@ public class FixtureProviderE2ETest {
     assertEquals("com.clawseed.permission.ACCESS_TOOLS", info.writePermission);
     assertEquals(100, info.initOrder);
     assertEquals("cetp_fixture", info.metaData.getString("dev.cetp.library"));
-    // The template leaves the permission undeclared (see android-template/README.md).
+    // The opt-in mode (tests/fixture-provider/android/gradle.properties) requires the permission
+    // and says so at start-up; the template leaves it undeclared (see android-template/README.md).
+    assertTrue(
+        org.robolectric.shadows.ShadowLog.getLogs().stream()
+            .anyMatch(l -> l.msg.startsWith("CETP provider: callers need com.clawseed.permission.ACCESS_TOOLS")));
     assertTrue(app.manifest.permissions.toString(), app.manifest.permissions.isEmpty());
   }
 

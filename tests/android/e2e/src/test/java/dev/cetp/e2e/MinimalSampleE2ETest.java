@@ -2,6 +2,7 @@ package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import android.content.pm.PackageManager;
@@ -79,6 +80,17 @@ public class MinimalSampleE2ETest extends SampleSuite {
     assertEquals(PACKAGE, info.packageName);
     assertTrue(info.exported);
     assertEquals(LIBRARY, info.metaData.getString("dev.cetp.library"));
+  }
+
+  /** The default permission mode: the merged provider requires no permission, and says so. */
+  @Test
+  public void byDefaultTheProviderRequiresNoPermissionAndLogsIt() {
+    ProviderInfo info = app.manifest.provider(AUTHORITY);
+    assertNull(info.readPermission);
+    assertNull(info.writePermission);
+    assertTrue(
+        org.robolectric.shadows.ShadowLog.getLogs().stream()
+            .anyMatch(l -> l.msg.startsWith("CETP provider: no permission required")));
   }
 
   @Test

@@ -155,20 +155,22 @@ public class NotesAuthorizationE2ETest {
     ApprovalScreen screen = askAndOpen();
     List<String> texts = screen.texts();
     String shown = screen.text();
-    assertEquals(shown, "Allow access to Notes?", texts.get(0));
-    assertTrue(shown, texts.contains("Example Agent wants to read from Notes:"));
+    assertEquals(
+        shown,
+        "Allow Example Agent to read your notes: titles, dates and text from Notes?",
+        texts.get(0));
     String fingerprint = fingerprint(AGENT_CERT);
-    assertTrue(shown, texts.contains(AGENT + ", certificate " + fingerprint));
-    assertTrue(shown, texts.contains("\u2022 your notes: titles, dates and text"));
+    assertEquals(shown, AGENT, texts.get(1));
+    assertEquals(shown, "Certificate " + fingerprint, texts.get(2));
     assertFalse("only the scope the call needed: " + shown, shown.contains("tag names"));
     for (String choice :
-        new String[] {"1 hour", "1 day", "30 days", "Until I revoke it", "Everything listed above",
-            "Limited", "Allow", "Deny", "Apps with access"}) {
+        new String[] {"1 hour", "1 day", "30 days", "Until I remove access", "Everything it asks for",
+            "Limited", "Allow", "Don't allow", "Apps with access"}) {
       assertTrue(choice + " in " + shown, texts.contains(choice));
     }
-    assertTrue(shown, shown.contains("Limited: Notes leaves out the most private details"));
+    assertTrue(shown, shown.contains("Limited: Notes shares an outline, such as titles and dates, and leaves out the most private details"));
 
-    screen.tap("cetp:allow:0");
+    screen.tap("cetp:allow");
     assertTrue("the screen returns to the consumer", screen.isFinishing());
     assertEquals(Activity.RESULT_OK, screen.resultCode());
 
@@ -187,7 +189,7 @@ public class NotesAuthorizationE2ETest {
   @Test
   public void limitedAccessGetsNoBodiesOrSnippets() throws Exception {
     ApprovalScreen screen = askAndOpen();
-    screen.tap("cetp:access:0:limited").tap("cetp:allow:0");
+    screen.tap("cetp:access:limited").tap("cetp:allow");
     assertTrue(screen.isFinishing());
 
     CetpResponse note = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
@@ -212,7 +214,7 @@ public class NotesAuthorizationE2ETest {
     // access level chosen on the screen.
     Callers.setCallingUid(HELPER_UID);
     assertCode(search(), "AUTH_REQUIRED");
-    open(AUTHORIZE).tap("cetp:allow:0");
+    open(AUTHORIZE).tap("cetp:allow");
     JSONObject full = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null).dataObject();
     assertFalse(full.getString("body").isEmpty());
     assertEquals(full.getString("title"), redacted.getString("title"));
@@ -221,7 +223,7 @@ public class NotesAuthorizationE2ETest {
   @Test
   public void denyGivesPermissionDeniedUntilAllowedAgain() {
     ApprovalScreen screen = askAndOpen();
-    screen.tap("cetp:deny:0");
+    screen.tap("cetp:deny");
     assertTrue(screen.isFinishing());
     assertEquals(Activity.RESULT_CANCELED, screen.resultCode());
 
@@ -231,7 +233,7 @@ public class NotesAuthorizationE2ETest {
     // A denial records no new request: the screen has nothing to ask.
     ApprovalScreen empty = open(AUTHORIZE);
     assertTrue(empty.text(), empty.texts().contains("No app is waiting for your approval right now."));
-    assertNull(empty.find("cetp:allow:0"));
+    assertNull(empty.find("cetp:allow"));
 
     ApprovalScreen grants = open(MANAGE);
     String shown = grants.text();
@@ -239,19 +241,20 @@ public class NotesAuthorizationE2ETest {
     assertTrue(shown, grants.texts().contains("No app may read your data."));
     assertTrue(shown, grants.texts().contains("Example Agent"));
     assertTrue(shown, shown.contains("Declined "));
+    assertTrue(shown, grants.texts().contains("Let it ask again"));
     grants.tap("cetp:allow_again:0");
     assertFalse("the grants screen stays open", grants.isFinishing());
     assertTrue(grants.text(), grants.texts().contains("You have not declined any app."));
 
     // Allowed to ask again: AUTH_REQUIRED and a fresh request the user can allow.
-    open(search().authorizeIntent()).tap("cetp:allow:0");
+    open(search().authorizeIntent()).tap("cetp:allow");
     assertTrue(search().isSuccess());
   }
 
   @Test
   public void revokeOnTheGrantsScreenEndsAccess() throws Exception {
     ApprovalScreen screen = askAndOpen();
-    screen.tap("cetp:duration:0:month").tap("cetp:allow:0");
+    screen.tap("cetp:duration:month").tap("cetp:allow");
     assertTrue(search().isSuccess());
 
     // The button on the approval screen opens the grants screen with the manage action.
@@ -265,10 +268,12 @@ public class NotesAuthorizationE2ETest {
     List<String> texts = grants.texts();
     String shown = grants.text();
     assertTrue(shown, texts.contains("Example Agent"));
-    assertTrue(shown, texts.contains(AGENT + ", certificate " + fingerprint(AGENT_CERT)));
-    assertTrue(shown, texts.contains("Can read: your notes: titles, dates and text"));
-    assertTrue(shown, texts.contains("Full access"));
-    assertTrue(shown, texts.stream().anyMatch(t -> t.startsWith("Until ")));
+    assertTrue(shown, texts.contains(AGENT));
+    assertTrue(shown, texts.contains("Certificate " + fingerprint(AGENT_CERT)));
+    assertTrue(shown, texts.contains("May read your notes: titles, dates and text"));
+    assertTrue(shown, texts.stream().anyMatch(t -> t.startsWith("Full access \u00b7 until ")));
+    assertTrue(shown, texts.stream().anyMatch(t -> t.endsWith(". Calls: 1 today, 1 in the last 7 days.")));
+    assertTrue(shown, texts.contains("Remove access"));
     assertTrue(shown, texts.contains("You have not declined any app."));
 
     grants.tap("cetp:revoke:0");
@@ -280,7 +285,7 @@ public class NotesAuthorizationE2ETest {
 
   @Test
   public void anotherCertificateUnderTheSameNameGetsNothing() {
-    askAndOpen().tap("cetp:allow:0");
+    askAndOpen().tap("cetp:allow");
     assertTrue(search().isSuccess());
 
     // An impostor installed under the agent's package name (the real one gone), other key.
@@ -292,7 +297,7 @@ public class NotesAuthorizationE2ETest {
     assertCode(r, "AUTH_REQUIRED");
     // The user is shown the impostor's certificate, not the approved one.
     ApprovalScreen screen = open(r.authorizeIntent());
-    assertTrue(screen.text(), screen.texts().contains(AGENT + ", certificate " + fingerprint(impostorCert)));
+    assertTrue(screen.text(), screen.texts().contains("Certificate " + fingerprint(impostorCert)));
     assertFalse(screen.text(), screen.text().contains(fingerprint(AGENT_CERT)));
   }
 
@@ -306,13 +311,18 @@ public class NotesAuthorizationE2ETest {
     ApprovalScreen screen = askAndOpen();
     List<String> texts = screen.texts();
     String shown = screen.text();
-    assertTrue(shown, texts.contains("Suite Agent, Suite Sync wants to read from Notes:"));
-    assertTrue(shown, texts.contains("com.example.suite.agent, certificate " + fingerprint(suiteCert)));
-    assertTrue(shown, texts.contains("com.example.suite.sync, certificate " + fingerprint(suiteCert)));
+    assertEquals(
+        shown,
+        "Allow Suite Agent, Suite Sync to read your notes: titles, dates and text from Notes?",
+        texts.get(0));
+    assertEquals(shown, "com.example.suite.agent", texts.get(1));
+    assertEquals(shown, "Certificate " + fingerprint(suiteCert), texts.get(2));
+    assertEquals(shown, "com.example.suite.sync", texts.get(3));
+    assertEquals(shown, "Certificate " + fingerprint(suiteCert), texts.get(4));
     assertTrue(shown, texts.contains(
         "These apps share one identity on this phone; your answer applies to all of them."));
-    assertNull("one request, one card", screen.find("cetp:allow:1"));
-    screen.tap("cetp:allow:0");
+    assertNull("one request, one package list", screen.find("cetp:package:2"));
+    screen.tap("cetp:allow");
     assertTrue(search().isSuccess());
 
     ApprovalScreen grants = open(MANAGE);
@@ -328,7 +338,7 @@ public class NotesAuthorizationE2ETest {
     screens.add(screen);
     assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
     assertFalse(screen.text(), screen.text().contains(HELPER));
-    assertNull(screen.find("cetp:allow:0"));
+    assertNull(screen.find("cetp:allow"));
     Callers.setCallingUid(HELPER_UID);
     assertCode(search(), "AUTH_REQUIRED");
     assertTrue(open(MANAGE).texts().contains("No app may read your data."));
@@ -357,13 +367,16 @@ public class NotesAuthorizationE2ETest {
 
     Intent crafted = new Intent(AUTHORIZE);
     putEverything(crafted, agentId, AGENT, Callers.sha256Hex(AGENT_CERT));
-    ApprovalScreen screen = ApprovalScreen.launch(crafted);
+    // The malicious app opens the screen: it shows the malicious app's own request, by its name.
+    ApprovalScreen screen = ApprovalScreen.launchFrom(evil, crafted);
     screens.add(screen);
-    // Card 0 is the newest request: the malicious app's, shown under its own name.
     assertEquals(
-        screen.text(), "Totally Legit wants to read from Notes:", screen.texts().get(1));
-    screen.tap("cetp:access:0:limited").tap("cetp:duration:0:hour").tap("cetp:allow:0");
-    assertFalse("the agent's request is still waiting", screen.isFinishing());
+        screen.text(),
+        "Allow Totally Legit to read your notes: titles, dates and text from Notes?",
+        screen.texts().get(0));
+    assertEquals(screen.text(), evil, screen.texts().get(1));
+    screen.tap("cetp:access:limited").tap("cetp:duration:hour").tap("cetp:allow");
+    assertTrue(screen.isFinishing());
 
     // The agent named in the extras got nothing; its request still waits, unchanged.
     Callers.setCallingUid(AGENT_UID);

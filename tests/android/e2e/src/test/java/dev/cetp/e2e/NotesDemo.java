@@ -151,8 +151,8 @@ public class NotesDemo {
         say("   | %s", part);
       }
     }
-    say("   The user keeps \"1 day\" and \"Everything listed above\" and taps Allow.");
-    screen.tap("cetp:allow:0");
+    say("   The user keeps \"1 day\" and \"Everything it asks for\" and taps Allow.");
+    screen.tap("cetp:allow");
     assertTrue(screen.isFinishing());
     screen.close();
 
@@ -178,7 +178,7 @@ public class NotesDemo {
     CetpResponse widgetFirst = widget.executeTool(authority, "get_note", getNote, null);
     assertEquals("AUTH_REQUIRED", widgetFirst.errorCode());
     ApprovalScreen second = ApprovalScreen.launch(new Intent(widgetFirst.authorizeIntent()));
-    second.tap("cetp:access:0:limited").tap("cetp:allow:0");
+    second.tap("cetp:access:limited").tap("cetp:allow");
     second.close();
     CetpResponse redacted = widget.executeTool(authority, "get_note", getNote, null);
     assertTrue(redacted.toString(), redacted.isSuccess());

@@ -7,6 +7,9 @@ import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
 import android.os.Looper;
+import android.os.SystemClock;
+import android.view.InputDevice;
+import android.view.MotionEvent;
 import android.view.View;
 import android.view.ViewGroup;
 import android.widget.Button;
@@ -16,6 +19,7 @@ import android.widget.RadioGroup;
 import android.widget.TextView;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONException;
@@ -28,7 +32,8 @@ import org.robolectric.android.controller.ActivityController;
  * Drives the template's approval screen ({@code dev.cetp.CetpAuthorizeActivity}, from the
  * bundle's app.jar) the way a user would: resolve the consumer's implicit intent, start the
  * Activity through its whole lifecycle ({@code setup()}), read what it shows, tap its controls
- * (found by their {@code cetp:*} tags, see the Activity's class comment).
+ * (found by their {@code cetp:*} tags, see the Activity's class comment). Launches let the main
+ * looper's clock pass the delay before Allow is enabled, as a user reading the dialog would.
  */
 public final class ApprovalScreen implements AutoCloseable {
   public static final String ACTIVITY = "dev.cetp.CetpAuthorizeActivity";
@@ -62,9 +67,60 @@ public final class ApprovalScreen implements AutoCloseable {
     return launchExplicit(intent);
   }
 
+  /**
+   * {@link #launch}, as the app {@code callingPackage} does it with {@code startActivityForResult}
+   * ({@code getCallingPackage()} names it; Robolectric reports no launching UID otherwise).
+   */
+  public static ApprovalScreen launchFrom(String callingPackage, Intent intent) {
+    List<ResolveInfo> found = resolve(intent.getAction());
+    if (found.size() != 1 || !ACTIVITY.equals(found.get(0).activityInfo.name)) {
+      throw new AssertionError(intent.getAction() + " resolves to " + found + ", not " + ACTIVITY);
+    }
+    return start(intent, callingPackage, true);
+  }
+
   /** Opens the screen with {@code intent} as is (an explicit launch: no resolution). */
   public static ApprovalScreen launchExplicit(Intent intent) {
-    return new ApprovalScreen(Robolectric.buildActivity(activityClass(), intent).setup());
+    return start(intent, null, true);
+  }
+
+  /**
+   * {@link #launch} without letting the main looper's clock pass: Allow is still disabled
+   * ({@link #allowDelay()}).
+   */
+  public static ApprovalScreen launchWithoutWaiting(Intent intent) {
+    return start(intent, null, false);
+  }
+
+  private static ApprovalScreen start(Intent intent, String callingPackage, boolean wait) {
+    // The template's manifest requests HIDE_OVERLAY_WINDOWS; Robolectric's application does not.
+    shadowOf(RuntimeEnvironment.getApplication())
+        .grantPermissions(android.Manifest.permission.HIDE_OVERLAY_WINDOWS);
+    ActivityController<? extends Activity> controller = Robolectric.buildActivity(activityClass(), intent);
+    if (callingPackage != null) {
+      shadowOf(controller.get()).setCallingPackage(callingPackage);
+    }
+    controller.setup();
+    ApprovalScreen screen = new ApprovalScreen(controller);
+    if (wait) {
+      screen.waitForAllow();
+    }
+    return screen;
+  }
+
+  /** How long the screen keeps Allow disabled after showing a request. */
+  public static Duration allowDelay() {
+    try {
+      return Duration.ofMillis(activityClass().getField("ALLOW_ENABLE_DELAY_MS").getLong(null));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Lets the main looper's clock run past the Allow delay (the user reads the dialog). */
+  public ApprovalScreen waitForAllow() {
+    shadowOf(Looper.getMainLooper()).idleFor(allowDelay());
+    return this;
   }
 
   @SuppressWarnings("unchecked")
@@ -179,7 +235,47 @@ public final class ApprovalScreen implements AutoCloseable {
     }
     view.performClick();
     shadowOf(Looper.getMainLooper()).idle();
+    waitForAllow();
     return this;
+  }
+
+  /**
+   * Touches the view tagged {@code tag} as a finger would (down, then up, at its centre), the
+   * events carrying {@code flags} ({@code MotionEvent.FLAG_WINDOW_IS_OBSCURED} or {@code
+   * FLAG_WINDOW_IS_PARTIALLY_OBSCURED} for a touch through another app's window; 0 for a plain
+   * touch). Returns whether the view took the touch. The looper runs the click it posts.
+   */
+  public boolean touch(String tag, int flags) {
+    View view = find(tag);
+    if (view == null) {
+      throw new AssertionError("no view tagged " + tag + " on screen:\n" + text());
+    }
+    // Delivered to the view itself (its own coordinates): View.dispatchTouchEvent applies the
+    // security filter first, as for a touch arriving through the window.
+    float x = view.getWidth() / 2f;
+    float y = view.getHeight() / 2f;
+    long now = SystemClock.uptimeMillis();
+    MotionEvent down = event(now, MotionEvent.ACTION_DOWN, x, y, flags);
+    MotionEvent up = event(now + 50, MotionEvent.ACTION_UP, x, y, flags);
+    boolean took = view.dispatchTouchEvent(down);
+    took &= view.dispatchTouchEvent(up);
+    down.recycle();
+    up.recycle();
+    shadowOf(Looper.getMainLooper()).idle();
+    return took;
+  }
+
+  private static MotionEvent event(long time, int action, float x, float y, int flags) {
+    MotionEvent.PointerProperties[] props = {new MotionEvent.PointerProperties()};
+    props[0].id = 0;
+    props[0].toolType = MotionEvent.TOOL_TYPE_FINGER;
+    MotionEvent.PointerCoords[] coords = {new MotionEvent.PointerCoords()};
+    coords[0].x = x;
+    coords[0].y = y;
+    coords[0].pressure = 1;
+    coords[0].size = 1;
+    return MotionEvent.obtain(
+        time, time, action, 1, props, coords, 0, 0, 1, 1, 0, 0, InputDevice.SOURCE_TOUCHSCREEN, flags);
   }
 
   public boolean isFinishing() {

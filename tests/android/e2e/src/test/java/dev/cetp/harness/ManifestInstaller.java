@@ -428,8 +428,9 @@ public final class ManifestInstaller {
               String permission = attr(e, "permission");
               String read = attr(e, "readPermission");
               String write = attr(e, "writePermission");
-              info.readPermission = read != null ? read : permission;
-              info.writePermission = write != null ? write : permission;
+              // As the platform's parser does, an empty permission is none.
+              info.readPermission = emptyToNull(read != null ? read : permission);
+              info.writePermission = emptyToNull(write != null ? write : permission);
               info.grantUriPermissions = bool(e, "grantUriPermissions", false);
               info.multiprocess = bool(e, "multiprocess", false);
               info.forceUriPermissions = bool(e, "forceUriPermissions", false);
@@ -586,6 +587,10 @@ public final class ManifestInstaller {
         return null;
       }
       return substitute(e.getAttributeNS(ANDROID_NS, name));
+    }
+
+    private static String emptyToNull(String value) {
+      return value == null || value.isEmpty() ? null : value;
     }
 
     /** A non-namespaced attribute (only {@code package}). */
