@@ -8,7 +8,6 @@ import android.app.Service;
 import android.content.ComponentName;
 import android.content.Context;
 import android.content.Intent;
-import android.content.pm.PackageInfo;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
 import android.content.pm.ServiceInfo;
@@ -99,13 +98,7 @@ public class ApexPluginService extends Service {
     File filesDir = getFilesDir();
     String dir = filesDir == null ? "" : filesDir.getAbsolutePath();
     if (!ApexBridge.runningFor(dir)) {
-      PackageInfo info = ownPackage();
-      String initError =
-          NativeBridge.init(
-              dir,
-              appPackage,
-              info == null ? 0 : versionCode(info),
-              info == null ? null : info.versionName);
+      String initError = NativeBridge.initApp(this, appPackage);
       if (initError != null) {
         // Every call then answers INTERNAL_ERROR with this reason, from Rust.
         Log.e(CetpToolProvider.TAG, "CETP provider did not start: " + initError);
@@ -314,21 +307,5 @@ public class ApexPluginService extends Service {
     } catch (RuntimeException e) {
       return null;
     }
-  }
-
-  @SuppressWarnings("deprecation") // getPackageInfo(String, int): API 33 added a flags class
-  private PackageInfo ownPackage() {
-    try {
-      return getPackageManager().getPackageInfo(appPackage, 0);
-    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  @SuppressWarnings("deprecation") // PackageInfo.versionCode before API 28
-  private static long versionCode(PackageInfo info) {
-    return Build.VERSION.SDK_INT >= Build.VERSION_CODES.P
-        ? info.getLongVersionCode()
-        : info.versionCode;
   }
 }

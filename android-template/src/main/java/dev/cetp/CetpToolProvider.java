@@ -4,16 +4,13 @@ import android.content.ComponentName;
 import android.content.ContentProvider;
 import android.content.ContentValues;
 import android.content.Context;
-import android.content.pm.PackageInfo;
 import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.database.Cursor;
 import android.net.Uri;
 import android.os.Binder;
-import android.os.Build;
 import android.os.Bundle;
 import android.util.Log;
-import java.io.File;
 
 /**
  * The CETP v1 Tool Provider: answers {@code ContentResolver.call} through the app's Rust library.
@@ -85,15 +82,7 @@ public class CetpToolProvider extends ContentProvider {
     if (loadError != null) {
       return loadError;
     }
-    File filesDir = context.getFilesDir();
-    String packageName = packageName(context);
-    PackageInfo version = versionOf(context, packageName);
-    String initError =
-        NativeBridge.init(
-            filesDir == null ? "" : filesDir.getAbsolutePath(),
-            packageName,
-            version == null ? 0 : longVersionCode(version),
-            version == null ? null : version.versionName);
+    String initError = NativeBridge.initApp(context, packageName(context));
     if (initError != null) {
       // The library answers every call with INTERNAL_ERROR and this reason; nothing to do here.
       Log.e(TAG, "CETP provider did not start: " + initError);
@@ -133,22 +122,6 @@ public class CetpToolProvider extends ContentProvider {
       return providerInfo.packageName;
     }
     return context.getPackageName();
-  }
-
-  @SuppressWarnings("deprecation") // getPackageInfo(String, int): API 33 added a flags class
-  private static PackageInfo versionOf(Context context, String packageName) {
-    try {
-      return context.getPackageManager().getPackageInfo(packageName, 0);
-    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  @SuppressWarnings("deprecation") // PackageInfo.versionCode before API 28
-  private static long longVersionCode(PackageInfo info) {
-    return Build.VERSION.SDK_INT >= Build.VERSION_CODES.P
-        ? info.getLongVersionCode()
-        : info.versionCode;
   }
 
   @SuppressWarnings("deprecation") // getProviderInfo(ComponentName, int): API 33 added a flags class

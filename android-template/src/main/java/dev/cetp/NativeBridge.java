@@ -1,6 +1,11 @@
 package dev.cetp;
 
+import android.content.Context;
+import android.content.pm.PackageInfo;
+import android.content.pm.PackageManager;
+import android.os.Build;
 import android.util.Log;
+import java.io.File;
 
 /**
  * The natives of the app's Rust library, registered by its {@code JNI_OnLoad}
@@ -57,6 +62,38 @@ final class NativeBridge {
    */
   static native String init(
       String filesDir, String packageName, long versionCode, String versionName);
+
+  /**
+   * {@link #init} for the app {@code packageName} running in {@code context}: its files directory
+   * and its installed version. Every host of the template starts the library through here.
+   *
+   * @return null when the provider started, otherwise why not.
+   */
+  static String initApp(Context context, String packageName) {
+    File filesDir = context.getFilesDir();
+    PackageInfo version = installedVersion(context, packageName);
+    return init(
+        filesDir == null ? "" : filesDir.getAbsolutePath(),
+        packageName,
+        version == null ? 0 : longVersionCode(version),
+        version == null ? null : version.versionName);
+  }
+
+  @SuppressWarnings("deprecation") // getPackageInfo(String, int): API 33 added a flags class
+  private static PackageInfo installedVersion(Context context, String packageName) {
+    try {
+      return context.getPackageManager().getPackageInfo(packageName, 0);
+    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  @SuppressWarnings("deprecation") // PackageInfo.versionCode before API 28
+  private static long longVersionCode(PackageInfo info) {
+    return Build.VERSION.SDK_INT >= Build.VERSION_CODES.P
+        ? info.getLongVersionCode()
+        : info.versionCode;
+  }
 
   /**
    * Answers one {@code ContentResolver.call} in a single JNI crossing.
