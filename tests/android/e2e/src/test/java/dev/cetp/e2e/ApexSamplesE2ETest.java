@@ -202,7 +202,7 @@ public class ApexSamplesE2ETest {
     ApprovalScreen screen = ApprovalScreen.launch(open);
     screens.add(screen);
     assertTrue(screen.text(), screen.text().contains("Apex"));
-    screen.tap("cetp:allow:0");
+    screen.tap("cetp:allow");
     assertTrue(screen.isFinishing());
     assertNull(ApexHost.errorCode(plugin.execute(id(first), args().get(first))));
   }

@@ -257,7 +257,7 @@ public class NotesDemo {
           open.getAction());
       ApprovalScreen screen = ApprovalScreen.launch(open);
       say("   The user taps it; the same approval screen lists Apex and the user taps Allow.");
-      screen.tap("cetp:allow:0");
+      screen.tap("cetp:allow");
       assertTrue(screen.isFinishing());
       screen.close();
       say("");
