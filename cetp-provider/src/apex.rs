@@ -13,7 +13,7 @@
 //! | `onActivate()` / `onDeactivate()` | [`ApexPlugin::activate`] / [`ApexPlugin::deactivate`] |
 //!
 //! Nothing is decided here: validation, size limits, panic isolation, authorization (grants,
-//! denials, scopes, redaction, rate limits, pending requests for the approval screen) all happen
+//! denials, scopes, limited access, rate limits, pending requests for the approval screen) all happen
 //! in [`Provider::call`], for the caller's Binder identity, exactly as for a CETP consumer. This
 //! module only renames tools, renders JSON and turns a [`Response`] into text.
 //!

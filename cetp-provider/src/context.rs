@@ -99,20 +99,20 @@ impl Caller {
 }
 
 /// How much a caller may see. Tools read it from [`CallContext::access`] and return less to a
-/// `Redacted` caller.
+/// `Limited` caller.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum AccessLevel {
     /// Everything the tool returns.
     #[default]
     Full,
     /// A reduced view chosen by the tool (titles without bodies, totals without items, ...).
-    Redacted,
+    Limited,
 }
 
 impl AccessLevel {
-    /// Whether this is [`AccessLevel::Redacted`].
-    pub fn is_redacted(self) -> bool {
-        self == AccessLevel::Redacted
+    /// Whether this is [`AccessLevel::Limited`].
+    pub fn is_limited(self) -> bool {
+        self == AccessLevel::Limited
     }
 }
 
@@ -123,9 +123,9 @@ impl AccessLevel {
 /// use cetp_provider::{AccessLevel, CallContext, Caller};
 /// let ctx = CallContext::new(Caller::app(10_001, "com.example.agent"))
 ///     .with_request_id("3f2b")
-///     .with_access(AccessLevel::Redacted);
+///     .with_access(AccessLevel::Limited);
 /// assert_eq!(ctx.request_id(), Some("3f2b"));
-/// assert!(ctx.access().is_redacted());
+/// assert!(ctx.access().is_limited());
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct CallContext {

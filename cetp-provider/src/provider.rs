@@ -204,7 +204,7 @@ pub struct ProviderBuilder {
     tools: Vec<AnyTool>,
     limits: Limits,
     auth: Auth,
-    nothing_to_redact: bool,
+    full_access_only: bool,
     apex: Apex,
     app: Option<App>,
     states: States,
@@ -340,17 +340,17 @@ impl ProviderBuilder {
         self
     }
 
-    /// Declares that no tool hides anything from limited (redacted) callers, so the approval
+    /// Declares that no tool hides anything from limited callers, so the approval
     /// screen does not offer the choice between full and limited access. For providers whose
     /// tools ignore [`CallContext::access`](crate::CallContext::access).
     ///
     /// ```
     /// use cetp_provider::Provider;
-    /// let provider = Provider::builder("Greeter").nothing_to_redact().build().unwrap();
+    /// let provider = Provider::builder("Greeter").full_access_only().build().unwrap();
     /// assert!(!provider.authorizer().state().offers_limited_access);
     /// ```
-    pub fn nothing_to_redact(mut self) -> Self {
-        self.nothing_to_redact = true;
+    pub fn full_access_only(mut self) -> Self {
+        self.full_access_only = true;
         self
     }
 
@@ -474,7 +474,7 @@ impl ProviderBuilder {
             self.app.as_ref(),
         )
         .map_err(BuildError::Auth)?;
-        auth.offers_limited_access = !self.nothing_to_redact;
+        auth.offers_limited_access = !self.full_access_only;
         let list_tools_json = json!({ "tools": descriptors }).to_string();
         let scopes_json: Vec<Value> = self
             .scopes
@@ -562,7 +562,7 @@ impl Provider {
             tools: Vec::new(),
             limits: Limits::default(),
             auth: Auth::default(),
-            nothing_to_redact: false,
+            full_access_only: false,
             apex: Apex::default(),
             app: None,
             states: States::default(),

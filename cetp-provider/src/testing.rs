@@ -2,8 +2,8 @@
 //!
 //! [`Consumer`] calls [`Provider::call`], the entry point the Android bridge uses, and hands back
 //! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
-//! provider against CETP v1 in one line; [`check_noninterference`] checks that Redacted answers
-//! do not depend on the data Redacted hides.
+//! provider against CETP v1 in one line; [`check_noninterference`] checks that Limited answers
+//! do not depend on the data Limited hides.
 //!
 //! ```
 //! use cetp_provider::{ErrorCode, Provider, tool, tools};
@@ -108,8 +108,8 @@ impl<'p> Consumer<'p> {
     ///
     /// let agent = Consumer::new(&provider);
     /// assert_eq!(agent.execute("access", "{}").error_code(), Some(ErrorCode::AuthRequired));
-    /// agent.approve(AccessLevel::Redacted).unwrap();
-    /// assert_eq!(agent.execute("access", "{}").data_json().unwrap(), "Redacted");
+    /// agent.approve(AccessLevel::Limited).unwrap();
+    /// assert_eq!(agent.execute("access", "{}").data_json().unwrap(), "Limited");
     /// ```
     ///
     /// # Errors

@@ -93,7 +93,7 @@ fn the_state_says_whether_limited_access_is_offered() {
     let notes = Provider::builder("Notes").build().unwrap();
     assert_eq!(state(&notes)["offers_limited_access"], true);
     let greeter = Provider::builder("Greeter")
-        .nothing_to_redact()
+        .full_access_only()
         .build()
         .unwrap();
     assert_eq!(state(&greeter)["offers_limited_access"], false);

@@ -49,7 +49,7 @@ const MAX_ACKS_BEFORE_KILL: u64 = 5;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
-    /// Approve `com.crash.p{i}` (redacted when `i % 3 == 0`; `calendar` too when odd).
+    /// Approve `com.crash.p{i}` (limited when `i % 3 == 0`; `calendar` too when odd).
     Approve,
     /// Deny `com.crash.p{i}`.
     Deny,
@@ -168,7 +168,7 @@ fn expected_after(n: u64) -> (Vec<Value>, Vec<Value>) {
                 } else {
                     json!(["notes"])
                 };
-                let access = if i % 3 == 0 { "redacted" } else { "full" };
+                let access = if i % 3 == 0 { "limited" } else { "full" };
                 grants.push((
                     i,
                     json!({
@@ -233,7 +233,7 @@ fn crash_child() {
         match (op(i), prepared.take()) {
             (Op::Approve, Some(id)) => {
                 let access = if i % 3 == 0 {
-                    AccessLevel::Redacted
+                    AccessLevel::Limited
                 } else {
                     AccessLevel::Full
                 };

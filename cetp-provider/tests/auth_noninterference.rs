@@ -1,4 +1,4 @@
-//! `testing::check_noninterference` catches a Redacted answer that depends on hidden data,
+//! `testing::check_noninterference` catches a Limited answer that depends on hidden data,
 //! even when the hidden data never appears in it.
 
 use cetp_provider::auth::Auth;
@@ -14,7 +14,7 @@ pub struct Query {
     pub word: String,
 }
 
-/// Titles of notes containing `word`: in the title only for redacted callers when `sound`,
+/// Titles of notes containing `word`: in the title only for limited callers when `sound`,
 /// in the title or the hidden body otherwise.
 pub struct Search {
     notes: Vec<(&'static str, &'static str)>,
@@ -28,17 +28,17 @@ impl Tool for Search {
     const DESCRIPTION: &'static str = "Searches notes.";
     const SCOPES: &'static [&'static str] = &["notes"];
     fn call(&self, args: Query, ctx: &CallContext) -> Result<Value, ToolError> {
-        let redacted = ctx.access().is_redacted();
+        let limited = ctx.access().is_limited();
         let titles: Vec<&str> = self
             .notes
             .iter()
             .filter(|(title, body)| {
                 title.contains(&args.word)
-                    || ((!redacted || !self.sound) && body.contains(&args.word))
+                    || ((!limited || !self.sound) && body.contains(&args.word))
             })
             .map(|(title, _)| *title)
             .collect();
-        // The body itself is never shown to a redacted caller.
+        // The body itself is never shown to a limited caller.
         Ok(json!({ "titles": titles }))
     }
 }
@@ -89,7 +89,7 @@ fn a_check_that_compares_nothing_fails() {
     let right = provider("b", true, &dirs[1]);
     let err = check_noninterference(&left, &right, &[("search", "{}")]).unwrap_err();
     assert_eq!(err, NoninterferenceError::NothingSucceeded(1));
-    // Without user approval there is no redacted consumer to check with.
+    // Without user approval there is no limited consumer to check with.
     let open = Provider::builder("Open")
         .auth(Auth::open())
         .build()

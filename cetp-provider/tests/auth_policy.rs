@@ -196,14 +196,14 @@ fn first_request_lists_every_scope_of_the_tool_and_a_custom_hint() {
 }
 
 #[test]
-fn redacted_access_reaches_the_tool() {
+fn limited_access_reaches_the_tool() {
     let dir = tempfile::tempdir().unwrap();
     let provider = provider(Auth::user_approval().store_dir(dir.path()));
     approve(&provider, &agent(), "read_notes", |r| {
-        Approval::as_listed(r).access(AccessLevel::Redacted)
+        Approval::as_listed(r).access(AccessLevel::Limited)
     });
     let data = call(&provider, &agent(), "read_notes").data_json().unwrap();
-    assert_eq!(data["access"], "redacted");
+    assert_eq!(data["access"], "limited");
     assert_eq!(data["tool"], "read_notes");
 
     let open = provider_with_open();
@@ -424,20 +424,20 @@ fn approval_only_through_recorded_pending_ids() {
 fn the_most_specific_grant_wins_for_a_shared_uid() {
     let dir = tempfile::tempdir().unwrap();
     let provider = provider(Auth::user_approval().store_dir(dir.path()));
-    // The agent with full access, the helper redacted: a shared UID holding both gets the
+    // The agent with full access, the helper limited: a shared UID holding both gets the
     // grant that covers the scopes; with both covering, the first pinned match in the store.
     approve(&provider, &agent(), "read_notes", |r| {
         Approval::as_listed(r).access(AccessLevel::Full)
     });
     let helper = Caller::app(10_002, "com.example.helper").with_certificate(CERT_B);
     approve(&provider, &helper, "agenda", |r| {
-        Approval::as_listed(r).access(AccessLevel::Redacted)
+        Approval::as_listed(r).access(AccessLevel::Limited)
     });
     let data = call(&provider, &shared_uid(), "agenda")
         .data_json()
         .unwrap();
     assert_eq!(
-        data["access"], "redacted",
+        data["access"], "limited",
         "only the helper's grant covers `calendar`"
     );
     // The agent's grant is pinned: an app installed under its name with another key gets nothing.
@@ -697,23 +697,23 @@ fn admin_json_interface() {
     }
 
     let approved = admin(&format!(
-        r#"{{"op":"approve","id":"{}","scopes":["notes"],"access":"redacted","duration_secs":60}}"#,
+        r#"{{"op":"approve","id":"{}","scopes":["notes"],"access":"limited","duration_secs":60}}"#,
         request.id
     ));
     assert!(approved.ok, "{approved:?}");
     assert!(approved.state.pending.is_empty());
     let grant = &approved.state.grants[0];
     assert_eq!(grant.package, AGENT);
-    assert_eq!(grant.access, AccessLevel::Redacted);
+    assert_eq!(grant.access, AccessLevel::Limited);
     assert_eq!(grant.expires_at_ms, Some(65_000));
     assert_eq!(
         call(&provider, &agent(), "read_notes").data_json().unwrap()["access"],
-        "redacted"
+        "limited"
     );
 
     let raw: serde_json::Value =
         serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
-    assert_eq!(raw["state"]["grants"][0]["access"], "redacted");
+    assert_eq!(raw["state"]["grants"][0]["access"], "limited");
     assert_eq!(
         raw["state"]["grants"][0]["scopes"],
         serde_json::json!(["notes"])

@@ -55,7 +55,7 @@ fn writes_leave_one_complete_documented_file() {
         "opening writes nothing"
     );
     approve(&provider, &agent(), "read_notes", |r| {
-        Approval::as_listed(r).access(AccessLevel::Redacted)
+        Approval::as_listed(r).access(AccessLevel::Limited)
     });
     assert_eq!(
         names_in(dir.path()),
@@ -80,7 +80,7 @@ fn writes_leave_one_complete_documented_file() {
                 "package": AGENT,
                 "certificate_sha256": CERT_A,
                 "scopes": ["notes"],
-                "access": "redacted",
+                "access": "limited",
                 "granted_at_ms": 1000,
                 "expires_at_ms": null
             }],

@@ -4,7 +4,7 @@
 //! 2. runs the Robolectric class `NotesDemo` in its own Surefire execution (`demo-notes`,
 //!    skipped by the normal suite) with Maven quiet, output to a log;
 //! 3. prints the story the class wrote. Act one, a CETP consumer: discovery, `list_tools`,
-//!    `AUTH_REQUIRED`, the approval screen, the approved call, a redacted answer and two
+//!    `AUTH_REQUIRED`, the approval screen, the approved call, a limited answer and two
 //!    `INVALID_ARGS` answers. Act two, the Apex agent: discovery by its plugin action, binding,
 //!    metadata and tools, `executeTool` refused until the user approves (from the notification),
 //!    then answered, and an `INVALID_ARGS` text. The full Apex view (metadata, tools JSON) is

@@ -22,9 +22,9 @@ use crate::context::AccessLevel;
 ///
 /// // `notes`, full access, no expiry:
 /// let notes = Approval::scopes(["notes"]);
-/// // `notes` and `calendar`, redacted, for a week:
+/// // `notes` and `calendar`, limited, for a week:
 /// let some = Approval::scopes(["notes", "calendar"])
-///     .access(AccessLevel::Redacted)
+///     .access(AccessLevel::Limited)
 ///     .expires_after(Duration::from_secs(7 * 24 * 3600));
 /// # let _ = (notes, some);
 /// ```
@@ -127,7 +127,7 @@ impl AdminError {
 /// ```json
 /// {"op": "state"}
 /// {"op": "state", "caller_uid": 10123}
-/// {"op": "approve", "id": "18f…-3", "scopes": ["notes"], "access": "redacted", "duration_secs": 604800}
+/// {"op": "approve", "id": "18f…-3", "scopes": ["notes"], "access": "limited", "duration_secs": 604800}
 /// {"op": "approve", "id": "18f…-3", "scopes": ["notes"], "caller_uid": 10123}
 /// {"op": "deny", "id": "18f…-4"}
 /// {"op": "revoke", "package": "com.example.agent", "certificate_sha256": "5f2a…"}
@@ -135,7 +135,7 @@ impl AdminError {
 /// ```
 ///
 /// `approve` must name its `scopes` (those the screen showed; see [`Approval`]); `access` is
-/// `"full"` (default) or `"redacted"`; `duration_secs` absent or `null` never expires.
+/// `"full"` (default) or `"limited"`; `duration_secs` absent or `null` never expires.
 /// `caller_uid` (on `state`, `approve` and `deny`) is the UID of the app that opened the
 /// screen: the reply lists only that app's pending requests, and `approve` / `deny` of another
 /// app's request fails with `unknown_request`. `revoke` and `clear_denial` without
@@ -220,9 +220,9 @@ pub struct AdminState {
     /// most recent first.
     #[serde(default)]
     pub connections: Vec<crate::apex::HostConnection>,
-    /// Whether the screen offers limited (redacted) access; `false` when the provider declared
-    /// it has nothing to redact
-    /// ([`ProviderBuilder::nothing_to_redact`](crate::ProviderBuilder::nothing_to_redact)).
+    /// Whether the screen offers limited access; `false` when the provider declared
+    /// it declared `full_access_only`
+    /// ([`ProviderBuilder::full_access_only`](crate::ProviderBuilder::full_access_only)).
     pub offers_limited_access: bool,
 }
 

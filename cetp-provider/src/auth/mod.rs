@@ -75,7 +75,7 @@
 //!
 //! Times are milliseconds since the Unix epoch; `certificate_sha256` is the lower-case hex
 //! SHA-256 digest of the consumer's signing certificate; `access` is `"full"` or
-//! `"redacted"`; `expires_at_ms: null` never expires. A grant is always pinned: the approval
+//! `"limited"`; `expires_at_ms: null` never expires. A grant is always pinned: the approval
 //! screen cannot approve a package whose certificate the platform did not report
 //! ([`AdminError::NoCertificate`]). A denial may have `certificate_sha256: null` (it then
 //! refuses the package whatever its certificate). Unknown fields are ignored; another
@@ -448,8 +448,8 @@ pub struct Authorizer {
     pending: Mutex<PendingQueue>,
     limiter: RateLimiter,
     access_log: AccessLog,
-    /// Whether the approval screen offers limited (redacted) access; see
-    /// [`ProviderBuilder::nothing_to_redact`](crate::ProviderBuilder::nothing_to_redact).
+    /// Whether the approval screen offers limited access; see
+    /// [`ProviderBuilder::full_access_only`](crate::ProviderBuilder::full_access_only).
     pub(crate) offers_limited_access: bool,
     connections: crate::apex::Connections,
 }

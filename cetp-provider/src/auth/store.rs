@@ -24,9 +24,9 @@ pub const STORE_VERSION: u32 = 1;
 /// use cetp_provider::auth::Grant;
 /// let grant: Grant = serde_json::from_str(r#"{
 ///     "package": "com.example.agent", "certificate_sha256": "5f2a", "scopes": ["notes"],
-///     "access": "redacted", "granted_at_ms": 0, "expires_at_ms": 60000
+///     "access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000
 /// }"#).unwrap();
-/// assert!(grant.access.is_redacted());
+/// assert!(grant.access.is_limited());
 /// assert!(!grant.is_expired(59_999));
 /// assert!(grant.is_expired(60_000));
 /// ```
@@ -559,7 +559,8 @@ fn remove_stale_temp_files(fs: &dyn StoreFs, dir: &Path) {
     }
 }
 
-/// `AccessLevel` as `"full"` / `"redacted"`.
+/// `AccessLevel` as `"full"` / `"limited"` (stores written before the SDK said "limited" hold
+/// `"redacted"`, read as limited).
 pub(crate) mod access_level {
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -573,9 +574,9 @@ pub(crate) mod access_level {
         let text = String::deserialize(d)?;
         match text.as_str() {
             "full" => Ok(AccessLevel::Full),
-            "redacted" => Ok(AccessLevel::Redacted),
+            "limited" | "redacted" => Ok(AccessLevel::Limited),
             other => Err(serde::de::Error::custom(format!(
-                "unknown access level `{other}`; expected `full` or `redacted`"
+                "unknown access level `{other}`; expected `full` or `limited`"
             ))),
         }
     }
@@ -583,7 +584,7 @@ pub(crate) mod access_level {
     pub(crate) fn name(level: AccessLevel) -> &'static str {
         match level {
             AccessLevel::Full => "full",
-            AccessLevel::Redacted => "redacted",
+            AccessLevel::Limited => "limited",
         }
     }
 }

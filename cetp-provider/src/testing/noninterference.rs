@@ -1,4 +1,4 @@
-//! [`check_noninterference`]: a Redacted answer must not depend on what Redacted hides.
+//! [`check_noninterference`]: a Limited answer must not depend on what Limited hides.
 
 use std::fmt;
 
@@ -10,8 +10,8 @@ use crate::testing::Consumer;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NoninterferenceError {
-    /// A Redacted consumer could not be approved on one of the providers.
-    #[error("could not approve a redacted consumer on the {side} provider: {reason}")]
+    /// A Limited consumer could not be approved on one of the providers.
+    #[error("could not approve a limited consumer on the {side} provider: {reason}")]
     Approval {
         /// `left` or `right`.
         side: &'static str,
@@ -20,7 +20,7 @@ pub enum NoninterferenceError {
     },
     /// One call answered differently: the hidden data leaked into the answer.
     #[error(
-        "`{tool}` with args {args} answered a redacted caller differently, so the hidden data influenced it:\n  left:  {left}\n  right: {right}"
+        "`{tool}` with args {args} answered a limited caller differently, so the hidden data influenced it:\n  left:  {left}\n  right: {right}"
     )]
     Differs {
         /// The tool.
@@ -50,14 +50,14 @@ impl fmt::Display for Pairs {
     }
 }
 
-/// Checks **noninterference** for Redacted access: data a Redacted caller may not see must not
+/// Checks **noninterference** for Limited access: data a Limited caller may not see must not
 /// influence its answers at all, not merely be absent from them. (Otherwise a caller learns the
 /// hidden data by asking the right questions: which search finds a note, which filter changes a
 /// total.)
 ///
 /// Build `left` and `right` from two data sets that differ **only in hidden fields** (note
 /// bodies, merchant names, …), each with user approval and a grant store. This approves
-/// [`Consumer::new`] with [`AccessLevel::Redacted`] on both, runs every `(tool, args)` of
+/// [`Consumer::new`] with [`AccessLevel::Limited`] on both, runs every `(tool, args)` of
 /// `calls` against both, and demands byte-identical replies: every key and value of the reply
 /// Bundle, errors included. At least one call must succeed.
 ///
@@ -81,7 +81,7 @@ impl fmt::Display for Pairs {
 ///     const DESCRIPTION: &'static str = "Reads the note.";
 ///     const SCOPES: &'static [&'static str] = &["notes"];
 ///     fn call(&self, _: NoArgs, ctx: &CallContext) -> Result<serde_json::Value, ToolError> {
-///         Ok(match ctx.access().is_redacted() {
+///         Ok(match ctx.access().is_limited() {
 ///             true => serde_json::json!({ "title": self.title }),
 ///             false => serde_json::json!({ "title": self.title, "body": self.body }),
 ///         })
@@ -113,7 +113,7 @@ pub fn check_noninterference(
     let consumers = [("left", left), ("right", right)].map(|(side, provider)| {
         let consumer = Consumer::new(provider);
         consumer
-            .approve(AccessLevel::Redacted)
+            .approve(AccessLevel::Limited)
             .map(|()| consumer)
             .map_err(|e| NoninterferenceError::Approval {
                 side,

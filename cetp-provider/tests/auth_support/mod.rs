@@ -23,7 +23,7 @@ pub struct NoArgs {}
 fn report(ctx: &CallContext) -> Value {
     json!({
         "tool": ctx.tool_name(),
-        "access": if ctx.access().is_redacted() { "redacted" } else { "full" },
+        "access": if ctx.access().is_limited() { "limited" } else { "full" },
         "packages": ctx.caller().package_names().collect::<Vec<_>>(),
     })
 }

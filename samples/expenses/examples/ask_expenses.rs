@@ -4,12 +4,12 @@
 //! cargo run -p cetp-sample-expenses --example ask_expenses                       # list_tools
 //! cargo run -p cetp-sample-expenses --example ask_expenses -- spending_by_category \
 //!     '{"range":{"from":"2025-03-01","to":"2025-03-31"}}'
-//! cargo run -p cetp-sample-expenses --example ask_expenses -- --redacted top_merchants \
+//! cargo run -p cetp-sample-expenses --example ask_expenses -- --limited top_merchants \
 //!     '{"range":{"from":"2025-01-01","to":"2025-12-31"}}'
 //! ```
 //!
 //! It keeps the grant store in a temporary directory, lets the agent's first call be refused
-//! with `AUTH_REQUIRED`, approves it as the user would (full or redacted), and prints the reply.
+//! with `AUTH_REQUIRED`, approves it as the user would (full or limited), and prints the reply.
 
 use cetp_provider::AccessLevel;
 use cetp_provider::auth::Approval;
@@ -17,9 +17,9 @@ use cetp_provider::testing::Consumer;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let access = if args.first().is_some_and(|a| a == "--redacted") {
+    let access = if args.first().is_some_and(|a| a == "--limited") {
         args.remove(0);
-        AccessLevel::Redacted
+        AccessLevel::Limited
     } else {
         AccessLevel::Full
     };

@@ -72,7 +72,7 @@ pub struct MerchantTotal {
 ///
 /// # Errors
 /// `INVALID_ARGS` for a reversed or too wide range, `min_amount > max_amount`, or a merchant
-/// filter from a redacted caller (see [`select`]).
+/// filter from a limited caller (see [`select`]).
 pub fn by_category(
     ledger: &Ledger,
     range: &DateRange,
@@ -149,10 +149,10 @@ pub fn over_time(
     Ok(periods.into_values().collect())
 }
 
-/// The merchants that received the most, largest first. Not for redacted callers.
+/// The merchants that received the most, largest first. Not for limited callers.
 ///
 /// # Errors
-/// `PERMISSION_DENIED` for a redacted caller; otherwise as [`by_category`].
+/// `PERMISSION_DENIED` for a limited caller; otherwise as [`by_category`].
 pub fn top_merchants(
     ledger: &Ledger,
     range: &DateRange,
@@ -160,7 +160,7 @@ pub fn top_merchants(
     filter: Option<&Filter>,
     access: AccessLevel,
 ) -> Result<Vec<MerchantTotal>, ToolError> {
-    if access.is_redacted() {
+    if access.is_limited() {
         return Err(ToolError::permission_denied(
             "the user shares totals but not merchant names with this app; use `spending_by_category` or `spending_over_time` instead",
         ));
@@ -188,9 +188,9 @@ pub fn top_merchants(
 
 /// The expenses in `range` that pass `filter`, after checking both.
 ///
-/// Merchant names are hidden from a redacted caller, so they must not decide its answers
+/// Merchant names are hidden from a limited caller, so they must not decide its answers
 /// either: a merchant filter would let it recover a name letter by letter from which totals
-/// change, then the dates of every visit. A redacted caller's merchant filter is refused, with
+/// change, then the dates of every visit. A limited caller's merchant filter is refused, with
 /// the same answer whatever the data.
 fn select<'a>(
     ledger: &'a Ledger,
@@ -198,7 +198,7 @@ fn select<'a>(
     filter: Option<&'a Filter>,
     access: AccessLevel,
 ) -> Result<impl Iterator<Item = &'a Expense> + 'a, ToolError> {
-    if access.is_redacted() && filter.is_some_and(|f| f.merchant.is_some()) {
+    if access.is_limited() && filter.is_some_and(|f| f.merchant.is_some()) {
         return Err(ToolError::invalid_args(
             "the user shares totals but not merchant names with this app, so `filter.merchant` cannot be used; drop it",
         ));

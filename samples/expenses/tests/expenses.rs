@@ -250,8 +250,8 @@ fn top_merchants_ranks_and_limits() {
 }
 
 #[test]
-fn redacted_callers_get_totals_but_no_merchants() {
-    let app = App::approved(AccessLevel::Redacted);
+fn limited_callers_get_totals_but_no_merchants() {
+    let app = App::approved(AccessLevel::Limited);
     assert!(
         app.data("spending_by_category", json!({"range": march_2025()}))["total"]
             .as_f64()
@@ -337,11 +337,11 @@ fn arguments_outside_the_schema_are_invalid() {
     }
 }
 
-/// Redacted means noninterference: merchant names, hidden from a redacted caller, must not
-/// influence its answers. Two ledgers that differ only in merchant names answer every redacted
+/// Limited means noninterference: merchant names, hidden from a limited caller, must not
+/// influence its answers. Two ledgers that differ only in merchant names answer every limited
 /// call byte for byte the same, including the refused merchant filter.
 #[test]
-fn redacted_answers_do_not_depend_on_merchants() {
+fn limited_answers_do_not_depend_on_merchants() {
     let renamed: Vec<Expense> = Ledger::demo()
         .expenses()
         .iter()

@@ -17,7 +17,7 @@ pub fn greet(
 pub fn provider(_app: &App) -> ProviderBuilder {
     Provider::builder("Minimal sample")
         .description("Greets people; the smallest CETP provider")
-        .nothing_to_redact()
+        .full_access_only()
         .tools(tools![greet])
 }
 

@@ -3,12 +3,12 @@
 //! ```text
 //! cargo run -p cetp-sample-notes --example ask_notes                          # list_tools
 //! cargo run -p cetp-sample-notes --example ask_notes -- get_note '{"id":7}'
-//! cargo run -p cetp-sample-notes --example ask_notes -- --redacted get_note '{"id":7}'
+//! cargo run -p cetp-sample-notes --example ask_notes -- --limited get_note '{"id":7}'
 //! ```
 //!
 //! It creates the demo database and a grant store in a temporary directory, lets the agent's
 //! first call be refused with `AUTH_REQUIRED`, approves it as the user would (with full or
-//! redacted access), and prints the reply.
+//! limited access), and prints the reply.
 
 use cetp_provider::AccessLevel;
 use cetp_provider::auth::Approval;
@@ -17,9 +17,9 @@ use cetp_sample_notes::{demo, provider_over};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let access = if args.first().is_some_and(|a| a == "--redacted") {
+    let access = if args.first().is_some_and(|a| a == "--limited") {
         args.remove(0);
-        AccessLevel::Redacted
+        AccessLevel::Limited
     } else {
         AccessLevel::Full
     };

@@ -34,7 +34,7 @@ pub fn search_notes(
     queries::search(db, &query, tag.as_deref(), limit, ctx.access())
 }
 
-/// Fetches one note by id, with its full text (redacted callers get title, date and tags).
+/// Fetches one note by id, with its full text (limited callers get title, date and tags).
 #[tool(scopes = ["notes.read"])]
 pub fn get_note(
     /// The note's id, from `search_notes` or `notes_between`.

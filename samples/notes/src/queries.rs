@@ -34,7 +34,7 @@ pub struct Hit {
     pub created: String,
     /// The note's tags.
     pub tags: Vec<String>,
-    /// The best-matching passage of the body, matches in `**bold**`; absent for redacted callers.
+    /// The best-matching passage of the body, matches in `**bold**`; absent for limited callers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
 }
@@ -50,7 +50,7 @@ pub struct Note {
     pub created: String,
     /// The note's tags.
     pub tags: Vec<String>,
-    /// The text; absent for redacted callers.
+    /// The text; absent for limited callers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
 }
@@ -168,7 +168,7 @@ impl Database {
 /// Full-text search: every word of `query` must occur in the title or body (accents and case
 /// ignored); ranked by BM25 with title matches weighing ten times body matches.
 ///
-/// A redacted caller may not read bodies, so bodies must not decide its answer either (which
+/// A limited caller may not read bodies, so bodies must not decide its answer either (which
 /// notes match, or their order), or it could learn what they say one query at a time. Its
 /// search looks at titles and tags only: every word must occur in the title (accents and case
 /// ignored) or be one of the note's tags (case ignored); newest first; no snippet.
@@ -188,7 +188,7 @@ pub fn search(
             "the query `{query}` has no words to search for; send one or more words (letters or digits)"
         ))
     })?;
-    if access == AccessLevel::Redacted {
+    if access == AccessLevel::Limited {
         return db.read(|conn| search_titles_and_tags(conn, query, tag, limit));
     }
     db.read(|conn| search_terms(conn, &terms, tag, limit, access))
@@ -222,7 +222,7 @@ fn search_terms(
                 tags: tags_column(row, 3)?,
                 snippet: match access {
                     AccessLevel::Full => Some(row.get(4)?),
-                    AccessLevel::Redacted => None,
+                    AccessLevel::Limited => None,
                 },
             })
         })
@@ -230,7 +230,7 @@ fn search_terms(
     rows.collect::<Result<_, _>>().map_err(db_error)
 }
 
-/// The redacted search (see [`search`]): nothing in it reads a body.
+/// The limited search (see [`search`]): nothing in it reads a body.
 fn search_titles_and_tags(
     conn: &Connection,
     query: &str,
@@ -306,7 +306,7 @@ fn note_by_id(conn: &Connection, id: i64, access: AccessLevel) -> Result<Note, T
         tags: tags_column(row, 3).map_err(db_error)?,
         body: match access {
             AccessLevel::Full => Some(row.get(4).map_err(db_error)?),
-            AccessLevel::Redacted => None,
+            AccessLevel::Limited => None,
         },
     })
 }

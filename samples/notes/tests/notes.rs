@@ -1,5 +1,5 @@
 //! The notes provider, driven the way an agent app drives it: through `execute_tool`, after the
-//! user approved the agent (with full or redacted access), over the demo database.
+//! user approved the agent (with full or limited access), over the demo database.
 
 use std::path::PathBuf;
 use std::sync::LazyLock;
@@ -342,8 +342,8 @@ fn notes_between_explains_bad_ranges() {
 }
 
 #[test]
-fn redacted_callers_get_titles_and_dates_but_no_text() {
-    let app = App::approved(&["notes.read", "tags.read"], AccessLevel::Redacted);
+fn limited_callers_get_titles_and_dates_but_no_text() {
+    let app = App::approved(&["notes.read", "tags.read"], AccessLevel::Limited);
     let hits = app.data("search_notes", json!({"query": "café"}));
     assert!(!ids(&hits).is_empty());
     for hit in hits.as_array().unwrap() {
@@ -381,11 +381,11 @@ fn redacted_callers_get_titles_and_dates_but_no_text() {
     );
 }
 
-/// Redacted means noninterference: note bodies, hidden from a redacted caller, must not
+/// Limited means noninterference: note bodies, hidden from a limited caller, must not
 /// influence its answers (which notes a search finds, or their order). Two databases that
-/// differ only in bodies answer every redacted call byte for byte the same.
+/// differ only in bodies answer every limited call byte for byte the same.
 #[test]
-fn redacted_answers_do_not_depend_on_note_bodies() {
+fn limited_answers_do_not_depend_on_note_bodies() {
     let other = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cetp-sample-notes-bodies.db");
     demo::create(&other).unwrap();
     rusqlite::Connection::open(&other)

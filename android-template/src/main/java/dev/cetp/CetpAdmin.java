@@ -63,7 +63,7 @@ final class CetpAdmin {
         object("op", "approve")
             .putOpt("id", id)
             .putOpt("scopes", new JSONArray(scopes))
-            .putOpt("access", limited ? "redacted" : "full");
+            .putOpt("access", limited ? "limited" : "full");
     if (durationSecs > 0) {
       request.putOpt("duration_secs", durationSecs);
     }

@@ -87,7 +87,7 @@ final class CetpGrantsScreen {
                   : w.s("cetp_grant_scopes", String.join(", ", words))),
           CetpWidgets.matchWidth(w.dp(8)));
       String level =
-          "redacted".equals(grant.optString("access"))
+          "limited".equals(grant.optString("access"))
               ? w.s("cetp_grant_access_limited")
               : w.s("cetp_grant_access_full");
       String until;

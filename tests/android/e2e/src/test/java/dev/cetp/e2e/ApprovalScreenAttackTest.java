@@ -129,7 +129,7 @@ public class ApprovalScreenAttackTest {
     screen.touch("cetp:allow", 0);
     assertTrue(screen.isFinishing());
     JSONObject grant = Approvals.grants().getJSONObject(0);
-    assertEquals("redacted", grant.getString("access"));
+    assertEquals("limited", grant.getString("access"));
     assertEquals(3_600_000L, grant.getLong("expires_at_ms") - grant.getLong("granted_at_ms"));
   }
 

@@ -26,7 +26,7 @@ import org.robolectric.RobolectricTestRunner;
  * The expenses sample ({@code samples/expenses}) end to end through its host bundle: argument
  * schemas with enums, ranges, a nested date range and an optional filter object with a list,
  * aggregations over the sample's deterministic ledger ({@code samples/expenses/src/ledger.rs},
- * two years from a fixed seed), and a tool that refuses redacted callers. Expected values come
+ * two years from a fixed seed), and a tool that refuses limited callers. Expected values come
  * from that ledger ({@code cargo run -p cetp-sample-expenses --example ask_expenses}; rent is 1250
  * € on the first of every month). Runs in {@code bundle-expenses}.
  */
@@ -364,12 +364,12 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   }
 
   // ----------------------------------------------------------------------------------------
-  // Redacted access
+  // Limited access
 
   @Test
-  public void aRedactedCallerGetsTotalsButNoMerchants() throws Exception {
-    JSONObject state = approveAgent(Access.REDACTED);
-    assertEquals("redacted", state.getJSONArray("grants").getJSONObject(0).getString("access"));
+  public void aLimitedCallerGetsTotalsButNoMerchants() throws Exception {
+    JSONObject state = approveAgent(Access.LIMITED);
+    assertEquals("limited", state.getJSONArray("grants").getJSONObject(0).getString("access"));
     assertEquals(MARCH_BY_CATEGORY, data("spending_by_category", "{\"range\":" + MARCH_2025 + "}"));
     assertEquals(
         5,

@@ -226,8 +226,8 @@ public class MinimalSampleE2ETest extends SampleSuite {
   }
 
   @Test
-  public void aRedactedApprovalAlsoLetsGreetAnswer() {
-    approveAgent(Access.REDACTED);
+  public void aLimitedApprovalAlsoLetsGreetAnswer() {
+    approveAgent(Access.LIMITED);
     assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).dataValue());
   }
 

@@ -29,8 +29,8 @@ import org.robolectric.annotation.Config;
 import org.robolectric.annotation.GraphicsMode;
 
 /**
- * The consent dialog of a provider without scopes that declared it has nothing to redact (the
- * minimal sample, {@code ProviderBuilder::nothing_to_redact}): no full / limited choice. Screenshot
+ * The consent dialog of a provider without scopes that declared full access only (the
+ * minimal sample, {@code ProviderBuilder::full_access_only}): no full / limited choice. Screenshot
  * and accessibility checks as in {@link ApprovalScreensTest}. Runs in {@code bundle-minimal}.
  */
 @RunWith(RobolectricTestRunner.class)

@@ -194,10 +194,10 @@ public class NotesAuthorizationE2ETest {
 
     CetpResponse note = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
     assertTrue(note.toString(), note.isSuccess());
-    JSONObject redacted = note.dataObject();
-    assertEquals(7, redacted.getInt("id"));
-    assertFalse(redacted.getString("title").isEmpty());
-    assertFalse(redacted.toString(), redacted.has("body"));
+    JSONObject limited = note.dataObject();
+    assertEquals(7, limited.getInt("id"));
+    assertFalse(limited.getString("title").isEmpty());
+    assertFalse(limited.toString(), limited.has("body"));
     // A limited search looks at titles and tags only (bodies must not decide what it finds).
     JSONArray hits =
         new JSONArray(
@@ -217,7 +217,7 @@ public class NotesAuthorizationE2ETest {
     open(AUTHORIZE).tap("cetp:allow");
     JSONObject full = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null).dataObject();
     assertFalse(full.getString("body").isEmpty());
-    assertEquals(full.getString("title"), redacted.getString("title"));
+    assertEquals(full.getString("title"), limited.getString("title"));
   }
 
   @Test
@@ -395,7 +395,7 @@ public class NotesAuthorizationE2ETest {
     assertEquals(grants.toString(), 1, grants.length());
     JSONObject grant = grants.getJSONObject(0);
     assertEquals(evil, grant.getString("package"));
-    assertEquals("redacted", grant.getString("access"));
+    assertEquals("limited", grant.getString("access"));
     assertEquals("[\"notes.read\"]", grant.getJSONArray("scopes").toString());
     assertEquals(3_600_000L, grant.getLong("expires_at_ms") - grant.getLong("granted_at_ms"));
   }

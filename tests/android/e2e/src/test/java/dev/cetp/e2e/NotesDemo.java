@@ -171,7 +171,7 @@ public class NotesDemo {
     int id = list.getJSONObject(0).getInt("id");
 
     say("");
-    say("6. A second app, Note Widget, is allowed with \"Limited\" (redacted) access.");
+    say("6. A second app, Note Widget, is allowed with \"Limited\" access.");
     Callers.setCallingUid(WIDGET_UID);
     CetpConsumer widget = new CetpConsumer();
     String getNote = "{\"id\":" + id + "}";
@@ -180,10 +180,10 @@ public class NotesDemo {
     ApprovalScreen second = ApprovalScreen.launch(new Intent(widgetFirst.authorizeIntent()));
     second.tap("cetp:access:limited").tap("cetp:allow");
     second.close();
-    CetpResponse redacted = widget.executeTool(authority, "get_note", getNote, null);
-    assertTrue(redacted.toString(), redacted.isSuccess());
-    assertFalse(redacted.dataObject().has("body"));
-    say("   Note Widget, get_note %s -> %s", getNote, cut(redacted.data(), 90));
+    CetpResponse limited = widget.executeTool(authority, "get_note", getNote, null);
+    assertTrue(limited.toString(), limited.isSuccess());
+    assertFalse(limited.dataObject().has("body"));
+    say("   Note Widget, get_note %s -> %s", getNote, cut(limited.data(), 90));
     Callers.setCallingUid(AGENT_UID);
     CetpResponse full = agent.executeTool(authority, "get_note", getNote, null);
     say("   ClawSeed,    get_note %s -> ... \"body\":\"%s\"}", getNote,

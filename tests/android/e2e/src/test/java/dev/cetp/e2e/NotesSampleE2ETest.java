@@ -27,7 +27,7 @@ import org.robolectric.RuntimeEnvironment;
 /**
  * The notes sample ({@code samples/notes}) end to end through its host bundle: the real SQLite
  * database the sample seeds in the app's files dir (320 deterministic notes, {@code
- * samples/notes/src/demo.rs}), its four tools, its two scopes and redacted access, called as an
+ * samples/notes/src/demo.rs}), its four tools, its two scopes and limited access, called as an
  * agent app would with every reply parcelled. Expected values come from the demo data (the same
  * on every machine; see {@code cargo run -p cetp-sample-notes --example ask_notes}). Runs in
  * {@code bundle-notes}.
@@ -515,12 +515,12 @@ public class NotesSampleE2ETest extends SampleSuite {
   }
 
   // ----------------------------------------------------------------------------------------
-  // Redacted access
+  // Limited access
 
   @Test
-  public void aRedactedCallerGetsTitlesAndDatesButNoText() throws Exception {
-    JSONObject state = approveAgent(Access.REDACTED);
-    assertEquals("redacted", state.getJSONArray("grants").getJSONObject(0).getString("access"));
+  public void aLimitedCallerGetsTitlesAndDatesButNoText() throws Exception {
+    JSONObject state = approveAgent(Access.LIMITED);
+    assertEquals("limited", state.getJSONArray("grants").getJSONObject(0).getString("access"));
 
     for (CallForm form : CallForm.values()) {
       CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("get_note", "{\"id\":42}"));
@@ -529,7 +529,7 @@ public class NotesSampleE2ETest extends SampleSuite {
           "{\"id\":42,\"title\":\"Trip to Lisbon\",\"created\":\"2023-04-17T11:07:53\",\"tags\":[\"travel\",\"weekend\"]}",
           r.data());
     }
-    // Bodies must not decide a redacted search: a name that occurs only in bodies (24 notes
+    // Bodies must not decide a limited search: a name that occurs only in bodies (24 notes
     // for full access) finds nothing; titles and tags are searched, newest first.
     assertEquals(0, hits("{\"query\":\"Hélène\",\"limit\":50}").length());
     JSONArray hits = hits("{\"query\":\"Atlas\",\"limit\":50}");

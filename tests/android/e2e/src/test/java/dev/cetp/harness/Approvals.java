@@ -15,13 +15,13 @@ import org.json.JSONObject;
  *
  * <p>A consumer's {@code execute_tool} answers {@code AUTH_REQUIRED} and leaves a pending request
  * recorded from the caller's identity (UID, packages, certificates). The user approves it by id,
- * with full or redacted access, optionally only some of the requested scopes:
+ * with full or limited access, optionally only some of the requested scopes:
  *
  * <pre>{@code
  * Approvals.of(consumer, AUTHORITY, AGENT_UID)
  *     .call("get_note", "{\"id\":1}")      // AUTH_REQUIRED, recorded
  *     .call("list_tags", "{}")             // merged into the same request
- *     .approve(Approvals.Access.REDACTED); // the request approved by id
+ *     .approve(Approvals.Access.LIMITED); // the request approved by id
  * }</pre>
  *
  * <p>{@code NativeBridge} is package-private in the bundle's {@code app.jar}, so it is reached by
@@ -33,7 +33,7 @@ public final class Approvals {
   /** The access level of a grant, as the admin interface spells it. */
   public enum Access {
     FULL("full"),
-    REDACTED("redacted");
+    LIMITED("limited");
 
     public final String wire;
 
