@@ -3,8 +3,9 @@
 
 mod common;
 
+use cetp_provider::host::Request;
 use cetp_provider::testing::{Consumer, check_conformance};
-use cetp_provider::{ErrorCode, Provider, Request, Response, wire};
+use cetp_provider::{ErrorCode, Provider, Response, wire};
 use serde_json::json;
 
 #[test]

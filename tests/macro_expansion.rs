@@ -240,7 +240,8 @@ fn data(provider: &Provider, tool: &str, args: &str) -> Value {
 
 #[test]
 fn functions_stay_callable() {
-    let ctx = CallContext::new(Caller::app(10_001, "com.example"));
+    let caller = Caller::app(10_001, "com.example");
+    let ctx = CallContext::new(&caller);
     assert_eq!(
         search_notes("milk".into(), None, &ctx).unwrap(),
         vec![Hit {

@@ -5,7 +5,8 @@ mod common;
 
 use std::sync::OnceLock;
 
-use cetp_provider::{Caller, Provider, Request, Response, wire};
+use cetp_provider::host::Request;
+use cetp_provider::{Caller, Provider, Response, wire};
 use proptest::prelude::*;
 use serde_json::Value;
 

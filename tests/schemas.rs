@@ -343,7 +343,7 @@ fn a_result_that_breaks_its_output_schema_is_refused_in_debug_builds() {
         type Output = Value;
         const NAME: &'static str = "liar";
         const DESCRIPTION: &'static str = "Claims a `Count` and returns something else.";
-        fn output_schema() -> Option<Result<Value, cetp_provider::SchemaError>> {
+        fn output_schema() -> Option<Result<Value, cetp_provider::schema::SchemaError>> {
             Some(cetp_provider::schema::output_schema::<Count>())
         }
         fn call(&self, _: NoArgs, _: &CallContext) -> Result<Value, ToolError> {

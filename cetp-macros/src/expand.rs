@@ -58,6 +58,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// What the expansion needs to know about a well-formed tool function.
 struct ToolFn {
     name: String,
+    /// The constant that checks `name` against the tool-name rule when the crate compiles.
+    name_check: TokenStream,
     description: String,
     scopes: Vec<String>,
     params: Vec<Param>,
@@ -125,15 +127,16 @@ fn analyze(func: &mut ItemFn, tool_attr: &ToolAttr, errors: &mut Vec<syn::Error>
     }
 
     // Name.
-    let name = match &tool_attr.name {
+    let (name, name_check) = match &tool_attr.name {
         Some(lit) => {
-            check_name(&lit.value(), lit.span(), true, errors);
-            lit.value()
+            let name = lit.value();
+            let check = name_check(&name, lit.span(), true);
+            (name, check)
         }
         None => {
             let name = sig.ident.unraw().to_string();
-            check_name(&name, sig.ident.span(), false, errors);
-            name
+            let check = name_check(&name, sig.ident.span(), false);
+            (name, check)
         }
     };
 
@@ -307,6 +310,7 @@ fn analyze(func: &mut ItemFn, tool_attr: &ToolAttr, errors: &mut Vec<syn::Error>
 
     ToolFn {
         name,
+        name_check,
         description,
         scopes,
         params,
@@ -314,10 +318,10 @@ fn analyze(func: &mut ItemFn, tool_attr: &ToolAttr, errors: &mut Vec<syn::Error>
     }
 }
 
-fn check_name(name: &str, span: Span, explicit: bool, errors: &mut Vec<syn::Error>) {
-    if attr::is_valid_tool_name(name) {
-        return;
-    }
+/// The compile-time check of the tool name, at `span`: a call of the runtime's tool-name rule
+/// in a constant, which fails to compile with this message when the name breaks the rule. The
+/// macro and the provider thus share one rule (`cetp_provider::__private::is_valid_tool_name`).
+fn name_check(name: &str, span: Span, explicit: bool) -> TokenStream {
     let rule = "tool names must match `[a-z][a-z0-9_]{0,63}`: lower-case ASCII letters, digits \
                 and `_`, starting with a letter, at most 64 characters";
     let fix = match attr::suggest_tool_name(name) {
@@ -326,13 +330,14 @@ fn check_name(name: &str, span: Span, explicit: bool, errors: &mut Vec<syn::Erro
         None if explicit => String::new(),
         None => "; rename the function or set `#[tool(name = \"...\")]`".to_owned(),
     };
-    errors.push(syn::Error::new(
-        span,
-        format!("invalid tool name `{name}`: {rule}{fix}"),
-    ));
+    let message = format!("invalid tool name `{name}`: {rule}{fix}");
+    quote_spanned! {span=>
+        const _: () = ::cetp_provider::__private::check_tool_name(#name, #message);
+    }
 }
 
-/// Whether `ty` is `CallContext`, `&CallContext` or `&mut CallContext` (any path ending so).
+/// Whether `ty` is `CallContext`, `&CallContext` or `&mut CallContext` (any path ending so,
+/// with or without a lifetime argument).
 fn is_context(ty: &Type) -> bool {
     let ty = match ty {
         Type::Reference(r) => &*r.elem,
@@ -341,10 +346,18 @@ fn is_context(ty: &Type) -> bool {
     match ty {
         Type::Path(TypePath {
             qself: None, path, ..
-        }) => path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "CallContext" && s.arguments.is_none()),
+        }) => path.segments.last().is_some_and(|s| {
+            s.ident == "CallContext"
+                && match &s.arguments {
+                    syn::PathArguments::None => true,
+                    // `CallContext<'_>` (needed under `rust_2018_idioms`), `CallContext<'a>`.
+                    syn::PathArguments::AngleBracketed(args) => args
+                        .args
+                        .iter()
+                        .all(|a| matches!(a, syn::GenericArgument::Lifetime(_))),
+                    syn::PathArguments::Parenthesized(_) => false,
+                }
+        }),
         Type::Paren(p) => is_context(&p.elem),
         Type::Group(g) => is_context(&g.elem),
         _ => false,
@@ -522,6 +535,7 @@ fn generate(func: &ItemFn, tool: &ToolFn, meta: &MetaAttr) -> TokenStream {
     let vis = &func.vis;
     let fn_ident = &func.sig.ident;
     let name = &tool.name;
+    let name_check = &tool.name_check;
     let description = &tool.description;
     let scopes = &tool.scopes;
     let args_ident = format_ident!("__CetpArgs_{}", fn_ident.unraw());
@@ -597,7 +611,7 @@ fn generate(func: &ItemFn, tool: &ToolFn, meta: &MetaAttr) -> TokenStream {
         fn call(
             &self,
             #args_var: Self::Args,
-            #ctx_var: &::cetp_provider::CallContext,
+            #ctx_var: &::cetp_provider::CallContext<'_>,
         ) -> ::core::result::Result<Self::Output, ::cetp_provider::ToolError> {
             #(#state_lets)*
             #body
@@ -620,6 +634,8 @@ fn generate(func: &ItemFn, tool: &ToolFn, meta: &MetaAttr) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code, missing_docs)]
         #vis struct #fn_ident {}
+
+        #name_check
 
         const _: () = {
             #derive

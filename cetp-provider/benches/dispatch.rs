@@ -6,7 +6,8 @@
 use std::hint::black_box;
 
 use cetp_provider::auth::Auth;
-use cetp_provider::{Caller, Provider, Request, tool, tools};
+use cetp_provider::host::Request;
+use cetp_provider::{Caller, Provider, tool, tools};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::Serialize;
 

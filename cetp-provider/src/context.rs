@@ -1,102 +1,15 @@
-//! Who is calling, and what a tool may tell them: [`Caller`] and [`CallContext`].
+//! What a tool knows about the call it serves: [`CallContext`], the caller's [`AccessLevel`] and
+//! the call's [`Deadline`].
 
+use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
-use crate::state::States;
-
-/// The identity of the app on the other end of a call, as the platform reports it.
-///
-/// On Android the bridge fills it from `Binder.getCallingUid()` and the PackageManager: every
-/// package sharing the UID, each with the SHA-256 digests of its signing certificates. Host tests
-/// build one by hand.
-///
-/// ```
-/// use cetp_provider::Caller;
-/// let caller = Caller::app(10_123, "com.example.agent").with_certificate("ab12cd");
-/// assert_eq!(caller.uid(), Some(10_123));
-/// assert_eq!(caller.package_names().collect::<Vec<_>>(), ["com.example.agent"]);
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Caller {
-    uid: Option<u32>,
-    packages: Vec<CallerPackage>,
-}
-
-/// One package installed under the caller's UID.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallerPackage {
-    /// The package name, e.g. `com.clawseed.android`.
-    pub name: String,
-    /// Lower-case hex SHA-256 digests of the package's signing certificates; empty when unknown.
-    pub certificate_sha256: Vec<String>,
-}
-
-impl Caller {
-    /// A caller whose identity is unknown (no UID, no packages).
-    pub fn unknown() -> Self {
-        Caller::default()
-    }
-
-    /// A caller with one package under `uid`.
-    pub fn app(uid: u32, package: impl Into<String>) -> Self {
-        Caller {
-            uid: Some(uid),
-            packages: vec![CallerPackage {
-                name: package.into(),
-                certificate_sha256: Vec::new(),
-            }],
-        }
-    }
-
-    /// A caller with a UID and every package the platform reports for it.
-    pub fn from_parts(uid: Option<u32>, packages: Vec<CallerPackage>) -> Self {
-        Caller { uid, packages }
-    }
-
-    /// Adds another package under the same UID (a shared UID).
-    pub fn with_package(mut self, package: impl Into<String>) -> Self {
-        self.packages.push(CallerPackage {
-            name: package.into(),
-            certificate_sha256: Vec::new(),
-        });
-        self
-    }
-
-    /// Adds a signing-certificate digest to the most recently added package.
-    pub fn with_certificate(mut self, sha256_hex: impl Into<String>) -> Self {
-        if let Some(last) = self.packages.last_mut() {
-            last.certificate_sha256
-                .push(sha256_hex.into().to_ascii_lowercase());
-        }
-        self
-    }
-
-    /// The calling UID, if known.
-    pub fn uid(&self) -> Option<u32> {
-        self.uid
-    }
-
-    /// The packages under the calling UID.
-    pub fn packages(&self) -> &[CallerPackage] {
-        &self.packages
-    }
-
-    /// The package names under the calling UID.
-    pub fn package_names(&self) -> impl Iterator<Item = &str> {
-        self.packages.iter().map(|p| p.name.as_str())
-    }
-
-    /// A short description for logs: `uid 10123 (com.a, com.b)`.
-    pub fn describe(&self) -> String {
-        let names: Vec<&str> = self.package_names().collect();
-        match (self.uid, names.is_empty()) {
-            (Some(uid), false) => format!("uid {uid} ({})", names.join(", ")),
-            (Some(uid), true) => format!("uid {uid}"),
-            (None, false) => names.join(", "),
-            (None, true) => "unknown caller".to_owned(),
-        }
-    }
-}
+use crate::auth::Clock;
+// Kept for the modules that still name the caller through here; `crate::caller` owns it.
+pub(crate) use crate::caller::Caller;
+use crate::error::ToolError;
+use crate::type_map::TypeMap;
 
 /// How much a caller may see. Tools read it from [`CallContext::access`] and return less to a
 /// `Limited` caller.
@@ -116,61 +29,164 @@ impl AccessLevel {
     }
 }
 
+/// When a call must be answered. Every `execute_tool` gets one (the provider's
+/// [`Limits::call_deadline`](crate::Limits::call_deadline), or the tool's own from
+/// [`ProviderBuilder::tool_deadline`](crate::ProviderBuilder::tool_deadline)); a call still
+/// running past it answers `INTERNAL_ERROR` saying so, whatever the tool returns.
+///
+/// A tool that can take long checks it: [`is_past`](Self::is_past) between steps,
+/// [`check`](Self::check) with `?`, or a clone handed to a database's progress callback (it is
+/// cheap to clone and `'static`), so the work stops and the Binder thread is free again.
+///
+/// ```
+/// use cetp_provider::{CallContext, Caller, ToolError};
+///
+/// fn sum_slowly(items: &[u64], ctx: &CallContext) -> Result<u64, ToolError> {
+///     let mut sum = 0;
+///     for item in items {
+///         ctx.deadline().check()?; // INTERNAL_ERROR once the time is up
+///         sum += item;
+///     }
+///     Ok(sum)
+/// }
+///
+/// let caller = Caller::unknown();
+/// let ctx = CallContext::new(&caller); // a hand-made context never runs out of time
+/// assert!(!ctx.deadline().is_past());
+/// assert_eq!(sum_slowly(&[1, 2, 3], &ctx).unwrap(), 6);
+/// ```
+#[derive(Clone, Default)]
+pub struct Deadline {
+    at: Option<(u64, Arc<dyn Clock>)>,
+}
+
+impl fmt::Debug for Deadline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.at {
+            Some((at_ms, _)) => f.debug_tuple("Deadline").field(at_ms).finish(),
+            None => f.write_str("Deadline(none)"),
+        }
+    }
+}
+
+impl Deadline {
+    /// No deadline: never past.
+    pub fn none() -> Self {
+        Deadline { at: None }
+    }
+
+    /// `after` from now on `clock`.
+    pub(crate) fn after(clock: &Arc<dyn Clock>, after: Duration) -> Self {
+        let after_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
+        Deadline {
+            at: Some((clock.now_ms().saturating_add(after_ms), Arc::clone(clock))),
+        }
+    }
+
+    /// Whether the time is up.
+    pub fn is_past(&self) -> bool {
+        self.at
+            .as_ref()
+            .is_some_and(|(at_ms, clock)| clock.now_ms() >= *at_ms)
+    }
+
+    /// How long is left (`Duration::MAX` without a deadline, zero once past).
+    pub fn time_left(&self) -> Duration {
+        match &self.at {
+            Some((at_ms, clock)) => Duration::from_millis(at_ms.saturating_sub(clock.now_ms())),
+            None => Duration::MAX,
+        }
+    }
+
+    /// `Err` (`INTERNAL_ERROR`, "stopped at its deadline") once the time is up, for `?`.
+    ///
+    /// # Errors
+    /// The deadline has passed.
+    pub fn check(&self) -> Result<(), ToolError> {
+        if self.is_past() {
+            Err(ToolError::internal(
+                "the tool stopped at its deadline before it had an answer; ask for less (a narrower query or a smaller limit)",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// What a tool knows about the call it is serving. Declare a `&CallContext` parameter on a
 /// `#[tool]` function to receive it; it is injected, never advertised in the schema.
 ///
+/// It borrows everything from the call: building one costs no allocation.
+///
 /// ```
 /// use cetp_provider::{AccessLevel, CallContext, Caller};
-/// let ctx = CallContext::new(Caller::app(10_001, "com.example.agent"))
+/// let caller = Caller::app(10_001, "com.example.agent");
+/// let ctx = CallContext::new(&caller)
 ///     .with_request_id("3f2b")
 ///     .with_access(AccessLevel::Limited);
 /// assert_eq!(ctx.request_id(), Some("3f2b"));
 /// assert!(ctx.access().is_limited());
+/// assert_eq!(ctx.caller().uid(), Some(10_001));
 /// ```
-#[derive(Debug, Clone, Default)]
-pub struct CallContext {
-    caller: Caller,
-    request_id: Option<String>,
+#[derive(Debug, Clone)]
+pub struct CallContext<'a> {
+    caller: &'a Caller,
+    request_id: Option<&'a str>,
     access: AccessLevel,
-    tool: String,
-    states: Option<Arc<States>>,
+    tool: &'a str,
+    states: Option<&'a TypeMap>,
+    deadline: Deadline,
 }
 
-impl CallContext {
-    /// A context for `caller` with full access, no request id and no provider state.
-    pub fn new(caller: Caller) -> Self {
+impl<'a> CallContext<'a> {
+    /// A context for `caller` with full access, no request id, no provider state and no
+    /// deadline (for calling a tool's function by hand in a test).
+    pub fn new(caller: &'a Caller) -> Self {
         CallContext {
             caller,
-            ..CallContext::default()
+            request_id: None,
+            access: AccessLevel::Full,
+            tool: "",
+            states: None,
+            deadline: Deadline::none(),
         }
     }
 
     /// Sets the consumer's request id.
-    pub fn with_request_id(mut self, request_id: impl Into<String>) -> Self {
-        self.request_id = Some(request_id.into());
+    #[must_use]
+    pub fn with_request_id(mut self, request_id: &'a str) -> Self {
+        self.request_id = Some(request_id);
         self
     }
 
     /// Sets the access level granted to the caller.
+    #[must_use]
     pub fn with_access(mut self, access: AccessLevel) -> Self {
         self.access = access;
         self
     }
 
-    pub(crate) fn with_tool(mut self, tool: &str, states: &Arc<States>) -> Self {
-        self.tool = tool.to_owned();
-        self.states = Some(Arc::clone(states));
+    /// The context the provider gives the tool `tool`.
+    pub(crate) fn for_tool(
+        mut self,
+        tool: &'a str,
+        states: &'a TypeMap,
+        deadline: Deadline,
+    ) -> Self {
+        self.tool = tool;
+        self.states = Some(states);
+        self.deadline = deadline;
         self
     }
 
     /// The calling app.
-    pub fn caller(&self) -> &Caller {
-        &self.caller
+    pub fn caller(&self) -> &'a Caller {
+        self.caller
     }
 
     /// The consumer's request id, for log correlation.
-    pub fn request_id(&self) -> Option<&str> {
-        self.request_id.as_deref()
+    pub fn request_id(&self) -> Option<&'a str> {
+        self.request_id
     }
 
     /// The access level granted to the caller.
@@ -178,9 +194,14 @@ impl CallContext {
         self.access
     }
 
+    /// When the call must be answered; see [`Deadline`].
+    pub fn deadline(&self) -> &Deadline {
+        &self.deadline
+    }
+
     /// The name of the tool being run (empty outside a tool call).
-    pub fn tool_name(&self) -> &str {
-        &self.tool
+    pub fn tool_name(&self) -> &'a str {
+        self.tool
     }
 
     /// The provider state of type `T` given to
@@ -192,9 +213,35 @@ impl CallContext {
     ///
     /// ```
     /// use cetp_provider::{CallContext, Caller};
-    /// assert!(CallContext::new(Caller::unknown()).state::<String>().is_none());
+    /// assert!(CallContext::new(&Caller::unknown()).state::<String>().is_none());
     /// ```
-    pub fn state<T: std::any::Any>(&self) -> Option<&T> {
-        self.states.as_deref()?.get::<T>()
+    pub fn state<T: std::any::Any>(&self) -> Option<&'a T> {
+        self.states?.get::<T>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::ManualClock;
+
+    #[test]
+    fn a_deadline_follows_the_providers_clock() {
+        let clock = ManualClock::new(1_000);
+        let shared: Arc<dyn Clock> = Arc::new(clock.clone());
+        let deadline = Deadline::after(&shared, Duration::from_millis(500));
+        assert!(!deadline.is_past());
+        assert_eq!(deadline.time_left(), Duration::from_millis(500));
+        assert!(deadline.check().is_ok());
+        clock.advance(Duration::from_millis(499));
+        assert!(!deadline.clone().is_past());
+        clock.advance(Duration::from_millis(1));
+        assert!(deadline.is_past());
+        assert_eq!(deadline.time_left(), Duration::ZERO);
+        let err = deadline.check().unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::InternalError);
+        assert!(err.message().contains("deadline"), "{err}");
+        assert!(!Deadline::none().is_past());
+        assert_eq!(Deadline::none().time_left(), Duration::MAX);
     }
 }

@@ -83,39 +83,47 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod apex;
+// `#[tool]` writes `::cetp_provider::…` paths; this lets the crate's own tests use it.
+#[cfg(test)]
+extern crate self as cetp_provider;
+
 mod app;
 pub mod auth;
+mod caller;
 mod context;
 mod error;
+pub mod host;
 #[cfg(feature = "jni")]
 #[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 pub mod jni;
+mod limits;
 mod log_text;
 mod provider;
-mod request;
+#[cfg(feature = "jni")]
+mod runtime;
 pub mod schema;
 mod state;
 pub mod testing;
 mod tool;
+mod type_map;
 mod validate;
 pub mod wire;
 mod wire_size;
 
 pub use app::App;
+pub use caller::Caller;
 pub use cetp_macros::tool;
-pub use context::{AccessLevel, CallContext, Caller, CallerPackage};
+pub use context::{AccessLevel, CallContext, Deadline};
 pub use error::ToolError;
-pub use provider::{AnyTool, BuildError, Limits, Provider, ProviderBuilder};
-pub use request::Request;
-pub use schema::SchemaError;
+pub use limits::Limits;
+pub use provider::{AnyTool, BuildError, Provider, ProviderBuilder};
 /// The schemars version the SDK derives schemas with. Derive `JsonSchema` on your argument
 /// types through it (`#[derive(cetp_provider::schemars::JsonSchema)]` with
 /// `#[schemars(crate = "cetp_provider::schemars")]`), or depend on the same major version, so
 /// two copies never disagree.
 pub use schemars;
 pub use state::StateType;
-pub use tool::{Annotations, Tool, ToolDescriptor, is_valid_tool_name};
+pub use tool::{Annotations, Tool, ToolDescriptor};
 pub use wire::{ErrorCode, Response};
 
 /// Collects `#[tool]` functions for [`ProviderBuilder::tools`].
@@ -161,9 +169,22 @@ pub mod __private {
 
     use crate::{CallContext, ProviderBuilder, ToolError};
 
+    pub use crate::tool::is_valid_tool_name;
+
+    /// Fails the compilation of a tool whose name breaks the tool-name rule, with `message`
+    /// (which the macro writes, naming the function and a valid name). `#[tool]` emits it as
+    /// `const _: () = check_tool_name(NAME, "…")`, so the macro and the runtime share the rule.
+    pub const fn check_tool_name(name: &str, message: &'static str) {
+        if !is_valid_tool_name(name) {
+            panic!("{}", message);
+        }
+    }
+
     /// The provider state a `#[tool]` function's `&T` parameter borrows. The provider checked at
     /// build time that it has one, so the error is only reachable through a hand-made context.
-    pub fn state<T: std::any::Any + Send + Sync>(ctx: &CallContext) -> Result<&T, ToolError> {
+    pub fn state<'a, T: std::any::Any + Send + Sync>(
+        ctx: &CallContext<'a>,
+    ) -> Result<&'a T, ToolError> {
         ctx.state::<T>().ok_or_else(|| {
             crate::error::provider_bug(format_args!(
                 "tool `{}` has no provider state of type `{}`",

@@ -1,65 +1,43 @@
-//! [`Provider`]: built once from tools and settings, then answers every CETP call.
+//! [`Provider`]: built once from the app's declaration, then the one core every host calls.
+//!
+//! A host (the CETP ContentProvider, the Apex plugin Service, a test) turns what arrives into
+//! three calls on the provider, and nothing else decides anything:
+//!
+//! - [`Provider::authorize`] for a [`Need`]: may this caller discover the provider?
+//! - [`Provider::tool`]: the tool a name refers to, looked up once;
+//! - [`Provider::execute`]: one [`ToolCall`] of a looked-up tool (or of a name that is none),
+//!   from the call's admission to the reply: the calls the caller has in flight, authorization
+//!   (once), the size limits, argument validation, the tool inside its panic boundary and its
+//!   deadline, the output check, the wire-size limit of the reply, the log line.
 
+use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::apex::{Apex, ApexState, Connections};
 use crate::app::App;
 use crate::auth::{Auth, Authorizer};
-use crate::context::{AccessLevel, CallContext, Caller};
+use crate::caller::Caller;
+use crate::context::{AccessLevel, CallContext, Deadline};
 use crate::error::{ToolError, panic_text, provider_bug};
-use crate::log_text::Escaped;
-use crate::request::Request;
+use crate::limits::{InFlight, Limits};
+use crate::log_text::{Escaped, printable};
 use crate::schema::{self, OutputCheck, SchemaError};
-use crate::state::{StateType, States};
+use crate::state::StateType;
 use crate::tool::{Tool, ToolDescriptor, is_valid_tool_name};
+use crate::type_map::TypeMap;
 use crate::validate::ArgsValidator;
 use crate::wire::{self, Response};
 use crate::wire_size;
 
 /// The longest `request_id` accepted, in characters.
 const MAX_REQUEST_ID_CHARS: usize = 128;
-/// The longest method name considered, in characters (CETP v1's are far shorter).
-const MAX_METHOD_CHARS: usize = 64;
 
-/// Size limits enforced on every call, in **wire bytes**: what crosses Binder, where the
-/// Bundle's keys and string values travel as UTF-16 (two bytes per UTF-16 code unit, so an
-/// ASCII text of `n` bytes is `2n` wire bytes). Besides these, `error_message` is capped at
-/// 2,048 and `resolution_hint` at 512 UTF-16 code units (cut, ending in `…`), `request_id` at
-/// 128 characters.
-///
-/// ```
-/// use cetp_provider::Limits;
-/// let limits = Limits::default();
-/// assert_eq!(limits.max_args_bytes, 64 * 1024);
-/// assert_eq!(limits.max_result_bytes, 256 * 1024);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Limits {
-    /// Largest accepted `args` text, in wire bytes (UTF-16; default 64 KiB).
-    pub max_args_bytes: usize,
-    /// Largest reply a call may return, in wire bytes: every key and string value of the reply
-    /// Bundle as UTF-16 (default 256 KiB, about 128 Ki ASCII characters of `data`). Binder's
-    /// transaction buffer is 1 MiB per process, shared by all calls in flight, so a reply far
-    /// below that keeps concurrent calls from failing silently.
-    pub max_result_bytes: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_args_bytes: 64 * 1024,
-            max_result_bytes: 256 * 1024,
-        }
-    }
-}
-
-type RunFn = dyn Fn(Value, &CallContext) -> Result<String, ToolError> + Send + Sync;
+type RunFn = dyn Fn(Value, &CallContext<'_>) -> Result<String, ToolError> + Send + Sync;
 
 /// A tool with its type erased, ready to be added to a [`ProviderBuilder`].
 ///
@@ -119,8 +97,8 @@ impl AnyTool {
     }
 }
 
-impl std::fmt::Debug for AnyTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Debug for AnyTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AnyTool").field("name", &self.name).finish()
     }
 }
@@ -182,6 +160,9 @@ pub enum BuildError {
         "the provider was given two states of type `{0}`; tools find state by its type, so give one value per type (wrap values in distinct types if you need two)"
     )]
     DuplicateState(&'static str),
+    /// [`ProviderBuilder::tool_deadline`] names a tool the provider does not have.
+    #[error("a deadline is set for tool `{0}`, which the provider does not have")]
+    DeadlineForUnknownTool(String),
     /// The provider name is empty.
     #[error("the provider name is empty")]
     EmptyName,
@@ -189,10 +170,27 @@ pub enum BuildError {
     /// store given with [`Auth::store_dir`] cannot be opened.
     #[error("authorization: {0}")]
     Auth(String),
-    /// The Apex plugin settings ([`ProviderBuilder::apex`]) are invalid.
-    #[error("Apex plugin: {0}")]
-    Apex(String),
+    /// The settings of one host (such as [`ProviderBuilder::apex`]) do not fit the tools.
+    #[error("{host}: {reason}")]
+    Host {
+        /// Which host: `Apex plugin`, ….
+        host: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
 }
+
+/// Settings a host adapter keeps on the provider (the Apex plugin's tool ids, …): given to the
+/// builder, checked against the tools when it builds, read by the host.
+pub(crate) trait HostSettings: std::any::Any + Send + Sync {
+    /// The host's name in a [`BuildError::Host`].
+    const HOST: &'static str;
+
+    /// Checks the settings against the provider's tools.
+    fn check(&self, tools: &[ToolDescriptor]) -> Result<(), String>;
+}
+
+type HostCheck = fn(&TypeMap, &[ToolDescriptor]) -> Result<(), BuildError>;
 
 /// Declares a [`Provider`]: its name, description, scopes, tools, state and limits.
 #[derive(Debug)]
@@ -203,29 +201,27 @@ pub struct ProviderBuilder {
     scopes: Vec<(String, String)>,
     tools: Vec<AnyTool>,
     limits: Limits,
+    tool_deadlines: Vec<(String, Duration)>,
     auth: Auth,
     full_access_only: bool,
-    apex: Apex,
     app: Option<App>,
-    states: States,
+    states: TypeMap,
     duplicate_state: Option<&'static str>,
+    host_settings: TypeMap,
+    host_checks: Vec<(TypeId, HostCheck)>,
     restate_constraints: bool,
 }
 
 impl ProviderBuilder {
-    /// [`ProviderBuilder::apex`], defined with the rest of the Apex view in `apex.rs`.
-    pub(crate) fn with_apex(mut self, apex: Apex) -> Self {
-        self.apex = apex;
-        self
-    }
-
     /// The description `get_provider_info` returns.
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = description.into();
         self
     }
 
-    /// Declares a data scope that tools can require and users grant.
+    /// Declares a data scope that tools can require and users grant. `description` completes
+    /// "Allow an agent to read …" on the approval screen and in the consumer's hint: write what
+    /// the data is, in lower case, e.g. `"your notes: titles, dates and text"`.
     pub fn scope(mut self, name: impl Into<String>, description: impl Into<String>) -> Self {
         self.scopes.push((name.into(), description.into()));
         self
@@ -289,7 +285,7 @@ impl ProviderBuilder {
         self
     }
 
-    /// The app the provider runs in: its grant store opens under [`App::files_dir`] when the
+    /// The app the provider runs in: its grant store opens in the app's directories when the
     /// provider is built (unless [`Auth::store_dir`] names another directory), and the default
     /// `authorize_intent` is derived from [`App::package_name`]. On Android the runtime behind
     /// `export_provider!` (feature `jni`) sets it; host tests set it themselves.
@@ -309,21 +305,51 @@ impl ProviderBuilder {
         self
     }
 
-    /// Replaces the size limits.
+    /// Replaces the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
     }
 
-    /// Sets the largest accepted `args` text in bytes.
+    /// Sets the largest accepted `args` text in wire bytes.
     pub fn max_args_bytes(mut self, bytes: usize) -> Self {
         self.limits.max_args_bytes = bytes;
         self
     }
 
-    /// Sets the largest `data` a call may return in bytes.
+    /// Sets the largest reply a call may return in wire bytes.
     pub fn max_result_bytes(mut self, bytes: usize) -> Self {
         self.limits.max_result_bytes = bytes;
+        self
+    }
+
+    /// Sets how many `execute_tool` calls one caller may have running at once
+    /// ([`Limits::max_calls_in_flight_per_caller`]).
+    pub fn max_calls_in_flight_per_caller(mut self, calls: usize) -> Self {
+        self.limits.max_calls_in_flight_per_caller = calls;
+        self
+    }
+
+    /// Gives the tool `tool` its own deadline instead of [`Limits::call_deadline`]
+    /// (see [`Deadline`]). [`build`](Self::build) fails for a tool the provider does not have.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use cetp_provider::{Provider, tool, tools};
+    ///
+    /// /// Summarizes a year of notes.
+    /// #[tool]
+    /// fn yearly_summary() -> String { String::new() }
+    ///
+    /// let provider = Provider::builder("Notes")
+    ///     .tools(tools![yearly_summary])
+    ///     .tool_deadline("yearly_summary", Duration::from_secs(20))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = provider;
+    /// ```
+    pub fn tool_deadline(mut self, tool: impl Into<String>, deadline: Duration) -> Self {
+        self.tool_deadlines.push((tool.into(), deadline));
         self
     }
 
@@ -340,9 +366,9 @@ impl ProviderBuilder {
         self
     }
 
-    /// Declares that no tool hides anything from limited callers, so the approval
-    /// screen does not offer the choice between full and limited access. For providers whose
-    /// tools ignore [`CallContext::access`](crate::CallContext::access).
+    /// Declares that no tool hides anything from limited callers, so the approval screen does
+    /// not offer the choice between full and limited access. For providers whose tools ignore
+    /// [`CallContext::access`](crate::CallContext::access).
     ///
     /// ```
     /// use cetp_provider::Provider;
@@ -390,6 +416,23 @@ impl ProviderBuilder {
         self
     }
 
+    /// Keeps the settings of one host on the provider; they are checked against the tools when
+    /// the provider is built, and the host reads them with [`Provider::host_settings`].
+    pub(crate) fn host_settings<S: HostSettings>(mut self, settings: S) -> Self {
+        self.host_settings.set(settings);
+        let id = TypeId::of::<S>();
+        self.host_checks.retain(|(have, _)| *have != id);
+        self.host_checks.push((id, |settings, tools| {
+            settings.get::<S>().map_or(Ok(()), |s| {
+                s.check(tools).map_err(|reason| BuildError::Host {
+                    host: S::HOST,
+                    reason,
+                })
+            })
+        }));
+        self
+    }
+
     /// Checks the declaration, generates every schema and builds the provider.
     ///
     /// ```
@@ -415,57 +458,60 @@ impl ProviderBuilder {
                 return Err(BuildError::BadScope(scope.clone()));
             }
         }
-        let mut entries = HashMap::with_capacity(self.tools.len());
+        let mut by_name = HashMap::with_capacity(self.tools.len());
+        let mut entries = Vec::with_capacity(self.tools.len());
         let mut descriptors = Vec::with_capacity(self.tools.len());
         for tool in self.tools {
-            if !is_valid_tool_name(tool.name) {
-                return Err(BuildError::InvalidToolName(tool.name.to_owned()));
+            let name = tool.name;
+            if !is_valid_tool_name(name) {
+                return Err(BuildError::InvalidToolName(name.to_owned()));
             }
             if tool.description.trim().is_empty() {
-                return Err(BuildError::MissingDescription(tool.name.to_owned()));
+                return Err(BuildError::MissingDescription(name.to_owned()));
             }
             if let Some(scope) = tool.scopes.iter().find(|s| !declared.contains(**s)) {
                 return Err(BuildError::UnknownScope {
-                    tool: tool.name.to_owned(),
+                    tool: name.to_owned(),
                     scope: (*scope).to_owned(),
                 });
             }
-            if let Some(state) = tool.states.iter().find(|s| !self.states.contains(**s)) {
+            if let Some(state) = tool.states.iter().find(|s| !s.is_in(&self.states)) {
                 return Err(BuildError::MissingState {
-                    tool: tool.name.to_owned(),
+                    tool: name.to_owned(),
                     state: state.name(),
                 });
             }
-            let parameters = (tool.schema)().map_err(|source| BuildError::Schema {
-                tool: tool.name.to_owned(),
-                source,
-            })?;
-            let parameters = schema::restate_constraints(parameters, self.restate_constraints);
-            let validator = ArgsValidator::new(&parameters).map_err(|e| BuildError::Schema {
-                tool: tool.name.to_owned(),
-                source: SchemaError::Invalid(e),
-            })?;
             let schema_error = |source| BuildError::Schema {
-                tool: tool.name.to_owned(),
+                tool: name.to_owned(),
                 source,
             };
+            let parameters = (tool.schema)().map_err(schema_error)?;
+            let parameters = schema::restate_constraints(parameters, self.restate_constraints);
+            let validator = ArgsValidator::new(&parameters)
+                .map_err(|e| schema_error(SchemaError::Invalid(e)))?;
             let output_schema = (tool.output_schema)().transpose().map_err(schema_error)?;
             let output = OutputCheck::new(output_schema.as_ref()).map_err(schema_error)?;
-            let descriptor = (tool.describe)(parameters, output_schema);
-            if entries.contains_key(tool.name) {
-                return Err(BuildError::DuplicateTool(tool.name.to_owned()));
+            if by_name.insert(name, entries.len()).is_some() {
+                return Err(BuildError::DuplicateTool(name.to_owned()));
             }
-            descriptors.push(descriptor);
-            entries.insert(
-                tool.name,
-                Entry {
-                    validator,
-                    output,
-                    run: tool.run,
-                },
-            );
+            descriptors.push((tool.describe)(parameters, output_schema));
+            entries.push(Entry {
+                name,
+                validator,
+                output,
+                run: tool.run,
+                deadline: self.limits.call_deadline,
+            });
         }
-        self.apex.check(&descriptors)?;
+        for (tool, deadline) in &self.tool_deadlines {
+            let index = *by_name
+                .get(tool.as_str())
+                .ok_or_else(|| BuildError::DeadlineForUnknownTool(tool.clone()))?;
+            entries[index].deadline = *deadline;
+        }
+        for (_, check) in &self.host_checks {
+            check(&self.host_settings, &descriptors)?;
+        }
         let mut auth = Authorizer::new(
             self.auth,
             &self.name,
@@ -490,65 +536,185 @@ impl ProviderBuilder {
         Ok(Provider {
             name: self.name,
             description: self.description,
-            apex: ApexState::new(self.apex),
             scopes: self.scopes,
             descriptors,
             entries,
+            by_name,
+            in_flight: InFlight::new(self.limits.max_calls_in_flight_per_caller),
             limits: self.limits,
             list_tools_json,
             info_json,
             reference: AtomicU64::new(1),
             auth,
             app: self.app,
-            states: Arc::new(self.states),
+            states: self.states,
+            host_settings: self.host_settings,
         })
     }
 }
 
 struct Entry {
+    name: &'static str,
     validator: ArgsValidator,
     output: OutputCheck,
     run: Box<RunFn>,
+    deadline: Duration,
 }
 
-/// A CETP v1 tool provider: answers `list_tools`, `get_provider_info` and `execute_tool`.
+/// A CETP v1 tool provider: its tools, scopes, limits and authorization, built once.
 ///
-/// Build it once (when the app starts on Android) and share it: [`Provider::call`] takes
-/// `&self` and is safe to call from many Binder threads at once. It never panics: every
-/// failure, including a panicking tool, becomes an error [`Response`].
+/// Build it once (when the app starts on Android) and share it: every method takes `&self` and
+/// is safe to call from many Binder threads at once. It never panics: every failure, including
+/// a panicking tool, becomes an error [`Response`]. Hosts reach it through
+/// [`Provider::call`] (a CETP request), the Apex plugin view in [`crate::host::apex`], or the
+/// three calls of the core ([`authorize`](Self::authorize), [`tool`](Self::tool),
+/// [`execute`](Self::execute)).
 ///
 /// ```
-/// use cetp_provider::{Caller, ErrorCode, Provider, Request};
+/// use cetp_provider::host::{Request, Response};
+/// use cetp_provider::{Caller, ErrorCode, Provider};
 ///
 /// let provider = Provider::builder("Empty").build().unwrap();
 /// let answer = provider.call(&Request::new("no_such_method"), &Caller::unknown());
 /// assert_eq!(answer.error_code(), Some(ErrorCode::ToolNotFound));
 /// let list = provider.call(&Request::list_tools(), &Caller::unknown());
 /// assert_eq!(list.data(), Some(r#"{"tools":[]}"#));
+/// # let _: Response = list;
 /// ```
 pub struct Provider {
     name: String,
     description: String,
-    apex: ApexState,
     scopes: Vec<(String, String)>,
     descriptors: Vec<ToolDescriptor>,
-    entries: HashMap<&'static str, Entry>,
+    entries: Vec<Entry>,
+    by_name: HashMap<&'static str, usize>,
+    in_flight: InFlight,
     limits: Limits,
     list_tools_json: String,
     info_json: String,
     reference: AtomicU64,
     auth: Authorizer,
     app: Option<App>,
-    states: Arc<States>,
+    states: TypeMap,
+    host_settings: TypeMap,
 }
 
-impl std::fmt::Debug for Provider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Debug for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Provider")
             .field("name", &self.name)
             .field("tools", &self.descriptors.len())
             .field("limits", &self.limits)
             .finish_non_exhaustive()
+    }
+}
+
+/// What a host asks [`Provider::authorize`] about.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Need<'p> {
+    /// Seeing the provider: `list_tools`, `get_provider_info`, a plugin host's metadata, tool
+    /// list and lifecycle calls. Every caller may while discovery is open (the default, see
+    /// [`Auth::gate_discovery`]).
+    Discovery,
+    /// Running this tool (what [`Provider::execute`] checks).
+    Tool(ToolRef<'p>),
+}
+
+/// One tool of a [`Provider`], looked up once by [`Provider::tool`].
+#[derive(Clone, Copy)]
+pub struct ToolRef<'p> {
+    provider: &'p Provider,
+    index: usize,
+}
+
+impl fmt::Debug for ToolRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolRef").field(&self.name()).finish()
+    }
+}
+
+impl<'p> ToolRef<'p> {
+    /// The tool name.
+    pub fn name(&self) -> &'static str {
+        self.entry().name
+    }
+
+    /// The tool as `list_tools` describes it.
+    pub fn descriptor(&self) -> &'p ToolDescriptor {
+        &self.provider.descriptors[self.index]
+    }
+
+    /// Its place in declaration order (the index into [`Provider::tools`]).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    fn entry(&self) -> &'p Entry {
+        &self.provider.entries[self.index]
+    }
+}
+
+/// One `execute_tool` as a host hands it to [`Provider::execute`].
+///
+/// ```
+/// use cetp_provider::host::ToolCall;
+/// use cetp_provider::{Caller, Provider, ToolError, tool, tools};
+///
+/// /// Adds two integers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// let provider = Provider::builder("Calc")
+///     .tools(tools![add])
+///     .auth(cetp_provider::auth::Auth::open())
+///     .build()
+///     .unwrap();
+/// let name = "add";
+/// let tool = provider
+///     .tool(name)
+///     .ok_or_else(|| ToolError::tool_not_found(format!("no tool `{name}`")));
+/// let answer = provider.execute(ToolCall::new(tool).args(r#"{"a":2,"b":40}"#), &Caller::unknown());
+/// assert_eq!(answer.data(), Some("42"));
+/// ```
+#[derive(Debug)]
+pub struct ToolCall<'a> {
+    tool: Result<ToolRef<'a>, ToolError>,
+    args: Option<&'a str>,
+    request_id: Option<&'a str>,
+}
+
+impl<'a> ToolCall<'a> {
+    /// A call of `tool`: the looked-up tool, or what to answer when there is none (the host's
+    /// `TOOL_NOT_FOUND`, or its `INVALID_ARGS` for a call that names no tool). With gated
+    /// discovery that answer goes only to callers that may discover the provider.
+    pub fn new(tool: Result<ToolRef<'a>, ToolError>) -> Self {
+        ToolCall {
+            tool,
+            args: None,
+            request_id: None,
+        }
+    }
+
+    /// The JSON text of the arguments (absent, empty or `null`: `{}`).
+    #[must_use]
+    pub fn args(mut self, args: &'a str) -> Self {
+        self.args = Some(args);
+        self
+    }
+
+    /// The arguments, when the host may not have any.
+    #[must_use]
+    pub fn maybe_args(mut self, args: Option<&'a str>) -> Self {
+        self.args = args;
+        self
+    }
+
+    /// The caller's request id, for logs (at most 128 characters).
+    #[must_use]
+    pub fn request_id(mut self, request_id: Option<&'a str>) -> Self {
+        self.request_id = request_id;
+        self
     }
 }
 
@@ -561,12 +727,14 @@ impl Provider {
             scopes: Vec::new(),
             tools: Vec::new(),
             limits: Limits::default(),
+            tool_deadlines: Vec::new(),
             auth: Auth::default(),
             full_access_only: false,
-            apex: Apex::default(),
             app: None,
-            states: States::default(),
+            states: TypeMap::default(),
             duplicate_state: None,
+            host_settings: TypeMap::default(),
+            host_checks: Vec::new(),
             restate_constraints: true,
         }
     }
@@ -579,14 +747,6 @@ impl Provider {
     /// The description `get_provider_info` returns.
     pub fn description(&self) -> &str {
         &self.description
-    }
-
-    pub(crate) fn apex_state(&self) -> &ApexState {
-        &self.apex
-    }
-
-    pub(crate) fn connections(&self) -> &Connections {
-        self.auth.connections()
     }
 
     /// The tools, in declaration order, as `list_tools` describes them.
@@ -619,71 +779,119 @@ impl Provider {
         self.auth.handle_admin_json(request)
     }
 
-    /// Answers one call: `request` as it arrived, from `caller` (who the platform says is
-    /// calling). Every host (the Android bridge, host tests) calls this.
-    pub fn call(&self, request: &Request<'_>, caller: &Caller) -> Response {
-        let method = Escaped(request.method);
-        let what = match request.tool_name {
-            Some(tool) if request.method == wire::METHOD_EXECUTE_TOOL => printable(tool),
-            _ => printable(request.method),
-        };
-        let response = match self.dispatch(request, caller) {
+    /// The `data` of `list_tools`: `{"tools":[…]}`, built once.
+    pub fn list_tools_json(&self) -> &str {
+        &self.list_tools_json
+    }
+
+    /// The `data` of `get_provider_info`: `{"provider_name","description","scopes"}`, built once.
+    pub fn provider_info_json(&self) -> &str {
+        &self.info_json
+    }
+
+    /// The settings a host keeps on the provider.
+    pub(crate) fn host_settings<S: HostSettings>(&self) -> Option<&S> {
+        self.host_settings.get::<S>()
+    }
+
+    /// The tool named `name`, looked up once.
+    pub fn tool(&self, name: &str) -> Option<ToolRef<'_>> {
+        self.by_name.get(name).map(|&index| ToolRef {
+            provider: self,
+            index,
+        })
+    }
+
+    /// The tool at `index` of [`tools`](Self::tools).
+    pub fn tool_at(&self, index: usize) -> Option<ToolRef<'_>> {
+        (index < self.entries.len()).then_some(ToolRef {
+            provider: self,
+            index,
+        })
+    }
+
+    /// Whether discovery answers every caller alike (it is not gated), so a host may keep the
+    /// `list_tools` and `get_provider_info` replies and serve them without identifying the
+    /// caller.
+    pub fn discovery_is_open(&self) -> bool {
+        self.auth.discovery_is_open()
+    }
+
+    /// Decides whether `caller` may have what it `need`s: one decision of the provider's
+    /// authorization ([`crate::auth`]), counted against the caller's limits when refused.
+    ///
+    /// # Errors
+    /// The refusal as the caller should get it (`AUTH_REQUIRED`, `PERMISSION_DENIED`,
+    /// `RATE_LIMITED`).
+    pub fn authorize(&self, caller: &Caller, need: Need<'_>) -> Result<AccessLevel, ToolError> {
+        match need {
+            Need::Discovery => self
+                .auth
+                .check_discovery(caller)
+                .map(|()| AccessLevel::Full),
+            Need::Tool(tool) => {
+                self.auth.check_discovery(caller)?;
+                self.auth.check_execute(tool.name(), caller)
+            }
+        }
+    }
+
+    /// Runs one `execute_tool`, from its admission to the reply, for `caller` (who the platform
+    /// says is calling). In order: the calls `caller` has in flight
+    /// ([`Limits::max_calls_in_flight_per_caller`]), authorization before anything else when
+    /// discovery is gated, the `request_id`, the tool itself, the `args` size, authorization
+    /// (once per call), the arguments against the schema, the tool inside the panic boundary
+    /// with its [`Deadline`], the output check, and the reply's wire size. The outcome is
+    /// logged with caller-controlled text escaped.
+    pub fn execute(&self, call: ToolCall<'_>, caller: &Caller) -> Response {
+        let tool = call.tool.as_ref().ok().map(ToolRef::name);
+        let response = match self.run(call, caller) {
             Ok(data) => Response::Success(data),
             Err(err) => Response::Error(err),
         };
-        match wire_size::fit(response, &what, self.limits.max_result_bytes) {
-            Response::Success(data) => {
-                let who = caller.describe();
-                log::debug!("CETP `{method}` from {} -> success", Escaped(&who));
-                Response::Success(data)
+        self.reply(tool.unwrap_or(wire::METHOD_EXECUTE_TOOL), caller, response)
+    }
+
+    /// A reply made ready for the wire and logged: a result over
+    /// [`Limits::max_result_bytes`] becomes an `INTERNAL_ERROR` saying so, long error texts are
+    /// capped, and one log line records the outcome (`what` names the call). Hosts pass every
+    /// answer they make themselves through it; [`execute`](Self::execute) already does.
+    pub fn reply(&self, what: &str, caller: &Caller, response: Response) -> Response {
+        let response = wire_size::fit(response, what, self.limits.max_result_bytes);
+        match &response {
+            Response::Success(_) => {
+                log::debug!(
+                    "CETP `{}` from {} -> success",
+                    Escaped(what),
+                    Escaped(caller)
+                );
             }
             Response::Error(err) => {
-                let (who, text) = (caller.describe(), err.to_string());
                 log::info!(
-                    "CETP `{method}` from {} -> {}",
-                    Escaped(&who),
-                    Escaped(&text)
+                    "CETP `{}` from {} -> {}",
+                    Escaped(what),
+                    Escaped(caller),
+                    Escaped(err)
                 );
-                Response::Error(err)
             }
         }
+        response
     }
 
-    fn dispatch(&self, request: &Request<'_>, caller: &Caller) -> Result<String, ToolError> {
-        match request.method {
-            wire::METHOD_LIST_TOOLS => {
-                self.auth.check_discovery(caller)?;
-                Ok(self.list_tools_json.clone())
-            }
-            wire::METHOD_GET_PROVIDER_INFO => {
-                self.auth.check_discovery(caller)?;
-                Ok(self.info_json.clone())
-            }
-            wire::METHOD_EXECUTE_TOOL => self.execute(request, caller),
-            other if other.chars().count() > MAX_METHOD_CHARS => {
-                Err(ToolError::tool_not_found(format!(
-                    "unknown method (a name of {} characters); this provider speaks CETP v1: `{}`, `{}`, `{}`",
-                    other.chars().count(),
-                    wire::METHOD_LIST_TOOLS,
-                    wire::METHOD_EXECUTE_TOOL,
-                    wire::METHOD_GET_PROVIDER_INFO
-                )))
-            }
-            other => Err(ToolError::tool_not_found(format!(
-                "unknown method `{}`; this provider speaks CETP v1: `{}`, `{}`, `{}`",
-                printable(other),
-                wire::METHOD_LIST_TOOLS,
-                wire::METHOD_EXECUTE_TOOL,
-                wire::METHOD_GET_PROVIDER_INFO
-            ))),
-        }
-    }
-
-    fn execute(&self, request: &Request<'_>, caller: &Caller) -> Result<String, ToolError> {
-        // With gated discovery, a stranger learns nothing: not which tools exist, nor their
-        // scopes or parameters.
-        self.auth.check_discovery(caller)?;
-        if let Some(id) = request
+    fn run(&self, call: ToolCall<'_>, caller: &Caller) -> Result<String, ToolError> {
+        let _slot = self.in_flight.enter(caller)?;
+        // With gated discovery a stranger learns nothing: not which tools exist, nor their
+        // scopes, parameters or size limits. Its one decision is made first.
+        let gated = !self.auth.discovery_is_open();
+        let early = if gated {
+            Some(match &call.tool {
+                Ok(tool) => self.authorize(caller, Need::Tool(*tool))?,
+                Err(_) => self.authorize(caller, Need::Discovery)?,
+            })
+        } else {
+            None
+        };
+        if let Some(id) = call
             .request_id
             .filter(|id| id.chars().count() > MAX_REQUEST_ID_CHARS)
         {
@@ -693,25 +901,11 @@ impl Provider {
                 id.chars().count()
             )));
         }
-        let name = request
-            .tool_name
-            .filter(|n| !n.trim().is_empty())
-            .ok_or_else(|| {
-                ToolError::invalid_args(format!(
-                    "`execute_tool` needs the extra `{}` naming the tool to run",
-                    wire::EXTRA_TOOL_NAME
-                ))
-            })?;
-        let entry = self.entries.get(name).ok_or_else(|| {
-            ToolError::tool_not_found(format!(
-                "no tool named `{}`; call `{}` for the tools this provider offers",
-                printable(name),
-                wire::METHOD_LIST_TOOLS
-            ))
-        })?;
-        let request_id = request.request_id;
-        let args = request.args;
-        if let Some(size) = args
+        let tool = call.tool?;
+        let entry = tool.entry();
+        let name = entry.name;
+        if let Some(size) = call
+            .args
             .map(wire_size::utf16_bytes)
             .filter(|size| *size > self.limits.max_args_bytes)
         {
@@ -723,40 +917,47 @@ impl Provider {
                 ),
             ));
         }
-        let access = self.authorize(name, caller)?;
-        let value = entry.validator.check(name, args)?;
-        let mut ctx = CallContext::new(caller.clone())
-            .with_access(access)
-            .with_tool(name, &self.states);
-        if let Some(id) = request_id {
+        let access = match early {
+            Some(access) => access,
+            None => self.authorize(caller, Need::Tool(tool))?,
+        };
+        let value = entry.validator.check(name, call.args)?;
+        let deadline = Deadline::after(self.auth.clock(), entry.deadline);
+        let mut ctx = CallContext::new(caller).with_access(access).for_tool(
+            name,
+            &self.states,
+            deadline.clone(),
+        );
+        if let Some(id) = call.request_id {
             ctx = ctx.with_request_id(id);
         }
         // The one panic boundary around app code: the tool body (and its arguments' and
         // result's serde impls).
-        match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
-            Ok(result) => entry.output.check(name, result?),
+        let result = match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
+            Ok(result) => result,
             Err(payload) => {
-                let reference = self.next_reference();
+                let reference = self.reference.fetch_add(1, Ordering::Relaxed);
                 log::error!(
                     "tool `{name}` panicked (request {}, ref {reference}, {}): {}",
-                    Escaped(request_id.unwrap_or("-")),
-                    Escaped(&caller.describe()),
+                    Escaped(call.request_id.unwrap_or("-")),
+                    Escaped(caller),
                     Escaped(panic_text(&*payload))
                 );
-                Err(internal_failure(name, request_id, reference))
+                return Err(internal_failure(name, call.request_id, reference));
             }
+        };
+        if deadline.is_past() {
+            return Err(past_deadline(name, entry.deadline));
         }
+        entry.output.check(name, result?)
     }
+}
 
-    /// Decides what `caller` may see when running `tool`: the policy and grants
-    /// ([`crate::auth`]), then the rate limit.
-    fn authorize(&self, tool: &str, caller: &Caller) -> Result<AccessLevel, ToolError> {
-        self.auth.check_execute(tool, caller)
-    }
-
-    fn next_reference(&self) -> u64 {
-        self.reference.fetch_add(1, Ordering::Relaxed)
-    }
+fn past_deadline(tool: &str, deadline: Duration) -> ToolError {
+    ToolError::internal(format!(
+        "`{tool}` did not finish within its deadline of {} ms and was stopped; ask for less (a narrower query, a shorter range or a smaller limit) and try again",
+        deadline.as_millis()
+    ))
 }
 
 fn internal_failure(what: &str, request_id: Option<&str>, reference: u64) -> ToolError {
@@ -780,11 +981,155 @@ fn is_valid_scope(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b".-_:".contains(b))
 }
 
-/// Caller-supplied text echoed in a message: at most 80 characters, control characters escaped.
-fn printable(text: &str) -> String {
-    let mut out: String = text.chars().take(80).flat_map(char::escape_debug).collect();
-    if text.chars().nth(80).is_some() {
-        out.push('…');
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Condvar, Mutex};
+
+    use super::*;
+    use crate::auth::ManualClock;
+    use crate::{ErrorCode, tool, tools};
+
+    /// A tool that waits until the test lets it go, or until its deadline passes.
+    #[tool]
+    fn wait_for_release(gate: &Gate, ctx: &CallContext) -> Result<String, ToolError> {
+        gate.wait(ctx.deadline())?;
+        Ok("released".to_owned())
     }
-    out
+
+    /// A tool that answers at once.
+    #[tool]
+    fn quick() -> &'static str {
+        "quick"
+    }
+
+    #[derive(Default)]
+    struct Gate {
+        open: Mutex<bool>,
+        changed: Condvar,
+        waiting: Mutex<usize>,
+        arrived: Condvar,
+    }
+
+    impl Gate {
+        fn wait(&self, deadline: &Deadline) -> Result<(), ToolError> {
+            *self.waiting.lock().unwrap() += 1;
+            self.arrived.notify_all();
+            let mut open = self.open.lock().unwrap();
+            while !*open {
+                deadline.check()?;
+                open = self
+                    .changed
+                    .wait_timeout(open, std::time::Duration::from_millis(5))
+                    .unwrap()
+                    .0;
+            }
+            Ok(())
+        }
+
+        fn until_waiting(&self, n: usize) {
+            let mut waiting = self.waiting.lock().unwrap();
+            while *waiting < n {
+                waiting = self.arrived.wait(waiting).unwrap();
+            }
+        }
+
+        fn release(&self) {
+            *self.open.lock().unwrap() = true;
+            self.changed.notify_all();
+        }
+    }
+
+    fn provider(clock: &ManualClock) -> Arc<Provider> {
+        Arc::new(
+            Provider::builder("Slow")
+                .tools(tools![wait_for_release, quick])
+                .state(Gate::default())
+                .auth(Auth::open().clock(clock.clone()))
+                .build()
+                .unwrap(),
+        )
+    }
+
+    fn call(provider: &Provider, name: &str, caller: &Caller) -> Response {
+        let tool = provider
+            .tool(name)
+            .ok_or_else(|| ToolError::tool_not_found("none"));
+        provider.execute(ToolCall::new(tool), caller)
+    }
+
+    #[test]
+    fn one_caller_cannot_hold_every_thread_and_slots_come_back() {
+        let clock = ManualClock::new(0);
+        let provider = provider(&clock);
+        let hostile = Caller::app(10_666, "com.hostile");
+        let agent = Caller::app(10_001, "com.agent");
+        let max = provider.limits().max_calls_in_flight_per_caller;
+        let (done, answers) = std::sync::mpsc::channel();
+        let threads: Vec<_> = (0..16)
+            .map(|_| {
+                let (provider, hostile, done) =
+                    (Arc::clone(&provider), hostile.clone(), done.clone());
+                std::thread::spawn(move || {
+                    done.send(call(&provider, "wait_for_release", &hostile))
+                        .unwrap();
+                })
+            })
+            .collect();
+        // The calls over the cap answer at once, while `max` of them hang in the tool.
+        for _ in 0..16 - max {
+            let refused = answers.recv().unwrap();
+            assert_eq!(
+                refused.error_code(),
+                Some(ErrorCode::RateLimited),
+                "{refused}"
+            );
+        }
+        let gate = provider.states.get::<Gate>().unwrap();
+        gate.until_waiting(max);
+        assert_eq!(provider.in_flight.running(Some(10_666)), max);
+        // The approved agent is served while the hostile app's calls hang.
+        for _ in 0..100 {
+            assert_eq!(call(&provider, "quick", &agent).data(), Some("\"quick\""));
+        }
+        gate.release();
+        for _ in 0..max {
+            assert_eq!(answers.recv().unwrap().data(), Some("\"released\""));
+        }
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(provider.in_flight.running(Some(10_666)), 0);
+    }
+
+    #[test]
+    fn a_call_past_its_deadline_answers_an_error_and_frees_its_slot() {
+        let clock = ManualClock::new(0);
+        let provider = provider(&clock);
+        let caller = Caller::app(10_002, "com.agent");
+        let waiting = {
+            let (provider, caller) = (Arc::clone(&provider), caller.clone());
+            std::thread::spawn(move || call(&provider, "wait_for_release", &caller))
+        };
+        provider.states.get::<Gate>().unwrap().until_waiting(1);
+        clock.advance(provider.limits().call_deadline);
+        let answer = waiting.join().unwrap();
+        assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
+        assert!(
+            answer
+                .error_message()
+                .unwrap()
+                .contains("deadline of 5000 ms"),
+            "{answer}"
+        );
+        assert_eq!(provider.in_flight.running(Some(10_002)), 0);
+        assert!(call(&provider, "quick", &caller).is_success());
+    }
+
+    #[test]
+    fn a_deadline_for_an_unknown_tool_does_not_build() {
+        let err = Provider::builder("P")
+            .tools(tools![quick])
+            .tool_deadline("slow", Duration::from_secs(1))
+            .build()
+            .unwrap_err();
+        assert!(matches!(err, BuildError::DeadlineForUnknownTool(t) if t == "slow"));
+    }
 }

@@ -38,9 +38,10 @@ pub use noninterference::{NoninterferenceError, Pairs, check_noninterference};
 use serde_json::Value;
 
 use crate::auth::Approval;
-use crate::context::{AccessLevel, Caller};
+use crate::caller::Caller;
+use crate::context::AccessLevel;
+use crate::host::Request;
 use crate::provider::Provider;
-use crate::request::Request;
 use crate::schema::{Api, CompatReport, ToolCompat};
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode, Response};

@@ -115,7 +115,7 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// Runs the tool.
-    fn call(&self, args: Self::Args, ctx: &CallContext) -> Result<Self::Output, ToolError>;
+    fn call(&self, args: Self::Args, ctx: &CallContext<'_>) -> Result<Self::Output, ToolError>;
 }
 
 /// A tool as `list_tools` describes it.
@@ -265,28 +265,48 @@ impl Annotations {
     }
 }
 
-/// Whether `name` is a valid tool name: `[a-z][a-z0-9_]{0,63}`.
+/// Whether `name` is a valid tool name: `[a-z][a-z0-9_]{0,63}`. The one rule: the provider
+/// checks every tool with it when it builds, and `#[tool]` with it at compile time.
 ///
 /// Consumers prefix tool names with a namespace and LLM APIs accept at most 64 characters of
 /// `[a-zA-Z0-9_-]`, so names stay short, lower-case ASCII.
-///
-/// ```
-/// assert!(cetp_provider::is_valid_tool_name("search_notes"));
-/// assert!(!cetp_provider::is_valid_tool_name("Search-Notes"));
-/// ```
-pub fn is_valid_tool_name(name: &str) -> bool {
+pub const fn is_valid_tool_name(name: &str) -> bool {
     let bytes = name.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 64
-        && bytes[0].is_ascii_lowercase()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
+    if bytes.is_empty() || bytes.len() > 64 || !bytes[0].is_ascii_lowercase() {
+        return false;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]
 mod tests {
-    use super::default_title;
+    use super::{default_title, is_valid_tool_name};
+
+    #[test]
+    fn the_tool_name_rule() {
+        for valid in ["search_notes", "a", "notes_2", &"a".repeat(64)] {
+            assert!(is_valid_tool_name(valid), "{valid}");
+        }
+        for invalid in [
+            "",
+            "_a",
+            "1a",
+            "Search",
+            "search-notes",
+            "é",
+            &"a".repeat(65),
+        ] {
+            assert!(!is_valid_tool_name(invalid), "{invalid}");
+        }
+    }
 
     #[test]
     fn default_titles() {

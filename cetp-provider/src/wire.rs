@@ -64,10 +64,25 @@ pub const ACCESS_PERMISSION: &str = "com.clawseed.permission.ACCESS_TOOLS";
 /// Intent action the Apex agent scans for to discover plugin Services (`IApexPlugin`).
 pub const APEX_PLUGIN_ACTION: &str = "com.apex.agent.plugin.PLUGIN";
 /// Start of every failed `executeTool` result sent to Apex: `Error: <CODE>: <message>`
-/// (see [`crate::apex::render`]).
+/// (see [`crate::host::apex::render`]).
 pub const APEX_ERROR_PREFIX: &str = "Error: ";
 /// Starts the line that carries the `resolution_hint` in a failed `executeTool` result.
 pub const APEX_HINT_PREFIX: &str = "\nHint: ";
+
+/// `getMetadataJson` / `getToolsJson` key: the plugin's id (the app's package) or a tool's id.
+pub const APEX_KEY_ID: &str = "id";
+/// `getMetadataJson` / `getToolsJson` key: the plugin's or a tool's name for people.
+pub const APEX_KEY_NAME: &str = "name";
+/// `getMetadataJson` / `getToolsJson` key: what the plugin or the tool does.
+pub const APEX_KEY_DESCRIPTION: &str = "description";
+/// `getMetadataJson` key: the app's version code.
+pub const APEX_KEY_VERSION: &str = "version";
+/// `getMetadataJson` key: the app's version name.
+pub const APEX_KEY_VERSION_NAME: &str = "versionName";
+/// `getMetadataJson` key: the oldest host version the plugin works with.
+pub const APEX_KEY_MIN_HOST_VERSION: &str = "minHostVersion";
+/// `getToolsJson` key: the text of a tool's parameter schema.
+pub const APEX_KEY_PARAMETERS_SCHEMA: &str = "parametersSchema";
 
 /// The six CETP v1 error codes.
 ///

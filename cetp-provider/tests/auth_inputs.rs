@@ -11,7 +11,8 @@ use std::sync::{Mutex, OnceLock};
 use cetp_provider::auth::Auth;
 use cetp_provider::testing::Consumer;
 use cetp_provider::{
-    CallContext, Caller, ErrorCode, Limits, Provider, Request, Response, Tool, ToolError, wire,
+    CallContext, Caller, ErrorCode, Limits, Provider, Response, Tool, ToolError, host::Request,
+    wire,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use cetp_provider::auth::{AdminError, AdminResponse, Approval, Auth, ManualClock, RateLimit};
 use cetp_provider::testing::Consumer;
 use cetp_provider::{
-    AccessLevel, App, BuildError, Caller, CallerPackage, ErrorCode, Provider, Response,
+    AccessLevel, App, BuildError, Caller, ErrorCode, Provider, Response, host::CallerPackage,
 };
 use support::*;
 

@@ -37,12 +37,17 @@ fn names_in(dir: &Path) -> Vec<String> {
 }
 
 fn user_approval(dir: &Path) -> Provider {
-    provider(
-        Auth::user_approval()
-            .store_dir(dir)
-            .clock(ManualClock::new(1_000))
-            .refused_rate_limit(RateLimit::new(u32::MAX, Duration::from_millis(1))),
-    )
+    // Hammered from many threads by one caller at once: no cap on its calls in flight.
+    builder()
+        .auth(
+            Auth::user_approval()
+                .store_dir(dir)
+                .clock(ManualClock::new(1_000))
+                .refused_rate_limit(RateLimit::new(u32::MAX, Duration::from_millis(1))),
+        )
+        .max_calls_in_flight_per_caller(usize::MAX)
+        .build()
+        .expect("valid provider")
 }
 
 #[test]

@@ -22,7 +22,7 @@ pub mod notes {
         query: String,
         /// Only notes carrying this tag.
         tag: Option<String>,
-        ctx: &CallContext,
+        ctx: &CallContext<'_>,
     ) -> Result<Vec<Hit>, ToolError> {
         let _ = (tag, ctx);
         Ok(vec![Hit { title: query }])
@@ -31,7 +31,7 @@ pub mod notes {
 
 /// Pings.
 #[tool]
-fn ping(_ctx: &CallContext) {}
+fn ping(_ctx: &CallContext<'_>) {}
 
 /// Never registered: its function is used below, the tool is not.
 #[tool]

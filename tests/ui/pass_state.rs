@@ -47,6 +47,7 @@ fn main() {
     let settings = Settings {
         greeting: "Hi".into(),
     };
-    let ctx = CallContext::new(cetp_provider::Caller::unknown());
+    let caller = cetp_provider::Caller::unknown();
+    let ctx = CallContext::new(&caller);
     assert_eq!(greet("Bo".into(), &settings, &ctx, &Counter::default()), "Hi Bo #1 ()");
 }

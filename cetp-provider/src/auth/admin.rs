@@ -216,10 +216,6 @@ pub struct AdminState {
     pub unsaved_changes: bool,
     /// The provider's clock, in ms since the Unix epoch.
     pub now_ms: u64,
-    /// Plugin hosts (the Apex agent) that activated the plugin, with their activation counts,
-    /// most recent first.
-    #[serde(default)]
-    pub connections: Vec<crate::apex::HostConnection>,
     /// Whether the screen offers limited access; `false` when the provider declared
     /// it declared `full_access_only`
     /// ([`ProviderBuilder::full_access_only`](crate::ProviderBuilder::full_access_only)).
@@ -571,7 +567,6 @@ impl Authorizer {
             unsaved_changes: store.as_ref().is_some_and(|s| s.unsaved()),
             now_ms,
             offers_limited_access: self.offers_limited_access,
-            connections: self.connections().snapshot(),
         }
     }
 

@@ -451,7 +451,6 @@ pub struct Authorizer {
     /// Whether the approval screen offers limited access; see
     /// [`ProviderBuilder::full_access_only`](crate::ProviderBuilder::full_access_only).
     pub(crate) offers_limited_access: bool,
-    connections: crate::apex::Connections,
 }
 
 impl fmt::Debug for Authorizer {
@@ -551,13 +550,7 @@ impl Authorizer {
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
             access_log,
             offers_limited_access: true,
-            connections: crate::apex::Connections::default(),
         })
-    }
-
-    /// The plugin hosts that connected (Apex `onActivate`), for the admin state.
-    pub(crate) fn connections(&self) -> &crate::apex::Connections {
-        &self.connections
     }
 
     /// The path of the bound store file, if a store is bound.
@@ -600,9 +593,13 @@ impl Authorizer {
 
     /// Whether `list_tools` and `get_provider_info` answer every caller alike (discovery is
     /// not gated), so their replies may be kept and served without identifying the caller.
-    #[cfg(feature = "jni")]
     pub(crate) fn discovery_is_open(&self) -> bool {
         !self.gate_discovery
+    }
+
+    /// The clock of grant expiry and rate limits, which call deadlines follow too.
+    pub(crate) fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
     }
 
     /// Authorizes `list_tools` / `get_provider_info`.

@@ -1,45 +1,66 @@
-//! The natives of `dev.cetp.ApexBridge`, behind the template's `ApexPluginService`: one JNI
-//! crossing per `IApexPlugin` transaction, answered by [`crate::apex`] from the provider the
-//! runtime built. Registered by `JNI_OnLoad` next to `NativeBridge`'s; a template without the
-//! class (an app that predates the Apex service) only loses the Apex natives.
+//! The natives of `dev.cetp.ApexBridge`, one per `IApexPlugin` method, behind the template's
+//! `ApexPluginService`: each answers from the runtime's [`ApexHost`](crate::host::apex::ApexHost).
+//! A template without the class (an app that predates the Apex service) only loses these.
 
 use jni::errors::Error;
 use jni::objects::{JClass, JObjectArray, JString};
-use jni::sys::{jboolean, jint};
+use jni::sys::{jint, jlong};
 use jni::{Env, NativeMethod, jni_str, native_method};
 
-use super::bridge::{ClearAndLog, read, read_caller};
-use crate::apex;
-use crate::error::provider_bug;
-use crate::wire::Response;
-
-/// `getMetadataJson()`.
-const OP_METADATA: jint = 0;
-/// `getToolsJson()`.
-const OP_TOOLS: jint = 1;
-/// `executeTool(toolId, argumentsJson)`.
-const OP_EXECUTE: jint = 2;
-/// `onActivate()`.
-const OP_ACTIVATE: jint = 3;
-/// `onDeactivate()`.
-const OP_DEACTIVATE: jint = 4;
+use super::convert::{ClearAndLog, caller, read, strings};
+use crate::host::apex;
 
 const METHODS: &[NativeMethod] = &[
     native_method! {
-        static fn native_apex_call(
-            op: jint,
-            tool_id: JString,
-            arguments_json: JString,
+        static fn native_metadata_json(
             calling_uid: jint,
+            caller_token: jlong,
             packages: JString[],
             certificate_digests: JString[][],
         ) -> JString,
-        name = "call",
+        name = "metadataJson",
         error_policy = ClearAndLog,
     },
     native_method! {
-        static fn native_running_for(files_dir: JString) -> jboolean,
-        name = "runningFor",
+        static fn native_tools_json(
+            calling_uid: jint,
+            caller_token: jlong,
+            packages: JString[],
+            certificate_digests: JString[][],
+        ) -> JString,
+        name = "toolsJson",
+        error_policy = ClearAndLog,
+    },
+    native_method! {
+        static fn native_execute_tool(
+            tool_id: JString,
+            arguments_json: JString,
+            calling_uid: jint,
+            caller_token: jlong,
+            packages: JString[],
+            certificate_digests: JString[][],
+        ) -> JString[],
+        name = "executeTool",
+        error_policy = ClearAndLog,
+    },
+    native_method! {
+        static fn native_on_activate(
+            calling_uid: jint,
+            caller_token: jlong,
+            packages: JString[],
+            certificate_digests: JString[][],
+        ),
+        name = "onActivate",
+        error_policy = ClearAndLog,
+    },
+    native_method! {
+        static fn native_on_deactivate(
+            calling_uid: jint,
+            caller_token: jlong,
+            packages: JString[],
+            certificate_digests: JString[][],
+        ),
+        name = "onDeactivate",
         error_policy = ClearAndLog,
     },
 ];
@@ -56,85 +77,136 @@ pub(super) fn register(env: &mut Env<'_>) -> Result<(), Error> {
             return Ok(());
         }
     };
-    // Safety: `native_method!` checked every function against its JNI signature, and both are
+    // Safety: `native_method!` checked every function against its JNI signature, and all are
     // declared `static` here and in ApexBridge.java.
     let registered = unsafe { env.register_native_methods(&class, METHODS) };
     env.delete_local_ref(class);
     registered
 }
 
-/// `static native String call(int op, String toolId, String argumentsJson, int callingUid,
-/// String[] packages, String[][] certificateDigests)`.
-#[allow(clippy::too_many_arguments)] // One JNI crossing per transaction: everything comes at once.
-fn native_apex_call<'local>(
+type Packages<'local> = JObjectArray<'local, JString<'local>>;
+type Digests<'local> = JObjectArray<'local, JObjectArray<'local, JString<'local>>>;
+
+/// `static native String metadataJson(int callingUid, long callerToken, String[] packages,
+/// String[][] certificateDigests)`: null if the provider is not running or the bridge failed.
+fn native_metadata_json<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,
-    op: jint,
+    calling_uid: jint,
+    caller_token: jlong,
+    packages: Packages<'local>,
+    certificate_digests: Digests<'local>,
+) -> Result<JString<'local>, Error> {
+    let Some(running) = super::running() else {
+        return Ok(JString::null());
+    };
+    let caller = caller(
+        env,
+        calling_uid,
+        caller_token,
+        &packages,
+        &certificate_digests,
+    )?;
+    JString::from_str(env, running.apex.metadata_json(&caller))
+}
+
+/// `static native String toolsJson(…)`: as [`native_metadata_json`], for `getToolsJson`.
+fn native_tools_json<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    calling_uid: jint,
+    caller_token: jlong,
+    packages: Packages<'local>,
+    certificate_digests: Digests<'local>,
+) -> Result<JString<'local>, Error> {
+    let Some(running) = super::running() else {
+        return Ok(JString::null());
+    };
+    let caller = caller(
+        env,
+        calling_uid,
+        caller_token,
+        &packages,
+        &certificate_digests,
+    )?;
+    JString::from_str(env, running.apex.tools_json(&caller))
+}
+
+/// `static native String[] executeTool(String toolId, String argumentsJson, int callingUid,
+/// long callerToken, String[] packages, String[][] certificateDigests)`: `{text, errorCode}`,
+/// the text the host gets and the CETP error code of a failure (null for a success); null if the
+/// provider is not running or the bridge failed.
+#[allow(clippy::too_many_arguments)] // One JNI crossing per transaction: everything comes at once.
+fn native_execute_tool<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
     tool_id: JString<'local>,
     arguments_json: JString<'local>,
     calling_uid: jint,
-    packages: JObjectArray<'local, JString<'local>>,
-    certificate_digests: JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
-) -> Result<JString<'local>, Error> {
+    caller_token: jlong,
+    packages: Packages<'local>,
+    certificate_digests: Digests<'local>,
+) -> Result<JObjectArray<'local, JString<'local>>, Error> {
+    let Some(running) = super::running() else {
+        return Ok(JObjectArray::<JString>::null());
+    };
     let tool_id = read(env, &tool_id)?;
     let arguments = read(env, &arguments_json)?;
-    let caller = read_caller(env, calling_uid, &packages, &certificate_digests)?;
-    let provider = super::runtime().map(|r| r.provider());
-    let reply = match provider {
-        Some(Ok(provider)) => {
-            let plugin = provider.apex();
-            match op {
-                OP_METADATA => plugin.metadata_json(&caller),
-                OP_TOOLS => plugin.tools_json(&caller),
-                OP_EXECUTE => plugin.execute(tool_id.as_deref(), arguments.as_deref(), &caller),
-                OP_ACTIVATE => {
-                    plugin.activate(&caller);
-                    String::new()
-                }
-                OP_DEACTIVATE => {
-                    plugin.deactivate(&caller);
-                    String::new()
-                }
-                other => {
-                    log::error!("CETP: unknown Apex bridge operation {other}");
-                    String::new()
-                }
-            }
-        }
-        Some(Err(not_running)) => unavailable(op, Response::Error(not_running)),
-        None => unavailable(
-            op,
-            Response::Error(provider_bug(
-                "the tool provider in this app has no CETP runtime (JNI_OnLoad did not run)",
-            )),
-        ),
-    };
-    JString::from_str(env, reply)
+    let caller = caller(
+        env,
+        calling_uid,
+        caller_token,
+        &packages,
+        &certificate_digests,
+    )?;
+    let response = running
+        .apex
+        .execute_response(tool_id.as_deref(), arguments.as_deref(), &caller);
+    let code = response.error_code().map(|code| code.as_str());
+    strings(env, &[Some(&apex::render(&response)), code])
 }
 
-/// What the host gets while no provider runs: empty metadata and tools (the host shows no
-/// tools), the error text for `executeTool`.
-fn unavailable(op: jint, response: Response) -> String {
-    match op {
-        OP_METADATA => "{}".to_owned(),
-        OP_TOOLS => "[]".to_owned(),
-        OP_EXECUTE => apex::render(&response),
-        _ => String::new(),
-    }
-}
-
-/// `static native boolean runningFor(String filesDir)`.
-fn native_running_for<'local>(
+/// `static native void onActivate(int callingUid, long callerToken, String[] packages,
+/// String[][] certificateDigests)`.
+fn native_on_activate<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,
-    files_dir: JString<'local>,
-) -> Result<jboolean, Error> {
-    let files_dir = read(env, &files_dir)?.unwrap_or_default();
-    let running = super::runtime()
-        .and_then(|r| r.provider().ok())
-        .is_some_and(|p| {
-            p.app()
-                .is_some_and(|app| app.files_dir() == std::path::Path::new(&files_dir))
-        });
-    Ok(jboolean::from(running))
+    calling_uid: jint,
+    caller_token: jlong,
+    packages: Packages<'local>,
+    certificate_digests: Digests<'local>,
+) -> Result<(), Error> {
+    if let Some(running) = super::running() {
+        let caller = caller(
+            env,
+            calling_uid,
+            caller_token,
+            &packages,
+            &certificate_digests,
+        )?;
+        running.apex.activate(&caller);
+    }
+    Ok(())
+}
+
+/// `static native void onDeactivate(…)`.
+fn native_on_deactivate<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    calling_uid: jint,
+    caller_token: jlong,
+    packages: Packages<'local>,
+    certificate_digests: Digests<'local>,
+) -> Result<(), Error> {
+    if let Some(running) = super::running() {
+        let caller = caller(
+            env,
+            calling_uid,
+            caller_token,
+            &packages,
+            &certificate_digests,
+        )?;
+        running.apex.deactivate(&caller);
+    }
+    Ok(())
 }

@@ -1,4 +1,5 @@
-//! The JNI bridge behind the Android template's `CetpToolProvider` (feature `jni`).
+//! The JNI bridge behind the Android template (feature `jni`): `export_provider!`,
+//! `JNI_OnLoad`, and the natives of `dev.cetp.NativeBridge` and `dev.cetp.ApexBridge`.
 //!
 //! An app's Rust crate (a `cdylib`) exports its provider with one line, naming a function that
 //! receives the [`App`] and declares the provider:
@@ -13,61 +14,80 @@
 //! cetp_provider::export_provider!(provider);
 //! ```
 //!
-//! The Apex plugin Service's natives (`dev.cetp.ApexBridge`, see [`crate::apex`]) are registered
-//! in the same `JNI_OnLoad`, and answer from the same provider.
+//! [`export_provider!`](crate::export_provider) emits `JNI_OnLoad`, which registers the natives
+//! (no mangled symbol names) and caches what call-time code needs. The template loads the
+//! library and starts the runtime on the first call that needs it, never at process start, and
+//! then calls:
 //!
-//! [`export_provider!`](crate::export_provider) emits `JNI_OnLoad`, which registers the natives of
-//! the Java class `dev.cetp.NativeBridge` (no mangled symbol names) and caches what call-time
-//! code needs. The template then calls, through that class:
+//! | Java | native | answered by |
+//! |---|---|---|
+//! | `NativeBridge.init(filesDir, noBackupDir, packageName, versionCode, versionName)` | `cetp::native_init` | the runtime: build function, provider, hosts |
+//! | `NativeBridge.call(method, toolName, args, requestId, uid, token, packages, digests)` | `cetp::native_call` | [`Provider::call`](crate::Provider::call) |
+//! | `NativeBridge.constantReply(method)` | `cetp::native_constant_reply` | [`Provider::constant_reply`](crate::Provider::constant_reply) |
+//! | `NativeBridge.admin(requestJson)` | `cetp::native_admin` | the admin JSON of [`crate::auth`] |
+//! | `ApexBridge.metadataJson/toolsJson/executeTool/onActivate/onDeactivate(…, uid, token, packages, digests)` | `apex::native_*` | [`ApexHost`](crate::host::apex::ApexHost) |
 //!
-//! - `init(filesDir, packageName, versionCode, versionName)` once from
-//!   `ContentProvider.onCreate`: the build function runs with that [`App`], the runtime gives
-//!   the builder the app ([`ProviderBuilder::app`](crate::ProviderBuilder::app): the grant store
-//!   opens under `filesDir`) and builds the provider, once. Its error, if any, is returned and
-//!   logged.
-//! - `call(method, toolName, args, requestId, callingUid, packages, certificateDigests)` from
-//!   `ContentProvider.call` on a Binder thread: one JNI crossing carrying the
-//!   [`Request`](crate::Request) and the caller (its UID, the packages under it and each
-//!   package's certificate digests, as Java arrays). The reply comes back as a `String[]` of
-//!   key/value pairs that Java puts into the Bundle.
+//! Each call crosses JNI once, carrying the caller's identity as the template resolved it (its
+//! UID, a token naming that identity, the packages under the UID and each package's certificate
+//! digests); the arrays are decoded once per identity and Binder thread (`convert::caller`).
 //!
 //! Guarantees: panics never cross into the JVM (tools' panics become `INTERNAL_ERROR`); no Java
-//! exception is left pending; strings with unpaired surrogates are decoded lossily; a library
-//! built with `panic = "abort"` refuses to start and answers every call with a clear
-//! `INTERNAL_ERROR`. On Android, `log` output goes to logcat under the tag `cetp` (through
-//! `android_logger`, installed only if no logger is set yet) and Rust panic messages are logged
-//! too (the hook chains to the previous one); elsewhere the bridge only uses the `log` facade.
+//! exception is left pending; strings with unpaired surrogates are decoded lossily; a native
+//! that cannot answer (the provider is not running, a JNI failure) returns null and the template
+//! makes the reply itself; a library built with `panic = "abort"` refuses to start and the
+//! template answers every call with a clear `INTERNAL_ERROR`. On Android, `log` output goes to
+//! logcat under the tag `cetp` (through `android_logger`, installed only if no logger is set
+//! yet) and Rust panic messages are logged too (the hook chains to the previous one); elsewhere
+//! the bridge only uses the `log` facade.
 
 mod apex;
-mod bridge;
+mod cetp;
+mod convert;
 mod mutf8;
-mod runtime;
 
 use std::ffi::c_void;
 use std::panic::catch_unwind;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use runtime::{BuildFn, Runtime};
+use jni::errors::Error;
+use jni::jni_str;
+use jni::vm::JavaVM;
 
 use crate::error::panic_text;
+use crate::runtime::{BuildFn, PANIC_ABORT_REFUSAL, Running, Runtime};
 #[cfg(doc)]
 use crate::{App, ProviderBuilder};
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
-fn runtime() -> Option<&'static Runtime> {
-    RUNTIME.get()
+/// The runtime `JNI_OnLoad` created.
+fn runtime() -> &'static Runtime {
+    RUNTIME.get_or_init(|| Runtime::new(|_| Err(NO_RUNTIME.to_owned()), true))
 }
+
+/// The running provider and hosts, or `None` (the template then answers the call itself).
+fn running() -> Option<Arc<Running>> {
+    match runtime().running() {
+        Ok(running) => Some(running),
+        Err(reason) => {
+            log::error!("CETP: a native was called while the provider is not running: {reason}");
+            None
+        }
+    }
+}
+
+/// Why nothing answers when the library's `JNI_OnLoad` never ran.
+const NO_RUNTIME: &str = "the library has no CETP runtime (JNI_OnLoad did not run)";
 
 /// Exports a provider from an app's `cdylib` to the Android template.
 ///
 /// The argument names the app's build function: `fn(&App) -> ProviderBuilder`, or
 /// `fn(&App) -> Result<ProviderBuilder, E>` with `E: Display` when declaring the provider can
-/// fail (a database that does not open). It runs once, when the template's `ContentProvider` is
-/// created, not at library load. The runtime then gives the builder the app
-/// ([`ProviderBuilder::app`]: the grant store opens under [`App::files_dir`]) and builds the
-/// provider. An error or panic in any of this is logged under the tag `cetp`, and every call
-/// then answers `INTERNAL_ERROR` saying why.
+/// fail (a database that does not open). It runs once, on the first call that reaches the
+/// provider (on a Binder thread, never at library load or in the app's start-up). The runtime
+/// then gives the builder the app ([`ProviderBuilder::app`]: the grant store opens in the app's
+/// directories) and builds the provider. An error or panic in any of this is logged under the
+/// tag `cetp`, and every call then answers `INTERNAL_ERROR` saying why.
 ///
 /// The macro defines `JNI_OnLoad`, so use it once per library. The app crate must be built
 /// with `panic = "unwind"` (the default).
@@ -112,12 +132,12 @@ pub fn on_load(vm: *mut c_void, build: BuildFn) -> i32 {
         install_logging();
         let unwinding = !cfg!(panic = "abort");
         if !unwinding {
-            log::error!("CETP: {}", runtime::PANIC_ABORT_REFUSAL);
+            log::error!("CETP: {PANIC_ABORT_REFUSAL}");
         }
         if RUNTIME.set(Runtime::new(build, unwinding)).is_err() {
             log::warn!("CETP: JNI_OnLoad ran twice; keeping the first provider function");
         }
-        bridge::load(vm)
+        register(vm)
     });
     match outcome {
         Ok(Ok(())) => JNI_VERSION_1_6,
@@ -132,6 +152,24 @@ pub fn on_load(vm: *mut c_void, build: BuildFn) -> i32 {
             JNI_ERR
         }
     }
+}
+
+/// Registers the natives. Runs on the thread that called `System.loadLibrary`, whose class
+/// loader can see the app's classes (a Binder thread's `FindClass` could not).
+fn register(vm: *mut c_void) -> Result<(), Error> {
+    // Safety: the JVM passes JNI_OnLoad a valid JavaVM pointer.
+    let vm = unsafe { JavaVM::from_raw(vm.cast()) };
+    vm.attach_current_thread(|env| -> Result<(), Error> {
+        let class = env.find_class(jni_str!("dev/cetp/NativeBridge"))?;
+        // Safety: `native_method!` checked every function against its JNI signature, and all
+        // are declared `static` here and in NativeBridge.java.
+        unsafe { env.register_native_methods(&class, cetp::METHODS)? };
+        env.delete_local_ref(class);
+        apex::register(env)?;
+        convert::prepare(env)
+    })?;
+    log::debug!("CETP natives registered");
+    Ok(())
 }
 
 #[cfg(target_os = "android")]

@@ -21,8 +21,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cetp_provider::apex::Apex;
 use cetp_provider::auth::{Auth, Clock, RateLimit};
+use cetp_provider::host::apex::Apex;
 use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
 
 /// The file the test clock reads, in the app's files directory.

@@ -18,8 +18,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cetp_provider::apex::Apex;
 use cetp_provider::auth::Auth;
+use cetp_provider::host::apex::Apex;
 use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,39 @@
+//! Hosts: the adapters that carry calls from one kind of agent to the [`Provider`].
+//!
+//! Every host is a thin adapter over the same provider. It turns what its transport delivers
+//! into calls of the provider's core and renders the answer in its own format, and it decides
+//! nothing: validation, limits, authorization and panic isolation live once, in the core.
+//!
+//! | host | transport | module |
+//! |---|---|---|
+//! | CETP v1 | an exported `ContentProvider`: `call(method, arg, extras)` → Bundle | [`cetp`] ([`Provider::call`]) |
+//! | Apex | the `IApexPlugin` AIDL bound Service | [`apex`] ([`ApexHost`](apex::ApexHost)) |
+//!
+//! # The core a host calls
+//!
+//! - [`Provider::authorize`] with [`Need::Discovery`]: may this caller see the provider at all
+//!   (its tools, its metadata)? Every caller may while discovery is open (the default).
+//! - [`Provider::tool`]: the [`ToolRef`] a name refers to, looked up once (a host with its own
+//!   names, such as Apex's tool ids, keeps an index of its own and uses [`Provider::tool_at`]).
+//! - [`Provider::execute`] with a [`ToolCall`]: everything about one call of that tool. A host
+//!   that found no tool passes what it would answer instead (its own `TOOL_NOT_FOUND` words),
+//!   and the core decides whether this caller may hear it.
+//! - [`Provider::reply`] for answers a host makes itself (a discovery reply, an unknown method).
+//!
+//! A new host is one file here that does nothing else; see `docs/architecture.md`.
+//!
+//! [`Provider`]: crate::Provider
+//! [`Provider::authorize`]: crate::Provider::authorize
+//! [`Provider::tool`]: crate::Provider::tool
+//! [`Provider::tool_at`]: crate::Provider::tool_at
+//! [`Provider::execute`]: crate::Provider::execute
+//! [`Provider::reply`]: crate::Provider::reply
+//! [`Provider::call`]: crate::Provider::call
+
+pub mod apex;
+pub mod cetp;
+
+pub use crate::caller::CallerPackage;
+pub use crate::provider::{Need, ToolCall, ToolRef};
+pub use crate::wire::Response;
+pub use cetp::Request;

@@ -1,0 +1,141 @@
+//! The natives of `dev.cetp.NativeBridge`: starting the runtime, the CETP ContentProvider's
+//! calls and kept replies, and the approval screen's admin interface.
+
+use jni::errors::Error;
+use jni::objects::{JClass, JObjectArray, JString};
+use jni::sys::{jint, jlong};
+use jni::{Env, NativeMethod, native_method};
+
+use super::convert::{ClearAndLog, caller, pairs, read, read_or_empty};
+use crate::app::App;
+use crate::host::Request;
+
+pub(super) const METHODS: &[NativeMethod] = &[
+    native_method! {
+        static fn native_init(
+            files_dir: JString,
+            no_backup_dir: JString,
+            package_name: JString,
+            version_code: jlong,
+            version_name: JString,
+        ) -> JString,
+        name = "init",
+        error_policy = ClearAndLog,
+    },
+    native_method! {
+        static fn native_call(
+            method: JString,
+            tool_name: JString,
+            args: JString,
+            request_id: JString,
+            calling_uid: jint,
+            caller_token: jlong,
+            packages: JString[],
+            certificate_digests: JString[][],
+        ) -> JString[],
+        name = "call",
+        error_policy = ClearAndLog,
+    },
+    native_method! {
+        static fn native_admin(request: JString) -> JString,
+        name = "admin",
+        error_policy = ClearAndLog,
+    },
+    native_method! {
+        static fn native_constant_reply(method: JString) -> JString[],
+        name = "constantReply",
+        error_policy = ClearAndLog,
+    },
+];
+
+/// `static native String init(String filesDir, String noBackupDir, String packageName, long
+/// versionCode, String versionName)`: null when the provider started, else why not.
+fn native_init<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    files_dir: JString<'local>,
+    no_backup_dir: JString<'local>,
+    package_name: JString<'local>,
+    version_code: jlong,
+    version_name: JString<'local>,
+) -> Result<JString<'local>, Error> {
+    let _no_backup_dir = read_or_empty(env, &no_backup_dir)?;
+    let app = App::new(
+        read_or_empty(env, &package_name)?,
+        read_or_empty(env, &files_dir)?,
+    )
+    .with_version(version_code, read_or_empty(env, &version_name)?);
+    match super::runtime().start(app) {
+        Ok(()) => Ok(JString::null()),
+        Err(reason) => JString::from_str(env, reason),
+    }
+}
+
+/// `static native String[] call(String method, String toolName, String args, String requestId,
+/// int callingUid, long callerToken, String[] packages, String[][] certificateDigests)`: the
+/// reply as flat key/value pairs; null if the provider is not running or the bridge failed.
+#[allow(clippy::too_many_arguments)] // One JNI crossing per call: everything comes at once.
+fn native_call<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    method: JString<'local>,
+    tool_name: JString<'local>,
+    args: JString<'local>,
+    request_id: JString<'local>,
+    calling_uid: jint,
+    caller_token: jlong,
+    packages: JObjectArray<'local, JString<'local>>,
+    certificate_digests: JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
+) -> Result<JObjectArray<'local, JString<'local>>, Error> {
+    let Some(running) = super::running() else {
+        return Ok(JObjectArray::<JString>::null());
+    };
+    let method = read_or_empty(env, &method)?;
+    let tool_name = read(env, &tool_name)?;
+    let args = read(env, &args)?;
+    let request_id = read(env, &request_id)?;
+    let request = Request {
+        method: &method,
+        tool_name: tool_name.as_deref(),
+        args: args.as_deref(),
+        request_id: request_id.as_deref(),
+    };
+    let caller = caller(
+        env,
+        calling_uid,
+        caller_token,
+        &packages,
+        &certificate_digests,
+    )?;
+    pairs(env, &running.provider.call(&request, &caller))
+}
+
+/// `static native String[] constantReply(String method)`: the reply to `method` as key/value
+/// pairs when it is the same for every caller (`list_tools`, `get_provider_info` while discovery
+/// is open), so the template can keep it and answer without resolving the caller or crossing
+/// JNI; null otherwise.
+fn native_constant_reply<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    method: JString<'local>,
+) -> Result<JObjectArray<'local, JString<'local>>, Error> {
+    let method = read_or_empty(env, &method)?;
+    match super::running().and_then(|running| running.provider.constant_reply(&method)) {
+        Some(response) => pairs(env, &response),
+        None => Ok(JObjectArray::<JString>::null()),
+    }
+}
+
+/// `static native String admin(String requestJson)`: the approval screen's JSON interface; null
+/// if the provider is not running or the bridge failed.
+fn native_admin<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    request: JString<'local>,
+) -> Result<JString<'local>, Error> {
+    let Some(running) = super::running() else {
+        return Ok(JString::null());
+    };
+    let request = read_or_empty(env, &request)?;
+    JString::from_str(env, running.admin(&request))
+}

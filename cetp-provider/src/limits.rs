@@ -1,0 +1,149 @@
+//! [`Limits`]: what one call may cost, and the per-caller count of calls in flight.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::caller::Caller;
+use crate::error::ToolError;
+
+/// What one call may cost. Sizes are in **wire bytes**: what crosses Binder, where the Bundle's
+/// keys and string values travel as UTF-16 (two bytes per UTF-16 code unit, so an ASCII text of
+/// `n` bytes is `2n` wire bytes). Besides these, `error_message` is capped at 2,048 and
+/// `resolution_hint` at 512 UTF-16 code units (cut, ending in `…`), `request_id` at 128
+/// characters.
+///
+/// A provider runs tools on the app's Binder threads (about 16 per process, shared with
+/// everything else the app serves), so one caller must not be able to occupy them all:
+/// [`max_calls_in_flight_per_caller`](Self::max_calls_in_flight_per_caller) caps the calls one
+/// UID has running at once (more answer `RATE_LIMITED` at once, before any tool work), and
+/// [`call_deadline`](Self::call_deadline) bounds how long a call may run.
+///
+/// ```
+/// use std::time::Duration;
+/// use cetp_provider::Limits;
+/// let limits = Limits::default();
+/// assert_eq!(limits.max_args_bytes, 64 * 1024);
+/// assert_eq!(limits.max_result_bytes, 256 * 1024);
+/// assert_eq!(limits.max_calls_in_flight_per_caller, 4);
+/// assert_eq!(limits.call_deadline, Duration::from_secs(5));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Largest accepted `args` text, in wire bytes (UTF-16; default 64 KiB).
+    pub max_args_bytes: usize,
+    /// Largest reply a call may return, in wire bytes: every key and string value of the reply
+    /// Bundle as UTF-16 (default 256 KiB, about 128 Ki ASCII characters of `data`). Binder's
+    /// transaction buffer is 1 MiB per process, shared by all calls in flight, so a reply far
+    /// below that keeps concurrent calls from failing silently.
+    pub max_result_bytes: usize,
+    /// How many `execute_tool` calls one caller (UID) may have running at once (default 4:
+    /// an agent running a few tools in parallel, while a flood from one app leaves most of the
+    /// Binder threads to everyone else). Calls over it answer `RATE_LIMITED` at once.
+    pub max_calls_in_flight_per_caller: usize,
+    /// How long a call may run before it answers `INTERNAL_ERROR` (default 5 s); tools see it
+    /// as [`CallContext::deadline`](crate::CallContext::deadline).
+    pub call_deadline: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_args_bytes: 64 * 1024,
+            max_result_bytes: 256 * 1024,
+            max_calls_in_flight_per_caller: 4,
+            call_deadline: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The calls each caller has running. A slot is taken before any other work and given back
+/// when the call ends, however it ends (the guard's drop).
+#[derive(Debug)]
+pub(crate) struct InFlight {
+    max: usize,
+    running: Mutex<HashMap<Option<u32>, usize>>,
+}
+
+/// One call in flight; dropping it ends the call.
+pub(crate) struct Slot<'a> {
+    owner: &'a InFlight,
+    uid: Option<u32>,
+}
+
+impl InFlight {
+    pub(crate) fn new(max: usize) -> Self {
+        InFlight {
+            max: max.max(1),
+            running: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A slot for `caller`, or `RATE_LIMITED` when it already runs `max` calls.
+    pub(crate) fn enter(&self, caller: &Caller) -> Result<Slot<'_>, ToolError> {
+        let uid = caller.uid();
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = running.entry(uid).or_insert(0);
+        if *count >= self.max {
+            return Err(ToolError::rate_limited(format!(
+                "this app already has {} calls running here, the most one app may have at once; wait for an answer before calling again",
+                self.max
+            )));
+        }
+        *count += 1;
+        Ok(Slot { owner: self, uid })
+    }
+
+    /// How many calls `uid` has running now.
+    #[cfg(test)]
+    pub(crate) fn running(&self, uid: Option<u32>) -> usize {
+        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        running.get(&uid).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let mut running = self
+            .owner
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = running.get_mut(&self.uid) {
+            *count -= 1;
+            if *count == 0 {
+                running.remove(&self.uid);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_caller_has_its_own_slots_and_gets_them_back() {
+        let in_flight = InFlight::new(2);
+        let hostile = Caller::app(10_666, "com.hostile");
+        let agent = Caller::app(10_001, "com.agent");
+        let a = in_flight.enter(&hostile).unwrap();
+        let b = in_flight.enter(&hostile).unwrap();
+        let refused = in_flight.enter(&hostile).err().unwrap();
+        assert_eq!(refused.code(), crate::ErrorCode::RateLimited);
+        assert!(
+            in_flight.enter(&agent).is_ok(),
+            "another app is not affected"
+        );
+        drop(a);
+        assert_eq!(in_flight.running(Some(10_666)), 1);
+        let c = in_flight.enter(&hostile).unwrap();
+        drop((b, c));
+        assert_eq!(in_flight.running(Some(10_666)), 0);
+        assert!(
+            in_flight.running.lock().unwrap().is_empty(),
+            "nothing left behind"
+        );
+    }
+}
