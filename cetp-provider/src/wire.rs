@@ -84,6 +84,10 @@ pub const APEX_KEY_MIN_HOST_VERSION: &str = "minHostVersion";
 /// `getToolsJson` key: the text of a tool's parameter schema.
 pub const APEX_KEY_PARAMETERS_SCHEMA: &str = "parametersSchema";
 
+/// Appended to the app's package to form the action of the list of apps with access, the
+/// screen the app itself opens from its settings (not reachable from other apps).
+pub const MANAGE_ACTION_SUFFIX: &str = ".CETP_MANAGE_GRANTS";
+
 /// The six CETP v1 error codes.
 ///
 /// ```

@@ -262,6 +262,10 @@ pub fn provider(app: &App) -> ProviderBuilder {
             echo, whoami, app_info, boom, oversized, forecast, fail, apex_hooks
         ])
         .state(app.clone())
+        // The suites call from 16 threads at once under one calling UID (Robolectric reports
+        // one UID for every thread), which the default cap of 4 calls in flight per caller
+        // would refuse; the cap itself is tested in cetp-provider.
+        .max_calls_in_flight_per_caller(64)
         .apex(
             Apex::new()
                 .on_activate(|_| {

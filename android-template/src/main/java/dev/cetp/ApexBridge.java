@@ -1,9 +1,11 @@
 package dev.cetp;
 
 /**
- * The natives behind {@link ApexPluginService}, registered by the app's Rust library next to
- * {@link NativeBridge}'s ({@code cetp_provider::export_provider!}). They answer from the provider
- * {@code NativeBridge.init} built.
+ * The natives behind {@link ApexPluginService}, one per {@code IApexPlugin} method, registered
+ * by the app's Rust library next to {@link NativeBridge}'s ({@code
+ * cetp_provider::export_provider!}). Each takes the caller as {@link CallerIdentity} resolved
+ * it (UID, token, packages, certificate digests) and returns null when the library could not
+ * answer (the Service then replies itself).
  *
  * <p>R8/ProGuard must keep this class and its native methods under their names (the module's
  * {@code consumer-rules.pro} does).
@@ -12,40 +14,32 @@ final class ApexBridge {
   private ApexBridge() {}
 
   /** {@code getMetadataJson()}. */
-  static final int OP_METADATA = 0;
+  static native String metadataJson(
+      int callingUid, long callerToken, String[] packages, String[][] certificateDigests);
+
   /** {@code getToolsJson()}. */
-  static final int OP_TOOLS = 1;
-  /** {@code executeTool(toolId, argumentsJson)}. */
-  static final int OP_EXECUTE = 2;
-  /** {@code onActivate()}. */
-  static final int OP_ACTIVATE = 3;
-  /** {@code onDeactivate()}. */
-  static final int OP_DEACTIVATE = 4;
+  static native String toolsJson(
+      int callingUid, long callerToken, String[] packages, String[][] certificateDigests);
 
   /**
-   * Answers one {@code IApexPlugin} transaction in a single JNI crossing.
+   * {@code executeTool(toolId, argumentsJson)}.
    *
-   * @param op one of the {@code OP_*} constants
-   * @param toolId {@code executeTool}'s tool id, else null
-   * @param argumentsJson {@code executeTool}'s arguments, else null
-   * @param callingUid {@code Binder.getCallingUid()}
-   * @param packages the packages under the UID ({@link CallerIdentity#packages})
-   * @param certificateDigests per package, its certificate digests ({@link
-   *     CallerIdentity#certificateDigests})
-   * @return what the host gets ({@code ""} for the lifecycle methods), or null if the bridge
-   *     failed
+   * @return {@code {text, errorCode}}: what the host gets, and the CETP error code of a failure
+   *     ({@link Wire}'s {@code CODE_*}; null for a success)
    */
-  static native String call(
-      int op,
+  static native String[] executeTool(
       String toolId,
       String argumentsJson,
       int callingUid,
+      long callerToken,
       String[] packages,
       String[][] certificateDigests);
 
-  /**
-   * Whether a provider is running for the app whose files directory is {@code filesDir} (the
-   * app's ContentProvider built it at process start), so the Service need not build another.
-   */
-  static native boolean runningFor(String filesDir);
+  /** {@code onActivate()}. */
+  static native void onActivate(
+      int callingUid, long callerToken, String[] packages, String[][] certificateDigests);
+
+  /** {@code onDeactivate()}. */
+  static native void onDeactivate(
+      int callingUid, long callerToken, String[] packages, String[][] certificateDigests);
 }

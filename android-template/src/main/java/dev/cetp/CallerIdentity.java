@@ -8,6 +8,7 @@ import android.content.pm.SigningInfo;
 import android.os.Build;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Who is calling, as the platform reports it: a UID, every package installed under it, and the
@@ -17,6 +18,7 @@ import java.security.NoSuchAlgorithmException;
 public final class CallerIdentity {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
   private static final String[] NONE = new String[0];
+  private static final AtomicLong TOKENS = new AtomicLong();
 
   /** The calling UID ({@code Binder.getCallingUid()}), or -1 when unknown. */
   public final int uid;
@@ -30,11 +32,19 @@ public final class CallerIdentity {
    */
   public final String[][] certificateDigests;
 
+  /**
+   * A number no other identity in this process has. The native library reads the arrays of an
+   * identity once per Binder thread and then knows it by this token; an identity read again
+   * after a package change is a new object with a new token, so nothing stale is ever reused.
+   */
+  public final long token;
+
   /** An identity as given; the arrays are kept, not copied. */
   public CallerIdentity(int uid, String[] packages, String[][] certificateDigests) {
     this.uid = uid;
     this.packages = packages;
     this.certificateDigests = certificateDigests;
+    this.token = TOKENS.incrementAndGet();
   }
 
   /**

@@ -4,7 +4,9 @@ import android.content.BroadcastReceiver;
 import android.content.Context;
 import android.content.Intent;
 import android.content.IntentFilter;
+import android.content.pm.ChangedPackages;
 import android.os.Build;
+import android.os.SystemClock;
 import android.os.UserHandle;
 import android.util.Log;
 import java.util.Iterator;
@@ -31,6 +33,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>Only complete identities are kept: at least one package, each with at least one
  *       certificate digest. A UID without visible packages is resolved on every call.
  *   <li>At most {@link #MAX_ENTRIES} UIDs are kept; beyond that an arbitrary entry goes.
+ *   <li>Broadcasts can be late: Android 14+ queues them while the app is cached and delivers them
+ *       when it leaves that state, so a Binder call can arrive first. The first call after
+ *       {@link #IDLE_CHECK_MS} without calls (when the process may have been cached) asks
+ *       {@code PackageManager.getChangedPackages} for what changed since the last look and drops
+ *       the identities holding those packages; calls closer together ask nothing.
  * </ul>
  *
  * <p>The cache belongs to one application context: a new one (a Robolectric test, never a real
@@ -41,6 +48,15 @@ final class CallerIdentityCache {
 
   /** How many UIDs are kept at most. */
   static final int MAX_ENTRIES = 64;
+
+  /**
+   * After this long without a call the process may have been cached, with package broadcasts
+   * queued: the next call first asks which packages changed (one PackageManager query).
+   */
+  static final long IDLE_CHECK_MS = 1_000;
+
+  /** The most {@code getChangedPackages} queries one catch-up makes. */
+  private static final int MAX_CHANGE_QUERIES = 16;
 
   /** Reads one identity from the platform; may return null when nothing can be said. */
   interface Loader {
@@ -76,6 +92,12 @@ final class CallerIdentityCache {
     /** False if the receiver could not be registered: nothing is cached then. */
     volatile boolean listening;
 
+    /** {@code SystemClock.elapsedRealtime()} of the last lookup. */
+    volatile long lastLookup = Long.MIN_VALUE / 2;
+
+    /** The sequence number of the last {@code getChangedPackages} answer; -1 before the first. */
+    private int changeSequence = -1;
+
     Scope(Context app) {
       this.app = app;
     }
@@ -106,6 +128,57 @@ final class CallerIdentityCache {
       generation.incrementAndGet();
       entries.clear();
     }
+
+    /** Drops every entry holding {@code packageName}. */
+    void invalidatePackage(String packageName) {
+      generation.incrementAndGet();
+      entries.values().removeIf(identity -> holds(identity, packageName));
+    }
+
+    /**
+     * Catches up with package changes the broadcasts may not have brought yet: asks the
+     * PackageManager what changed since the last look (API 26+) and drops those packages'
+     * identities. The first look only learns where the sequence stands: every identity cached
+     * after it was read after it.
+     */
+    synchronized void catchUp() {
+      if (Build.VERSION.SDK_INT < Build.VERSION_CODES.O) {
+        return;
+      }
+      boolean first = changeSequence < 0;
+      int sequence = Math.max(changeSequence, 0);
+      // One answer normally covers every change since `sequence`; ask until none is left (a
+      // bounded number of times), in case an answer covers only part of them.
+      for (int asked = 0; asked < MAX_CHANGE_QUERIES; asked++) {
+        ChangedPackages changed;
+        try {
+          changed = app.getPackageManager().getChangedPackages(sequence);
+        } catch (RuntimeException e) {
+          // Without an answer, keep nothing that might be stale.
+          invalidateAll();
+          break;
+        }
+        if (changed == null || changed.getSequenceNumber() <= sequence) {
+          break;
+        }
+        if (!first) {
+          for (String name : changed.getPackageNames()) {
+            invalidatePackage(name);
+          }
+        }
+        sequence = changed.getSequenceNumber();
+      }
+      changeSequence = sequence;
+    }
+  }
+
+  private static boolean holds(CallerIdentity identity, String packageName) {
+    for (String name : identity.packages) {
+      if (name.equals(packageName)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -114,6 +187,11 @@ final class CallerIdentityCache {
    */
   static CallerIdentity get(Context context, int uid, Loader loader) {
     Scope scope = scope(context);
+    long now = SystemClock.elapsedRealtime();
+    if (now - scope.lastLookup >= IDLE_CHECK_MS) {
+      scope.catchUp();
+    }
+    scope.lastLookup = now;
     CallerIdentity hit = scope.entries.get(uid);
     if (hit != null) {
       return hit;
@@ -140,12 +218,15 @@ final class CallerIdentityCache {
   }
 
   /**
-   * Registers the invalidating receiver for the application of {@code context} (idempotent).
-   * {@link CetpToolProvider#onCreate} calls it at start-up; {@link #get} does too, so no entry is
-   * ever stored before the receiver listens.
+   * Registers the invalidating receiver for the application of {@code context} (idempotent) and
+   * learns where the package-change sequence stands. {@link CetpRuntime} calls it when it starts,
+   * before the first call is answered; {@link #get} registers too, so no entry is ever stored
+   * before the receiver listens.
    */
   static void start(Context context) {
-    scope(context);
+    Scope scope = scope(context);
+    scope.catchUp();
+    scope.lastLookup = SystemClock.elapsedRealtime();
   }
 
   /** How many UIDs are cached now (for tests and diagnostics). */
@@ -193,7 +274,7 @@ final class CallerIdentityCache {
       return true;
     } catch (RuntimeException e) {
       // Without the receiver nothing may be cached: every call reads the PackageManager.
-      Log.w(CetpToolProvider.TAG, "CETP: caller identities will not be cached", e);
+      Log.w(CetpRuntime.TAG, "CETP: caller identities will not be cached", e);
       try {
         app.unregisterReceiver(receiver);
       } catch (RuntimeException ignored) {

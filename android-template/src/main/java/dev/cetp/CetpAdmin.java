@@ -90,10 +90,10 @@ final class CetpAdmin {
   private static Reply send(Json request) {
     String reply;
     try {
-      reply = NativeBridge.admin(request.json.toString());
+      reply = CetpRuntime.admin(request.json.toString());
     } catch (LinkageError e) {
       // The library never loaded (the provider logged why).
-      Log.e(CetpToolProvider.TAG, "CETP approval screen: the native library is not loaded", e);
+      Log.e(CetpRuntime.TAG, "CETP approval screen: the native library is not loaded", e);
       return UNREACHABLE;
     }
     if (reply == null) {
@@ -106,13 +106,13 @@ final class CetpAdmin {
       boolean ok = parsed.optBoolean("ok");
       if (!ok) {
         Log.w(
-            CetpToolProvider.TAG,
+            CetpRuntime.TAG,
             "CETP approval screen: " + request.json.optString("op") + " failed: " + error);
       }
       return new Reply(
           ok, ok ? "" : kind, parsed.optJSONObject("state"), parsed.optBoolean("decisions_lost"));
     } catch (JSONException e) {
-      Log.e(CetpToolProvider.TAG, "CETP approval screen: unreadable admin reply", e);
+      Log.e(CetpRuntime.TAG, "CETP approval screen: unreadable admin reply", e);
       return UNREACHABLE;
     }
   }

@@ -80,6 +80,8 @@ public class CetpAuthorizeActivity extends Activity
               : android.R.style.Theme_DeviceDefault_Light_Dialog_NoActionBar);
     }
     super.onCreate(savedInstanceState);
+    // The runtime starts on the first admin call, which needs this app's context.
+    CetpRuntime.register(this, null, null);
     widgets = new CetpWidgets(this);
     Window window = getWindow();
     if (Build.VERSION.SDK_INT >= 31) {
@@ -87,7 +89,7 @@ public class CetpAuthorizeActivity extends Activity
         window.setHideOverlayWindows(true);
       } catch (SecurityException e) {
         Log.w(
-            CetpToolProvider.TAG,
+            CetpRuntime.TAG,
             "CETP approval screen: HIDE_OVERLAY_WINDOWS is not granted; overlays stay visible",
             e);
       }

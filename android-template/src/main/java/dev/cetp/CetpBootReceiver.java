@@ -15,7 +15,7 @@ public class CetpBootReceiver extends BroadcastReceiver {
   @Override
   public void onReceive(Context context, Intent intent) {
     if (Intent.ACTION_BOOT_COMPLETED.equals(intent.getAction())) {
-      Log.i(CetpToolProvider.TAG, "CETP provider process started after boot");
+      Log.i(CetpRuntime.TAG, "CETP provider process started after boot");
     }
   }
 }

@@ -1,15 +1,9 @@
 package dev.cetp;
 
-import android.content.Context;
-import android.content.pm.PackageInfo;
-import android.content.pm.PackageManager;
-import android.os.Build;
-import android.util.Log;
-import java.io.File;
-
 /**
- * The natives of the app's Rust library, registered by its {@code JNI_OnLoad}
- * ({@code cetp_provider::export_provider!}). One CETP library per process.
+ * The natives of the app's Rust library for the CETP provider and the approval screen,
+ * registered by its {@code JNI_OnLoad} ({@code cetp_provider::export_provider!}). One CETP
+ * library per process; {@link CetpRuntime} loads it and starts it before any of these is called.
  *
  * <p>R8/ProGuard must keep this class and its native methods under their names (the module's
  * {@code consumer-rules.pro} does).
@@ -17,83 +11,17 @@ import java.io.File;
 final class NativeBridge {
   private NativeBridge() {}
 
-  private static String loaded;
-
   /**
-   * Loads the Rust library {@code lib<library>.so} (once per process).
+   * Starts the Rust runtime for the app: the library's build function runs with these values
+   * and the provider is built (schemas, grant store). Calling it again starts it afresh.
    *
-   * @return null when it is loaded, otherwise why not.
-   */
-  static synchronized String load(String library) {
-    if (library.equals(loaded)) {
-      return null;
-    }
-    try {
-      System.loadLibrary(library);
-    } catch (UnsatisfiedLinkError | SecurityException e) {
-      // The details (paths, linker messages) go to logcat, not to the consumer.
-      Log.e(CetpToolProvider.TAG, "CETP: System.loadLibrary(\"" + library + "\") failed", e);
-      return "its native library lib"
-          + library
-          + ".so could not be loaded (details in logcat, tag "
-          + CetpToolProvider.TAG
-          + ")";
-    }
-    if (loaded != null) {
-      // The second library's JNI_OnLoad re-registered the natives: only one can serve.
-      return "a second CETP native library (lib"
-          + library
-          + ".so, after lib"
-          + loaded
-          + ".so) was loaded into the process; an app exposes one CETP library";
-    }
-    loaded = library;
-    return null;
-  }
-
-  /**
-   * Builds the Rust provider for the app (the library's build function receives these values);
-   * call once the library is loaded.
-   *
+   * @param noBackupDir {@code Context.getNoBackupFilesDir()}: where the SDK keeps its own files
    * @param versionCode {@code PackageInfo.getLongVersionCode()} of the app
    * @param versionName {@code PackageInfo.versionName}, or null
-   * @return null when the provider started, otherwise why not (calls then answer
-   *     INTERNAL_ERROR with that reason).
+   * @return null when the provider started, otherwise why not
    */
   static native String init(
-      String filesDir, String packageName, long versionCode, String versionName);
-
-  /**
-   * {@link #init} for the app {@code packageName} running in {@code context}: its files directory
-   * and its installed version. Every host of the template starts the library through here.
-   *
-   * @return null when the provider started, otherwise why not.
-   */
-  static String initApp(Context context, String packageName) {
-    File filesDir = context.getFilesDir();
-    PackageInfo version = installedVersion(context, packageName);
-    return init(
-        filesDir == null ? "" : filesDir.getAbsolutePath(),
-        packageName,
-        version == null ? 0 : longVersionCode(version),
-        version == null ? null : version.versionName);
-  }
-
-  @SuppressWarnings("deprecation") // getPackageInfo(String, int): API 33 added a flags class
-  private static PackageInfo installedVersion(Context context, String packageName) {
-    try {
-      return context.getPackageManager().getPackageInfo(packageName, 0);
-    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  @SuppressWarnings("deprecation") // PackageInfo.versionCode before API 28
-  private static long longVersionCode(PackageInfo info) {
-    return Build.VERSION.SDK_INT >= Build.VERSION_CODES.P
-        ? info.getLongVersionCode()
-        : info.versionCode;
-  }
+      String filesDir, String noBackupDir, String packageName, long versionCode, String versionName);
 
   /**
    * Answers one {@code ContentResolver.call} in a single JNI crossing.
@@ -102,10 +30,12 @@ final class NativeBridge {
    * @param args the {@code args} extra, or null
    * @param requestId the {@code request_id} extra, or null
    * @param callingUid {@code Binder.getCallingUid()}, or -1 when unknown
+   * @param callerToken {@link CallerIdentity#token}: the arrays are read only for a new one
    * @param packages the packages under the UID ({@link CallerIdentity#packages})
    * @param certificateDigests per package, the hex SHA-256 digests of its signing certificates
    *     ({@link CallerIdentity#certificateDigests})
-   * @return the reply as {@code key, value, key, value, ...}, or null if the bridge failed
+   * @return the reply as {@code key, value, key, value, ...}, or null if the library could not
+   *     answer (the caller then replies itself)
    */
   static native String[] call(
       String method,
@@ -113,26 +43,27 @@ final class NativeBridge {
       String args,
       String requestId,
       int callingUid,
+      long callerToken,
       String[] packages,
       String[][] certificateDigests);
 
   /**
    * The approval screen's JSON interface ({@code Provider::handle_admin_json}): list pending
    * requests, approve, deny, revoke. Only for the provider app's own UI (this class is
-   * package-private); never expose it to other apps.
+   * package-private); never expose it to other apps. Reach it through {@link CetpRuntime#admin}.
    *
-   * @return the JSON reply; {@code {"ok":false,"error":{"kind":"not_running",...}}} when the
-   *     provider did not start, or null if the bridge failed
+   * @return the JSON reply, or null if the library could not answer
    */
   static native String admin(String requestJson);
 
   /**
    * The reply to {@code method} when it is the same for every caller: {@code list_tools} and
-   * {@code get_provider_info} while the provider does not gate discovery. The template keeps it
-   * and answers those calls without resolving the caller or calling into the library again.
+   * {@code get_provider_info} while the provider does not gate discovery. {@link CetpRuntime}
+   * keeps it, and the provider answers those calls without resolving the caller or calling into
+   * the library again.
    *
    * @return the reply as {@code key, value, key, value, ...}, or null when it may depend on the
-   *     caller (or the provider is not running, or the bridge failed)
+   *     caller (or the library could not answer)
    */
   static native String[] constantReply(String method);
 }

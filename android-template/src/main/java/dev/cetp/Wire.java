@@ -40,15 +40,40 @@ public final class Wire {
   /** {@link #KEY_STATUS} of a failure. */
   public static final String STATUS_ERROR = "error";
 
-  /** The error code of a provider-side failure. */
-  public static final String CODE_INTERNAL_ERROR = "INTERNAL_ERROR";
   /** The error code of a caller the user has not approved yet. */
   public static final String CODE_AUTH_REQUIRED = "AUTH_REQUIRED";
+  /** The error code of a caller the provider refuses. */
+  public static final String CODE_PERMISSION_DENIED = "PERMISSION_DENIED";
+  /** The error code of an unknown method or tool. */
+  public static final String CODE_TOOL_NOT_FOUND = "TOOL_NOT_FOUND";
+  /** The error code of arguments that do not match the tool's schema. */
+  public static final String CODE_INVALID_ARGS = "INVALID_ARGS";
+  /** The error code of a caller calling too often. */
+  public static final String CODE_RATE_LIMITED = "RATE_LIMITED";
+  /** The error code of a provider-side failure. */
+  public static final String CODE_INTERNAL_ERROR = "INTERNAL_ERROR";
 
   /** Intent action the Apex agent scans for to discover plugin Services. */
   public static final String APEX_PLUGIN_ACTION = "com.apex.agent.plugin.PLUGIN";
   /** Start of every failed Apex {@code executeTool} result: {@code Error: <CODE>: <message>}. */
   public static final String APEX_ERROR_PREFIX = "Error: ";
+  /** Apex metadata and tools key: the plugin's id (the app's package) or a tool's id. */
+  public static final String APEX_KEY_ID = "id";
+  /** Apex metadata and tools key: the name for people. */
+  public static final String APEX_KEY_NAME = "name";
+  /** Apex metadata and tools key: what the plugin or tool does. */
+  public static final String APEX_KEY_DESCRIPTION = "description";
+  /** Apex metadata key: the app's version code. */
+  public static final String APEX_KEY_VERSION = "version";
+  /** Apex metadata key: the app's version name. */
+  public static final String APEX_KEY_VERSION_NAME = "versionName";
+  /** Apex metadata key: the oldest host version the plugin works with. */
+  public static final String APEX_KEY_MIN_HOST_VERSION = "minHostVersion";
+
+  /** Appended to the application id: the approval screen's action ({@code authorize_intent}). */
+  public static final String AUTHORIZE_ACTION_SUFFIX = ".CETP_AUTHORIZE";
+  /** Appended to the application id: the list of apps with access (the app's own entry). */
+  public static final String MANAGE_ACTION_SUFFIX = ".CETP_MANAGE_GRANTS";
 
   /** Intent action consumers scan for. */
   public static final String DISCOVERY_ACTION = "com.clawseed.action.TOOL_PROVIDER";

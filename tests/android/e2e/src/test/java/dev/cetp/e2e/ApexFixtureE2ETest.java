@@ -237,13 +237,20 @@ public class ApexFixtureE2ETest {
     assertEquals(apex.toString(), List.of(APEX), toList(apex.getJSONArray("packages")));
     assertEquals(apex.toString(), 2, apex.getInt("activations"));
     assertEquals(apex.toString(), 1, apex.getInt("active"));
-    // The fixture's hooks saw both activations and the deactivation; its deactivation hook
-    // panics on purpose, and the host saw nothing of it.
+    // The hooks run once per connection of a host: when its first binding opens and when its
+    // last one closes. Two bindings and one unbinding ran the activation hook once.
     JSONObject hooks = new JSONObject(first.execute("rustfixture__apex_hooks", "{}"));
-    assertEquals(hooks.toString(), 2, hooks.getInt("activations"));
-    assertEquals(hooks.toString(), 1, hooks.getInt("deactivations"));
+    assertEquals(hooks.toString(), 1, hooks.getInt("activations"));
+    assertEquals(hooks.toString(), 0, hooks.getInt("deactivations"));
     host.unbind(first);
     assertEquals(0, Approvals.state().getJSONArray("connections").getJSONObject(0).getInt("active"));
+    // The last binding closed: the deactivation hook ran (it panics on purpose, and the host
+    // saw nothing of it); binding again is a new connection.
+    ApexHost.Plugin third = host.bind(SERVICE);
+    hooks = new JSONObject(third.execute("rustfixture__apex_hooks", "{}"));
+    assertEquals(hooks.toString(), 2, hooks.getInt("activations"));
+    assertEquals(hooks.toString(), 1, hooks.getInt("deactivations"));
+    host.unbind(third);
   }
 
   @Test

@@ -18,19 +18,21 @@ import java.util.concurrent.TimeUnit;
  * reply was as expected; otherwise prints the mismatch and exits 1.
  */
 public final class JniCheckMain {
-  private static Method load;
   private static Method init;
   private static Method call;
   private static Method admin;
-  private static Method apex;
-  private static Method runningFor;
   private static Method constantReply;
+  private static Method metadataJson;
+  private static Method toolsJson;
+  private static Method executeTool;
+  private static Method onActivate;
+  private static Method onDeactivate;
   private static int calls;
 
   public static void main(String[] args) throws Exception {
     Class<?> bridge = Class.forName("dev.cetp.NativeBridge");
-    load = declared(bridge, "load", String.class);
-    init = declared(bridge, "init", String.class, String.class, long.class, String.class);
+    init =
+        declared(bridge, "init", String.class, String.class, String.class, long.class, String.class);
     call =
         declared(
             bridge,
@@ -40,38 +42,46 @@ public final class JniCheckMain {
             String.class,
             String.class,
             int.class,
+            long.class,
             String[].class,
             String[][].class);
     admin = declared(bridge, "admin", String.class);
-    // The Apex plugin Service's natives, registered by the same JNI_OnLoad.
+    constantReply = declared(bridge, "constantReply", String.class);
+    // The Apex plugin Service's natives, one per IApexPlugin method, registered by the same
+    // JNI_OnLoad.
     Class<?> apexBridge = Class.forName("dev.cetp.ApexBridge");
-    apex =
+    Class<?>[] caller = {int.class, long.class, String[].class, String[][].class};
+    metadataJson = declared(apexBridge, "metadataJson", caller);
+    toolsJson = declared(apexBridge, "toolsJson", caller);
+    executeTool =
         declared(
             apexBridge,
-            "call",
-            int.class,
+            "executeTool",
             String.class,
             String.class,
             int.class,
+            long.class,
             String[].class,
             String[][].class);
-    runningFor = declared(apexBridge, "runningFor", String.class);
-    constantReply = declared(bridge, "constantReply", String.class);
+    onActivate = declared(apexBridge, "onActivate", caller);
+    onDeactivate = declared(apexBridge, "onDeactivate", caller);
 
-    expect("load", null, load.invoke(null, args[0]));
-    expectCode("before init", "INTERNAL_ERROR", exec("list_tools", null, null, null));
-    expectContains("admin before init", "not_running", (String) admin.invoke(null, "{\"op\":\"state\"}"));
-    expectContains("apex before init", "Error: INTERNAL_ERROR: ", apex(2, "rustfixture__echo", "{}"));
-    expect("apex metadata before init", "{}", apex(0, null, null));
-    expect("running before init", false, runningFor.invoke(null, args[1]));
+    // What CetpRuntime does on the first call: load the library (JNI_OnLoad registers the
+    // natives), then start it. Before the start every native answers null.
+    System.loadLibrary(args[0]);
+    expect("call before init", null, exec("list_tools", null, null, null));
+    expect("admin before init", null, admin.invoke(null, "{\"op\":\"state\"}"));
+    expect("apex metadata before init", null, apexCall(metadataJson));
+    expect("apex execute before init", null, apexExecute("rustfixture__echo", "{}"));
     expect("constantReply before init", null, constantReply.invoke(null, "list_tools"));
-    expect("init", null, init.invoke(null, args[1], "dev.cetp.rustfixture", 1L, "1.0"));
+    apexCall(onActivate); // nothing to do, and nothing breaks
+    expect("init", null, init.invoke(null, args[1], args[1] + "-nb", "dev.cetp.rustfixture", 1L, "1.0"));
 
     // The kept discovery replies (the fixture's discovery is open) equal a call's.
     for (String method : new String[] {"list_tools", "get_provider_info"}) {
       String[] kept = (String[]) constantReply.invoke(null, method);
       expectSuccess("constantReply " + method, kept);
-      expect("constantReply " + method, java.util.Arrays.asList(exec(method, null, null, null)), java.util.Arrays.asList(kept));
+      expect("constantReply " + method, Arrays.asList(exec(method, null, null, null)), Arrays.asList(kept));
     }
     expect("constantReply execute_tool", null, constantReply.invoke(null, "execute_tool"));
     expect("constantReply null", null, constantReply.invoke(null, (Object) null));
@@ -80,7 +90,7 @@ public final class JniCheckMain {
     // Every reply shape: 2 pairs, 3 pairs, 5 pairs; nulls everywhere.
     expectSuccess("list_tools", exec("list_tools", null, null, null));
     expectSuccess("get_provider_info", exec("get_provider_info", null, null, null));
-    expectCode("null method", "TOOL_NOT_FOUND", (String[]) call.invoke(null, null, null, null, null, -1, null, null));
+    expectCode("null method", "TOOL_NOT_FOUND", (String[]) call.invoke(null, null, null, null, null, -1, 0L, null, null));
     expectCode("no tool name", "INVALID_ARGS", exec("execute_tool", null, "{}", null));
     expectCode("auth required", "AUTH_REQUIRED", exec("execute_tool", "fail", "{\"code\":\"AUTH_REQUIRED\"}", "r"));
     expectCode("panic", "INTERNAL_ERROR", exec("execute_tool", "boom", "{\"message\":\"m\"}", null));
@@ -95,46 +105,44 @@ public final class JniCheckMain {
     String[] echoed = exec("execute_tool", "echo", "{\"text\":\"" + oddJson + "\"}", odd);
     expectSuccess("echo odd", echoed);
     expectContains("echo odd", "\uFFFD 🎉 \\u0000 \uFFFD 𝄞", echoed[3]);
-    expectCode("odd method", "TOOL_NOT_FOUND", (String[]) call.invoke(null, odd, odd, odd, odd, 7, new String[] {odd, null}, new String[][] {{odd}, null}));
-    String[] who =
-        (String[])
-            call.invoke(
-                null,
-                "execute_tool",
-                "whoami",
-                null,
-                odd,
-                10123,
-                new String[] {"com.a", "com.b"},
-                new String[][] {{"AB", "cd"}});
+    expectCode("odd method", "TOOL_NOT_FOUND", (String[]) call.invoke(null, odd, odd, odd, odd, 7, 0L, new String[] {odd, null}, new String[][] {{odd}, null}));
+    String[] who = whoami(odd, 10123, 0L, new String[] {"com.a", "com.b"}, new String[][] {{"AB", "cd"}});
     expectContains("whoami", "\"uid\":10123", who[3]);
     expectContains("whoami", "[\"ab\",\"cd\"]", who[3]);
     expectContains("whoami", "\"request_id\":\"\uFFFD 🎉 \\u0000 \uFFFD 𝄞\"", who[3]);
+    // A token names one identity: its arrays are read once, then known by the token alone.
+    String[] first = whoami(null, 10125, 77L, new String[] {"com.first"}, new String[][] {{"aa"}});
+    String[] again = whoami(null, 10125, 77L, new String[] {"com.changed"}, null);
+    expectContains("token first", "com.first", first[3]);
+    expectContains("token again", "com.first", again[3]);
+    String[] other = whoami(null, 10125, 78L, new String[] {"com.changed"}, new String[][] {{"bb"}});
+    expectContains("new token", "com.changed", other[3]);
+    String[] untokened = whoami(null, 10125, 0L, new String[] {"com.zero"}, null);
+    expectContains("token 0 is never kept", "com.zero", untokened[3]);
     expectContains("admin", "\"ok\":true", (String) admin.invoke(null, "{\"op\":\"state\"}"));
+    expectContains("admin connections", "\"connections\":[", (String) admin.invoke(null, "{\"op\":\"state\"}"));
     expectContains("admin bad json", "bad_request", (String) admin.invoke(null, "{"));
     expectContains("admin null", "bad_request", (String) admin.invoke(null, (Object) null));
 
-    // The Apex natives: every operation, nulls, odd strings, an unknown operation.
-    expect("running for", true, runningFor.invoke(null, args[1]));
-    expect("running for another dir", false, runningFor.invoke(null, args[1] + "-other"));
-    expect("running for null", false, runningFor.invoke(null, (Object) null));
-    expectContains("apex metadata", "\"id\":\"dev.cetp.rustfixture\"", apex(0, null, null));
-    expectContains("apex tools", "\"id\":\"rustfixture__echo\"", apex(1, odd, odd));
-    String apexEcho = apex(2, "rustfixture__echo", "{\"text\":\"" + oddJson + "\"}");
-    expectContains("apex echo odd", "\uFFFD 🎉 \\u0000 \uFFFD 𝄞", apexEcho);
-    expectContains("apex unknown id", "Error: TOOL_NOT_FOUND: ", apex(2, odd, odd));
-    expectContains("apex nulls", "Error: TOOL_NOT_FOUND: ", apex(2, null, null));
-    expectContains("apex panic", "Error: INTERNAL_ERROR: ", apex(2, "rustfixture__boom", "{\"message\":\"m\"}"));
-    expectContains("apex oversized", "Error: INTERNAL_ERROR: ", apex(2, "rustfixture__oversized", "{\"kib\":300}"));
-    expect("apex activate", "", apex(3, null, null));
-    expect("apex deactivate (its hook panics)", "", apex(4, null, null));
-    expect("apex unknown op", "", apex(99, odd, odd));
+    // The Apex natives: every method, nulls, odd strings.
+    expectContains("apex metadata", "\"id\":\"dev.cetp.rustfixture\"", apexCall(metadataJson));
+    expectContains("apex tools", "\"id\":\"rustfixture__echo\"", apexCall(toolsJson));
+    String[] apexEcho = apexExecute("rustfixture__echo", "{\"text\":\"" + oddJson + "\"}");
+    expectContains("apex echo odd", "\uFFFD 🎉 \\u0000 \uFFFD 𝄞", apexEcho[0]);
+    expect("apex echo code", null, apexEcho[1]);
+    expectApexCode("apex unknown id", "TOOL_NOT_FOUND", apexExecute(odd, odd));
+    expectApexCode("apex nulls", "TOOL_NOT_FOUND", apexExecute(null, null));
+    expectApexCode("apex panic", "INTERNAL_ERROR", apexExecute("rustfixture__boom", "{\"message\":\"m\"}"));
+    expectApexCode("apex oversized", "INTERNAL_ERROR", apexExecute("rustfixture__oversized", "{\"kib\":300}"));
+    expectApexCode("apex auth required", "AUTH_REQUIRED", apexExecute("rustfixture__fail", "{\"code\":\"AUTH_REQUIRED\"}"));
+    apexCall(onActivate);
+    apexCall(onDeactivate); // its hook panics, contained
     count();
-    String apexWho =
-        (String)
-            apex.invoke(
-                null, 2, "rustfixture__whoami", "{}", 10124, new String[] {"com.h", null}, null);
-    expectContains("apex whoami", "\"uid\":10124", apexWho);
+    String[] apexWho =
+        (String[])
+            executeTool.invoke(
+                null, "rustfixture__whoami", "{}", 10124, 0L, new String[] {"com.h", null}, null);
+    expectContains("apex whoami", "\"uid\":10124", apexWho[0]);
 
     // 16 threads at once, thousands of calls: local references must not pile up.
     int threads = 16;
@@ -155,7 +163,7 @@ public final class JniCheckMain {
                   if (i % 10 == 0) {
                     expectCode("concurrent panic", "INTERNAL_ERROR", exec("execute_tool", "boom", "{\"message\":\"x\"}", null));
                     expectContains("concurrent apex echo", "\"text\":\"" + text + "\"",
-                        apex(2, "rustfixture__echo", "{\"text\":\"" + text + "\"}"));
+                        apexExecute("rustfixture__echo", "{\"text\":\"" + text + "\"}")[0]);
                   }
                 }
                 return perThread;
@@ -165,17 +173,25 @@ public final class JniCheckMain {
       f.get(5, TimeUnit.MINUTES); // hang guard only
     }
     pool.shutdown();
-    // Re-initialising (a new provider instance in the same process) keeps answering.
-    expect("re-init", null, init.invoke(null, args[1], "dev.cetp.rustfixture", 1L, "1.0"));
+    // Starting again (a new provider instance in the same process) keeps answering.
+    expect("re-init", null, init.invoke(null, args[1], args[1] + "-nb", "dev.cetp.rustfixture", 1L, "1.0"));
     expectSuccess("after re-init", exec("list_tools", null, null, null));
     System.out.println("JNI-CHECK OK " + calls);
     System.exit(0);
+  }
+
+  private static String[] whoami(
+      String requestId, int uid, long token, String[] packages, String[][] digests) throws Exception {
+    count();
+    return (String[])
+        call.invoke(null, "execute_tool", "whoami", null, requestId, uid, token, packages, digests);
   }
 
   private static synchronized void count() {
     calls++;
   }
 
+  /** One CETP call from uid 10001, package com.example.agent, read anew every time (token 0). */
   private static String[] exec(String method, String tool, String args, String requestId)
       throws Exception {
     count();
@@ -187,16 +203,34 @@ public final class JniCheckMain {
             args,
             requestId,
             10001,
+            0L,
             new String[] {"com.example.agent"},
             new String[][] {{}});
   }
 
-  /** One Apex transaction from caller uid 10001, package com.example.agent. */
-  private static String apex(int op, String toolId, String arguments) throws Exception {
+  /** One Apex transaction of {@code method} (a caller-only native) from uid 10001. */
+  private static String apexCall(Method method) throws Exception {
     count();
     return (String)
-        apex.invoke(
-            null, op, toolId, arguments, 10001, new String[] {"com.example.agent"}, new String[][] {{}});
+        method.invoke(null, 10001, 0L, new String[] {"com.example.agent"}, new String[][] {{}});
+  }
+
+  /** One Apex {@code executeTool} from uid 10001: {@code {text, errorCode}}. */
+  private static String[] apexExecute(String toolId, String arguments) throws Exception {
+    count();
+    return (String[])
+        executeTool.invoke(
+            null, toolId, arguments, 10001, 0L, new String[] {"com.example.agent"}, new String[][] {{}});
+  }
+
+  private static void expectApexCode(String what, String code, String[] reply) {
+    if (reply == null
+        || reply.length != 2
+        || !code.equals(reply[1])
+        || reply[0] == null
+        || !reply[0].startsWith("Error: " + code + ": ")) {
+      fail(what + ": expected " + code + ", got " + Arrays.toString(reply));
+    }
   }
 
   private static Method declared(Class<?> c, String name, Class<?>... params) throws Exception {

@@ -88,6 +88,8 @@ public class MinimalSampleE2ETest extends SampleSuite {
     ProviderInfo info = app.manifest.provider(AUTHORITY);
     assertNull(info.readPermission);
     assertNull(info.writePermission);
+    // Said on the first call (the provider's onCreate does nothing).
+    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
     assertTrue(
         org.robolectric.shadows.ShadowLog.getLogs().stream()
             .anyMatch(l -> l.msg.startsWith("CETP provider: no permission required")));

@@ -19,21 +19,26 @@ import org.robolectric.RobolectricTestRunner;
  * The template's provider when its native library cannot be used: every call, in both forms,
  * answers a well-formed INTERNAL_ERROR naming the cause, instead of crashing or returning null.
  *
- * <p>Order-independent within the fork: a library name that differs from the loaded one is always
- * tried (and fails) by {@code NativeBridge.load}.
+ * <p>Order-independent within the fork: each test is a new app, which starts the runtime afresh,
+ * and a library name that differs from the loaded one is always tried (and fails) by {@code
+ * CetpRuntime}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(FixtureProviderBundle.class)
 public class MissingLibraryTest {
   private static final String LIBRARY_KEY = "dev.cetp.library";
+  private static final String APEX_SERVICE = "dev.cetp.ApexPluginService";
 
   private CetpConsumer startWithLibrary(String library) {
     ManifestInstaller.Parsed manifest = ManifestInstaller.parse(HostBundle.current().manifest());
-    Bundle meta = manifest.provider(AUTHORITY).metaData;
-    if (library == null) {
-      meta.remove(LIBRARY_KEY);
-    } else {
-      meta.putString(LIBRARY_KEY, library);
+    // The provider and the Apex plugin Service name the same library (one placeholder).
+    for (Bundle meta :
+        new Bundle[] {manifest.provider(AUTHORITY).metaData, manifest.service(APEX_SERVICE).metaData}) {
+      if (library == null) {
+        meta.remove(LIBRARY_KEY);
+      } else {
+        meta.putString(LIBRARY_KEY, library);
+      }
     }
     manifest.install().startProviders();
     return new CetpConsumer();

@@ -306,7 +306,7 @@ public final class ApprovalScreen implements AutoCloseable {
    */
   public static JSONObject adminState() {
     try {
-      Method admin = Class.forName("dev.cetp.NativeBridge").getDeclaredMethod("admin", String.class);
+      Method admin = Class.forName("dev.cetp.CetpRuntime").getDeclaredMethod("admin", String.class);
       admin.setAccessible(true);
       return new JSONObject((String) admin.invoke(null, "{\"op\":\"state\"}"))
           .getJSONObject("state");

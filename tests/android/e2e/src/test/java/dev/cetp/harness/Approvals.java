@@ -42,7 +42,7 @@ public final class Approvals {
     }
   }
 
-  private static final String BRIDGE = "dev.cetp.NativeBridge";
+  private static final String BRIDGE = "dev.cetp.CetpRuntime";
 
   /**
    * Sends one admin request and returns the whole reply ({@code ok}, {@code error}, {@code

@@ -53,6 +53,26 @@ public final class Callers {
    */
   public static PackageInfo installLabelled(
       PackageManager pm, int uid, String packageName, String label, byte[]... certificates) {
+    boolean replacing = isInstalled(pm, packageName);
+    PackageInfo pi = installQuietly(pm, uid, packageName, label, certificates);
+    if (replacing) {
+      // An update: the framework announces the old version's removal, then the new one.
+      broadcast(packageIntent(Intent.ACTION_PACKAGE_REMOVED, packageName, uid, true));
+      broadcast(packageIntent(Intent.ACTION_PACKAGE_ADDED, packageName, uid, true));
+      broadcast(packageIntent(Intent.ACTION_PACKAGE_REPLACED, packageName, uid, true));
+    } else {
+      broadcast(packageIntent(Intent.ACTION_PACKAGE_ADDED, packageName, uid, false));
+    }
+    return pi;
+  }
+
+  /**
+   * {@link #installLabelled} without the broadcasts: the PackageManager changes, but the app hears
+   * nothing yet, as when Android 14+ queues broadcasts for a cached app. The change is recorded
+   * for {@code PackageManager.getChangedPackages}, as the platform records every install.
+   */
+  public static PackageInfo installQuietly(
+      PackageManager pm, int uid, String packageName, String label, byte[]... certificates) {
     Signature[] signatures = new Signature[certificates.length];
     for (int i = 0; i < certificates.length; i++) {
       signatures[i] = new Signature(certificates[i]);
@@ -74,8 +94,8 @@ public final class Callers {
     SigningInfo signingInfo = new SigningInfo();
     shadowOf(signingInfo).setSignatures(signatures);
     pi.signingInfo = signingInfo; // GET_SIGNING_CERTIFICATES view
-    boolean replacing = isInstalled(pm, packageName);
     shadowOf(pm).installPackage(pi);
+    recordChange(pm, packageName);
 
     Set<String> packages = new LinkedHashSet<>();
     String[] existing = pm.getPackagesForUid(uid);
@@ -86,15 +106,27 @@ public final class Callers {
     }
     packages.add(packageName);
     shadowOf(pm).setPackagesForUid(uid, packages.toArray(new String[0]));
-    if (replacing) {
-      // An update: the framework announces the old version's removal, then the new one.
-      broadcast(packageIntent(Intent.ACTION_PACKAGE_REMOVED, packageName, uid, true));
-      broadcast(packageIntent(Intent.ACTION_PACKAGE_ADDED, packageName, uid, true));
-      broadcast(packageIntent(Intent.ACTION_PACKAGE_REPLACED, packageName, uid, true));
-    } else {
-      broadcast(packageIntent(Intent.ACTION_PACKAGE_ADDED, packageName, uid, false));
-    }
     return pi;
+  }
+
+  /** The device's package-change sequence number, and the test application it belongs to. */
+  private static int changeSequence;
+
+  private static Object changeSequenceOf;
+
+  /**
+   * Records a change for {@code PackageManager.getChangedPackages}. Robolectric answers a query
+   * for sequence number {@code n} with the packages recorded under {@code n} and the number
+   * {@code n + 1}, so each change is recorded under the number an app that saw every earlier
+   * change would ask with.
+   */
+  private static synchronized void recordChange(PackageManager pm, String packageName) {
+    Object app = RuntimeEnvironment.getApplication();
+    if (changeSequenceOf != app) {
+      changeSequenceOf = app;
+      changeSequence = 0;
+    }
+    shadowOf(pm).addChangedPackage(changeSequence++, packageName);
   }
 
   /**
@@ -103,6 +135,7 @@ public final class Callers {
    */
   public static void uninstall(PackageManager pm, int uid, String packageName) {
     shadowOf(pm).removePackage(packageName);
+    recordChange(pm, packageName);
     List<String> remaining = new java.util.ArrayList<>();
     String[] existing = pm.getPackagesForUid(uid);
     if (existing != null) {

@@ -9,7 +9,8 @@ import org.robolectric.shadows.ShadowApplicationPackageManager;
 
 /**
  * Robolectric's PackageManager shadow, counting the queries a provider makes to identify its
- * caller: {@code getPackagesForUid} and {@code getPackageInfo} (every overload). On a device
+ * caller: {@code getPackagesForUid}, {@code getPackageInfo} (every overload) and {@code
+ * getChangedPackages}. On a device
  * each of them is a Binder round trip to system_server.
  *
  * <p>Enable it with {@code @Config(shadows = CountingPackageManager.class)}; read and reset the
@@ -20,10 +21,19 @@ import org.robolectric.shadows.ShadowApplicationPackageManager;
 public class CountingPackageManager extends ShadowApplicationPackageManager {
   private static final AtomicLong PACKAGES_FOR_UID = new AtomicLong();
   private static final AtomicLong PACKAGE_INFO = new AtomicLong();
+  private static final AtomicLong CHANGED_PACKAGES = new AtomicLong();
 
-  /** {@code getPackagesForUid} plus {@code getPackageInfo} calls since the last {@link #reset}. */
+  /**
+   * {@code getPackagesForUid}, {@code getPackageInfo} and {@code getChangedPackages} calls since
+   * the last {@link #reset}.
+   */
   public static long queries() {
-    return PACKAGES_FOR_UID.get() + PACKAGE_INFO.get();
+    return PACKAGES_FOR_UID.get() + PACKAGE_INFO.get() + CHANGED_PACKAGES.get();
+  }
+
+  /** {@code getChangedPackages} calls since the last {@link #reset}. */
+  public static long changedPackages() {
+    return CHANGED_PACKAGES.get();
   }
 
   /** {@code getPackagesForUid} calls since the last {@link #reset}. */
@@ -39,6 +49,14 @@ public class CountingPackageManager extends ShadowApplicationPackageManager {
   public static void reset() {
     PACKAGES_FOR_UID.set(0);
     PACKAGE_INFO.set(0);
+    CHANGED_PACKAGES.set(0);
+  }
+
+  @Implementation
+  @Override
+  protected Object getChangedPackages(int sequenceNumber) {
+    CHANGED_PACKAGES.incrementAndGet();
+    return super.getChangedPackages(sequenceNumber);
   }
 
   @Implementation
