@@ -1,8 +1,75 @@
-//! [`ToolError`]: what a tool returns when it cannot answer.
+//! [`ToolError`]: what a tool returns when it cannot answer, and the six CETP [`ErrorCode`]s.
 
 use std::fmt;
 
-use crate::wire::{ErrorCode, Response};
+/// The six CETP v1 error codes.
+///
+/// ```
+/// use cetp_provider::ErrorCode;
+/// assert_eq!(ErrorCode::InvalidArgs.as_str(), "INVALID_ARGS");
+/// assert_eq!("RATE_LIMITED".parse::<ErrorCode>(), Ok(ErrorCode::RateLimited));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The user must first authenticate or authorize the caller in the provider app.
+    AuthRequired,
+    /// The caller is not allowed to use the provider.
+    PermissionDenied,
+    /// The requested method or tool does not exist.
+    ToolNotFound,
+    /// The arguments do not match the tool's schema.
+    InvalidArgs,
+    /// The caller is calling too often.
+    RateLimited,
+    /// The provider failed internally.
+    InternalError,
+}
+
+impl ErrorCode {
+    /// Every code, in protocol order.
+    pub const ALL: [ErrorCode; 6] = [
+        ErrorCode::AuthRequired,
+        ErrorCode::PermissionDenied,
+        ErrorCode::ToolNotFound,
+        ErrorCode::InvalidArgs,
+        ErrorCode::RateLimited,
+        ErrorCode::InternalError,
+    ];
+
+    /// The code as it appears on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::AuthRequired => "AUTH_REQUIRED",
+            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
+            ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
+            ErrorCode::InvalidArgs => "INVALID_ARGS",
+            ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::InternalError => "INTERNAL_ERROR",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The string is not one of the six CETP v1 error codes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a CETP v1 error code")]
+pub struct UnknownErrorCode(pub String);
+
+impl std::str::FromStr for ErrorCode {
+    type Err = UnknownErrorCode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ErrorCode::ALL
+            .into_iter()
+            .find(|code| code.as_str() == s)
+            .ok_or_else(|| UnknownErrorCode(s.to_owned()))
+    }
+}
 
 /// A tool failure that becomes a CETP error response.
 ///
@@ -103,12 +170,6 @@ impl ToolError {
     /// The authorize intent action, if any.
     pub fn authorize_intent(&self) -> Option<&str> {
         self.authorize_intent.as_deref()
-    }
-}
-
-impl From<ToolError> for Response {
-    fn from(err: ToolError) -> Self {
-        Response::Error(err)
     }
 }
 

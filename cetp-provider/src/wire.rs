@@ -7,6 +7,7 @@
 use std::fmt;
 
 use crate::error::ToolError;
+pub use crate::error::{ErrorCode, UnknownErrorCode};
 
 /// `ContentResolver.call` method that lists the provider's tools.
 pub const METHOD_LIST_TOOLS: &str = "list_tools";
@@ -87,75 +88,6 @@ pub const APEX_KEY_PARAMETERS_SCHEMA: &str = "parametersSchema";
 /// Appended to the app's package to form the action of the list of apps with access, the
 /// screen the app itself opens from its settings (not reachable from other apps).
 pub const MANAGE_ACTION_SUFFIX: &str = ".CETP_MANAGE_GRANTS";
-
-/// The six CETP v1 error codes.
-///
-/// ```
-/// use cetp_provider::ErrorCode;
-/// assert_eq!(ErrorCode::InvalidArgs.as_str(), "INVALID_ARGS");
-/// assert_eq!("RATE_LIMITED".parse::<ErrorCode>(), Ok(ErrorCode::RateLimited));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// The user must first authenticate or authorize the caller in the provider app.
-    AuthRequired,
-    /// The caller is not allowed to use the provider.
-    PermissionDenied,
-    /// The requested method or tool does not exist.
-    ToolNotFound,
-    /// The arguments do not match the tool's schema.
-    InvalidArgs,
-    /// The caller is calling too often.
-    RateLimited,
-    /// The provider failed internally.
-    InternalError,
-}
-
-impl ErrorCode {
-    /// Every code, in protocol order.
-    pub const ALL: [ErrorCode; 6] = [
-        ErrorCode::AuthRequired,
-        ErrorCode::PermissionDenied,
-        ErrorCode::ToolNotFound,
-        ErrorCode::InvalidArgs,
-        ErrorCode::RateLimited,
-        ErrorCode::InternalError,
-    ];
-
-    /// The code as it appears on the wire.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::AuthRequired => "AUTH_REQUIRED",
-            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
-            ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
-            ErrorCode::InvalidArgs => "INVALID_ARGS",
-            ErrorCode::RateLimited => "RATE_LIMITED",
-            ErrorCode::InternalError => "INTERNAL_ERROR",
-        }
-    }
-}
-
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The string is not one of the six CETP v1 error codes.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a CETP v1 error code")]
-pub struct UnknownErrorCode(pub String);
-
-impl std::str::FromStr for ErrorCode {
-    type Err = UnknownErrorCode;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ErrorCode::ALL
-            .into_iter()
-            .find(|code| code.as_str() == s)
-            .ok_or_else(|| UnknownErrorCode(s.to_owned()))
-    }
-}
 
 /// The answer to one CETP call: the result as JSON text, or a [`ToolError`].
 ///
@@ -258,6 +190,12 @@ impl Response {
                 pairs
             }
         }
+    }
+}
+
+impl From<ToolError> for Response {
+    fn from(err: ToolError) -> Self {
+        Response::Error(err)
     }
 }
 
