@@ -107,7 +107,7 @@ fn native_metadata_json<'local>(
         &packages,
         &certificate_digests,
     )?;
-    JString::from_str(env, running.apex.metadata_json(&caller))
+    super::strings::new_string(env, &running.apex.metadata_json(&caller))
 }
 
 /// `static native String toolsJson(…)`: as [`native_metadata_json`], for `getToolsJson`.
@@ -129,7 +129,7 @@ fn native_tools_json<'local>(
         &packages,
         &certificate_digests,
     )?;
-    JString::from_str(env, running.apex.tools_json(&caller))
+    super::strings::new_string(env, &running.apex.tools_json(&caller))
 }
 
 /// `static native String[] executeTool(String toolId, String argumentsJson, int callingUid,

@@ -67,7 +67,7 @@ fn native_init<'local>(
     .with_version(version_code, read_or_empty(env, &version_name)?);
     match super::runtime().start(app) {
         Ok(()) => Ok(JString::null()),
-        Err(reason) => JString::from_str(env, reason),
+        Err(reason) => super::strings::new_string(env, &reason),
     }
 }
 
@@ -137,5 +137,5 @@ fn native_admin<'local>(
         return Ok(JString::null());
     };
     let request = read_or_empty(env, &request)?;
-    JString::from_str(env, running.admin(&request))
+    super::strings::new_string(env, &running.admin(&request))
 }

@@ -10,14 +10,17 @@ use jni::objects::{JObjectArray, JString};
 use jni::refs::Global;
 use jni::sys::{jint, jlong};
 
-use super::mutf8::decode_lossy;
+use super::strings::new_string;
+pub(super) use super::strings::{read, read_or_empty};
 use crate::caller::{Caller, CallerPackage};
 use crate::error::panic_text;
 use crate::wire::{self, Response};
 
-/// What call-time code needs from the JVM, created on the loading thread in `JNI_OnLoad`.
+/// What call-time code needs from the JVM, created on the loading thread in `JNI_OnLoad`: every
+/// constant string a reply can hold (its keys, the two statuses, the six error codes), so a
+/// reply creates only the strings that vary (`data`, the message, the hint, the intent).
 struct JavaSide {
-    keys: Vec<(&'static str, Global<JString<'static>>)>,
+    constants: Vec<(&'static str, Global<JString<'static>>)>,
 }
 
 static JAVA: OnceLock<JavaSide> = OnceLock::new();
@@ -25,32 +28,23 @@ static JAVA: OnceLock<JavaSide> = OnceLock::new();
 /// Interns the reply keys as global Java strings (a reply then creates only its values) and
 /// resolves `java.lang.String` for `String[]` replies while the class loader is the app's.
 pub(super) fn prepare(env: &mut Env<'_>) -> Result<(), Error> {
-    let mut keys = Vec::with_capacity(wire::RESPONSE_KEYS.len());
-    for key in wire::RESPONSE_KEYS {
-        let local = JString::from_str(env, key)?;
-        keys.push((key, env.new_global_ref(&local)?));
+    let codes = wire::ErrorCode::ALL.map(wire::ErrorCode::as_str);
+    let all = wire::RESPONSE_KEYS
+        .iter()
+        .chain(&[wire::STATUS_SUCCESS, wire::STATUS_ERROR])
+        .chain(&codes);
+    let mut constants = Vec::new();
+    for text in all {
+        let local = new_string(env, text)?;
+        constants.push((*text, env.new_global_ref(&local)?));
         env.delete_local_ref(local);
     }
     let warm = JObjectArray::<JString>::new(env, 0, JString::null())?;
     env.delete_local_ref(warm);
-    if JAVA.set(JavaSide { keys }).is_err() {
+    if JAVA.set(JavaSide { constants }).is_err() {
         log::warn!("CETP native bridge registered again; keeping the first key cache");
     }
     Ok(())
-}
-
-/// Reads a Java string (null stays `None`); unpaired surrogates become U+FFFD.
-pub(super) fn read(env: &Env<'_>, string: &JString<'_>) -> Result<Option<String>, Error> {
-    if string.is_null() {
-        return Ok(None);
-    }
-    let chars = string.mutf8_chars(env)?;
-    Ok(Some(decode_lossy(chars.to_bytes()).into_owned()))
-}
-
-/// A string argument, `""` for null.
-pub(super) fn read_or_empty(env: &Env<'_>, string: &JString<'_>) -> Result<String, Error> {
-    Ok(read(env, string)?.unwrap_or_default())
 }
 
 /// How many identities each Binder thread keeps (agents calling one app are few).
@@ -146,27 +140,35 @@ fn length<E: jni::refs::Reference>(
 }
 
 /// Writes the reply into a new `String[]` of `key, value, key, value, ...`, inside a local frame
-/// so that no per-pair local reference outlives the loop.
+/// so that no per-pair local reference outlives the loop. Constant strings come from the ones
+/// interned at load; the others are created here.
 pub(super) fn pairs<'local>(
     env: &mut Env<'local>,
     response: &Response,
 ) -> Result<JObjectArray<'local, JString<'local>>, Error> {
     let pairs = response.to_pairs();
-    let keys = JAVA.get().map(|java| java.keys.as_slice()).unwrap_or(&[]);
+    let constants = JAVA.get().map(|java| java.constants.as_slice()).unwrap_or(&[]);
+    let constant = |text: &str| {
+        constants
+            .iter()
+            .find(|(have, _)| *have == text)
+            .map(|(_, global)| global)
+    };
     env.with_local_frame_returning_local::<_, JObjectArray<JString>, Error>(
         2 * pairs.len() + 1,
         |env| {
             let array = JObjectArray::<JString>::new(env, 2 * pairs.len(), JString::null())?;
             for (index, (key, value)) in pairs.iter().enumerate() {
-                match keys.iter().find(|(k, _)| k == key) {
-                    Some((_, interned)) => array.set_element(env, 2 * index, interned)?,
-                    None => {
-                        let key = JString::from_str(env, key)?;
-                        array.set_element(env, 2 * index, &key)?;
+                for (at, text) in [(2 * index, *key), (2 * index + 1, *value)] {
+                    match constant(text) {
+                        Some(interned) => array.set_element(env, at, interned)?,
+                        None => {
+                            let created = new_string(env, text)?;
+                            array.set_element(env, at, &created)?;
+                            env.delete_local_ref(created);
+                        }
                     }
                 }
-                let value = JString::from_str(env, value)?;
-                array.set_element(env, 2 * index + 1, &value)?;
             }
             Ok(array)
         },
@@ -184,8 +186,9 @@ pub(super) fn strings<'local>(
             let array = JObjectArray::<JString>::new(env, values.len(), JString::null())?;
             for (index, value) in values.iter().enumerate() {
                 if let Some(value) = value {
-                    let value = JString::from_str(env, value)?;
+                    let value = new_string(env, value)?;
                     array.set_element(env, index, &value)?;
+                    env.delete_local_ref(value);
                 }
             }
             Ok(array)

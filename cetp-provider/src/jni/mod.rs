@@ -43,7 +43,7 @@
 mod apex;
 mod cetp;
 mod convert;
-mod mutf8;
+mod strings;
 
 use std::ffi::c_void;
 use std::panic::catch_unwind;
