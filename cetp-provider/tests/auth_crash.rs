@@ -4,7 +4,7 @@
 //! write window by construction: the child's file system (the store's [`StoreFs`] seam over
 //! the real one) stops at a pseudo-random step of a save (temp open, write, fsync, rename,
 //! directory fsync, of the last good copy or of the file), says so, and waits to be killed.
-//! After every kill the store must parse, be version 1, and hold exactly the state after the
+//! After every kill the store must parse, be version 2, and hold exactly the state after the
 //! last acknowledged operation or the one after it (written but not yet acknowledged). The
 //! next child resumes from that state.
 //!
@@ -163,17 +163,17 @@ fn expected_after(n: u64) -> (Vec<Value>, Vec<Value>) {
     for i in 0..n {
         match op(i) {
             Op::Approve => {
-                let scopes = if i % 2 == 1 {
-                    json!(["calendar", "notes"])
-                } else {
-                    json!(["notes"])
-                };
                 let access = if i % 3 == 0 { "limited" } else { "full" };
+                let scope = json!({"access": access, "granted_at_ms": 7, "expires_at_ms": null});
+                let scopes = if i % 2 == 1 {
+                    json!({"calendar": scope, "notes": scope})
+                } else {
+                    json!({"notes": scope})
+                };
                 grants.push((
                     i,
                     json!({
-                        "package": package(i), "certificate_sha256": cert(i), "scopes": scopes,
-                        "access": access, "granted_at_ms": 7, "expires_at_ms": null
+                        "package": package(i), "certificate_sha256": cert(i), "scopes": scopes
                     }),
                 ));
             }
@@ -345,7 +345,7 @@ fn store_survives_sigkill_at_any_point() {
             }
         }
 
-        // The file, read directly: valid JSON, version 1, exactly one of the possible states.
+        // The file, read directly: valid JSON, version 2, exactly one of the possible states.
         // (Before the first save completes, the last good copy may exist without the file.)
         let mut path = dir.path().join(STORE_FILE_NAME);
         if !path.exists() {
@@ -355,11 +355,11 @@ fn store_survives_sigkill_at_any_point() {
             Ok(text) => serde_json::from_str::<Value>(&text)
                 .unwrap_or_else(|e| panic!("kill {kill}: store is not JSON ({e}): {text:?}")),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                json!({"version": 1, "grants": [], "denials": []})
+                json!({"version": 2, "grants": [], "denials": []})
             }
             Err(e) => panic!("kill {kill}: {e}"),
         };
-        assert_eq!(found["version"], 1, "kill {kill}");
+        assert_eq!(found["version"], 2, "kill {kill}");
         let state = (
             found["grants"].as_array().unwrap().clone(),
             found["denials"].as_array().unwrap().clone(),

@@ -180,7 +180,7 @@ fn an_approval_grants_only_the_scopes_the_user_saw() {
         .authorizer()
         .approve(&seen.id, Approval::as_listed(&seen))
         .unwrap();
-    assert_eq!(grants[0].scopes.iter().collect::<Vec<_>>(), ["notes"]);
+    assert_eq!(grants[0].scope_names().collect::<Vec<_>>(), ["notes"]);
     assert!(call(&provider, &agent(), "read_notes").is_success());
     assert_eq!(
         call(&provider, &agent(), "agenda").error_code(),

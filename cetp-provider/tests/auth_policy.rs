@@ -162,11 +162,7 @@ fn auth_required_names_exactly_the_missing_scopes() {
     let grants = provider.authorizer().grants();
     assert_eq!(grants.len(), 1);
     assert_eq!(
-        grants[0]
-            .scopes
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
+        grants[0].scope_names().collect::<Vec<_>>(),
         ["calendar", "notes"]
     );
 }
@@ -255,7 +251,7 @@ fn grants_expire_with_the_clock() {
         Approval::as_listed(r).expires_after(Duration::from_secs(3600))
     });
     assert_eq!(
-        provider.authorizer().grants()[0].expires_at_ms,
+        provider.authorizer().grants()[0].expires_at_ms(),
         Some(1_700_000_000_000 + 3_600_000)
     );
     clock.advance(Duration::from_secs(3599));

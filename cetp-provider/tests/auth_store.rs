@@ -75,14 +75,13 @@ fn writes_leave_one_complete_documented_file() {
     assert_eq!(
         read_json(dir.path()),
         serde_json::json!({
-            "version": 1,
+            "version": 2,
             "grants": [{
                 "package": AGENT,
                 "certificate_sha256": CERT_A,
-                "scopes": ["notes"],
-                "access": "limited",
-                "granted_at_ms": 1000,
-                "expires_at_ms": null
+                "scopes": {
+                    "notes": {"access": "limited", "granted_at_ms": 1000, "expires_at_ms": null}
+                }
             }],
             "denials": []
         })
@@ -107,7 +106,7 @@ fn grants_and_denials_survive_a_restart() {
     let reopened = user_approval(dir.path());
     let grants = reopened.authorizer().grants();
     assert_eq!(grants.len(), 1);
-    assert_eq!(grants[0].scopes.iter().collect::<Vec<_>>(), ["calendar"]);
+    assert_eq!(grants[0].scope_names().collect::<Vec<_>>(), ["calendar"]);
     assert_eq!(reopened.authorizer().denials().len(), 1);
     // The agent holds `calendar` only: `agenda` still lacks `notes`.
     let answer = call(&reopened, &agent(), "agenda");
@@ -148,7 +147,7 @@ fn corrupt_cases(valid: &str) -> Vec<(&'static str, Corrupt)> {
         ),
         (
             "wrong version",
-            Box::new(|p: &Path| fs::write(p, r#"{"version":2,"grants":[],"denials":[]}"#).unwrap()),
+            Box::new(|p: &Path| fs::write(p, r#"{"version":3,"grants":[],"denials":[]}"#).unwrap()),
         ),
         (
             "wrong shape",
@@ -226,7 +225,7 @@ fn a_corrupt_store_is_set_aside_and_everyone_reapproves() {
             .authorizer()
             .approve(&id, listed(&provider, &id))
             .unwrap();
-        assert_eq!(read_json(dir.path())["version"], 1, "{what}");
+        assert_eq!(read_json(dir.path())["version"], 2, "{what}");
         assert_eq!(read_json(dir.path()).get("decisions_lost"), None, "{what}");
         assert_eq!(names_in(dir.path()).len(), 3, "{what}");
         let answer = call(&provider, &agent(), "read_notes");

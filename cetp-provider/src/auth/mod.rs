@@ -52,19 +52,25 @@
 //! # The grant store
 //!
 //! Grants and denials live in one file, `cetp-grants.json` ([`STORE_FILE_NAME`]), in the store
-//! directory (the app's files dir on Android):
+//! directory (the app's files dir on Android), format version 2 ([`STORE_VERSION`]):
 //!
 //! ```json
 //! {
-//!   "version": 1,
+//!   "version": 2,
 //!   "grants": [
 //!     {
 //!       "package": "com.clawseed.android",
 //!       "certificate_sha256": "5f2a…(64 hex digits)",
-//!       "scopes": ["notes"],
-//!       "access": "full",
-//!       "granted_at_ms": 1767225600000,
-//!       "expires_at_ms": null
+//!       "scopes": {
+//!         "calendar": { "access": "full", "granted_at_ms": 1767229200000, "expires_at_ms": null },
+//!         "notes": { "access": "limited", "granted_at_ms": 1767225600000, "expires_at_ms": 1767229200000 }
+//!       }
+//!     },
+//!     {
+//!       "package": "com.example.minimal.agent",
+//!       "certificate_sha256": "9c01…",
+//!       "scopes": {},
+//!       "no_scope": { "access": "full", "granted_at_ms": 1767225600000, "expires_at_ms": null }
 //!     }
 //!   ],
 //!   "denials": [
@@ -73,9 +79,26 @@
 //! }
 //! ```
 //!
+//! A grant holds, **per scope**, what the user chose when approving that scope: `access`
+//! (`"full"` or `"limited"`), when (`granted_at_ms`) and until when (`expires_at_ms`, `null`
+//! never expires). An approval sets only the scopes it names, so approving `calendar` (full,
+//! forever) after `notes` (limited, for an hour) leaves `notes` limited and lapsing in an hour:
+//! an approval changes what the screen showed and nothing else. A call is admitted when every
+//! scope its tool needs is approved and not expired, at the most restrictive level among them.
+//! `no_scope` (absent unless set) is what the user chose when approving a request that named no
+//! scope, as every request of a provider without scopes does; a tool that needs no scope gets
+//! it while it lasts, else the most restrictive level of the scopes in force. Per scope rather
+//! than per approval because the screen shows and changes scopes: each has one current
+//! decision, and a later approval of the same scope replaces it (narrower or wider), where
+//! approvals kept side by side would leave the user to work out which of them is in force.
+//!
+//! Version 1 files, written before, had one `access`, `granted_at_ms` and `expires_at_ms` per
+//! grant and `scopes` as a list of names; they are read with that level and expiry for each of
+//! the grant's scopes (for `no_scope` when the list is empty), and written as version 2 at the
+//! next change. `"redacted"`, an older name of `"limited"`, is still read.
+//!
 //! Times are milliseconds since the Unix epoch; `certificate_sha256` is the lower-case hex
-//! SHA-256 digest of the consumer's signing certificate; `access` is `"full"` or
-//! `"limited"`; `expires_at_ms: null` never expires. A grant is always pinned: the approval
+//! SHA-256 digest of the consumer's signing certificate. A grant is always pinned: the approval
 //! screen cannot approve a package whose certificate the platform did not report
 //! ([`AdminError::NoCertificate`]). A denial may have `certificate_sha256: null` (it then
 //! refuses the package whatever its certificate). Unknown fields are ignored; another
@@ -172,12 +195,13 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 pub use access_log::{ACCESS_LOG_FILE_NAME, AccessSummary, ToolAccess};
 pub use admin::{
     AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval, GrantState,
+    ScopeState,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
 pub use pending::{PendingPackage, PendingRequest, ScopeInfo};
 pub use rate::RateLimit;
-pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, StoreError};
+pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, StoreError};
 
 use crate::app::App;
 use crate::context::{AccessLevel, Caller};
@@ -698,46 +722,36 @@ impl Authorizer {
         let mut candidates: Vec<(u8, &Grant)> = data
             .grants
             .iter()
-            .filter(|g| !g.is_expired(now) && g.certificate_sha256.is_some())
+            .filter(|g| g.certificate_sha256.is_some())
             .filter_map(|g| {
                 specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, g))
             })
             .collect();
         candidates.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
-        let missing: Vec<String> = match need {
-            Need::Discovery => {
-                if let Some((_, grant)) = candidates.first() {
-                    return Ok(grant.access);
-                }
-                self.scopes.iter().map(|(name, _)| name.clone()).collect()
-            }
-            Need::Scopes(needed) => {
-                if let Some((_, grant)) = candidates
-                    .iter()
-                    .find(|(_, g)| needed.iter().all(|s| g.scopes.contains(s)))
-                {
-                    return Ok(grant.access);
-                }
-                let lacking = |g: &Grant| -> Vec<String> {
-                    needed
-                        .iter()
-                        .filter(|s| !g.scopes.contains(*s))
-                        .cloned()
-                        .collect()
-                };
-                candidates
-                    .iter()
-                    .map(|(_, g)| lacking(g))
-                    .min_by_key(Vec::len)
-                    .unwrap_or_else(|| needed.to_vec())
-            }
+        let needed = match need {
+            Need::Discovery => &[][..],
+            Need::Scopes(needed) => needed,
         };
-        let expired = candidates.is_empty()
-            && data.grants.iter().any(|g| {
-                g.is_expired(now)
-                    && g.certificate_sha256.is_some()
-                    && specificity(&g.package, g.certificate_sha256.as_deref(), caller).is_some()
-            });
+        let mut best: Option<store::Lacking> = None;
+        for (_, grant) in &candidates {
+            match grant.admits(needed, now) {
+                Ok(access) => return Ok(access),
+                Err(lacking) => {
+                    if best
+                        .as_ref()
+                        .is_none_or(|b| lacking.scopes.len() < b.scopes.len())
+                    {
+                        best = Some(lacking);
+                    }
+                }
+            }
+        }
+        let expired = best.as_ref().is_some_and(|b| b.expired);
+        let missing: Vec<String> = match need {
+            // Everything the provider offers: the caller asked to see the tools.
+            Need::Discovery => self.scopes.iter().map(|(name, _)| name.clone()).collect(),
+            Need::Scopes(needed) => best.map_or_else(|| needed.to_vec(), |b| b.scopes),
+        };
         self.charge_refusal(caller)?;
         let id = self.pending_queue().record(caller, &missing, now);
         log::info!(

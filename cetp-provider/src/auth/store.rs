@@ -1,7 +1,7 @@
 //! The grant store: [`Grant`]s and [`Denial`]s kept in one JSON file, written atomically.
 //! The format is documented in the [`auth`](crate::auth) module docs.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,20 +15,84 @@ use crate::context::AccessLevel;
 /// The name of the grant store file inside the store directory.
 pub const STORE_FILE_NAME: &str = "cetp-grants.json";
 
-/// The store file format version this SDK reads and writes.
-pub const STORE_VERSION: u32 = 1;
+/// The store file format version this SDK writes. It reads this one and version 1 (one access
+/// level and expiry per grant, which then apply to each of the grant's scopes).
+pub const STORE_VERSION: u32 = 2;
 
-/// The user's approval for one consumer package (pinned to a certificate when known).
+/// What the user allowed for one scope of a [`Grant`] (or, in [`Grant::no_scope`], for the
+/// tools that need no scope): the access level and how long it lasts.
+///
+/// ```
+/// use cetp_provider::auth::ScopeGrant;
+/// let notes: ScopeGrant = serde_json::from_str(
+///     r#"{"access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000}"#,
+/// ).unwrap();
+/// assert!(notes.access.is_limited());
+/// assert!(!notes.is_expired(59_999));
+/// assert!(notes.is_expired(60_000));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ScopeGrant {
+    /// What tools may show for this scope; reaches tools as
+    /// [`CallContext::access`](crate::CallContext::access) (the most restrictive level of the
+    /// scopes a tool needs).
+    #[serde(with = "access_level")]
+    pub access: AccessLevel,
+    /// When the user approved it, in ms since the Unix epoch.
+    pub granted_at_ms: u64,
+    /// When it lapses, in ms since the Unix epoch; `None` = never.
+    #[serde(default)]
+    pub expires_at_ms: Option<u64>,
+}
+
+impl ScopeGrant {
+    /// Approved at `granted_at_ms` with `access`, lapsing at `expires_at_ms` (`None`: never).
+    ///
+    /// ```
+    /// use cetp_provider::AccessLevel;
+    /// use cetp_provider::auth::ScopeGrant;
+    /// let forever = ScopeGrant::new(AccessLevel::Full, 0, None);
+    /// assert!(!forever.is_expired(u64::MAX));
+    /// ```
+    pub fn new(access: AccessLevel, granted_at_ms: u64, expires_at_ms: Option<u64>) -> Self {
+        ScopeGrant {
+            access,
+            granted_at_ms,
+            expires_at_ms,
+        }
+    }
+
+    /// Whether it has lapsed at `now_ms`.
+    pub fn is_expired(&self, now_ms: u64) -> bool {
+        self.expires_at_ms.is_some_and(|at| at <= now_ms)
+    }
+}
+
+/// The user's approval for one consumer package, pinned to its signing certificate: per scope,
+/// the access level and expiry the user chose when approving that scope.
+///
+/// An approval changes only the scopes it names; approving `calendar` later leaves `notes` as
+/// the user chose it. A call is admitted when every scope its tool needs is approved and not
+/// expired, at the most restrictive level among them. A tool that needs no scope is judged by
+/// [`no_scope`](Self::no_scope) when the user approved a request that named no scope (a
+/// provider without scopes), else by the scopes in force (the most restrictive of them).
 ///
 /// ```
 /// use cetp_provider::auth::Grant;
 /// let grant: Grant = serde_json::from_str(r#"{
-///     "package": "com.example.agent", "certificate_sha256": "5f2a", "scopes": ["notes"],
-///     "access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000
+///     "package": "com.example.agent", "certificate_sha256": "5f2a",
+///     "scopes": {
+///         "notes": {"access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000},
+///         "calendar": {"access": "full", "granted_at_ms": 0, "expires_at_ms": null}
+///     }
 /// }"#).unwrap();
-/// assert!(grant.access.is_limited());
-/// assert!(!grant.is_expired(59_999));
-/// assert!(grant.is_expired(60_000));
+/// assert!(grant.scopes["notes"].access.is_limited());
+/// assert_eq!(grant.scope_names().collect::<Vec<_>>(), ["calendar", "notes"]);
+/// // The grant as a whole: the most it gives (full somewhere), until its last scope lapses.
+/// assert!(!grant.access().is_limited());
+/// assert_eq!(grant.expires_at_ms(), None);
+/// assert!(!grant.is_expired(60_000));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -40,22 +104,166 @@ pub struct Grant {
     /// earlier version) matches nobody.
     #[serde(default)]
     pub certificate_sha256: Option<String>,
-    /// The scopes the user allowed.
-    pub scopes: BTreeSet<String>,
-    /// What tools may show this consumer; reaches tools as [`CallContext::access`](crate::CallContext::access).
-    #[serde(with = "access_level")]
-    pub access: AccessLevel,
-    /// When the user approved, in ms since the Unix epoch.
-    pub granted_at_ms: u64,
-    /// When the grant lapses, in ms since the Unix epoch; `None` = never.
+    /// The scopes the user allowed, each with its access level and expiry.
     #[serde(default)]
-    pub expires_at_ms: Option<u64>,
+    pub scopes: BTreeMap<String, ScopeGrant>,
+    /// What the user allowed when approving a request that named no scope (the tools of a
+    /// provider without scopes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_scope: Option<ScopeGrant>,
+}
+
+/// Why a grant does not admit a call: the needed scopes it lacks (absent or expired), and
+/// whether one of them (or, for a call that needs no scope, everything) expired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Lacking {
+    pub(crate) scopes: Vec<String>,
+    pub(crate) expired: bool,
 }
 
 impl Grant {
-    /// Whether the grant has lapsed at `now_ms`.
+    /// An approval of nothing yet, for `package` pinned to `certificate_sha256`.
+    ///
+    /// ```
+    /// use cetp_provider::auth::Grant;
+    /// let grant = Grant::new("com.example.agent", Some("5f2a".to_owned()));
+    /// assert!(grant.scopes.is_empty() && grant.no_scope.is_none());
+    /// assert!(grant.is_expired(0), "it admits nothing");
+    /// ```
+    pub fn new(package: impl Into<String>, certificate_sha256: Option<String>) -> Self {
+        Grant {
+            package: package.into(),
+            certificate_sha256,
+            scopes: BTreeMap::new(),
+            no_scope: None,
+        }
+    }
+
+    fn entries(&self) -> impl Iterator<Item = &ScopeGrant> {
+        self.scopes.values().chain(self.no_scope.iter())
+    }
+
+    /// The names of the approved scopes (expired ones included until the next change of the
+    /// store), in name order.
+    pub fn scope_names(&self) -> impl Iterator<Item = &str> {
+        self.scopes.keys().map(String::as_str)
+    }
+
+    /// Whether nothing of it is in force at `now_ms` (every scope lapsed).
     pub fn is_expired(&self, now_ms: u64) -> bool {
-        self.expires_at_ms.is_some_and(|at| at <= now_ms)
+        self.entries().all(|e| e.is_expired(now_ms))
+    }
+
+    /// The widest access level it gives: `Full` if any of its scopes is full. What the app can
+    /// see of at least one scope; a call gets the level of the scopes it needs.
+    pub fn access(&self) -> AccessLevel {
+        if self.entries().any(|e| e.access == AccessLevel::Full) {
+            AccessLevel::Full
+        } else {
+            AccessLevel::Limited
+        }
+    }
+
+    /// The latest approval among its scopes, in ms since the Unix epoch (0 when it has none).
+    pub fn granted_at_ms(&self) -> u64 {
+        self.entries().map(|e| e.granted_at_ms).max().unwrap_or(0)
+    }
+
+    /// When the last of its scopes lapses, in ms since the Unix epoch; `None` when one of them
+    /// never does (or it has none).
+    pub fn expires_at_ms(&self) -> Option<u64> {
+        let mut latest: Option<u64> = None;
+        for entry in self.entries() {
+            let at = entry.expires_at_ms?;
+            latest = Some(latest.map_or(at, |l| l.max(at)));
+        }
+        latest
+    }
+
+    /// Whether it admits a call needing `needed` at `now_ms`, and at which level.
+    pub(crate) fn admits(&self, needed: &[String], now_ms: u64) -> Result<AccessLevel, Lacking> {
+        let live = |e: &&ScopeGrant| !e.is_expired(now_ms);
+        if needed.is_empty() {
+            if let Some(own) = self.no_scope.as_ref().filter(live) {
+                return Ok(own.access);
+            }
+            return self
+                .scopes
+                .values()
+                .filter(live)
+                .map(|e| e.access)
+                .reduce(narrower)
+                .ok_or(Lacking {
+                    scopes: Vec::new(),
+                    expired: self.entries().next().is_some(),
+                });
+        }
+        let mut access = AccessLevel::Full;
+        let mut lacking = Lacking {
+            scopes: Vec::new(),
+            expired: false,
+        };
+        for scope in needed {
+            match self.scopes.get(scope) {
+                Some(entry) if !entry.is_expired(now_ms) => access = narrower(access, entry.access),
+                Some(_) => {
+                    lacking.scopes.push(scope.clone());
+                    lacking.expired = true;
+                }
+                None => lacking.scopes.push(scope.clone()),
+            }
+        }
+        if lacking.scopes.is_empty() {
+            Ok(access)
+        } else {
+            Err(lacking)
+        }
+    }
+
+    /// Drops what has lapsed at `now_ms`; `false` when nothing is left.
+    pub(crate) fn prune(&mut self, now_ms: u64) -> bool {
+        self.scopes.retain(|_, e| !e.is_expired(now_ms));
+        if self.no_scope.is_some_and(|e| e.is_expired(now_ms)) {
+            self.no_scope = None;
+        }
+        self.entries().next().is_some()
+    }
+}
+
+/// The more restrictive of two levels.
+pub(crate) fn narrower(a: AccessLevel, b: AccessLevel) -> AccessLevel {
+    if a.is_limited() || b.is_limited() {
+        AccessLevel::Limited
+    } else {
+        AccessLevel::Full
+    }
+}
+
+/// A grant as version 1 of the store wrote it: one level and expiry for all its scopes.
+#[derive(Deserialize)]
+struct GrantV1 {
+    package: String,
+    #[serde(default)]
+    certificate_sha256: Option<String>,
+    scopes: BTreeSet<String>,
+    #[serde(with = "access_level")]
+    access: AccessLevel,
+    granted_at_ms: u64,
+    #[serde(default)]
+    expires_at_ms: Option<u64>,
+}
+
+impl From<GrantV1> for Grant {
+    /// Each scope gets the grant's level and expiry; a grant without scopes (a provider
+    /// without scopes) keeps them for the tools that need none.
+    fn from(v1: GrantV1) -> Grant {
+        let entry = ScopeGrant::new(v1.access, v1.granted_at_ms, v1.expires_at_ms);
+        let mut grant = Grant::new(v1.package, v1.certificate_sha256);
+        if v1.scopes.is_empty() {
+            grant.no_scope = Some(entry);
+        }
+        grant.scopes = v1.scopes.into_iter().map(|s| (s, entry)).collect();
+        grant
     }
 }
 
@@ -93,9 +301,8 @@ struct FileOut<'a> {
 }
 
 #[derive(Deserialize)]
-struct FileIn {
-    version: u32,
-    grants: Vec<Grant>,
+struct FileIn<G> {
+    grants: Vec<G>,
     denials: Vec<Denial>,
     #[serde(default)]
     decisions_lost: bool,
@@ -488,28 +695,45 @@ fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<StoreData>, String> {
     parse(&bytes).map(Some)
 }
 
-/// Parses and validates the bytes of a store file.
+/// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]).
 pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
+    parse_versioned(bytes).map(|(data, _)| data)
+}
+
+/// [`parse`], with the version the file had.
+fn parse_versioned(bytes: &[u8]) -> Result<(StoreData, u32), String> {
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
-    match value.get("version").and_then(serde_json::Value::as_u64) {
-        Some(v) if v == u64::from(STORE_VERSION) => {}
+    let version = match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(1) => 1,
+        Some(v) if v == u64::from(STORE_VERSION) => STORE_VERSION,
         Some(v) => {
             return Err(format!(
-                "unsupported version {v} (expected {STORE_VERSION})"
+                "unsupported version {v} (expected 1 or {STORE_VERSION})"
             ));
         }
         None => return Err("no numeric `version`".to_owned()),
-    }
-    let file: FileIn =
-        serde_json::from_value(value).map_err(|e| format!("unexpected content: {e}"))?;
-    debug_assert_eq!(file.version, STORE_VERSION);
+    };
+    let unexpected = |e: serde_json::Error| format!("unexpected content: {e}");
+    let file: FileIn<Grant> = if version == 1 {
+        let v1: FileIn<GrantV1> = serde_json::from_value(value).map_err(unexpected)?;
+        FileIn {
+            grants: v1.grants.into_iter().map(Grant::from).collect(),
+            denials: v1.denials,
+            decisions_lost: v1.decisions_lost,
+        }
+    } else {
+        serde_json::from_value(value).map_err(unexpected)?
+    };
     let cert_ok = |cert: &Option<String>| {
         cert.as_deref()
             .is_none_or(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_hexdigit()))
     };
     for grant in &file.grants {
-        if grant.package.is_empty() || !cert_ok(&grant.certificate_sha256) {
+        if grant.package.is_empty()
+            || !cert_ok(&grant.certificate_sha256)
+            || grant.scopes.keys().any(String::is_empty)
+        {
             return Err(format!("invalid grant for `{}`", grant.package));
         }
     }
@@ -518,11 +742,14 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
             return Err(format!("invalid denial for `{}`", denial.package));
         }
     }
-    Ok(StoreData {
-        grants: file.grants,
-        denials: file.denials,
-        decisions_lost: file.decisions_lost,
-    })
+    Ok((
+        StoreData {
+            grants: file.grants,
+            denials: file.denials,
+            decisions_lost: file.decisions_lost,
+        },
+        version,
+    ))
 }
 
 /// Renames an unusable store file to `*.corrupt-<ms>`; returns what happened, for the log.

@@ -7,6 +7,7 @@ use super::pending::PendingQueue;
 use super::rate::{RateLimiter, retry_text};
 use super::store::parse;
 use super::*;
+use crate::context::AccessLevel;
 
 #[test]
 fn retry_text_rounds_up_to_whole_seconds() {
@@ -107,10 +108,26 @@ fn pending_queue_coalesces_bounds_and_never_reuses_ids() {
 #[test]
 fn store_parsing_is_strict_about_what_matters() {
     assert!(parse(br#"{"version":1,"grants":[],"denials":[]}"#).is_ok());
+    assert!(parse(br#"{"version":2,"grants":[],"denials":[]}"#).is_ok());
     // Unknown fields from a later minor revision are ignored.
-    assert!(parse(br#"{"version":1,"grants":[],"denials":[],"note":"x"}"#).is_ok());
+    assert!(parse(br#"{"version":2,"grants":[],"denials":[],"note":"x"}"#).is_ok());
+    // Version 1: the grant's level and expiry for each of its scopes.
+    let v1 = parse(
+        br#"{"version":1,"grants":[{"package":"a","certificate_sha256":"ab","scopes":["x","y"],
+            "access":"limited","granted_at_ms":5,"expires_at_ms":9}],"denials":[]}"#,
+    )
+    .unwrap();
+    let grant = &v1.grants[0];
+    assert_eq!(grant.scope_names().collect::<Vec<_>>(), ["x", "y"]);
+    assert!(
+        grant
+            .scopes
+            .values()
+            .all(|e| *e == ScopeGrant::new(AccessLevel::Limited, 5, Some(9)))
+    );
+    assert_eq!(grant.no_scope, None);
     for (bad, why) in [
-        (&br#"{"version":2,"grants":[],"denials":[]}"#[..], "unsupported version 2"),
+        (&br#"{"version":3,"grants":[],"denials":[]}"#[..], "unsupported version 3"),
         (br#"{"grants":[],"denials":[]}"#, "no numeric `version`"),
         (br#"{"version":1}"#, "unexpected content"),
         (br#"[1,2]"#, "no numeric `version`"),
@@ -126,6 +143,14 @@ fn store_parsing_is_strict_about_what_matters() {
         (
             br#"{"version":1,"grants":[],"denials":[{"package":"a","certificate_sha256":"g1","denied_at_ms":0}]}"#,
             "invalid denial",
+        ),
+        (
+            br#"{"version":2,"grants":[{"package":"a","certificate_sha256":"ab","scopes":{"":{"access":"full","granted_at_ms":0}}}],"denials":[]}"#,
+            "invalid grant",
+        ),
+        (
+            br#"{"version":2,"grants":[{"package":"a","scopes":["x"]}],"denials":[]}"#,
+            "unexpected content",
         ),
     ] {
         let err = parse(bad).unwrap_err();
