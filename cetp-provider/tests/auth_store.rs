@@ -530,3 +530,37 @@ fn two_providers_on_one_directory_lose_no_update() {
         .to_string();
     assert!(err.contains("another process holds"), "{err}");
 }
+
+/// A copy written by this version holds a committed state: when the file is missing it is
+/// used. One written by the previous format (which saved the copy before the file) may hold a
+/// change that never committed: next to an unusable file it is not trusted, and the
+/// decisions start over, saying so.
+#[test]
+fn only_a_copy_written_after_its_file_committed_is_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let provider = user_approval(dir.path());
+        approve(&provider, &agent(), "read_notes", Approval::as_listed);
+    }
+    fs::remove_file(store_file(dir.path())).unwrap();
+    let provider = user_approval(dir.path());
+    assert!(call(&provider, &agent(), "read_notes").is_success());
+    assert!(store_file(dir.path()).exists(), "rewritten from the copy");
+    drop(provider);
+
+    let v1 = format!(
+        r#"{{"version":1,"grants":[{{"package":"{AGENT}","certificate_sha256":"{CERT_A}",
+            "scopes":["notes"],"access":"full","granted_at_ms":0,"expires_at_ms":null}}],
+            "denials":[]}}"#
+    );
+    fs::write(dir.path().join(LAST_GOOD), v1).unwrap();
+    fs::write(store_file(dir.path()), b"{\"version\":2,\"gra").unwrap();
+    let provider = user_approval(dir.path());
+    assert_eq!(
+        call(&provider, &agent(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    let state: Value =
+        serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+    assert_eq!(state["decisions_lost"], true);
+}

@@ -104,12 +104,18 @@
 //! refuses the package whatever its certificate). Unknown fields are ignored; another
 //! `version` is not read. A file may carry `"decisions_lost": true` (see below).
 //!
-//! Every save writes the whole file twice, first as the last good copy
-//! `cetp-grants.json.last-good`, then as `cetp-grants.json`, each through a uniquely named
-//! temp file in the same directory (`cetp-grants.json.tmp-<pid>-<n>`): write, fsync, rename
-//! over the target, fsync the directory. A crash at any point leaves the old or the new file,
-//! never a mix; leftover temp files are removed on open. All file operations go through
-//! [`StoreFs`], which tests replace to inject faults.
+//! Every save writes the whole file and a last good copy of it, `cetp-grants.json.last-good`,
+//! in this order: remove the copy (unless it already holds what is about to be written); write
+//! the file, whose directory fsync also makes that removal durable; only once the file
+//! committed, write the copy. Each
+//! file goes through a uniquely named temp file in the same directory
+//! (`cetp-grants.json.tmp-<pid>-<n>`): write, fsync, rename over the target, fsync the
+//! directory. A crash at any point leaves the old or the new file, never a mix; leftover temp
+//! files are removed on open. So the copy only ever holds a state whose file committed, never an
+//! older one: recovering from it can bring back neither a change the screen was told failed
+//! (`persist_failed`) nor a grant revoked since. A copy that cannot be written after the file
+//! is only logged (the file holds the change) and is written again by the next save. All file
+//! operations go through [`StoreFs`], which tests replace to inject faults.
 //!
 //! When a change takes effect depends on its direction:
 //!
@@ -124,12 +130,15 @@
 //!
 //! A file that cannot be read or parsed, or has another `version`, is logged with
 //! `log::error!` and moved aside as `cetp-grants.json.corrupt-<unix ms>`; the store then
-//! recovers from the last good copy (never older than the file, so it cannot bring back a
-//! revoked grant). Only when that copy is unusable too do the decisions start empty: calls get
-//! `AUTH_REQUIRED` (saying the saved approvals were reset), and the admin reply says
-//! `"decisions_lost": true` (saved in the file, so it survives restarts) until the user's next
-//! decision, so the screen can tell the user that earlier denials are gone. Nothing is
-//! granted by accident, and nothing panics.
+//! recovers from the last good copy, as it does when the file is missing and the copy is
+//! there. A copy in format 1 is never trusted that way: the version that wrote it saved the
+//! copy *before* the file, so it may hold a change that never committed. Only when no
+//! trustworthy copy is left do the decisions start empty: calls get `AUTH_REQUIRED` (saying the
+//! saved approvals were reset), and the admin reply says `"decisions_lost": true` (saved in the
+//! file, so it survives restarts) until the user's next decision, so the screen can tell the
+//! user that earlier denials are gone. (A format-1 copy found without its file belonged to the
+//! store's first save, before which there was nothing: it is removed and the store starts empty
+//! without that mark.) Nothing is granted by accident, and nothing panics.
 //!
 //! One process writes the store: it holds an advisory lock (`flock`) on
 //! `cetp-grants.json.lock` while the store is open, and a second process fails to open it.

@@ -353,6 +353,8 @@ pub(crate) struct GrantStore {
     /// Memory holds a change the file does not (yet).
     unsaved: AtomicBool,
     last_retry_ms: AtomicU64,
+    /// What the last good copy is known to hold (a state whose file committed), if anything.
+    copy_holds: Mutex<Option<Arc<StoreData>>>,
 }
 
 /// The stores open on the real file system, by canonical directory: one per directory per
@@ -412,13 +414,28 @@ impl GrantStore {
         let last_good = dir.join(format!("{STORE_FILE_NAME}.last-good"));
         remove_stale_temp_files(&*fs, dir);
         let mut rewrite = false;
+        // The copy is trusted only when this version wrote it: it writes the copy after the
+        // file committed. An earlier version (format 1) wrote the copy first, so a copy of
+        // its own may hold a change whose file never committed.
+        let mut copy_holds = None;
         let data = match read(&*fs, &path) {
-            Ok(Some(data)) => data,
+            Ok(Some((data, _))) => data,
             Ok(None) => match read(&*fs, &last_good) {
-                // A crash between saving the copy and the file itself on the first save.
-                Ok(Some(data)) => {
+                // The file is gone (removed, or set aside before a rewrite that failed): the
+                // copy holds the state of its last commit.
+                Ok(Some((data, STORE_VERSION))) => {
                     rewrite = true;
-                    data
+                    let data = Arc::new(data);
+                    copy_holds = Some(data.clone());
+                    (*data).clone()
+                }
+                Ok(Some((_, _))) => {
+                    log::warn!(
+                        "CETP grant store `{}` has a last good copy without its file, written by an earlier version that saved the copy first; it may hold a change that never committed, so it is ignored",
+                        path.display()
+                    );
+                    let _ = fs.remove(&last_good);
+                    StoreData::default()
                 }
                 Ok(None) => StoreData::default(),
                 Err(reason) => {
@@ -437,17 +454,20 @@ impl GrantStore {
                 let aside = set_aside(&*fs, &path, now_ms);
                 rewrite = true;
                 match read(&*fs, &last_good) {
-                    Ok(Some(data)) => {
+                    Ok(Some((data, STORE_VERSION))) => {
                         log::warn!(
                             "CETP grant store `{}` is unusable ({reason}); {aside}; recovered the decisions from its last good copy",
                             path.display()
                         );
-                        data
+                        let data = Arc::new(data);
+                        copy_holds = Some(data.clone());
+                        (*data).clone()
                     }
                     copy => {
                         let copy = match copy {
                             Err(e) => format!("its last good copy is unusable too ({e})"),
-                            Ok(_) => "there is no last good copy".to_owned(),
+                            Ok(Some(_)) => "its last good copy was written by an earlier version, which saved the copy before the file, and may hold a change that never committed".to_owned(),
+                            Ok(None) => "there is no last good copy".to_owned(),
                         };
                         log::error!(
                             "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every consumer must be approved again",
@@ -471,10 +491,11 @@ impl GrantStore {
             state: RwLock::new(Arc::new(data)),
             unsaved: AtomicBool::new(false),
             last_retry_ms: AtomicU64::new(now_ms),
+            copy_holds: Mutex::new(copy_holds),
         };
         if rewrite {
             let data = store.snapshot();
-            if let Err(failure) = store.save(&data, Change::Narrowing) {
+            if let Err(failure) = store.save(&data) {
                 store.unsaved.store(true, Ordering::Relaxed);
                 log::error!(
                     "CETP grant store `{}` could not be rewritten after recovery: {}",
@@ -533,7 +554,7 @@ impl GrantStore {
         if kind == Change::Narrowing {
             self.publish(next.clone());
         }
-        match self.save(&next, kind) {
+        match self.save(&next) {
             Ok(()) => {
                 self.unsaved.store(false, Ordering::Relaxed);
                 if kind == Change::Widening {
@@ -579,7 +600,7 @@ impl GrantStore {
         };
         self.last_retry_ms.store(now_ms, Ordering::Relaxed);
         let data = self.snapshot();
-        match self.save(&data, Change::Narrowing) {
+        match self.save(&data) {
             Ok(()) => {
                 self.unsaved.store(false, Ordering::Relaxed);
                 log::info!(
@@ -596,11 +617,11 @@ impl GrantStore {
     }
 
     /// Up to [`SAVE_ATTEMPTS`] tries of [`save_once`](Self::save_once).
-    fn save(&self, data: &StoreData, kind: Change) -> Result<(), SaveFailure> {
+    fn save(&self, data: &StoreData) -> Result<(), SaveFailure> {
         let mut committed = false;
         let mut last = None;
         for _ in 0..SAVE_ATTEMPTS {
-            match self.save_once(data, kind) {
+            match self.save_once(data) {
                 Ok(()) => return Ok(()),
                 Err(failure) => {
                     committed |= failure.committed;
@@ -614,43 +635,57 @@ impl GrantStore {
         })
     }
 
-    /// Writes the last good copy, then the file. The copy is written first so that it is
-    /// never older than the file: recovering from it cannot bring back a revoked grant. A
-    /// copy that could not be written is removed rather than left stale; so is a copy holding
-    /// a widening change whose file could not be written.
-    fn save_once(&self, data: &StoreData, kind: Change) -> Result<(), SaveFailure> {
+    /// Saves `data`: removes the last good copy (unless it already holds `data`), writes the
+    /// file, and only once the file committed writes the copy again. So the copy only ever holds a state
+    /// whose file committed, and never one older than the file: recovering from it can bring
+    /// back neither a change the user was told failed nor a revoked grant. A copy that cannot
+    /// be written afterwards is logged; the file holds the change, and the next save writes
+    /// the copy again.
+    fn save_once(&self, data: &StoreData) -> Result<(), SaveFailure> {
+        let uncommitted = |error| SaveFailure {
+            committed: false,
+            error,
+        };
         let file = FileOut {
             version: STORE_VERSION,
             grants: &data.grants,
             denials: &data.denials,
             decisions_lost: data.decisions_lost,
         };
-        let mut bytes = serde_json::to_vec_pretty(&file).map_err(|e| SaveFailure {
-            committed: false,
-            error: io::Error::other(e),
-        })?;
+        let mut bytes =
+            serde_json::to_vec_pretty(&file).map_err(|e| uncommitted(io::Error::other(e)))?;
         bytes.push(b'\n');
-        let copy_written = match write_atomic(&*self.fs, &self.dir, &self.last_good, &bytes) {
-            Ok(()) => true,
-            Err(failure) => {
-                log::warn!(
-                    "CETP grant store: the last good copy `{}` could not be written ({}); removing it",
-                    self.last_good.display(),
-                    failure.error
-                );
-                if !failure.committed {
-                    let _ = self.fs.remove(&self.last_good);
-                }
-                false
+        let mut copy = self
+            .copy_holds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if copy.as_deref() != Some(data) {
+            // The file's directory fsync makes the removal durable no later than the file
+            // itself: both names are in one directory.
+            match self.fs.remove(&self.last_good) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(uncommitted(e)),
             }
-        };
-        let result = write_atomic(&*self.fs, &self.dir, &self.path, &bytes);
-        if let Err(failure) = &result {
-            if copy_written && kind == Change::Widening && !failure.committed {
-                let _ = self.fs.remove(&self.last_good);
+            *copy = None;
+        }
+        write_atomic(&*self.fs, &self.dir, &self.path, &bytes)?;
+        if copy.is_none() {
+            match write_atomic(&*self.fs, &self.dir, &self.last_good, &bytes) {
+                Ok(()) => *copy = Some(Arc::new(data.clone())),
+                Err(failure) => {
+                    if failure.committed {
+                        *copy = Some(Arc::new(data.clone()));
+                    }
+                    log::warn!(
+                        "CETP grant store: the last good copy `{}` could not be written ({}); the file holds the change",
+                        self.last_good.display(),
+                        failure.error
+                    );
+                }
             }
         }
-        result
+        Ok(())
     }
 }
 
@@ -685,17 +720,18 @@ fn write_atomic(
     })
 }
 
-/// Reads and validates a store file; `None` when it does not exist.
-fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<StoreData>, String> {
+/// Reads and validates a store file, with its format version; `None` when it does not exist.
+fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<(StoreData, u32)>, String> {
     let bytes = match fs.read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read it: {e}")),
     };
-    parse(&bytes).map(Some)
+    parse_versioned(&bytes).map(Some)
 }
 
 /// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]).
+#[cfg(test)]
 pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
     parse_versioned(bytes).map(|(data, _)| data)
 }
