@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use crate::apex::{Apex, ApexState, Connections};
 use crate::app::App;
-use crate::auth::{Auth, Authorizer};
-use crate::context::{AccessLevel, CallContext, Caller};
+use crate::auth::{Auth, Authorizer, Need};
+use crate::context::{CallContext, Caller};
 use crate::error::{ToolError, panic_text, provider_bug};
 use crate::log_text::Escaped;
 use crate::request::Request;
@@ -462,6 +462,7 @@ impl ProviderBuilder {
                     validator,
                     output,
                     run: tool.run,
+                    scopes: tool.scopes.iter().map(|s| (*s).to_owned()).collect(),
                 },
             );
         }
@@ -509,6 +510,7 @@ struct Entry {
     validator: ArgsValidator,
     output: OutputCheck,
     run: Box<RunFn>,
+    scopes: Vec<String>,
 }
 
 /// A CETP v1 tool provider: answers `list_tools`, `get_provider_info` and `execute_tool`.
@@ -652,11 +654,11 @@ impl Provider {
     fn dispatch(&self, request: &Request<'_>, caller: &Caller) -> Result<String, ToolError> {
         match request.method {
             wire::METHOD_LIST_TOOLS => {
-                self.auth.check_discovery(caller)?;
+                self.auth.authorize(caller, Need::Discovery)?;
                 Ok(self.list_tools_json.clone())
             }
             wire::METHOD_GET_PROVIDER_INFO => {
-                self.auth.check_discovery(caller)?;
+                self.auth.authorize(caller, Need::Discovery)?;
                 Ok(self.info_json.clone())
             }
             wire::METHOD_EXECUTE_TOOL => self.execute(request, caller),
@@ -680,9 +682,19 @@ impl Provider {
     }
 
     fn execute(&self, request: &Request<'_>, caller: &Caller) -> Result<String, ToolError> {
-        // With gated discovery, a stranger learns nothing: not which tools exist, nor their
-        // scopes or parameters.
-        self.auth.check_discovery(caller)?;
+        // One authorization per call, before anything else: with gated discovery a stranger
+        // learns nothing, not which tools exist, nor their scopes or parameters.
+        let known = request
+            .tool_name
+            .and_then(|n| self.entries.get_key_value(n));
+        let need = match known {
+            Some((name, entry)) => Need::Tool {
+                name,
+                scopes: &entry.scopes,
+            },
+            None => Need::UnknownTool,
+        };
+        let decision = self.auth.authorize(caller, need)?;
         if let Some(id) = request
             .request_id
             .filter(|id| id.chars().count() > MAX_REQUEST_ID_CHARS)
@@ -723,10 +735,10 @@ impl Provider {
                 ),
             ));
         }
-        let access = self.authorize(name, caller)?;
         let value = entry.validator.check(name, args)?;
+        self.auth.record_read(name, &decision);
         let mut ctx = CallContext::new(caller.clone())
-            .with_access(access)
+            .with_access(decision.access())
             .with_tool(name, &self.states);
         if let Some(id) = request_id {
             ctx = ctx.with_request_id(id);
@@ -746,12 +758,6 @@ impl Provider {
                 Err(internal_failure(name, request_id, reference))
             }
         }
-    }
-
-    /// Decides what `caller` may see when running `tool`: the policy and grants
-    /// ([`crate::auth`]), then the rate limit.
-    fn authorize(&self, tool: &str, caller: &Caller) -> Result<AccessLevel, ToolError> {
-        self.auth.check_execute(tool, caller)
     }
 
     fn next_reference(&self) -> u64 {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cetp_provider::auth::{ACCESS_LOG_FILE_NAME, Approval, Auth, ManualClock};
 use cetp_provider::testing::Consumer;
-use cetp_provider::{Provider, tool, tools};
+use cetp_provider::{Caller, Provider, tool, tools};
 use serde_json::Value;
 
 const T0: u64 = 1_767_225_600_000;
@@ -97,4 +97,87 @@ fn the_state_says_whether_limited_access_is_offered() {
         .build()
         .unwrap();
     assert_eq!(state(&greeter)["offers_limited_access"], false);
+}
+
+/// A shared UID: only the package whose grant admitted the call is recorded, not every
+/// package under the UID.
+#[test]
+fn only_the_package_whose_grant_admitted_the_call_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let provider = notes(dir.path(), &clock);
+    let agent = Caller::app(10_002, "com.example.agent").with_certificate("aa");
+    let helper = Caller::app(10_003, "com.example.helper").with_certificate("bb");
+    let shared = Caller::app(10_004, "com.example.helper")
+        .with_certificate("bb")
+        .with_package("com.example.agent")
+        .with_certificate("aa");
+    for caller in [&agent, &helper] {
+        assert!(
+            !Consumer::new(&provider)
+                .as_caller(caller.clone())
+                .execute("count_notes", "{}")
+                .is_success()
+        );
+    }
+    // The user approves the agent only; the shared UID gets in through the agent's grant.
+    let auth = provider.authorizer();
+    let request = auth
+        .pending()
+        .into_iter()
+        .find(|r| r.uid == agent.uid())
+        .unwrap();
+    auth.approve(&request.id, Approval::as_listed(&request))
+        .unwrap();
+    for _ in 0..3 {
+        assert!(
+            Consumer::new(&provider)
+                .as_caller(shared.clone())
+                .execute("count_notes", "{}")
+                .is_success()
+        );
+    }
+    // Later the helper is approved too: it has made no call of its own.
+    let request = auth
+        .pending()
+        .into_iter()
+        .find(|r| r.uid == helper.uid())
+        .unwrap();
+    auth.approve(&request.id, Approval::as_listed(&request))
+        .unwrap();
+    let grants = state(&provider)["grants"].clone();
+    let history = |package: &str| {
+        grants
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["package"] == package)
+            .unwrap()["calls_day"]
+            .clone()
+    };
+    assert_eq!(history("com.example.agent"), 3, "{grants}");
+    assert_eq!(history("com.example.helper"), 0, "{grants}");
+}
+
+/// A call whose arguments are invalid never ran the tool: it is not a read.
+#[test]
+fn calls_with_invalid_arguments_are_not_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let provider = notes(dir.path(), &clock);
+    let agent = Consumer::new(&provider);
+    assert!(!agent.execute("count_notes", "{}").is_success());
+    approve(&provider);
+    for args in [r#"{"unknown":1}"#, "[1]", "{not json"] {
+        assert_eq!(
+            agent.execute("count_notes", args).error_code(),
+            Some(cetp_provider::ErrorCode::InvalidArgs),
+            "{args}"
+        );
+    }
+    let grant = state(&provider)["grants"][0].clone();
+    assert_eq!(grant["calls_day"], 0, "{grant}");
+    assert!(grant["last_access_ms"].is_null(), "{grant}");
+    assert!(agent.execute("count_notes", "{}").is_success());
+    assert_eq!(state(&provider)["grants"][0]["calls_day"], 1);
 }

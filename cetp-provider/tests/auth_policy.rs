@@ -783,3 +783,93 @@ fn allowed_apps_skip_the_prompt_under_user_approval() {
     assert_eq!(outcome(&call(&provider, &spoofed(), "agenda")), AUTH);
     assert_eq!(outcome(&call(&provider, &stranger(), "agenda")), AUTH);
 }
+
+/// A clock that counts how often it is read.
+#[derive(Clone)]
+struct CountingClock {
+    clock: ManualClock,
+    reads: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl cetp_provider::auth::Clock for CountingClock {
+    fn now_ms(&self) -> u64 {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.clock.now_ms()
+    }
+}
+
+impl CountingClock {
+    fn take(&self) -> usize {
+        self.reads.swap(0, std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Every call is authorized once, at one instant: with gated discovery the gate, the scopes,
+/// the expiry and the rate limit are one decision (a grant cannot expire between two checks
+/// of one call), and the read is recorded at the time it was decided.
+#[test]
+fn each_call_is_decided_once_at_one_instant() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = CountingClock {
+        clock: ManualClock::new(1_700_000_000_000),
+        reads: Default::default(),
+    };
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .gate_discovery(true)
+            .clock(clock.clone())
+            .rate_limit(RateLimit::per_second(100)),
+    );
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r).expires_after(Duration::from_secs(60))
+    });
+    let consumer = Consumer::new(&provider).as_caller(agent());
+    let stranger = Consumer::new(&provider).as_caller(stranger());
+    let calls: [&dyn Fn() -> Response; 5] = [
+        &|| consumer.execute("read_notes", "{}"),
+        &|| consumer.execute("agenda", "{}"),
+        &|| consumer.execute("no_such_tool", "{}"),
+        &|| consumer.list_tools(),
+        &|| stranger.execute("read_notes", "{}"),
+    ];
+    let mut reads = Vec::new();
+    for answer in calls {
+        clock.take();
+        let answer = answer();
+        reads.push((answer.error_code(), clock.take()));
+    }
+    assert_eq!(
+        reads,
+        [
+            (None, 1),
+            (Some(ErrorCode::AuthRequired), 1),
+            (Some(ErrorCode::ToolNotFound), 1),
+            (None, 1),
+            (Some(ErrorCode::AuthRequired), 1),
+        ]
+    );
+}
+
+/// With gated discovery a name that is no tool is refused like a tool, and counts against the
+/// refused-call limit like any refusal.
+#[test]
+fn gated_unknown_tools_count_against_the_refused_call_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(0);
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .gate_discovery(true)
+            .clock(clock.clone()),
+    );
+    let codes: Vec<_> = (0..31)
+        .map(|i| call(&provider, &stranger(), &format!("nothing_{i}")).error_code())
+        .collect();
+    assert!(
+        codes[..30]
+            .iter()
+            .all(|c| *c == Some(ErrorCode::AuthRequired))
+    );
+    assert_eq!(codes[30], Some(ErrorCode::RateLimited));
+}

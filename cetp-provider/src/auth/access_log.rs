@@ -21,8 +21,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::Caller;
-
 /// The access log's file name, in the grant store's directory.
 pub const ACCESS_LOG_FILE_NAME: &str = "cetp-access-log.json";
 
@@ -148,27 +146,31 @@ impl AccessLog {
         inner.saved_at_ms = now_ms;
     }
 
-    /// Records one authorized call of `tool` by `caller` (under each of its packages, with the
-    /// first certificate digest the platform reported for it).
-    pub(crate) fn record(&self, caller: &Caller, tool: &str, now_ms: u64) {
+    /// Records one call of `tool` admitted by the grant of `package` pinned to
+    /// `certificate_sha256`.
+    pub(crate) fn record(
+        &self,
+        package: &str,
+        certificate_sha256: Option<&str>,
+        tool: &str,
+        now_ms: u64,
+    ) {
         let now_hour = now_ms / HOUR_MS;
         let mut inner = self.lock();
-        for package in caller.packages() {
-            let key = Key {
-                package: package.name.clone(),
-                certificate_sha256: package.certificate_sha256.first().cloned(),
-                tool: tool.to_owned(),
-            };
-            if !inner.entries.contains_key(&key) && inner.entries.len() >= MAX_ENTRIES {
-                evict_least_recent(&mut inner.entries);
-            }
-            let entry = inner.entries.entry(key).or_default();
-            entry.last_ms = entry.last_ms.max(now_ms);
-            entry.prune(now_hour);
-            match entry.hours.last_mut() {
-                Some((hour, calls)) if *hour == now_hour => *calls += 1,
-                _ => entry.hours.push((now_hour, 1)),
-            }
+        let key = Key {
+            package: package.to_owned(),
+            certificate_sha256: certificate_sha256.map(str::to_owned),
+            tool: tool.to_owned(),
+        };
+        if !inner.entries.contains_key(&key) && inner.entries.len() >= MAX_ENTRIES {
+            evict_least_recent(&mut inner.entries);
+        }
+        let entry = inner.entries.entry(key).or_default();
+        entry.last_ms = entry.last_ms.max(now_ms);
+        entry.prune(now_hour);
+        match entry.hours.last_mut() {
+            Some((hour, calls)) if *hour == now_hour => *calls += 1,
+            _ => entry.hours.push((now_hour, 1)),
         }
         inner.dirty = true;
         if now_ms.saturating_sub(inner.saved_at_ms) >= SAVE_EVERY_MS {
@@ -303,17 +305,15 @@ mod tests {
 
     const T0: u64 = 1_767_225_600_000;
 
-    fn agent(cert: &str) -> Caller {
-        Caller::app(10_123, "com.example.agent").with_certificate(cert)
-    }
+    const AGENT: &str = "com.example.agent";
 
     #[test]
     fn counts_by_day_and_week_and_keeps_the_last_call() {
         let log = AccessLog::default();
-        let a = agent("aa");
-        log.record(&a, "search", T0);
-        log.record(&a, "search", T0 + 1000);
-        log.record(&a, "get", T0 + 2 * 24 * HOUR_MS);
+        let a = Some("aa");
+        log.record(AGENT, a, "search", T0);
+        log.record(AGENT, a, "search", T0 + 1000);
+        log.record(AGENT, a, "get", T0 + 2 * 24 * HOUR_MS);
         let now = T0 + 2 * 24 * HOUR_MS + 5;
         let s = log.summary("com.example.agent", Some("aa"), now);
         assert_eq!(s.last_access_ms, Some(T0 + 2 * 24 * HOUR_MS));
@@ -332,8 +332,8 @@ mod tests {
     #[test]
     fn a_pinned_grant_sees_only_its_certificate() {
         let log = AccessLog::default();
-        log.record(&agent("aa"), "search", T0);
-        log.record(&agent("bb"), "search", T0);
+        log.record(AGENT, Some("aa"), "search", T0);
+        log.record(AGENT, Some("bb"), "search", T0);
         assert_eq!(
             log.summary("com.example.agent", Some("AA"), T0).calls_day,
             1
@@ -348,9 +348,9 @@ mod tests {
     #[test]
     fn stays_bounded() {
         let log = AccessLog::default();
-        let a = agent("aa");
+        let a = Some("aa");
         for i in 0..(MAX_ENTRIES as u64 + 40) {
-            log.record(&a, &format!("tool{i}"), T0 + i);
+            log.record(AGENT, a, &format!("tool{i}"), T0 + i);
         }
         let s = log.summary("com.example.agent", None, T0 + 1000);
         assert_eq!(s.tools.len(), MAX_ENTRIES);
@@ -361,7 +361,7 @@ mod tests {
         // A week of calls every hour keeps WEEK_HOURS buckets in one entry.
         let log = AccessLog::default();
         for h in 0..(3 * WEEK_HOURS) {
-            log.record(&a, "search", T0 + h * HOUR_MS);
+            log.record(AGENT, a, "search", T0 + h * HOUR_MS);
         }
         let inner = log.lock();
         let entry = inner.entries.values().next().unwrap();
@@ -374,12 +374,12 @@ mod tests {
         let file = dir.path().join(ACCESS_LOG_FILE_NAME);
         let log = AccessLog::default();
         log.attach(dir.path(), T0);
-        let a = agent("aa");
-        log.record(&a, "search", T0 + 1);
+        let a = Some("aa");
+        log.record(AGENT, a, "search", T0 + 1);
         assert!(!file.exists(), "a call alone does not write");
-        log.record(&a, "search", T0 + SAVE_EVERY_MS);
+        log.record(AGENT, a, "search", T0 + SAVE_EVERY_MS);
         assert!(file.exists(), "saved once SAVE_EVERY_MS passed");
-        log.record(&a, "search", T0 + SAVE_EVERY_MS + 1);
+        log.record(AGENT, a, "search", T0 + SAVE_EVERY_MS + 1);
         log.flush(T0 + SAVE_EVERY_MS + 2);
 
         let reopened = AccessLog::default();
@@ -402,7 +402,7 @@ mod tests {
         fs::write(dir.path().join(ACCESS_LOG_FILE_NAME), b"{not json").unwrap();
         let log = AccessLog::default();
         log.attach(dir.path(), T0);
-        log.record(&agent("aa"), "search", T0);
+        log.record(AGENT, Some("aa"), "search", T0);
         assert_eq!(log.summary("com.example.agent", None, T0).calls_day, 1);
         log.flush(T0);
         let text = fs::read_to_string(dir.path().join(ACCESS_LOG_FILE_NAME)).unwrap();

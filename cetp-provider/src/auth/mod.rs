@@ -31,11 +31,15 @@
 //!
 //! # Order of checks for `execute_tool`
 //!
-//! With [`Auth::gate_discovery`], authorization comes first: a caller with no grant gets the
-//! same `AUTH_REQUIRED` for every tool name, known or not, and learns nothing about the tools.
-//! Then: unknown tool → `TOOL_NOT_FOUND`; `args` over the size limit → `INVALID_ARGS`;
-//! authorization (`PERMISSION_DENIED` / `AUTH_REQUIRED`); the rate limit (`RATE_LIMITED`);
-//! argument validation and the tool itself.
+//! Every call is authorized once, first, in one decision at one instant: the policy, denials,
+//! the scopes the tool needs and their expiry, then the rate limit (`PERMISSION_DENIED`,
+//! `AUTH_REQUIRED`, `RATE_LIMITED`). With [`Auth::gate_discovery`], a caller holding no grant in
+//! force gets the same `AUTH_REQUIRED` for every tool name, known or not, without scope names,
+//! and learns nothing about the tools; an unknown name is refused that way too (and counts as a
+//! refused call). Then: `request_id` too long or no tool name → `INVALID_ARGS`; unknown tool →
+//! `TOOL_NOT_FOUND`; `args` over the size limit or invalid → `INVALID_ARGS`; the tool itself.
+//! Only a call that reaches the tool is recorded in the access log, under the grant that
+//! admitted it.
 //!
 //! Refused calls count against a per-caller limit of their own ([`Auth::refused_rate_limit`]):
 //! past it an unapproved caller gets `RATE_LIMITED` and its pending request is not touched.
@@ -215,6 +219,7 @@ pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, Store
 use crate::app::App;
 use crate::context::{AccessLevel, Caller};
 use crate::error::ToolError;
+use crate::log_text::Escaped;
 use crate::tool::ToolDescriptor;
 use access_log::AccessLog;
 use pending::PendingQueue;
@@ -451,11 +456,56 @@ impl Auth {
     }
 }
 
-/// What a check needs: any grant (discovery) or these scopes (a tool).
-#[derive(Clone, Copy)]
-enum Need<'a> {
+/// What a call needs from authorization; see [`Authorizer::authorize`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Need<'a> {
+    /// `list_tools`, `get_provider_info`, and the Apex host's metadata, tools and lifecycle
+    /// calls: free while discovery is open, else some grant in force.
     Discovery,
-    Scopes(&'a [String]),
+    /// `execute_tool` of an existing tool needing `scopes`.
+    Tool {
+        /// The tool's name (its rate limit, and the access log).
+        name: &'a str,
+        /// The scopes the tool declares.
+        scopes: &'a [String],
+    },
+    /// `execute_tool` of a name that is no tool (or of no name): refused like discovery
+    /// while discovery is gated, so a stranger cannot tell tools from other names.
+    UnknownTool,
+}
+
+/// The grant that admitted a call: its package and the certificate it is pinned to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AdmittedBy {
+    package: String,
+    certificate_sha256: Option<String>,
+}
+
+/// An admitted call: the access level it gets, and which grant admitted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Decision {
+    access: AccessLevel,
+    /// The grant that admitted the call; `None` when no grant was involved (open or
+    /// allowlist policy, open discovery).
+    grant: Option<AdmittedBy>,
+    /// When it was decided; the access log records the read at this time.
+    at_ms: u64,
+}
+
+impl Decision {
+    /// Admitted without looking at anything: full access, no grant.
+    fn free(at_ms: u64) -> Self {
+        Decision {
+            access: AccessLevel::Full,
+            grant: None,
+            at_ms,
+        }
+    }
+
+    /// The access level the tool sees in [`CallContext::access`](crate::CallContext::access).
+    pub(crate) fn access(&self) -> AccessLevel {
+        self.access
+    }
 }
 
 /// A provider's authorization at run time: decides every call and serves the approval screen.
@@ -475,7 +525,6 @@ pub struct Authorizer {
     clock: Arc<dyn Clock>,
     provider_name: String,
     scopes: Vec<(String, String)>,
-    tool_scopes: HashMap<String, Vec<String>>,
     app_package: Option<String>,
     store: Option<Arc<GrantStore>>,
     pending: Mutex<PendingQueue>,
@@ -574,10 +623,6 @@ impl Authorizer {
             clock: auth.clock,
             provider_name: provider_name.to_owned(),
             scopes: scopes.to_vec(),
-            tool_scopes: tools
-                .iter()
-                .map(|t| (t.name.clone(), t.scopes.clone()))
-                .collect(),
             app_package: app.map(|app| app.package_name().to_owned()),
             store,
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
@@ -638,49 +683,85 @@ impl Authorizer {
         !self.gate_discovery
     }
 
-    /// Authorizes `list_tools` / `get_provider_info`.
-    pub(crate) fn check_discovery(&self, caller: &Caller) -> Result<(), ToolError> {
-        if !self.gate_discovery {
-            return Ok(());
+    /// Decides one call: the single authorization the core makes per call, at one instant.
+    ///
+    /// - [`Need::Discovery`]: `Ok` at no cost while discovery is open; otherwise the caller
+    ///   needs some grant in force.
+    /// - [`Need::Tool`]: with gated discovery, a caller holding no grant in force gets exactly
+    ///   the answer an unknown tool gets (`AUTH_REQUIRED` without scope names); then denials,
+    ///   the tool's scopes and their expiry, then the tool's rate limit.
+    /// - [`Need::UnknownTool`]: like [`Need::Discovery`] while discovery is gated (a refusal
+    ///   counts against the refused-call limit); `Ok` while it is open, and the core answers
+    ///   `TOOL_NOT_FOUND`.
+    ///
+    /// The [`Decision`] says which grant admitted the call; pass it to
+    /// [`record_read`](Self::record_read) once the arguments are valid, just before the tool
+    /// runs.
+    pub(crate) fn authorize(&self, caller: &Caller, need: Need<'_>) -> Result<Decision, ToolError> {
+        let gated = self.gate_discovery;
+        if !gated && matches!(need, Need::Discovery | Need::UnknownTool) {
+            return Ok(Decision::free(0));
         }
-        self.decide(caller, Need::Discovery).map(|_| ())
+        let now = self.clock.now_ms();
+        let (access, grant) = self.decide(caller, need, now)?;
+        if let Need::Tool { name, .. } = need {
+            self.take_rate_limit(caller, name, now)?;
+        }
+        Ok(Decision {
+            access,
+            grant,
+            at_ms: now,
+        })
     }
 
-    /// Authorizes `execute_tool` of `tool` (an existing tool), then applies the rate limit.
-    pub(crate) fn check_execute(
-        &self,
-        tool: &str,
-        caller: &Caller,
-    ) -> Result<AccessLevel, ToolError> {
-        let needed = self.tool_scopes.get(tool).map_or(&[][..], Vec::as_slice);
-        let access = self.decide(caller, Need::Scopes(needed))?;
+    /// Records in the access log that the grant behind `decision` read `tool` (user
+    /// approval only; nothing for calls no grant admitted). The core calls it after the
+    /// arguments were validated, just before the tool runs.
+    pub(crate) fn record_read(&self, tool: &str, decision: &Decision) {
+        if let Some(grant) = &decision.grant {
+            self.access_log.record(
+                &grant.package,
+                grant.certificate_sha256.as_deref(),
+                tool,
+                decision.at_ms,
+            );
+        }
+    }
+
+    /// The per-tool rate limit, else the provider's, if any.
+    fn take_rate_limit(&self, caller: &Caller, tool: &str, now: u64) -> Result<(), ToolError> {
         let (limit, bucket) = match self.tool_rate_limits.get(tool) {
             Some(limit) => (Some(limit), Some(tool)),
             None => (self.rate_limit.as_ref(), None),
         };
-        if let Some(limit) = limit {
-            let now = self.clock.now_ms();
-            if let Err(wait) = self.limiter.take(caller, bucket, limit, now) {
-                return Err(ToolError::rate_limited(format!(
+        let Some(limit) = limit else {
+            return Ok(());
+        };
+        self.limiter
+            .take(caller, bucket, limit, now)
+            .map_err(|wait| {
+                ToolError::rate_limited(format!(
                     "too many calls to `{tool}` from this app (at most {} at once, then one every {} ms); {}",
                     limit.burst(),
                     limit.refill_every().as_millis(),
                     rate::retry_text(wait)
-                )));
-            }
-        }
-        if self.mode == Mode::UserApproval {
-            self.access_log.record(caller, tool, self.clock.now_ms());
-        }
-        Ok(access)
+                ))
+            })
     }
 
-    fn decide(&self, caller: &Caller, need: Need<'_>) -> Result<AccessLevel, ToolError> {
+    /// The policy and the grants: the access level and the admitting grant, or the refusal
+    /// (counted against the refused-call limit, and recorded as a pending request).
+    fn decide(
+        &self,
+        caller: &Caller,
+        need: Need<'_>,
+        now: u64,
+    ) -> Result<(AccessLevel, Option<AdmittedBy>), ToolError> {
         if self.mode == Mode::Open {
-            return Ok(AccessLevel::Full);
+            return Ok((AccessLevel::Full, None));
         }
         if caller.packages().is_empty() {
-            self.charge_refusal(caller)?;
+            self.charge_refusal(caller, now)?;
             return Err(ToolError::permission_denied(format!(
                 "{} could not identify the calling app ({}), and it only answers apps it knows; call from an installed app",
                 self.provider_name,
@@ -692,11 +773,11 @@ impl Authorizer {
             .iter()
             .any(|a| specificity(&a.package, a.certificate_sha256.as_deref(), caller).is_some())
         {
-            return Ok(AccessLevel::Full);
+            return Ok((AccessLevel::Full, None));
         }
         let who = who(caller);
         if self.mode == Mode::Allowlist {
-            self.charge_refusal(caller)?;
+            self.charge_refusal(caller, now)?;
             return Err(ToolError::permission_denied(format!(
                 "{who} is not among the apps {} answers (with the signing certificate it has); the app's developer decides which apps may call",
                 self.provider_name
@@ -712,7 +793,6 @@ impl Authorizer {
                 self.provider_name
             )));
         };
-        let now = self.clock.now_ms();
         store.retry_unsaved(now);
         let data = store.snapshot();
         if data
@@ -720,7 +800,7 @@ impl Authorizer {
             .iter()
             .any(|d| specificity(&d.package, d.certificate_sha256.as_deref(), caller).is_some())
         {
-            self.charge_refusal(caller)?;
+            self.charge_refusal(caller, now)?;
             return Err(ToolError::permission_denied(format!(
                 "the user declined access for {who} to {name}; do not retry: only the user can change this, in the {name} app",
                 name = self.provider_name
@@ -738,13 +818,19 @@ impl Authorizer {
             .collect();
         candidates.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
         let needed = match need {
-            Need::Discovery => &[][..],
-            Need::Scopes(needed) => needed,
+            Need::Tool { scopes, .. } => scopes,
+            Need::Discovery | Need::UnknownTool => &[][..],
         };
         let mut best: Option<store::Lacking> = None;
         for (_, grant) in &candidates {
             match grant.admits(needed, now) {
-                Ok(access) => return Ok(access),
+                Ok(access) => {
+                    let admitted_by = AdmittedBy {
+                        package: grant.package.clone(),
+                        certificate_sha256: grant.certificate_sha256.clone(),
+                    };
+                    return Ok((access, Some(admitted_by)));
+                }
                 Err(lacking) => {
                     if best
                         .as_ref()
@@ -755,34 +841,45 @@ impl Authorizer {
                 }
             }
         }
-        let expired = best.as_ref().is_some_and(|b| b.expired);
-        let missing: Vec<String> = match need {
-            // Everything the provider offers: the caller asked to see the tools.
-            Need::Discovery => self.scopes.iter().map(|(name, _)| name.clone()).collect(),
-            Need::Scopes(needed) => best.map_or_else(|| needed.to_vec(), |b| b.scopes),
+        // Refused like discovery: no scope names in the answer. With gated discovery that is
+        // also how a tool refuses a caller with nothing in force, which so learns nothing
+        // about the tool (whether it exists, what it needs).
+        let like_discovery = match need {
+            Need::Tool { .. } => {
+                self.gate_discovery && candidates.iter().all(|(_, g)| g.is_expired(now))
+            }
+            Need::Discovery | Need::UnknownTool => true,
         };
-        self.charge_refusal(caller)?;
+        let (missing, expired) = match need {
+            Need::Tool { scopes, .. } if !like_discovery => {
+                let expired = best.as_ref().is_some_and(|b| b.expired);
+                (best.map_or_else(|| scopes.to_vec(), |b| b.scopes), expired)
+            }
+            Need::Tool { scopes, .. } => (scopes.to_vec(), !candidates.is_empty()),
+            // Everything the provider offers: the caller asked to see the tools.
+            Need::Discovery | Need::UnknownTool => (
+                self.scopes.iter().map(|(name, _)| name.clone()).collect(),
+                !candidates.is_empty(),
+            ),
+        };
+        let shown: &[String] = if like_discovery { &[] } else { &missing };
+        self.charge_refusal(caller, now)?;
         let id = self.pending_queue().record(caller, &missing, now);
         log::info!(
             "CETP: {} needs approval for {:?} (pending request {id})",
-            caller.describe(),
+            Escaped(&caller.describe()),
             missing
         );
-        // A caller refused at gated discovery is told nothing about the scopes either.
-        let shown = match need {
-            Need::Discovery => &[][..],
-            Need::Scopes(_) => &missing[..],
-        };
         Err(self.auth_required(&who, shown, expired, data.decisions_lost))
     }
 
     /// Counts one refused call against `caller`'s refused-call limit
     /// ([`Auth::refused_rate_limit`]); over it, the answer is `RATE_LIMITED` instead and
     /// nothing is recorded.
-    fn charge_refusal(&self, caller: &Caller) -> Result<(), ToolError> {
+    fn charge_refusal(&self, caller: &Caller, now: u64) -> Result<(), ToolError> {
         let limit = &self.refused_rate_limit;
         self.limiter
-            .take(caller, Some(rate::REFUSED_BUCKET), limit, self.clock.now_ms())
+            .take(caller, Some(rate::REFUSED_BUCKET), limit, now)
             .map_err(|wait| {
                 ToolError::rate_limited(format!(
                     "too many refused calls from this app to {} (at most {} at once, then one every {} ms); only the user can let it in, in the {} app; {}",
