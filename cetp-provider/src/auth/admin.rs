@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::store::{Change, StoreData, access_level};
 use super::{AccessSummary, Authorizer, Denial, Grant, PendingRequest, ScopeGrant, ScopeInfo};
 use crate::context::AccessLevel;
+use crate::log_text::Escaped;
 
 /// The user's choice when approving a [`PendingRequest`]: always the scopes the user saw,
 /// named explicitly. A request grows while it waits (the caller asks for more), so "everything
@@ -467,7 +468,10 @@ impl Authorizer {
             |e| AdminError::Persist(e.to_string()),
         )?;
         self.pending_queue().remove(id);
-        log::info!("CETP: approved pending request {id}: {grants:?}");
+        log::info!(
+            "CETP: approved pending request {id}: {}",
+            Escaped(&format!("{grants:?}"))
+        );
         Ok(grants)
     }
 
@@ -506,10 +510,9 @@ impl Authorizer {
                     };
                     data.denials.push(denial.clone());
                     created.push(denial);
-                    self.access_log.forget(
+                    store.access_log().forget(
                         &package.name,
                         package.certificate_sha256.first().map(String::as_str),
-                        now,
                     );
                 }
                 Ok(created)
@@ -517,7 +520,10 @@ impl Authorizer {
             |e| AdminError::Persist(e.to_string()),
         )?;
         self.pending_queue().remove(id);
-        log::info!("CETP: denied pending request {id}: {denials:?}");
+        log::info!(
+            "CETP: denied pending request {id}: {}",
+            Escaped(&format!("{denials:?}"))
+        );
         Ok(denials)
     }
 
@@ -542,8 +548,9 @@ impl Authorizer {
             before - data.grants.len()
         })
         .inspect(|_| {
-            self.access_log
-                .forget(package, certificate_sha256, self.clock.now_ms());
+            if let Some(store) = self.bound_store() {
+                store.access_log().forget(package, certificate_sha256);
+            }
         })
     }
 
@@ -602,12 +609,12 @@ impl Authorizer {
     /// with only that app's pending requests (all of them for `None`).
     pub fn state_for(&self, uid: Option<u32>) -> AdminState {
         let store = self.bound_store();
+        let now_ms = self.clock.now_ms();
         if let Some(store) = &store {
-            store.retry_unsaved(self.clock.now_ms());
+            store.retry_unsaved(now_ms);
+            store.access_log().flush();
         }
         let data = store.as_ref().map(|s| s.snapshot());
-        let now_ms = self.clock.now_ms();
-        self.access_log.flush(now_ms);
         AdminState {
             provider_name: self.provider_name.clone(),
             scopes: self
@@ -625,11 +632,13 @@ impl Authorizer {
                     d.grants
                         .iter()
                         .map(|g| {
-                            let history = self.access_log.summary(
-                                &g.package,
-                                g.certificate_sha256.as_deref(),
-                                now_ms,
-                            );
+                            let history = store.as_ref().map_or_else(AccessSummary::default, |s| {
+                                s.access_log().summary(
+                                    &g.package,
+                                    g.certificate_sha256.as_deref(),
+                                    now_ms,
+                                )
+                            });
                             GrantState::new(g, &self.scopes, history)
                         })
                         .collect()

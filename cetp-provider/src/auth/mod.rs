@@ -221,7 +221,6 @@ use crate::context::{AccessLevel, Caller};
 use crate::error::ToolError;
 use crate::log_text::Escaped;
 use crate::tool::ToolDescriptor;
-use access_log::AccessLog;
 use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;
@@ -529,7 +528,6 @@ pub struct Authorizer {
     store: Option<Arc<GrantStore>>,
     pending: Mutex<PendingQueue>,
     limiter: RateLimiter,
-    access_log: AccessLog,
     /// Whether the approval screen offers limited access; see
     /// [`ProviderBuilder::full_access_only`](crate::ProviderBuilder::full_access_only).
     pub(crate) offers_limited_access: bool,
@@ -600,15 +598,12 @@ impl Authorizer {
                 return Err(format!("tool `{tool}` has two rate limits"));
             }
         }
-        let access_log = AccessLog::default();
         let store_dir = auth.store_dir.as_deref().or(app.map(App::files_dir));
         let store = match store_dir {
-            Some(dir) => {
-                let store = GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms())
-                    .map_err(|e| e.to_string())?;
-                access_log.attach(dir, auth.clock.now_ms());
-                Some(store)
-            }
+            Some(dir) => Some(
+                GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms())
+                    .map_err(|e| e.to_string())?,
+            ),
             None => None,
         };
         Ok(Authorizer {
@@ -627,7 +622,6 @@ impl Authorizer {
             store,
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
-            access_log,
             offers_limited_access: true,
             connections: crate::apex::Connections::default(),
         })
@@ -718,8 +712,8 @@ impl Authorizer {
     /// approval only; nothing for calls no grant admitted). The core calls it after the
     /// arguments were validated, just before the tool runs.
     pub(crate) fn record_read(&self, tool: &str, decision: &Decision) {
-        if let Some(grant) = &decision.grant {
-            self.access_log.record(
+        if let (Some(grant), Some(store)) = (&decision.grant, &self.store) {
+            store.access_log().record(
                 &grant.package,
                 grant.certificate_sha256.as_deref(),
                 tool,

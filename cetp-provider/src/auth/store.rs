@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use serde::{Deserialize, Serialize};
 
+use super::access_log::{ACCESS_LOG_FILE_NAME, AccessLog};
 use super::fs::{LockGuard, StoreFs};
 use crate::context::AccessLevel;
 
@@ -334,15 +335,17 @@ const RETRY_EVERY_MS: u64 = 1_000;
 
 /// A save that failed; `committed` when the new file had already been renamed into place
 /// (only the directory sync failed), so the change is visible on disk.
-struct SaveFailure {
-    committed: bool,
-    error: io::Error,
+pub(super) struct SaveFailure {
+    pub(super) committed: bool,
+    pub(super) error: io::Error,
 }
 
 /// A bound, loaded store. Reads take a snapshot; writes are serialized. Memory never grants
 /// more than the file: a widening change is published only once saved, a narrowing one at
 /// once (and saved, retrying until it is).
 pub(crate) struct GrantStore {
+    /// The access log beside the store; dropped (and saved) before the lock is released.
+    log: AccessLog,
     dir: PathBuf,
     path: PathBuf,
     last_good: PathBuf,
@@ -482,6 +485,7 @@ impl GrantStore {
             }
         };
         let store = GrantStore {
+            log: AccessLog::open(dir, fs.clone(), now_ms),
             dir: dir.to_owned(),
             path,
             last_good,
@@ -510,6 +514,11 @@ impl GrantStore {
     /// The store file.
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The access log beside it.
+    pub(crate) fn access_log(&self) -> &AccessLog {
+        &self.log
     }
 
     /// The current state (cheap: an `Arc` clone under a short read lock).
@@ -669,9 +678,15 @@ impl GrantStore {
             }
             *copy = None;
         }
-        write_atomic(&*self.fs, &self.dir, &self.path, &bytes)?;
+        write_atomic(&*self.fs, &self.dir, &self.path, &bytes, STORE_FILE_NAME)?;
         if copy.is_none() {
-            match write_atomic(&*self.fs, &self.dir, &self.last_good, &bytes) {
+            match write_atomic(
+                &*self.fs,
+                &self.dir,
+                &self.last_good,
+                &bytes,
+                STORE_FILE_NAME,
+            ) {
                 Ok(()) => *copy = Some(Arc::new(data.clone())),
                 Err(failure) => {
                     if failure.committed {
@@ -689,16 +704,18 @@ impl GrantStore {
     }
 }
 
-/// Writes `bytes` to `path` atomically and durably: a uniquely named temp file in `dir`,
-/// fsync, rename over `path`, fsync `dir`. The temp file is removed on failure.
-fn write_atomic(
+/// Writes `bytes` to `path` atomically and durably: a uniquely named temp file in `dir`
+/// (`<prefix>.tmp-<pid>-<n>`), fsync, rename over `path`, fsync `dir`. The temp file is
+/// removed on failure.
+pub(super) fn write_atomic(
     fs: &dyn StoreFs,
     dir: &Path,
     path: &Path,
     bytes: &[u8],
+    prefix: &str,
 ) -> Result<(), SaveFailure> {
     let tmp = dir.join(format!(
-        "{STORE_FILE_NAME}.tmp-{}-{}",
+        "{prefix}.tmp-{}-{}",
         std::process::id(),
         NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
     ));
@@ -808,16 +825,20 @@ fn set_aside(fs: &dyn StoreFs, path: &Path, now_ms: u64) -> String {
     }
 }
 
-/// Removes temp files a crash left behind (the lock makes this process the store's only
-/// writer).
+/// Removes temp files a crash (or a failed removal) left behind, the store's and the access
+/// log's (the lock makes this process their only writer).
 fn remove_stale_temp_files(fs: &dyn StoreFs, dir: &Path) {
     let Ok(names) = fs.list(dir) else {
         return;
     };
-    let prefix = format!("{STORE_FILE_NAME}.tmp-");
+    let prefixes = [
+        format!("{STORE_FILE_NAME}.tmp-"),
+        format!("{ACCESS_LOG_FILE_NAME}.tmp-"),
+    ];
     for name in names {
-        if name.to_string_lossy().starts_with(&prefix) {
-            let _ = fs.remove(&dir.join(name));
+        let name = name.to_string_lossy();
+        if prefixes.iter().any(|p| name.starts_with(p.as_str())) {
+            let _ = fs.remove(&dir.join(&*name));
         }
     }
 }
