@@ -487,20 +487,28 @@ fn an_unpinned_grant_from_an_older_store_admits_nobody() {
 #[test]
 fn pending_requests_are_bounded_and_coalesced() {
     let dir = tempfile::tempdir().unwrap();
-    let provider = provider(Auth::user_approval().store_dir(dir.path()).max_pending(4));
+    let clock = ManualClock::new(1_000_000);
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .clock(clock.clone())
+            .max_pending(4),
+    );
     for uid in 0..6u32 {
         let caller = Caller::app(20_000 + uid, format!("com.example.app{uid}"));
         assert_eq!(outcome(&call(&provider, &caller, "ping")), AUTH);
     }
+    // Full: the last two were refused like the others but not recorded; nobody was dropped
+    // for them.
     let pending = provider.authorizer().pending();
     let uids: Vec<Option<u32>> = pending.iter().map(|p| p.uid).collect();
     assert_eq!(
         uids,
-        [Some(20_002), Some(20_003), Some(20_004), Some(20_005)]
+        [Some(20_000), Some(20_001), Some(20_002), Some(20_003)]
     );
 
     // Repeats from one caller merge into one request with the union of the scopes.
-    let caller = Caller::app(20_003, "com.example.app3");
+    let caller = Caller::app(20_001, "com.example.app1");
     let id_before = pending_id_for(&provider, &caller);
     call(&provider, &caller, "read_notes");
     call(&provider, &caller, "agenda");
@@ -511,7 +519,7 @@ fn pending_requests_are_bounded_and_coalesced() {
     let uids: Vec<Option<u32>> = pending.iter().map(|p| p.uid).collect();
     assert_eq!(
         uids,
-        [Some(20_002), Some(20_003), Some(20_004), Some(20_005)]
+        [Some(20_000), Some(20_001), Some(20_002), Some(20_003)]
     );
     let merged = &pending[1];
     assert_eq!(merged.id, id_before);
@@ -526,10 +534,24 @@ fn pending_requests_are_bounded_and_coalesced() {
     assert_eq!(
         merged.packages,
         [serde_json::from_value(serde_json::json!({
-            "name": "com.example.app3", "certificate_sha256": []
+            "name": "com.example.app1", "certificate_sha256": []
         }))
         .unwrap()]
     );
+
+    // Ten minutes on, only the request asked for again is left, and a newcomer gets a place.
+    clock.advance(Duration::from_secs(9 * 60));
+    call(&provider, &caller, "ping");
+    clock.advance(Duration::from_secs(60));
+    let late = Caller::app(20_005, "com.example.app5");
+    call(&provider, &late, "ping");
+    let uids: Vec<Option<u32>> = provider
+        .authorizer()
+        .pending()
+        .iter()
+        .map(|p| p.uid)
+        .collect();
+    assert_eq!(uids, [Some(20_001), Some(20_005)]);
 }
 
 #[test]

@@ -75,7 +75,7 @@ impl Approval {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AdminError {
-    /// No pending request has this id (already decided, merged away, dropped, or never existed).
+    /// No pending request has this id (already decided, replaced, expired, or never existed).
     #[error(
         "no pending request `{0}`; it may have been decided or dropped already: reload the list"
     )]
@@ -378,9 +378,10 @@ impl Authorizer {
         &self,
         id: &str,
         uid: Option<u32>,
+        now_ms: u64,
     ) -> Result<super::pending::Entry, AdminError> {
         self.pending_queue()
-            .get(id)
+            .get(id, now_ms)
             .filter(|e| uid.is_none() || e.uid == uid)
             .cloned()
             .ok_or_else(|| AdminError::UnknownRequest(id.to_owned()))
@@ -425,7 +426,7 @@ impl Authorizer {
         let grants = store.update(
             Change::Widening,
             |data| {
-                let entry = self.pending_entry(id, uid)?;
+                let entry = self.pending_entry(id, uid, now)?;
                 if let Some(extra) = approval.scopes.iter().find(|s| !entry.scopes.contains(*s)) {
                     return Err(AdminError::ScopeNotRequested(extra.clone()));
                 }
@@ -494,7 +495,7 @@ impl Authorizer {
         let denials = store.update(
             Change::Narrowing,
             |data| {
-                let entry = self.pending_entry(id, uid)?;
+                let entry = self.pending_entry(id, uid, now)?;
                 prune_expired(data, now);
                 let mut created = Vec::with_capacity(entry.packages.len());
                 for package in &entry.packages {

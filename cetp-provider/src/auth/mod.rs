@@ -148,12 +148,19 @@
 //! `cetp-grants.json.lock` while the store is open, and a second process fails to open it.
 //! Within a process, every open of the same canonical directory shares one store.
 //!
-//! Pending requests are kept in memory only (at most [`DEFAULT_MAX_PENDING`] by default,
-//! oldest dropped first, repeats from one caller merged into its request, which keeps its
-//! place: the list is in order of first request); a consumer that retries after a restart
-//! simply asks again. The screen passes the UID of the app that opened it
-//! ([`Authorizer::pending_from`], `caller_uid` in the JSON) so it offers only that app's
-//! request, never a look-alike's.
+//! Pending requests are kept in memory only; a consumer that retries after a restart simply
+//! asks again. Repeats from one caller merge into its request, which keeps its place: the list
+//! is in order of first request. No app can push another app's request off the list: each UID
+//! has **one** request (a new identity of the same UID replaces its own), at most
+//! [`DEFAULT_MAX_PENDING`] are kept, and when the list is full new UIDs wait (their calls still
+//! get `AUTH_REQUIRED`) rather than anyone being dropped. A request **expires**
+//! [`PENDING_IDLE_EXPIRY`] (10 minutes) after the last call that asked for it and
+//! [`PENDING_MAX_AGE`] (30 minutes) after the first at the latest
+//! ([`PendingRequest::expires_at_ms`]); a call answered `RATE_LIMITED` does not count as asking,
+//! so a look-alike that asked first holds its place for 30 minutes at most. The screen passes
+//! the UID of the app that opened it ([`Authorizer::pending_from`], `caller_uid` in the JSON)
+//! so it offers only that app's request, never a look-alike's; when it cannot tell who opened
+//! it, it lists them all with their identities.
 //!
 //! # Example
 //!
@@ -212,7 +219,9 @@ pub use admin::{
 };
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
-pub use pending::{PendingPackage, PendingRequest, ScopeInfo};
+pub use pending::{
+    PENDING_IDLE_EXPIRY, PENDING_MAX_AGE, PendingPackage, PendingRequest, ScopeInfo,
+};
 pub use rate::RateLimit;
 pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, StoreError};
 
@@ -230,8 +239,12 @@ use store::GrantStore;
 /// filter must use the same action.
 pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
 
-/// How many pending requests are kept by default (the oldest is dropped first).
-pub const DEFAULT_MAX_PENDING: usize = 16;
+/// How many pending requests are kept by default, one per UID at most: 64. Filling the list
+/// takes 64 apps installed under 64 UIDs, each asking again within
+/// [`PENDING_IDLE_EXPIRY`]; even then no request already on the list is dropped, new ones wait
+/// until one expires. Far more than the apps that ask for one provider in ten minutes, and a
+/// few kilobytes of memory.
+pub const DEFAULT_MAX_PENDING: usize = 64;
 
 /// The default limit on refused calls (`AUTH_REQUIRED`, `PERMISSION_DENIED`) per caller:
 /// 30 at once, then one every 2 s. See [`Auth::refused_rate_limit`].
@@ -447,8 +460,10 @@ impl Auth {
         self
     }
 
-    /// How many pending requests to keep (default [`DEFAULT_MAX_PENDING`]); the oldest is
-    /// dropped first.
+    /// How many pending requests to keep, one per UID at most (default
+    /// [`DEFAULT_MAX_PENDING`]). When the list is full, no request on it is dropped: a new UID's
+    /// request is not recorded (its call still gets `AUTH_REQUIRED`) until one expires
+    /// ([`PENDING_IDLE_EXPIRY`], [`PENDING_MAX_AGE`]).
     pub fn max_pending(mut self, max: usize) -> Self {
         self.max_pending = max;
         self
@@ -858,12 +873,18 @@ impl Authorizer {
         };
         let shown: &[String] = if like_discovery { &[] } else { &missing };
         self.charge_refusal(caller, now)?;
-        let id = self.pending_queue().record(caller, &missing, now);
-        log::info!(
-            "CETP: {} needs approval for {:?} (pending request {id})",
-            Escaped(&caller.describe()),
-            missing
-        );
+        match self.pending_queue().record(caller, &missing, now) {
+            Some(id) => log::info!(
+                "CETP: {} needs approval for {:?} (pending request {id})",
+                Escaped(&caller.describe()),
+                missing
+            ),
+            None => log::warn!(
+                "CETP: {} needs approval for {:?}, but the list of pending requests is full; it is not recorded until one expires",
+                Escaped(&caller.describe()),
+                missing
+            ),
+        }
         Err(self.auth_required(&who, shown, expired, data.decisions_lost))
     }
 
@@ -988,9 +1009,10 @@ impl Authorizer {
     /// The approval screen passes the UID of the app that opened it, so a look-alike app's
     /// request is never offered on a screen another app started.
     pub fn pending_from(&self, uid: Option<u32>) -> Vec<PendingRequest> {
+        let now = self.clock.now_ms();
         let queue = self.pending_queue();
         queue
-            .entries()
+            .entries(now)
             .filter(|e| uid.is_none() || e.uid == uid)
             .map(|e| PendingRequest {
                 id: e.id.clone(),
@@ -999,6 +1021,7 @@ impl Authorizer {
                 scopes: self.scope_infos(&e.scopes),
                 first_requested_ms: e.first_requested_ms,
                 requested_at_ms: e.requested_at_ms,
+                expires_at_ms: e.expires_at_ms(),
             })
             .collect()
     }
