@@ -289,8 +289,8 @@ impl ProviderBuilder {
         self
     }
 
-    /// The app the provider runs in: its grant store opens under [`App::files_dir`] when the
-    /// provider is built (unless [`Auth::store_dir`] names another directory), and the default
+    /// The app the provider runs in: its grant store opens under [`App::no_backup_dir`] when
+    /// the provider is built (unless [`Auth::store_dir`] names another directory), and the default
     /// `authorize_intent` is derived from [`App::package_name`]. On Android the runtime behind
     /// `export_provider!` (feature `jni`) sets it; host tests set it themselves.
     ///

@@ -329,7 +329,7 @@ fn a_failed_save_changes_nothing() {
 }
 
 #[test]
-fn the_app_files_dir_is_created_and_each_build_opens_the_store_there() {
+fn the_apps_no_backup_dir_is_created_and_each_build_opens_the_store_there() {
     let parent = tempfile::tempdir().unwrap();
     let with_app = |dir: &Path| {
         builder()
@@ -340,9 +340,10 @@ fn the_app_files_dir_is_created_and_each_build_opens_the_store_there() {
     let first = parent.path().join("a/files");
     let provider = with_app(&first).unwrap();
     approve(&provider, &agent(), "ping", Approval::as_listed);
-    assert!(store_file(&first).exists());
+    assert!(store_file(&parent.path().join("a/no_backup")).exists());
+    assert!(!first.exists() || names_in(&first).is_empty());
 
-    let second = parent.path().join("b");
+    let second = parent.path().join("b/files");
     assert!(with_app(&second).unwrap().authorizer().grants().is_empty());
     assert_eq!(with_app(&first).unwrap().authorizer().grants().len(), 1);
 
@@ -350,7 +351,7 @@ fn the_app_files_dir_is_created_and_each_build_opens_the_store_there() {
     let file = parent.path().join("plain");
     fs::write(&file, b"x").unwrap();
     assert!(matches!(
-        with_app(&file.join("dir")),
+        with_app(&file.join("files")),
         Err(BuildError::Auth(_))
     ));
     // The provider built before keeps its store.

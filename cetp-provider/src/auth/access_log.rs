@@ -177,6 +177,23 @@ impl AccessLog {
         }
     }
 
+    /// Adds the entries of the log at `path` (an earlier location's) that this one does not
+    /// have; they are saved with the next save.
+    pub(crate) fn adopt(&self, fs: &dyn StoreFs, path: &Path) {
+        let found = read(fs, path);
+        if found.is_empty() {
+            return;
+        }
+        let mut inner = self.lock();
+        for (key, entry) in found {
+            if inner.entries.len() >= MAX_ENTRIES {
+                break;
+            }
+            inner.entries.entry(key).or_insert(entry);
+        }
+        inner.changes += 1;
+    }
+
     /// Records one call of `tool` admitted by the grant of `package` pinned to
     /// `certificate_sha256`.
     pub(crate) fn record(

@@ -48,7 +48,8 @@
 //!
 //! The runtime builds the provider when the app starts, with the app it runs in
 //! ([`ProviderBuilder::app`](crate::ProviderBuilder::app)): the grant store opens in the app's
-//! files dir and `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built
+//! no-backup directory ([`App::no_backup_dir`]; see "Nothing leaves the phone" below) and
+//! `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built
 //! without an app or [`Auth::store_dir`] has no store, and its user-approval calls fail closed
 //! (`INTERNAL_ERROR`). The approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
 //! (see [`AdminRequest`] for the JSON).
@@ -56,7 +57,7 @@
 //! # The grant store
 //!
 //! Grants and denials live in one file, `cetp-grants.json` ([`STORE_FILE_NAME`]), in the store
-//! directory (the app's files dir on Android), format version 2 ([`STORE_VERSION`]):
+//! directory (the app's no-backup directory on Android), format version 2 ([`STORE_VERSION`]):
 //!
 //! ```json
 //! {
@@ -161,6 +162,25 @@
 //! the UID of the app that opened it ([`Authorizer::pending_from`], `caller_uid` in the JSON)
 //! so it offers only that app's request, never a look-alike's; when it cannot tell who opened
 //! it, it lists them all with their identities.
+//!
+//! # Nothing leaves the phone
+//!
+//! Everything the SDK persists, the store file, its copy, its lock and the access log, lives in
+//! the app's no-backup directory ([`App::no_backup_dir`], `Context.getNoBackupFilesDir()`),
+//! which Auto Backup and device-to-device transfer never include, whatever backup rules the app
+//! has. An approval names this phone's apps and certificates; restored on another phone it
+//! would grant what the user never granted there.
+//!
+//! An earlier version kept them in the files dir, which backups do copy. When the provider is
+//! built with an app whose no-backup directory holds no store (no file, no copy, nothing set
+//! aside) and whose files dir does, the store is moved once: read from the files dir with the
+//! usual rules (a format-1 copy is not trusted), saved in the no-backup directory, its access
+//! log with it, and only once that save is durable are the old files removed (store, copy, lock,
+//! temp and set-aside files, log). A crash before that leaves the old location the live one, and
+//! the move starts over; after it the new location is the live one, and whatever is left in the
+//! files dir is never read again (it is removed at the next save or start). So at every point
+//! exactly one location is live, and a grant revoked after the move cannot come back from the
+//! old one. With [`Auth::store_dir`] nothing is moved.
 //!
 //! # Example
 //!
@@ -348,8 +368,8 @@ impl Auth {
     }
 
     /// The user approves each consumer app in the provider app (the default). Needs a grant
-    /// store: the app's files dir ([`ProviderBuilder::app`](crate::ProviderBuilder::app), which
-    /// the Android runtime sets), or [`store_dir`](Self::store_dir).
+    /// store: the app's no-backup directory ([`ProviderBuilder::app`](crate::ProviderBuilder::app),
+    /// which the Android runtime sets), or [`store_dir`](Self::store_dir).
     pub fn user_approval() -> Self {
         Auth::with_mode(Mode::UserApproval)
     }
@@ -445,8 +465,9 @@ impl Auth {
     }
 
     /// Opens the grant store in `dir` when the provider is built (host tests and non-Android
-    /// hosts). On Android leave it unset: the store opens in the app's files dir
-    /// ([`ProviderBuilder::app`](crate::ProviderBuilder::app)).
+    /// hosts); nothing is moved there from elsewhere. On Android leave it unset: the store opens
+    /// in the app's no-backup directory ([`ProviderBuilder::app`](crate::ProviderBuilder::app),
+    /// [`App::no_backup_dir`]), which no backup or device transfer includes.
     pub fn store_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.store_dir = Some(dir.into());
         self
@@ -561,7 +582,8 @@ impl fmt::Debug for Authorizer {
 
 impl Authorizer {
     /// Checks `auth` against the provider's scopes and tools; opens the store in
-    /// [`Auth::store_dir`], else in the app's files dir.
+    /// [`Auth::store_dir`], else in the app's no-backup directory (moving it there from the
+    /// files dir, where an earlier version kept it).
     pub(crate) fn new(
         auth: Auth,
         provider_name: &str,
@@ -613,10 +635,17 @@ impl Authorizer {
                 return Err(format!("tool `{tool}` has two rate limits"));
             }
         }
-        let store_dir = auth.store_dir.as_deref().or(app.map(App::files_dir));
+        // Everything the store keeps stays on the phone: the app's no-backup directory, which
+        // Auto Backup and device transfer never copy. An earlier version kept the store in the
+        // files dir, which they do copy: from there it is moved once.
+        let (store_dir, legacy) = match (&auth.store_dir, app) {
+            (Some(dir), _) => (Some(dir.as_path()), None),
+            (None, Some(app)) => (Some(app.no_backup_dir()), Some(app.files_dir())),
+            (None, None) => (None, None),
+        };
         let store = match store_dir {
             Some(dir) => Some(
-                GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms())
+                GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms(), legacy)
                     .map_err(|e| e.to_string())?,
             ),
             None => None,

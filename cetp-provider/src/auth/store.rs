@@ -16,6 +16,9 @@ use crate::context::AccessLevel;
 /// The name of the grant store file inside the store directory.
 pub const STORE_FILE_NAME: &str = "cetp-grants.json";
 
+/// The last good copy of the store file, beside it.
+const LAST_GOOD_NAME: &str = "cetp-grants.json.last-good";
+
 /// The store file format version this SDK writes. It reads this one and version 1 (one access
 /// level and expiry per grant, which then apply to each of the grant's scopes).
 pub const STORE_VERSION: u32 = 2;
@@ -358,6 +361,9 @@ pub(crate) struct GrantStore {
     last_retry_ms: AtomicU64,
     /// What the last good copy is known to hold (a state whose file committed), if anything.
     copy_holds: Mutex<Option<Arc<StoreData>>>,
+    /// Where an earlier version kept the store, while files may be left there: removed once
+    /// this directory holds the store durably.
+    legacy: Mutex<Option<PathBuf>>,
 }
 
 /// The stores open on the real file system, by canonical directory: one per directory per
@@ -369,11 +375,14 @@ static NEXT_TEMP: AtomicU64 = AtomicU64::new(1);
 
 impl GrantStore {
     /// Opens (creating the directory if needed) and loads the store in `dir`, or returns the
-    /// store already open on the same canonical directory in this process.
+    /// store already open on the same canonical directory in this process. `legacy` is where an
+    /// earlier version kept the store (the app's files dir): a store found there while `dir`
+    /// holds none is moved to `dir` (see [`load`](Self::load)).
     pub(crate) fn open(
         dir: &Path,
         fs: Arc<dyn StoreFs>,
         now_ms: u64,
+        legacy: Option<&Path>,
     ) -> Result<Arc<GrantStore>, StoreError> {
         let err = |source| StoreError {
             dir: dir.to_owned(),
@@ -381,8 +390,12 @@ impl GrantStore {
         };
         fs.create_dir_all(dir).map_err(err)?;
         let Some(canonical) = fs.canonical_dir(dir) else {
-            return Self::load(dir, fs, now_ms).map(Arc::new);
+            let legacy = legacy.filter(|old| *old != dir);
+            return Self::load(dir, fs, now_ms, legacy).map(Arc::new);
         };
+        let legacy = legacy
+            .map(|old| fs.canonical_dir(old).unwrap_or_else(|| old.to_owned()))
+            .filter(|old| *old != canonical);
         let mut open = OPEN_STORES.lock().unwrap_or_else(PoisonError::into_inner);
         open.retain(|(_, store)| store.strong_count() > 0);
         if let Some(store) = open
@@ -392,12 +405,25 @@ impl GrantStore {
         {
             return Ok(store);
         }
-        let store = Arc::new(Self::load(&canonical, fs, now_ms)?);
+        let store = Arc::new(Self::load(&canonical, fs, now_ms, legacy.as_deref())?);
         open.push((canonical, Arc::downgrade(&store)));
         Ok(store)
     }
 
-    fn load(dir: &Path, fs: Arc<dyn StoreFs>, now_ms: u64) -> Result<GrantStore, StoreError> {
+    /// Locks and loads the store in `dir`.
+    ///
+    /// When `dir` holds no store (no file, no copy, nothing set aside) and `legacy` does, the
+    /// store is moved: read from `legacy` (without changing anything there), saved in `dir`,
+    /// and only once that save is durable are the files in `legacy` removed. Until then the
+    /// old location stays the live one (a crash means the move starts over); from then on it
+    /// is never read again, whatever is left there. Files in `legacy` next to a store in `dir`
+    /// are removed unread.
+    fn load(
+        dir: &Path,
+        fs: Arc<dyn StoreFs>,
+        now_ms: u64,
+        legacy: Option<&Path>,
+    ) -> Result<GrantStore, StoreError> {
         let lock_path = dir.join(format!("{STORE_FILE_NAME}.lock"));
         let lock = fs.lock(&lock_path).map_err(|e| StoreError {
             dir: dir.to_owned(),
@@ -414,76 +440,20 @@ impl GrantStore {
             },
         })?;
         let path = dir.join(STORE_FILE_NAME);
-        let last_good = dir.join(format!("{STORE_FILE_NAME}.last-good"));
+        let last_good = dir.join(LAST_GOOD_NAME);
         remove_stale_temp_files(&*fs, dir);
-        let mut rewrite = false;
-        // The copy is trusted only when this version wrote it: it writes the copy after the
-        // file committed. An earlier version (format 1) wrote the copy first, so a copy of
-        // its own may hold a change whose file never committed.
-        let mut copy_holds = None;
-        let data = match read(&*fs, &path) {
-            Ok(Some((data, _))) => data,
-            Ok(None) => match read(&*fs, &last_good) {
-                // The file is gone (removed, or set aside before a rewrite that failed): the
-                // copy holds the state of its last commit.
-                Ok(Some((data, STORE_VERSION))) => {
-                    rewrite = true;
-                    let data = Arc::new(data);
-                    copy_holds = Some(data.clone());
-                    (*data).clone()
-                }
-                Ok(Some((_, _))) => {
-                    log::warn!(
-                        "CETP grant store `{}` has a last good copy without its file, written by an earlier version that saved the copy first; it may hold a change that never committed, so it is ignored",
-                        path.display()
-                    );
-                    let _ = fs.remove(&last_good);
-                    StoreData::default()
-                }
-                Ok(None) => StoreData::default(),
-                Err(reason) => {
-                    log::error!(
-                        "CETP grant store `{}` is missing and its last good copy is unusable ({reason}); starting empty: every consumer must be approved again",
-                        path.display()
-                    );
-                    rewrite = true;
-                    StoreData {
-                        decisions_lost: true,
-                        ..StoreData::default()
-                    }
-                }
+        // A new location that cannot even be listed: leave the old one alone.
+        let legacy = legacy.filter(|_| fs.list(dir).is_ok());
+        let moving = legacy.filter(|old| !holds_store(&*fs, dir) && holds_store(&*fs, old));
+        let resolved = match moving {
+            // What the old copy holds says nothing about the copy here.
+            Some(old) => Resolved {
+                copy_holds: None,
+                ..resolve(&*fs, old, now_ms, false)
             },
-            Err(reason) => {
-                let aside = set_aside(&*fs, &path, now_ms);
-                rewrite = true;
-                match read(&*fs, &last_good) {
-                    Ok(Some((data, STORE_VERSION))) => {
-                        log::warn!(
-                            "CETP grant store `{}` is unusable ({reason}); {aside}; recovered the decisions from its last good copy",
-                            path.display()
-                        );
-                        let data = Arc::new(data);
-                        copy_holds = Some(data.clone());
-                        (*data).clone()
-                    }
-                    copy => {
-                        let copy = match copy {
-                            Err(e) => format!("its last good copy is unusable too ({e})"),
-                            Ok(Some(_)) => "its last good copy was written by an earlier version, which saved the copy before the file, and may hold a change that never committed".to_owned(),
-                            Ok(None) => "there is no last good copy".to_owned(),
-                        };
-                        log::error!(
-                            "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every consumer must be approved again",
-                            path.display()
-                        );
-                        StoreData {
-                            decisions_lost: true,
-                            ..StoreData::default()
-                        }
-                    }
-                }
-            }
+            None => resolve(&*fs, dir, now_ms, true),
         };
+        let data = resolved.data;
         let store = GrantStore {
             log: AccessLog::open(dir, fs.clone(), now_ms),
             dir: dir.to_owned(),
@@ -495,18 +465,37 @@ impl GrantStore {
             state: RwLock::new(Arc::new(data)),
             unsaved: AtomicBool::new(false),
             last_retry_ms: AtomicU64::new(now_ms),
-            copy_holds: Mutex::new(copy_holds),
+            copy_holds: Mutex::new(resolved.copy_holds),
+            legacy: Mutex::new(legacy.map(Path::to_owned)),
         };
-        if rewrite {
+        if let Some(old) = moving {
+            log::info!(
+                "CETP grant store: moving the store from `{}` (backed up) to `{}` (never backed up)",
+                old.display(),
+                store.dir.display()
+            );
+            store.log.adopt(&*store.fs, &old.join(ACCESS_LOG_FILE_NAME));
+        }
+        if resolved.rewrite || moving.is_some() {
             let data = store.snapshot();
-            if let Err(failure) = store.save(&data) {
-                store.unsaved.store(true, Ordering::Relaxed);
-                log::error!(
-                    "CETP grant store `{}` could not be rewritten after recovery: {}",
-                    store.path.display(),
-                    failure.error
-                );
+            match store.save(&data) {
+                Ok(()) => {
+                    store.log.flush();
+                    store.leave_legacy();
+                }
+                Err(failure) => {
+                    store.unsaved.store(true, Ordering::Relaxed);
+                    log::error!(
+                        "CETP grant store `{}` could not be written ({}); retrying later",
+                        store.path.display(),
+                        failure.error
+                    );
+                }
             }
+        } else {
+            // The store here is the live one (or there is none anywhere): what an earlier
+            // version left in the old location is never read.
+            store.leave_legacy();
         }
         Ok(store)
     }
@@ -566,6 +555,7 @@ impl GrantStore {
         match self.save(&next) {
             Ok(()) => {
                 self.unsaved.store(false, Ordering::Relaxed);
+                self.leave_legacy();
                 if kind == Change::Widening {
                     self.publish(next);
                 }
@@ -612,6 +602,7 @@ impl GrantStore {
         match self.save(&data) {
             Ok(()) => {
                 self.unsaved.store(false, Ordering::Relaxed);
+                self.leave_legacy();
                 log::info!(
                     "CETP grant store `{}`: the pending change is saved",
                     self.path.display()
@@ -622,6 +613,53 @@ impl GrantStore {
                 self.path.display(),
                 failure.error
             ),
+        }
+    }
+
+    /// Removes what an earlier version left in the old location, once this directory holds
+    /// the store durably (the caller just saved, or found the store here): the store and its
+    /// copy, their lock, temp and set-aside files, the access log and its temp files. What
+    /// cannot be removed is tried again at the next save and the next start; it is never read
+    /// again either way.
+    fn leave_legacy(&self) {
+        let mut legacy = self.legacy.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(old) = legacy.as_deref() else {
+            return;
+        };
+        let Ok(names) = self.fs.list(old) else {
+            *legacy = None;
+            return;
+        };
+        let mut left = 0;
+        let mut removed = 0;
+        for name in names {
+            let name = name.to_string_lossy();
+            if !(name.starts_with(STORE_FILE_NAME) || name.starts_with(ACCESS_LOG_FILE_NAME)) {
+                continue;
+            }
+            match self.fs.remove(&old.join(&*name)) {
+                Ok(()) => removed += 1,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    left += 1;
+                    log::warn!(
+                        "CETP grant store: `{}` could not be removed ({e}); it is not read, and removing it is tried again later",
+                        old.join(&*name).display()
+                    );
+                }
+            }
+        }
+        if removed > 0 {
+            if let Err(e) = self.fs.sync_dir(old) {
+                left += 1;
+                log::warn!(
+                    "CETP grant store: `{}` could not be synced after removing the old store ({e})",
+                    old.display()
+                );
+            }
+        }
+        if left == 0 {
+            *legacy = None;
         }
     }
 
@@ -702,6 +740,115 @@ impl GrantStore {
         }
         Ok(())
     }
+}
+
+/// What loading a store directory found.
+struct Resolved {
+    data: StoreData,
+    /// What the last good copy holds, when that is known (it was read and trusted).
+    copy_holds: Option<Arc<StoreData>>,
+    /// The file must be written again (it was missing or unusable).
+    rewrite: bool,
+}
+
+/// Reads the store in `dir`: the file, else a trusted copy, else nothing (saying when
+/// decisions were lost). `in_place`: the store lives here, so an unusable file is set aside
+/// and an untrusted copy removed; else (an old location being moved) nothing there changes.
+fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolved {
+    let path = dir.join(STORE_FILE_NAME);
+    let last_good = dir.join(LAST_GOOD_NAME);
+    let mut rewrite = false;
+    // The copy is trusted only when this version wrote it: it writes the copy after the
+    // file committed. An earlier version (format 1) wrote the copy first, so a copy of
+    // its own may hold a change whose file never committed.
+    let mut copy_holds = None;
+    let data = match read(fs, &path) {
+        Ok(Some((data, _))) => data,
+        Ok(None) => match read(fs, &last_good) {
+            // The file is gone (removed, or set aside before a rewrite that failed): the
+            // copy holds the state of its last commit.
+            Ok(Some((data, STORE_VERSION))) => {
+                rewrite = true;
+                let data = Arc::new(data);
+                copy_holds = Some(data.clone());
+                (*data).clone()
+            }
+            Ok(Some((_, _))) => {
+                log::warn!(
+                    "CETP grant store `{}` has a last good copy without its file, written by an earlier version that saved the copy first; it may hold a change that never committed, so it is ignored",
+                    path.display()
+                );
+                if in_place {
+                    let _ = fs.remove(&last_good);
+                }
+                StoreData::default()
+            }
+            Ok(None) => StoreData::default(),
+            Err(reason) => {
+                log::error!(
+                    "CETP grant store `{}` is missing and its last good copy is unusable ({reason}); starting empty: every consumer must be approved again",
+                    path.display()
+                );
+                rewrite = true;
+                StoreData {
+                    decisions_lost: true,
+                    ..StoreData::default()
+                }
+            }
+        },
+        Err(reason) => {
+            let aside = if in_place {
+                set_aside(fs, &path, now_ms)
+            } else {
+                "it is left where it is".to_owned()
+            };
+            rewrite = true;
+            match read(fs, &last_good) {
+                Ok(Some((data, STORE_VERSION))) => {
+                    log::warn!(
+                        "CETP grant store `{}` is unusable ({reason}); {aside}; recovered the decisions from its last good copy",
+                        path.display()
+                    );
+                    let data = Arc::new(data);
+                    copy_holds = Some(data.clone());
+                    (*data).clone()
+                }
+                copy => {
+                    let copy = match copy {
+                            Err(e) => format!("its last good copy is unusable too ({e})"),
+                            Ok(Some(_)) => "its last good copy was written by an earlier version, which saved the copy before the file, and may hold a change that never committed".to_owned(),
+                            Ok(None) => "there is no last good copy".to_owned(),
+                        };
+                    log::error!(
+                        "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every consumer must be approved again",
+                        path.display()
+                    );
+                    StoreData {
+                        decisions_lost: true,
+                        ..StoreData::default()
+                    }
+                }
+            }
+        }
+    };
+    Resolved {
+        data,
+        copy_holds,
+        rewrite,
+    }
+}
+
+/// Whether `dir` holds a store: its file, its copy, or a file set aside as unusable (the
+/// store lived here even if nothing of it is readable). One that cannot be listed holds none.
+fn holds_store(fs: &dyn StoreFs, dir: &Path) -> bool {
+    let Ok(names) = fs.list(dir) else {
+        return false;
+    };
+    let aside = format!("{STORE_FILE_NAME}.corrupt-");
+    names.iter().any(|name| {
+        let name = name.to_string_lossy();
+        name == STORE_FILE_NAME || name == LAST_GOOD_NAME || name.starts_with(&aside)
+    })
 }
 
 /// Writes `bytes` to `path` atomically and durably: a uniquely named temp file in `dir`

@@ -39,10 +39,11 @@ pub struct Fault {
 }
 
 /// Fail every step of kind `step` on a file named `name` (the target of a rename, the
-/// removed name, the created file), whatever its directory, until the rule is cleared.
+/// removed name, the created file), in directory `dir` or any, until the rule is cleared.
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub step: Step,
+    pub dir: Option<PathBuf>,
     pub name: String,
     pub errno: i32,
 }
@@ -74,11 +75,12 @@ impl Sim {
         let index = self.steps.len();
         self.steps.push(step);
         let name = path.and_then(Path::file_name);
-        if let Some(rule) = self
-            .rules
-            .iter()
-            .find(|r| r.step == step && name.is_some_and(|n| *n == *r.name))
-        {
+        let dir = path.and_then(Path::parent);
+        if let Some(rule) = self.rules.iter().find(|r| {
+            r.step == step
+                && name.is_some_and(|n| *n == *r.name)
+                && r.dir.as_deref().is_none_or(|d| Some(d) == dir)
+        }) {
             self.injected += 1;
             return Err(io::Error::from_raw_os_error(rule.errno));
         }
@@ -131,6 +133,17 @@ impl SimFs {
     pub fn fail(&self, step: Step, name: &str, errno: i32) {
         self.sim().rules.push(Rule {
             step,
+            dir: None,
+            name: name.to_owned(),
+            errno,
+        });
+    }
+
+    /// Adds a rule: every `step` on the file `dir/name` fails with `errno` from now on.
+    pub fn fail_in(&self, step: Step, dir: &Path, name: &str, errno: i32) {
+        self.sim().rules.push(Rule {
+            step,
+            dir: Some(dir.to_owned()),
             name: name.to_owned(),
             errno,
         });
