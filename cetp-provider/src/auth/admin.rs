@@ -192,7 +192,10 @@ pub enum AdminRequest {
     },
 }
 
-/// Everything the approval screen shows, returned with every [`AdminResponse`].
+/// Everything the approval screen shows, returned with every [`AdminResponse`]; the JSON is
+/// shown there. Each pending request carries its identity (UID, packages with their
+/// certificates), the scopes it lacks, when it was first and last asked for and when it expires
+/// ([`PendingRequest`]); each grant what the app has, per scope ([`GrantState`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct AdminState {
@@ -333,9 +336,16 @@ pub struct AdminErrorBody {
 ///  "state": {"provider_name": "Notes", "scopes": [{"name": "notes", "description": "your notes"}],
 ///   "pending": [{"id": "18f…-3", "uid": 10123, "packages": [{"name": "com.example.agent",
 ///     "certificate_sha256": ["5f2a…"]}], "scopes": [{"name": "notes", "description": "your notes"}],
-///     "first_requested_ms": 1767225599000, "requested_at_ms": 1767225600000}],
-///   "grants": [], "denials": [], "store_open": true, "unsaved_changes": false,
-///   "now_ms": 1767225601000}}
+///     "first_requested_ms": 1767225599000, "requested_at_ms": 1767225600000,
+///     "expires_at_ms": 1767226200000}],
+///   "grants": [{"package": "com.example.other", "certificate_sha256": "9c01…",
+///     "scopes": ["notes"], "access": "limited", "granted_at_ms": 1767225000000,
+///     "expires_at_ms": null,
+///     "per_scope": [{"scope": "notes", "access": "limited", "granted_at_ms": 1767225000000,
+///       "expires_at_ms": null}],
+///     "no_scope": null, "last_access_ms": null, "calls_day": 0, "calls_week": 0, "tools": []}],
+///   "denials": [], "store_open": true, "unsaved_changes": false, "now_ms": 1767225601000,
+///   "connections": [], "offers_limited_access": true}}
 /// {"ok": false, "decisions_lost": false, "error": {"kind": "unknown_request", "message": "no pending request `x`; …"}, "state": {…}}
 /// ```
 ///
