@@ -189,10 +189,10 @@ fn without_comments(xml: &str) -> String {
 
 #[test]
 fn the_java_library_meta_data_key_matches_the_manifest() {
-    let provider = template_file("src/main/java/dev/cetp/CetpToolProvider.java");
-    let key = java_constants(&provider)
+    let runtime = template_file("src/main/java/dev/cetp/CetpRuntime.java");
+    let key = java_constants(&runtime)
         .remove("META_LIBRARY")
-        .expect("CetpToolProvider.META_LIBRARY");
+        .expect("CetpRuntime.META_LIBRARY");
     let manifest = template_file("src/main/AndroidManifest.xml");
     assert!(
         manifest.contains(&format!("android:name=\"{key}\"")),

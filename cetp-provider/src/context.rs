@@ -75,11 +75,11 @@ impl Deadline {
         Deadline { at: None }
     }
 
-    /// `after` from now on `clock`.
-    pub(crate) fn after(clock: &Arc<dyn Clock>, after: Duration) -> Self {
+    /// `after` from `start_ms` on `clock`.
+    pub(crate) fn after(clock: &Arc<dyn Clock>, start_ms: u64, after: Duration) -> Self {
         let after_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
         Deadline {
-            at: Some((clock.now_ms().saturating_add(after_ms), Arc::clone(clock))),
+            at: Some((start_ms.saturating_add(after_ms), Arc::clone(clock))),
         }
     }
 
@@ -229,7 +229,7 @@ mod tests {
     fn a_deadline_follows_the_providers_clock() {
         let clock = ManualClock::new(1_000);
         let shared: Arc<dyn Clock> = Arc::new(clock.clone());
-        let deadline = Deadline::after(&shared, Duration::from_millis(500));
+        let deadline = Deadline::after(&shared, clock.now_ms(), Duration::from_millis(500));
         assert!(!deadline.is_past());
         assert_eq!(deadline.time_left(), Duration::from_millis(500));
         assert!(deadline.check().is_ok());

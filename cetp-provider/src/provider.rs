@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::app::App;
-use crate::auth::{Auth, Authorizer};
+use crate::auth::{Auth, Authorizer, Need as AuthNeed};
 use crate::caller::Caller;
 use crate::context::{AccessLevel, CallContext, Deadline};
 use crate::error::{ToolError, panic_text, provider_bug};
@@ -285,8 +285,8 @@ impl ProviderBuilder {
         self
     }
 
-    /// The app the provider runs in: its grant store opens in the app's directories when the
-    /// provider is built (unless [`Auth::store_dir`] names another directory), and the default
+    /// The app the provider runs in: its grant store opens under [`App::no_backup_dir`] when
+    /// the provider is built (unless [`Auth::store_dir`] names another directory), and the default
     /// `authorize_intent` is derived from [`App::package_name`]. On Android the runtime behind
     /// `export_provider!` (feature `jni`) sets it; host tests set it themselves.
     ///
@@ -824,16 +824,16 @@ impl Provider {
     /// The refusal as the caller should get it (`AUTH_REQUIRED`, `PERMISSION_DENIED`,
     /// `RATE_LIMITED`).
     pub fn authorize(&self, caller: &Caller, need: Need<'_>) -> Result<AccessLevel, ToolError> {
-        match need {
-            Need::Discovery => self
-                .auth
-                .check_discovery(caller)
-                .map(|()| AccessLevel::Full),
-            Need::Tool(tool) => {
-                self.auth.check_discovery(caller)?;
-                self.auth.check_execute(tool.name(), caller)
-            }
-        }
+        let need = match need {
+            Need::Discovery => AuthNeed::Discovery,
+            Need::Tool(tool) => AuthNeed::Tool {
+                name: tool.name(),
+                scopes: &tool.descriptor().scopes,
+            },
+        };
+        self.auth
+            .authorize(caller, need)
+            .map(|decision| decision.access())
     }
 
     /// Runs one `execute_tool`, from its admission to the reply, for `caller` (who the platform
@@ -880,17 +880,16 @@ impl Provider {
 
     fn run(&self, call: ToolCall<'_>, caller: &Caller) -> Result<String, ToolError> {
         let _slot = self.in_flight.enter(caller)?;
-        // With gated discovery a stranger learns nothing: not which tools exist, nor their
-        // scopes, parameters or size limits. Its one decision is made first.
-        let gated = !self.auth.discovery_is_open();
-        let early = if gated {
-            Some(match &call.tool {
-                Ok(tool) => self.authorize(caller, Need::Tool(*tool))?,
-                Err(_) => self.authorize(caller, Need::Discovery)?,
-            })
-        } else {
-            None
+        // One authorization per call, before anything else: a caller that may not run a tool
+        // learns nothing about it (with gated discovery, not even whether it exists).
+        let need = match &call.tool {
+            Ok(tool) => AuthNeed::Tool {
+                name: tool.name(),
+                scopes: &tool.descriptor().scopes,
+            },
+            Err(_) => AuthNeed::UnknownTool,
         };
+        let decision = self.auth.authorize(caller, need)?;
         if let Some(id) = call
             .request_id
             .filter(|id| id.chars().count() > MAX_REQUEST_ID_CHARS)
@@ -917,17 +916,13 @@ impl Provider {
                 ),
             ));
         }
-        let access = match early {
-            Some(access) => access,
-            None => self.authorize(caller, Need::Tool(tool))?,
-        };
         let value = entry.validator.check(name, call.args)?;
-        let deadline = Deadline::after(self.auth.clock(), entry.deadline);
-        let mut ctx = CallContext::new(caller).with_access(access).for_tool(
-            name,
-            &self.states,
-            deadline.clone(),
-        );
+        self.auth.record_read(name, &decision);
+        // The deadline counts from the instant the call was decided (no second clock read).
+        let deadline = Deadline::after(self.auth.clock(), decision.at_ms(), entry.deadline);
+        let mut ctx = CallContext::new(caller)
+            .with_access(decision.access())
+            .for_tool(name, &self.states, deadline.clone());
         if let Some(id) = call.request_id {
             ctx = ctx.with_request_id(id);
         }

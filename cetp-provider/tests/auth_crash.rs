@@ -4,7 +4,7 @@
 //! write window by construction: the child's file system (the store's [`StoreFs`] seam over
 //! the real one) stops at a pseudo-random step of a save (temp open, write, fsync, rename,
 //! directory fsync, of the last good copy or of the file), says so, and waits to be killed.
-//! After every kill the store must parse, be version 1, and hold exactly the state after the
+//! After every kill the store must parse, be version 2, and hold exactly the state after the
 //! last acknowledged operation or the one after it (written but not yet acknowledged). The
 //! next child resumes from that state.
 //!
@@ -37,7 +37,8 @@ const CHILD_START_ENV: &str = "CETP_AUTH_CRASH_CHILD_START";
 const CHILD_PAUSE_ENV: &str = "CETP_AUTH_CRASH_CHILD_PAUSE_AT";
 /// The child's line when it stopped inside a save: `CETP-PAUSED <step>`.
 const PAUSED: &str = "CETP-PAUSED ";
-/// The steps of one save: five for the last good copy, five for the file.
+/// The steps of one save where the child can stop: five for the file, then five for the last
+/// good copy (removing the old copy first is not one of them).
 const STEPS_PER_SAVE: u64 = 10;
 const KILLS: usize = 200;
 /// The child's progress line: `CETP-ACK <op index>`.
@@ -163,17 +164,17 @@ fn expected_after(n: u64) -> (Vec<Value>, Vec<Value>) {
     for i in 0..n {
         match op(i) {
             Op::Approve => {
-                let scopes = if i % 2 == 1 {
-                    json!(["calendar", "notes"])
-                } else {
-                    json!(["notes"])
-                };
                 let access = if i % 3 == 0 { "limited" } else { "full" };
+                let scope = json!({"access": access, "granted_at_ms": 7, "expires_at_ms": null});
+                let scopes = if i % 2 == 1 {
+                    json!({"calendar": scope, "notes": scope})
+                } else {
+                    json!({"notes": scope})
+                };
                 grants.push((
                     i,
                     json!({
-                        "package": package(i), "certificate_sha256": cert(i), "scopes": scopes,
-                        "access": access, "granted_at_ms": 7, "expires_at_ms": null
+                        "package": package(i), "certificate_sha256": cert(i), "scopes": scopes
                     }),
                 ));
             }
@@ -277,6 +278,7 @@ fn store_survives_sigkill_at_any_point() {
     let mut temp_left = 0; // kills that left a half-written temp file behind
     let mut paused_kills = 0; // kills inside a save, at a step the child reported
     let mut paused_steps = BTreeSet::new();
+    let mut copies_checked = 0; // kills after which a copy existed (and equalled the file)
     for kill in 0..KILLS {
         let wait_for = rng.next() % MAX_ACKS_BEFORE_KILL;
         // Every other child stops inside a save: after `wait_for` acknowledged operations, at
@@ -345,25 +347,38 @@ fn store_survives_sigkill_at_any_point() {
             }
         }
 
-        // The file, read directly: valid JSON, version 1, exactly one of the possible states.
-        // (Before the first save completes, the last good copy may exist without the file.)
-        let mut path = dir.path().join(STORE_FILE_NAME);
-        if !path.exists() {
-            path = dir.path().join(format!("{STORE_FILE_NAME}.last-good"));
-        }
+        // The file, read directly: valid JSON, version 2, exactly one of the possible states.
+        // (The copy is written after the file, so it never exists without it.)
+        let path = dir.path().join(STORE_FILE_NAME);
+        let copy = dir.path().join(format!("{STORE_FILE_NAME}.last-good"));
+        assert!(
+            path.exists() || !copy.exists(),
+            "kill {kill}: a copy without its file"
+        );
         let found = match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str::<Value>(&text)
                 .unwrap_or_else(|e| panic!("kill {kill}: store is not JSON ({e}): {text:?}")),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                json!({"version": 1, "grants": [], "denials": []})
+                json!({"version": 2, "grants": [], "denials": []})
             }
             Err(e) => panic!("kill {kill}: {e}"),
         };
-        assert_eq!(found["version"], 1, "kill {kill}");
+        assert_eq!(found["version"], 2, "kill {kill}");
         let state = (
             found["grants"].as_array().unwrap().clone(),
             found["denials"].as_array().unwrap().clone(),
         );
+        // The copy, when there is one, holds what the file holds: never a state whose file did
+        // not commit, never an older one.
+        if let Ok(text) = std::fs::read_to_string(&copy) {
+            let held: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                (&held["grants"], &held["denials"]),
+                (&found["grants"], &found["denials"]),
+                "kill {kill}: the copy differs from the file"
+            );
+            copies_checked += 1;
+        }
         let acknowledged = applied + acked;
         if state == expected_after(acknowledged) {
             applied = acknowledged;
@@ -409,7 +424,7 @@ fn store_survives_sigkill_at_any_point() {
         );
     }
     eprintln!(
-        "{KILLS} kills ({paused_kills} inside a save, at {paused_steps:?}), {applied} operations applied, {temp_left} left a temp file, {torn_writes} landed between a rename and its ack, {:?}",
+        "{KILLS} kills ({paused_kills} inside a save, at {paused_steps:?}), {applied} operations applied, {temp_left} left a temp file, {torn_writes} landed between a rename and its ack, {copies_checked} left a copy equal to the file, {:?}",
         started.elapsed()
     );
     assert!(applied > KILLS as u64 / 2, "the children made progress");
@@ -423,4 +438,5 @@ fn store_survives_sigkill_at_any_point() {
     );
     assert!(temp_left > 0, "some kills left a temp file mid-write");
     assert!(torn_writes > 0, "some kills landed after a rename");
+    assert!(copies_checked > 0, "some kills left a copy to compare");
 }

@@ -1,7 +1,8 @@
 //! Syscall faults and power loss under the grant store, through its file-system seam
-//! ([`StoreFs`]): every step of a save (temp open, write, file fsync, rename, directory fsync,
-//! for the last good copy and for the file) fails with `ENOSPC` or `EIO`, once or for good, for
-//! each kind of change; then the power goes out and the unsynced writes are lost.
+//! ([`StoreFs`]): every step of a save (removing the last good copy; temp open, write, file
+//! fsync, rename, directory fsync, for the file and then for the copy)
+//! fails with `ENOSPC` or `EIO`, once or for good, for each kind of change; then the power goes
+//! out and the unsynced writes are lost.
 //!
 //! After every fault: memory equals the file once the store has had its retry; a revoke or a
 //! deny is in force at once (fails closed); an approval is in force only when it reached the
@@ -139,6 +140,7 @@ struct Tally {
     faults: usize,
     failed_closed: usize,
     refused_approvals: usize,
+    committed_approvals: usize,
     power_losses: usize,
 }
 
@@ -170,6 +172,8 @@ fn scenario(op: Op, k: usize, errno: i32, times: Option<usize>, tally: &mut Tall
             assert_eq!(post, pre, "{what}: a refused widening changes nothing");
             assert_eq!(disk(&fs), pre, "{what}: nor the file");
             tally.refused_approvals += 1;
+        } else if times.is_none() {
+            tally.committed_approvals += 1;
         }
     }
     let reported_saved = outcome.is_ok() && !unsaved(&provider);
@@ -256,7 +260,10 @@ fn every_fault_at_every_step_fails_closed_and_memory_equals_disk() {
     let mut tally = Tally::default();
     for op in [Op::Approve, Op::Deny, Op::Revoke, Op::ClearDenial] {
         let steps = steps_of(op);
-        assert_eq!(steps, 10, "{op:?}: two files, five steps each");
+        assert_eq!(
+            steps, 11,
+            "{op:?}: removing the copy, then five steps for the file and five for the copy"
+        );
         for k in 0..steps {
             for errno in [ENOSPC, EIO] {
                 for times in [Some(1), None] {
@@ -266,14 +273,20 @@ fn every_fault_at_every_step_fails_closed_and_memory_equals_disk() {
         }
     }
     eprintln!(
-        "{} scenarios, {} faults injected, {} narrowing changes failed closed, {} approvals refused unchanged, {} power losses survived",
+        "{} scenarios, {} faults injected, {} narrowing changes failed closed, {} widening changes refused unchanged, {} committed despite a lasting fault, {} power losses survived",
         tally.scenarios,
         tally.faults,
         tally.failed_closed,
         tally.refused_approvals,
+        tally.committed_approvals,
         tally.power_losses
     );
-    assert_eq!(tally.scenarios, 4 * 10 * 2 * 2);
+    assert_eq!(tally.scenarios, 4 * 11 * 2 * 2);
+    // A lasting fault refuses a widening change up to the file's rename (the copy's removal
+    // and the file's first four steps); after it (the file's directory fsync, the copy's five
+    // steps) the change is on disk and in force.
+    assert_eq!(tally.refused_approvals, 2 * 5 * 2);
+    assert_eq!(tally.committed_approvals, 2 * 6 * 2);
 }
 
 #[test]
@@ -290,7 +303,12 @@ fn a_save_is_the_documented_steps_in_order() {
         Step::Rename,
         Step::DirSync,
     ];
-    assert_eq!(fs.step_kinds()[before..], [save, save].concat());
+    // The copy goes first, then the file is written (its directory fsync makes the removal
+    // durable too), then the copy again.
+    assert_eq!(
+        fs.step_kinds()[before..],
+        [&[Step::Remove][..], &save, &save].concat()
+    );
 }
 
 /// Power lost right after each acknowledged change (no faults): the change is durable.
@@ -342,7 +360,7 @@ fn power_loss_inside_a_save_leaves_the_old_or_the_new_state() {
             losses += 1;
         }
     }
-    assert_eq!(losses, 40);
+    assert_eq!(losses, 44);
 }
 
 #[test]
@@ -361,4 +379,64 @@ fn the_lock_admits_one_store_at_a_time() {
     assert!(err.contains("another process holds"), "{err}");
     drop(first);
     let _third = open(&fs, &clock);
+}
+
+/// The first save of a store, with two faults: the file's rename fails (EIO) and the last good
+/// copy cannot be removed either. The approval is refused (`persist_failed`), and it stays
+/// refused after a restart: nothing on disk may hold a change that never committed.
+#[test]
+fn a_refused_first_approval_is_not_brought_back_by_its_copy() {
+    let fs = SimFs::new();
+    let clock = ManualClock::new(1_000);
+    let provider = open(&fs, &clock);
+    assert_eq!(
+        call(&provider, &agent(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    let id = pending_id_for(&provider, &agent());
+    fs.fail(Step::Rename, "cetp-grants.json", EIO);
+    fs.fail(Step::Remove, "cetp-grants.json.last-good", EIO);
+    let err = provider
+        .authorizer()
+        .approve(&id, listed(&provider, &id))
+        .unwrap_err();
+    assert_eq!(err.kind(), "persist_failed", "{err}");
+    assert_eq!(
+        call(&provider, &agent(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    // A plain restart (no power loss): whatever the directory holds is what the next start
+    // reads.
+    drop(provider);
+    fs.clear_rules();
+    let reopened = open(&fs, &clock);
+    assert!(reopened.authorizer().grants().is_empty());
+    assert_eq!(
+        call(&reopened, &agent(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired),
+        "the refused approval came back from {:?}",
+        fs.names()
+    );
+}
+
+/// A revoke whose file committed but whose copy could not be written again, then the file is
+/// damaged: the store recovers without the revoked grant, because the old copy was removed
+/// before the file changed.
+#[test]
+fn a_stale_copy_cannot_bring_back_a_revoked_grant() {
+    let fs = SimFs::new();
+    let clock = ManualClock::new(1_000);
+    let provider = setup(&fs, &clock);
+    fs.fail(Step::Rename, "cetp-grants.json.last-good", EIO);
+    provider.authorizer().revoke(AGENT, None).unwrap();
+    assert!(!unsaved(&provider), "the file holds the revoke");
+    drop(provider);
+    fs.clear_rules();
+    fs.put(&dir().join("cetp-grants.json"), b"{\"version\":2,\"gr");
+    let reopened = open(&fs, &clock);
+    assert_eq!(
+        call(&reopened, &agent(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired),
+        "the revoked grant came back"
+    );
 }

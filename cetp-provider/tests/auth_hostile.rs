@@ -180,7 +180,7 @@ fn an_approval_grants_only_the_scopes_the_user_saw() {
         .authorizer()
         .approve(&seen.id, Approval::as_listed(&seen))
         .unwrap();
-    assert_eq!(grants[0].scopes.iter().collect::<Vec<_>>(), ["notes"]);
+    assert_eq!(grants[0].scope_names().collect::<Vec<_>>(), ["notes"]);
     assert!(call(&provider, &agent(), "read_notes").is_success());
     assert_eq!(
         call(&provider, &agent(), "agenda").error_code(),
@@ -267,4 +267,143 @@ fn a_pattern_the_linear_engine_cannot_run_is_refused_at_build() {
         text.contains(r"the pattern `^(a|a)+\1b$`") && text.contains("linear-time"),
         "{text}"
     );
+}
+
+const MINUTE_MS: u64 = 60_000;
+
+fn pending_json(provider: &Provider) -> Vec<Value> {
+    let raw: Value =
+        serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+    raw["state"]["pending"].as_array().unwrap().clone()
+}
+
+/// A request lives 10 minutes after the last call that asked for it, and 30 minutes at most;
+/// a call answered `RATE_LIMITED` does not count as asking.
+#[test]
+fn pending_requests_expire_and_rate_limited_calls_do_not_keep_them_alive() {
+    let dir = tempfile::tempdir().unwrap();
+    let t0 = 1_000_000;
+    let clock = ManualClock::new(t0);
+    // One refused call an hour: after its first call, the look-alike is always rate limited.
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .clock(clock.clone())
+            .refused_rate_limit(RateLimit::new(1, Duration::from_secs(3600))),
+    );
+    assert_eq!(
+        call(&provider, &look_alike(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    let listed = pending_json(&provider);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["expires_at_ms"], t0 + 10 * MINUTE_MS);
+    let id = listed[0]["id"].as_str().unwrap().to_owned();
+    // Polling every second, always rate limited, for 12 minutes.
+    let mut limited = 0;
+    for _ in 0..12 * 60 {
+        clock.advance(Duration::from_secs(1));
+        if call(&provider, &look_alike(), "read_notes").error_code() == Some(ErrorCode::RateLimited)
+        {
+            limited += 1;
+        }
+    }
+    assert_eq!(limited, 12 * 60);
+    assert!(
+        pending_json(&provider).is_empty(),
+        "expired 10 minutes after the last call that was not rate limited"
+    );
+    let late = admin(
+        &provider,
+        &format!(r#"{{"op":"approve","id":"{id}","scopes":["notes"]}}"#),
+    );
+    assert_eq!(late.error.unwrap().kind, "unknown_request");
+    assert!(late.state.grants.is_empty());
+}
+
+/// A caller asking within its refused-call limit keeps its request for 30 minutes at most;
+/// then a new request (a new id, listed after the ones made meanwhile) replaces it.
+#[test]
+fn a_polling_caller_keeps_its_place_for_thirty_minutes_at_most() {
+    let dir = tempfile::tempdir().unwrap();
+    let t0 = 1_000_000;
+    let clock = ManualClock::new(t0);
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .clock(clock.clone()),
+    );
+    call(&provider, &look_alike(), "read_notes");
+    let first = pending_json(&provider)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Every 2 s, which the default limit allows: each call refreshes the request.
+    for _ in 0..(29 * 60 / 2) {
+        clock.advance(Duration::from_secs(2));
+        assert_eq!(
+            call(&provider, &look_alike(), "read_notes").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+    }
+    let listed = pending_json(&provider);
+    assert_eq!(listed[0]["id"], first.as_str());
+    assert_eq!(listed[0]["first_requested_ms"], t0);
+    assert_eq!(listed[0]["expires_at_ms"], t0 + 30 * MINUTE_MS, "capped");
+    // The agent asks at minute 29.
+    call(&provider, &agent(), "read_notes");
+    clock.advance(Duration::from_secs(61));
+    call(&provider, &look_alike(), "read_notes");
+    let listed = pending_json(&provider);
+    let uids: Vec<u64> = listed.iter().map(|p| p["uid"].as_u64().unwrap()).collect();
+    assert_eq!(
+        uids,
+        [
+            u64::from(agent().uid().unwrap()),
+            u64::from(look_alike().uid().unwrap())
+        ],
+        "the look-alike's new request comes after the agent's"
+    );
+    assert_ne!(listed[1]["id"], first.as_str());
+}
+
+/// One UID cannot push other apps' requests off the list, however many identities it
+/// presents (a shared UID whose packages change, for instance): each UID has one request.
+#[test]
+fn one_uid_cannot_evict_other_apps_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(1_000_000);
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .clock(clock.clone())
+            .refused_rate_limit(RateLimit::new(u32::MAX, Duration::from_millis(1))),
+    );
+    call(&provider, &agent(), "read_notes");
+    let agent_request = pending_id_for(&provider, &agent());
+    for i in 0..100 {
+        let churn = Caller::app(10_066, format!("com.example.evil{i}")).with_certificate(CERT_EVIL);
+        assert_eq!(
+            call(&provider, &churn, "read_notes").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+    }
+    let listed = pending_json(&provider);
+    let uids: Vec<&Value> = listed.iter().map(|p| &p["uid"]).collect();
+    assert_eq!(
+        uids,
+        [10_001, 10_066],
+        "one request per UID, the agent's kept"
+    );
+    assert_eq!(listed[0]["id"], agent_request.as_str());
+    assert_eq!(listed[1]["packages"][0]["name"], "com.example.evil99");
+    provider
+        .authorizer()
+        .approve(&agent_request, listed_approval(&provider, &agent_request))
+        .unwrap();
+    assert!(call(&provider, &agent(), "read_notes").is_success());
+}
+
+fn listed_approval(provider: &Provider, id: &str) -> Approval {
+    support::listed(provider, id)
 }

@@ -162,11 +162,7 @@ fn auth_required_names_exactly_the_missing_scopes() {
     let grants = provider.authorizer().grants();
     assert_eq!(grants.len(), 1);
     assert_eq!(
-        grants[0]
-            .scopes
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
+        grants[0].scope_names().collect::<Vec<_>>(),
         ["calendar", "notes"]
     );
 }
@@ -255,7 +251,7 @@ fn grants_expire_with_the_clock() {
         Approval::as_listed(r).expires_after(Duration::from_secs(3600))
     });
     assert_eq!(
-        provider.authorizer().grants()[0].expires_at_ms,
+        provider.authorizer().grants()[0].expires_at_ms(),
         Some(1_700_000_000_000 + 3_600_000)
     );
     clock.advance(Duration::from_secs(3599));
@@ -491,20 +487,28 @@ fn an_unpinned_grant_from_an_older_store_admits_nobody() {
 #[test]
 fn pending_requests_are_bounded_and_coalesced() {
     let dir = tempfile::tempdir().unwrap();
-    let provider = provider(Auth::user_approval().store_dir(dir.path()).max_pending(4));
+    let clock = ManualClock::new(1_000_000);
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .clock(clock.clone())
+            .max_pending(4),
+    );
     for uid in 0..6u32 {
         let caller = Caller::app(20_000 + uid, format!("com.example.app{uid}"));
         assert_eq!(outcome(&call(&provider, &caller, "ping")), AUTH);
     }
+    // Full: the last two were refused like the others but not recorded; nobody was dropped
+    // for them.
     let pending = provider.authorizer().pending();
     let uids: Vec<Option<u32>> = pending.iter().map(|p| p.uid).collect();
     assert_eq!(
         uids,
-        [Some(20_002), Some(20_003), Some(20_004), Some(20_005)]
+        [Some(20_000), Some(20_001), Some(20_002), Some(20_003)]
     );
 
     // Repeats from one caller merge into one request with the union of the scopes.
-    let caller = Caller::app(20_003, "com.example.app3");
+    let caller = Caller::app(20_001, "com.example.app1");
     let id_before = pending_id_for(&provider, &caller);
     call(&provider, &caller, "read_notes");
     call(&provider, &caller, "agenda");
@@ -515,7 +519,7 @@ fn pending_requests_are_bounded_and_coalesced() {
     let uids: Vec<Option<u32>> = pending.iter().map(|p| p.uid).collect();
     assert_eq!(
         uids,
-        [Some(20_002), Some(20_003), Some(20_004), Some(20_005)]
+        [Some(20_000), Some(20_001), Some(20_002), Some(20_003)]
     );
     let merged = &pending[1];
     assert_eq!(merged.id, id_before);
@@ -530,10 +534,24 @@ fn pending_requests_are_bounded_and_coalesced() {
     assert_eq!(
         merged.packages,
         [serde_json::from_value(serde_json::json!({
-            "name": "com.example.app3", "certificate_sha256": []
+            "name": "com.example.app1", "certificate_sha256": []
         }))
         .unwrap()]
     );
+
+    // Ten minutes on, only the request asked for again is left, and a newcomer gets a place.
+    clock.advance(Duration::from_secs(9 * 60));
+    call(&provider, &caller, "ping");
+    clock.advance(Duration::from_secs(60));
+    let late = Caller::app(20_005, "com.example.app5");
+    call(&provider, &late, "ping");
+    let uids: Vec<Option<u32>> = provider
+        .authorizer()
+        .pending()
+        .iter()
+        .map(|p| p.uid)
+        .collect();
+    assert_eq!(uids, [Some(20_001), Some(20_005)]);
 }
 
 #[test]
@@ -786,4 +804,95 @@ fn allowed_apps_skip_the_prompt_under_user_approval() {
     // Everyone else goes through the user, the impostor included.
     assert_eq!(outcome(&call(&provider, &spoofed(), "agenda")), AUTH);
     assert_eq!(outcome(&call(&provider, &stranger(), "agenda")), AUTH);
+}
+
+/// A clock that counts how often it is read.
+#[derive(Clone)]
+struct CountingClock {
+    clock: ManualClock,
+    reads: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl cetp_provider::auth::Clock for CountingClock {
+    fn now_ms(&self) -> u64 {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.clock.now_ms()
+    }
+}
+
+impl CountingClock {
+    fn take(&self) -> usize {
+        self.reads.swap(0, std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Every call is authorized once, at one instant: with gated discovery the gate, the scopes,
+/// the expiry and the rate limit are one decision (a grant cannot expire between two checks
+/// of one call), and the read is recorded at the time it was decided. A call that ran its tool
+/// reads the clock once more, after the tool, for its deadline (which counts from the decision).
+#[test]
+fn each_call_is_decided_once_at_one_instant() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = CountingClock {
+        clock: ManualClock::new(1_700_000_000_000),
+        reads: Default::default(),
+    };
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .gate_discovery(true)
+            .clock(clock.clone())
+            .rate_limit(RateLimit::per_second(100)),
+    );
+    approve(&provider, &agent(), "read_notes", |r| {
+        Approval::as_listed(r).expires_after(Duration::from_secs(60))
+    });
+    let consumer = Consumer::new(&provider).as_caller(agent());
+    let stranger = Consumer::new(&provider).as_caller(stranger());
+    let calls: [&dyn Fn() -> Response; 5] = [
+        &|| consumer.execute("read_notes", "{}"),
+        &|| consumer.execute("agenda", "{}"),
+        &|| consumer.execute("no_such_tool", "{}"),
+        &|| consumer.list_tools(),
+        &|| stranger.execute("read_notes", "{}"),
+    ];
+    let mut reads = Vec::new();
+    for answer in calls {
+        clock.take();
+        let answer = answer();
+        reads.push((answer.error_code(), clock.take()));
+    }
+    assert_eq!(
+        reads,
+        [
+            (None, 2),
+            (Some(ErrorCode::AuthRequired), 1),
+            (Some(ErrorCode::ToolNotFound), 1),
+            (None, 1),
+            (Some(ErrorCode::AuthRequired), 1),
+        ]
+    );
+}
+
+/// With gated discovery a name that is no tool is refused like a tool, and counts against the
+/// refused-call limit like any refusal.
+#[test]
+fn gated_unknown_tools_count_against_the_refused_call_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(0);
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .gate_discovery(true)
+            .clock(clock.clone()),
+    );
+    let codes: Vec<_> = (0..31)
+        .map(|i| call(&provider, &stranger(), &format!("nothing_{i}")).error_code())
+        .collect();
+    assert!(
+        codes[..30]
+            .iter()
+            .all(|c| *c == Some(ErrorCode::AuthRequired))
+    );
+    assert_eq!(codes[30], Some(ErrorCode::RateLimited));
 }

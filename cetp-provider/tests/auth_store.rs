@@ -80,14 +80,13 @@ fn writes_leave_one_complete_documented_file() {
     assert_eq!(
         read_json(dir.path()),
         serde_json::json!({
-            "version": 1,
+            "version": 2,
             "grants": [{
                 "package": AGENT,
                 "certificate_sha256": CERT_A,
-                "scopes": ["notes"],
-                "access": "limited",
-                "granted_at_ms": 1000,
-                "expires_at_ms": null
+                "scopes": {
+                    "notes": {"access": "limited", "granted_at_ms": 1000, "expires_at_ms": null}
+                }
             }],
             "denials": []
         })
@@ -112,7 +111,7 @@ fn grants_and_denials_survive_a_restart() {
     let reopened = user_approval(dir.path());
     let grants = reopened.authorizer().grants();
     assert_eq!(grants.len(), 1);
-    assert_eq!(grants[0].scopes.iter().collect::<Vec<_>>(), ["calendar"]);
+    assert_eq!(grants[0].scope_names().collect::<Vec<_>>(), ["calendar"]);
     assert_eq!(reopened.authorizer().denials().len(), 1);
     // The agent holds `calendar` only: `agenda` still lacks `notes`.
     let answer = call(&reopened, &agent(), "agenda");
@@ -153,7 +152,7 @@ fn corrupt_cases(valid: &str) -> Vec<(&'static str, Corrupt)> {
         ),
         (
             "wrong version",
-            Box::new(|p: &Path| fs::write(p, r#"{"version":2,"grants":[],"denials":[]}"#).unwrap()),
+            Box::new(|p: &Path| fs::write(p, r#"{"version":3,"grants":[],"denials":[]}"#).unwrap()),
         ),
         (
             "wrong shape",
@@ -231,7 +230,7 @@ fn a_corrupt_store_is_set_aside_and_everyone_reapproves() {
             .authorizer()
             .approve(&id, listed(&provider, &id))
             .unwrap();
-        assert_eq!(read_json(dir.path())["version"], 1, "{what}");
+        assert_eq!(read_json(dir.path())["version"], 2, "{what}");
         assert_eq!(read_json(dir.path()).get("decisions_lost"), None, "{what}");
         assert_eq!(names_in(dir.path()).len(), 3, "{what}");
         let answer = call(&provider, &agent(), "read_notes");
@@ -335,7 +334,7 @@ fn a_failed_save_changes_nothing() {
 }
 
 #[test]
-fn the_app_files_dir_is_created_and_each_build_opens_the_store_there() {
+fn the_apps_no_backup_dir_is_created_and_each_build_opens_the_store_there() {
     let parent = tempfile::tempdir().unwrap();
     let with_app = |dir: &Path| {
         builder()
@@ -346,9 +345,10 @@ fn the_app_files_dir_is_created_and_each_build_opens_the_store_there() {
     let first = parent.path().join("a/files");
     let provider = with_app(&first).unwrap();
     approve(&provider, &agent(), "ping", Approval::as_listed);
-    assert!(store_file(&first).exists());
+    assert!(store_file(&parent.path().join("a/no_backup")).exists());
+    assert!(!first.exists() || names_in(&first).is_empty());
 
-    let second = parent.path().join("b");
+    let second = parent.path().join("b/files");
     assert!(with_app(&second).unwrap().authorizer().grants().is_empty());
     assert_eq!(with_app(&first).unwrap().authorizer().grants().len(), 1);
 
@@ -356,7 +356,7 @@ fn the_app_files_dir_is_created_and_each_build_opens_the_store_there() {
     let file = parent.path().join("plain");
     fs::write(&file, b"x").unwrap();
     assert!(matches!(
-        with_app(&file.join("dir")),
+        with_app(&file.join("files")),
         Err(BuildError::Auth(_))
     ));
     // The provider built before keeps its store.
@@ -535,4 +535,38 @@ fn two_providers_on_one_directory_lose_no_update() {
         .expect_err("locked by someone else")
         .to_string();
     assert!(err.contains("another process holds"), "{err}");
+}
+
+/// A copy written by this version holds a committed state: when the file is missing it is
+/// used. One written by the previous format (which saved the copy before the file) may hold a
+/// change that never committed: next to an unusable file it is not trusted, and the
+/// decisions start over, saying so.
+#[test]
+fn only_a_copy_written_after_its_file_committed_is_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let provider = user_approval(dir.path());
+        approve(&provider, &agent(), "read_notes", Approval::as_listed);
+    }
+    fs::remove_file(store_file(dir.path())).unwrap();
+    let provider = user_approval(dir.path());
+    assert!(call(&provider, &agent(), "read_notes").is_success());
+    assert!(store_file(dir.path()).exists(), "rewritten from the copy");
+    drop(provider);
+
+    let v1 = format!(
+        r#"{{"version":1,"grants":[{{"package":"{AGENT}","certificate_sha256":"{CERT_A}",
+            "scopes":["notes"],"access":"full","granted_at_ms":0,"expires_at_ms":null}}],
+            "denials":[]}}"#
+    );
+    fs::write(dir.path().join(LAST_GOOD), v1).unwrap();
+    fs::write(store_file(dir.path()), b"{\"version\":2,\"gra").unwrap();
+    let provider = user_approval(dir.path());
+    assert_eq!(
+        call(&provider, &agent(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    let state: Value =
+        serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+    assert_eq!(state["decisions_lost"], true);
 }

@@ -3,25 +3,31 @@
 //!
 //! It is small and bounded: per (package, certificate, tool) one last-call time and call counts
 //! in hourly buckets for the last [`WEEK_HOURS`] hours, at most [`MAX_ENTRIES`] such entries
-//! (the least recently used is dropped first). It lives in [`ACCESS_LOG_FILE_NAME`] beside the
-//! grant store, is never sent to a consumer (only the approval screen reads it, through the
+//! (the least recently used is dropped first). A call is recorded once its arguments were
+//! valid and the tool is about to run, under the grant that admitted it (a shared UID's other
+//! packages are not credited). It lives in [`ACCESS_LOG_FILE_NAME`] beside the grant store and
+//! belongs to it: one log per store, so one per canonical directory per process, under the
+//! store's lock. It is never sent to a consumer (only the approval screen reads it, through the
 //! admin `state`), and an app's entries are removed when its access is revoked or denied.
 //!
 //! Recording a call never touches the disk by itself: the log is saved when it changed and at
-//! least [`SAVE_EVERY_MS`] passed since the last save, when the approval screen reads it, when
-//! entries are removed, and when the provider is dropped. The file is written to a temp file and
-//! renamed (a crash leaves the old or the new file), without fsync: losing the last minute of
-//! history on power loss is acceptable, a disk write per tool call is not. A file that cannot be
-//! read is ignored and replaced (history is informative; no decision depends on it).
+//! least [`SAVE_EVERY_MS`] passed since the last try, when the approval screen reads it, when
+//! entries are removed, and when the store closes. A save is the store's: a uniquely named temp
+//! file (`cetp-access-log.json.tmp-<pid>-<n>`), write, fsync, rename, directory fsync, through
+//! the store's [`StoreFs`](super::StoreFs); a failed one removes its temp file, and leftovers of
+//! a crash are removed when the store opens. Losing the last minute of history on power loss is
+//! acceptable, a disk write per tool call is not. A file that cannot be read is ignored and
+//! replaced (history is informative; no decision depends on it).
 
 use std::collections::BTreeMap;
-use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::Caller;
+use super::fs::StoreFs;
+use super::store::write_atomic;
 
 /// The access log's file name, in the grant store's directory.
 pub const ACCESS_LOG_FILE_NAME: &str = "cetp-access-log.json";
@@ -105,16 +111,35 @@ struct File {
 
 #[derive(Debug, Default)]
 struct Inner {
-    path: Option<PathBuf>,
     entries: BTreeMap<Key, Entry>,
-    dirty: bool,
+    /// Changes made so far, and how many of them the file holds.
+    changes: u64,
+    saved: u64,
+    /// The last save (or attempt) caused by a call.
     saved_at_ms: u64,
 }
 
-/// The access log of one provider (see the [module docs](self)).
-#[derive(Debug, Default)]
+/// Where a log is saved.
+struct Target {
+    dir: PathBuf,
+    path: PathBuf,
+    fs: Arc<dyn StoreFs>,
+}
+
+/// The access log of one grant store (see the [module docs](self)).
 pub(crate) struct AccessLog {
+    target: Option<Target>,
     inner: Mutex<Inner>,
+    /// Held while saving: saves are serialized, and a call never waits for one.
+    writer: Mutex<()>,
+}
+
+impl std::fmt::Debug for AccessLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccessLog")
+            .field("path", &self.target.as_ref().map(|t| &t.path))
+            .finish_non_exhaustive()
+    }
 }
 
 impl AccessLog {
@@ -122,57 +147,87 @@ impl AccessLog {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Uses `dir` (the grant store's directory) from now on, reading the log saved there. The
-    /// history recorded before (in memory, or in another directory) is saved first.
-    pub(crate) fn attach(&self, dir: &Path, now_ms: u64) {
-        let mut inner = self.lock();
-        save(&mut inner, now_ms);
+    /// The log saved in `dir` (the grant store's directory, whose lock the caller holds), read
+    /// through `fs`; empty when there is none or it is unreadable.
+    pub(crate) fn open(dir: &Path, fs: Arc<dyn StoreFs>, now_ms: u64) -> AccessLog {
         let path = dir.join(ACCESS_LOG_FILE_NAME);
-        inner.entries = match fs::read(&path) {
-            Ok(bytes) => match serde_json::from_slice::<File>(&bytes) {
-                Ok(file) if file.version == FORMAT_VERSION => {
-                    file.entries.into_iter().take(MAX_ENTRIES).collect()
-                }
-                Ok(_) | Err(_) => {
-                    log::warn!(
-                        "CETP: {} is unreadable; the access history starts empty",
-                        path.display()
-                    );
-                    BTreeMap::new()
-                }
-            },
-            Err(_) => BTreeMap::new(),
-        };
-        inner.path = Some(path);
-        inner.dirty = false;
-        inner.saved_at_ms = now_ms;
+        let entries = read(&*fs, &path);
+        AccessLog {
+            target: Some(Target {
+                dir: dir.to_owned(),
+                path,
+                fs,
+            }),
+            inner: Mutex::new(Inner {
+                entries,
+                saved_at_ms: now_ms,
+                ..Inner::default()
+            }),
+            writer: Mutex::new(()),
+        }
     }
 
-    /// Records one authorized call of `tool` by `caller` (under each of its packages, with the
-    /// first certificate digest the platform reported for it).
-    pub(crate) fn record(&self, caller: &Caller, tool: &str, now_ms: u64) {
+    /// A log kept in memory only.
+    #[cfg(test)]
+    fn in_memory() -> AccessLog {
+        AccessLog {
+            target: None,
+            inner: Mutex::new(Inner::default()),
+            writer: Mutex::new(()),
+        }
+    }
+
+    /// Adds the entries of the log at `path` (an earlier location's) that this one does not
+    /// have; they are saved with the next save.
+    pub(crate) fn adopt(&self, fs: &dyn StoreFs, path: &Path) {
+        let found = read(fs, path);
+        if found.is_empty() {
+            return;
+        }
+        let mut inner = self.lock();
+        for (key, entry) in found {
+            if inner.entries.len() >= MAX_ENTRIES {
+                break;
+            }
+            inner.entries.entry(key).or_insert(entry);
+        }
+        inner.changes += 1;
+    }
+
+    /// Records one call of `tool` admitted by the grant of `package` pinned to
+    /// `certificate_sha256`.
+    pub(crate) fn record(
+        &self,
+        package: &str,
+        certificate_sha256: Option<&str>,
+        tool: &str,
+        now_ms: u64,
+    ) {
         let now_hour = now_ms / HOUR_MS;
         let mut inner = self.lock();
-        for package in caller.packages() {
-            let key = Key {
-                package: package.name.clone(),
-                certificate_sha256: package.certificate_sha256.first().cloned(),
-                tool: tool.to_owned(),
-            };
-            if !inner.entries.contains_key(&key) && inner.entries.len() >= MAX_ENTRIES {
-                evict_least_recent(&mut inner.entries);
-            }
-            let entry = inner.entries.entry(key).or_default();
-            entry.last_ms = entry.last_ms.max(now_ms);
-            entry.prune(now_hour);
-            match entry.hours.last_mut() {
-                Some((hour, calls)) if *hour == now_hour => *calls += 1,
-                _ => entry.hours.push((now_hour, 1)),
-            }
+        let key = Key {
+            package: package.to_owned(),
+            certificate_sha256: certificate_sha256.map(str::to_owned),
+            tool: tool.to_owned(),
+        };
+        if !inner.entries.contains_key(&key) && inner.entries.len() >= MAX_ENTRIES {
+            evict_least_recent(&mut inner.entries);
         }
-        inner.dirty = true;
-        if now_ms.saturating_sub(inner.saved_at_ms) >= SAVE_EVERY_MS {
-            save(&mut inner, now_ms);
+        let entry = inner.entries.entry(key).or_default();
+        entry.last_ms = entry.last_ms.max(now_ms);
+        entry.prune(now_hour);
+        match entry.hours.last_mut() {
+            Some((hour, calls)) if *hour == now_hour => *calls += 1,
+            _ => entry.hours.push((now_hour, 1)),
+        }
+        inner.changes += 1;
+        let due = now_ms.saturating_sub(inner.saved_at_ms) >= SAVE_EVERY_MS;
+        if due {
+            inner.saved_at_ms = now_ms;
+        }
+        drop(inner);
+        if due {
+            self.save(false);
         }
     }
 
@@ -220,7 +275,7 @@ impl AccessLog {
     }
 
     /// Removes the history of `package` (only under `certificate_sha256` when given) and saves.
-    pub(crate) fn forget(&self, package: &str, certificate_sha256: Option<&str>, now_ms: u64) {
+    pub(crate) fn forget(&self, package: &str, certificate_sha256: Option<&str>) {
         let mut inner = self.lock();
         let before = inner.entries.len();
         inner.entries.retain(|key, _| {
@@ -228,22 +283,92 @@ impl AccessLog {
                 && same_certificate(&key.certificate_sha256, certificate_sha256))
         });
         if inner.entries.len() != before {
-            inner.dirty = true;
-            save(&mut inner, now_ms);
+            inner.changes += 1;
+            drop(inner);
+            self.save(true);
         }
     }
 
-    /// Saves pending changes now (the approval screen is reading, or the provider is going away).
-    pub(crate) fn flush(&self, now_ms: u64) {
-        save(&mut self.lock(), now_ms);
+    /// Saves pending changes now (the approval screen is reading, or the store is closing).
+    pub(crate) fn flush(&self) {
+        self.save(true);
+    }
+
+    /// Writes the log if it changed since the last save; a failure is logged and retried at the
+    /// next save. `wait`: wait for a save in progress (else leave it to that one, or the next).
+    fn save(&self, wait: bool) {
+        let Some(target) = &self.target else {
+            return;
+        };
+        let _writer = match self.writer.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) if wait => {
+                self.writer.lock().unwrap_or_else(PoisonError::into_inner)
+            }
+            Err(TryLockError::WouldBlock) => return,
+        };
+        let (bytes, changes) = {
+            let inner = self.lock();
+            if inner.changes == inner.saved {
+                return;
+            }
+            let file = File {
+                version: FORMAT_VERSION,
+                entries: inner
+                    .entries
+                    .iter()
+                    .map(|(k, e)| (k.clone(), e.clone()))
+                    .collect(),
+            };
+            (serde_json::to_vec(&file), inner.changes)
+        };
+        let result = bytes.map_err(io::Error::other).and_then(|bytes| {
+            write_atomic(
+                &*target.fs,
+                &target.dir,
+                &target.path,
+                &bytes,
+                ACCESS_LOG_FILE_NAME,
+            )
+            .map_err(|failure| failure.error)
+        });
+        match result {
+            Ok(()) => self.lock().saved = changes,
+            Err(e) => log::warn!("CETP: could not save {}: {e}", target.path.display()),
+        }
     }
 }
 
 impl Drop for AccessLog {
     fn drop(&mut self) {
-        let inner = self.inner.get_mut().unwrap_or_else(PoisonError::into_inner);
-        let now = inner.saved_at_ms;
-        save(inner, now);
+        self.save(true);
+    }
+}
+
+/// The entries of the log file at `path`; none when it is missing or unreadable.
+fn read(fs: &dyn StoreFs, path: &Path) -> BTreeMap<Key, Entry> {
+    match fs.read(path) {
+        Ok(bytes) => match serde_json::from_slice::<File>(&bytes) {
+            Ok(file) if file.version == FORMAT_VERSION => {
+                file.entries.into_iter().take(MAX_ENTRIES).collect()
+            }
+            Ok(_) | Err(_) => {
+                log::warn!(
+                    "CETP: {} is unreadable; the access history starts empty",
+                    path.display()
+                );
+                BTreeMap::new()
+            }
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeMap::new(),
+        Err(e) => {
+            log::warn!(
+                "CETP: {} cannot be read ({e}); the access history starts empty",
+                path.display()
+            );
+            BTreeMap::new()
+        }
     }
 }
 
@@ -265,55 +390,21 @@ fn evict_least_recent(entries: &mut BTreeMap<Key, Entry>) {
     }
 }
 
-/// Writes the log if it changed and has a file; a failure is logged and retried at the next save.
-fn save(inner: &mut Inner, now_ms: u64) {
-    if !inner.dirty {
-        return;
-    }
-    let Some(path) = inner.path.clone() else {
-        return;
-    };
-    let file = File {
-        version: FORMAT_VERSION,
-        entries: inner
-            .entries
-            .iter()
-            .map(|(k, e)| (k.clone(), e.clone()))
-            .collect(),
-    };
-    let result = serde_json::to_vec(&file)
-        .map_err(std::io::Error::other)
-        .and_then(|bytes| {
-            let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
-            fs::write(&tmp, bytes)?;
-            fs::rename(&tmp, &path)
-        });
-    match result {
-        Ok(()) => {
-            inner.dirty = false;
-            inner.saved_at_ms = now_ms;
-        }
-        Err(e) => log::warn!("CETP: could not save {}: {e}", path.display()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const T0: u64 = 1_767_225_600_000;
 
-    fn agent(cert: &str) -> Caller {
-        Caller::app(10_123, "com.example.agent").with_certificate(cert)
-    }
+    const AGENT: &str = "com.example.agent";
 
     #[test]
     fn counts_by_day_and_week_and_keeps_the_last_call() {
-        let log = AccessLog::default();
-        let a = agent("aa");
-        log.record(&a, "search", T0);
-        log.record(&a, "search", T0 + 1000);
-        log.record(&a, "get", T0 + 2 * 24 * HOUR_MS);
+        let log = AccessLog::in_memory();
+        let a = Some("aa");
+        log.record(AGENT, a, "search", T0);
+        log.record(AGENT, a, "search", T0 + 1000);
+        log.record(AGENT, a, "get", T0 + 2 * 24 * HOUR_MS);
         let now = T0 + 2 * 24 * HOUR_MS + 5;
         let s = log.summary("com.example.agent", Some("aa"), now);
         assert_eq!(s.last_access_ms, Some(T0 + 2 * 24 * HOUR_MS));
@@ -331,9 +422,9 @@ mod tests {
 
     #[test]
     fn a_pinned_grant_sees_only_its_certificate() {
-        let log = AccessLog::default();
-        log.record(&agent("aa"), "search", T0);
-        log.record(&agent("bb"), "search", T0);
+        let log = AccessLog::in_memory();
+        log.record(AGENT, Some("aa"), "search", T0);
+        log.record(AGENT, Some("bb"), "search", T0);
         assert_eq!(
             log.summary("com.example.agent", Some("AA"), T0).calls_day,
             1
@@ -347,10 +438,10 @@ mod tests {
 
     #[test]
     fn stays_bounded() {
-        let log = AccessLog::default();
-        let a = agent("aa");
+        let log = AccessLog::in_memory();
+        let a = Some("aa");
         for i in 0..(MAX_ENTRIES as u64 + 40) {
-            log.record(&a, &format!("tool{i}"), T0 + i);
+            log.record(AGENT, a, &format!("tool{i}"), T0 + i);
         }
         let s = log.summary("com.example.agent", None, T0 + 1000);
         assert_eq!(s.tools.len(), MAX_ENTRIES);
@@ -359,39 +450,40 @@ mod tests {
             "least recent evicted"
         );
         // A week of calls every hour keeps WEEK_HOURS buckets in one entry.
-        let log = AccessLog::default();
+        let log = AccessLog::in_memory();
         for h in 0..(3 * WEEK_HOURS) {
-            log.record(&a, "search", T0 + h * HOUR_MS);
+            log.record(AGENT, a, "search", T0 + h * HOUR_MS);
         }
         let inner = log.lock();
         let entry = inner.entries.values().next().unwrap();
         assert_eq!(entry.hours.len() as u64, WEEK_HOURS);
     }
 
+    fn open(dir: &Path, now_ms: u64) -> AccessLog {
+        AccessLog::open(dir, Arc::new(super::super::OsFs), now_ms)
+    }
+
     #[test]
     fn saves_lazily_and_reloads_and_forgets() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(ACCESS_LOG_FILE_NAME);
-        let log = AccessLog::default();
-        log.attach(dir.path(), T0);
-        let a = agent("aa");
-        log.record(&a, "search", T0 + 1);
+        let log = open(dir.path(), T0);
+        let a = Some("aa");
+        log.record(AGENT, a, "search", T0 + 1);
         assert!(!file.exists(), "a call alone does not write");
-        log.record(&a, "search", T0 + SAVE_EVERY_MS);
+        log.record(AGENT, a, "search", T0 + SAVE_EVERY_MS);
         assert!(file.exists(), "saved once SAVE_EVERY_MS passed");
-        log.record(&a, "search", T0 + SAVE_EVERY_MS + 1);
-        log.flush(T0 + SAVE_EVERY_MS + 2);
+        log.record(AGENT, a, "search", T0 + SAVE_EVERY_MS + 1);
+        log.flush();
 
-        let reopened = AccessLog::default();
-        reopened.attach(dir.path(), T0 + SAVE_EVERY_MS + 3);
-        let s = reopened.summary("com.example.agent", Some("aa"), T0 + SAVE_EVERY_MS + 3);
+        let reopened = open(dir.path(), T0 + SAVE_EVERY_MS + 3);
+        let s = reopened.summary(AGENT, Some("aa"), T0 + SAVE_EVERY_MS + 3);
         assert_eq!(s.calls_day, 3);
 
-        reopened.forget("com.example.agent", Some("aa"), T0 + SAVE_EVERY_MS + 4);
-        let again = AccessLog::default();
-        again.attach(dir.path(), T0 + SAVE_EVERY_MS + 5);
+        reopened.forget(AGENT, Some("aa"));
+        let again = open(dir.path(), T0 + SAVE_EVERY_MS + 5);
         assert_eq!(
-            again.summary("com.example.agent", None, T0 + SAVE_EVERY_MS + 5),
+            again.summary(AGENT, None, T0 + SAVE_EVERY_MS + 5),
             AccessSummary::default()
         );
     }
@@ -399,13 +491,12 @@ mod tests {
     #[test]
     fn an_unreadable_file_starts_empty() {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join(ACCESS_LOG_FILE_NAME), b"{not json").unwrap();
-        let log = AccessLog::default();
-        log.attach(dir.path(), T0);
-        log.record(&agent("aa"), "search", T0);
-        assert_eq!(log.summary("com.example.agent", None, T0).calls_day, 1);
-        log.flush(T0);
-        let text = fs::read_to_string(dir.path().join(ACCESS_LOG_FILE_NAME)).unwrap();
+        std::fs::write(dir.path().join(ACCESS_LOG_FILE_NAME), b"{not json").unwrap();
+        let log = open(dir.path(), T0);
+        log.record(AGENT, Some("aa"), "search", T0);
+        assert_eq!(log.summary(AGENT, None, T0).calls_day, 1);
+        log.flush();
+        let text = std::fs::read_to_string(dir.path().join(ACCESS_LOG_FILE_NAME)).unwrap();
         assert!(text.starts_with("{\"version\":1"), "{text}");
     }
 }

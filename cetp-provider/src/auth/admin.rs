@@ -1,14 +1,14 @@
 //! The approval screen's side: [`Approval`], the [`Authorizer`] methods that change the store,
 //! and the JSON interface ([`AdminRequest`] → [`AdminResponse`]).
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::store::{Change, StoreData, access_level};
-use super::{AccessSummary, Authorizer, Denial, Grant, PendingRequest, ScopeInfo};
+use super::{AccessSummary, Authorizer, Denial, Grant, PendingRequest, ScopeGrant, ScopeInfo};
 use crate::context::AccessLevel;
+use crate::log_text::Escaped;
 
 /// The user's choice when approving a [`PendingRequest`]: always the scopes the user saw,
 /// named explicitly. A request grows while it waits (the caller asks for more), so "everything
@@ -75,7 +75,7 @@ impl Approval {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AdminError {
-    /// No pending request has this id (already decided, merged away, dropped, or never existed).
+    /// No pending request has this id (already decided, replaced, expired, or never existed).
     #[error(
         "no pending request `{0}`; it may have been decided or dropped already: reload the list"
     )]
@@ -192,7 +192,10 @@ pub enum AdminRequest {
     },
 }
 
-/// Everything the approval screen shows, returned with every [`AdminResponse`].
+/// Everything the approval screen shows, returned with every [`AdminResponse`]; the JSON is
+/// shown there. Each pending request carries its identity (UID, packages with their
+/// certificates), the scopes it lacks, when it was first and last asked for and when it expires
+/// ([`PendingRequest`]); each grant what the app has, per scope ([`GrantState`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct AdminState {
@@ -203,8 +206,7 @@ pub struct AdminState {
     /// Requests waiting for the user, in order of first request (only the launching app's
     /// when the request named `caller_uid`).
     pub pending: Vec<PendingRequest>,
-    /// Stored grants (an expired one has `expires_at_ms <= now_ms`), each with its app's
-    /// access history.
+    /// Stored grants, per scope, each with its app's access history (see [`GrantState`]).
     pub grants: Vec<GrantState>,
     /// Stored denials.
     pub denials: Vec<Denial>,
@@ -222,26 +224,93 @@ pub struct AdminState {
     pub offers_limited_access: bool,
 }
 
-/// A stored [`Grant`] with what the on-device access log knows about its app: in JSON the
-/// grant's fields plus `last_access_ms` (`null` if never), `calls_day`, `calls_week` and `tools`
-/// (`[{"name", "last_access_ms", "calls_day", "calls_week"}]`, most recent first).
+/// A stored [`Grant`] as the screen shows it: what the app has, per scope, and what the
+/// on-device access log knows about its calls.
+///
+/// ```json
+/// {"package": "com.example.agent", "certificate_sha256": "5f2a…",
+///  "scopes": ["notes", "calendar"], "access": "full",
+///  "granted_at_ms": 1767225660000, "expires_at_ms": null,
+///  "per_scope": [
+///    {"scope": "notes", "access": "limited", "granted_at_ms": 1767225600000, "expires_at_ms": 1767229200000},
+///    {"scope": "calendar", "access": "full", "granted_at_ms": 1767225660000, "expires_at_ms": null}],
+///  "no_scope": null,
+///  "last_access_ms": 1767225700000, "calls_day": 3, "calls_week": 9,
+///  "tools": [{"name": "read_notes", "last_access_ms": 1767225700000, "calls_day": 3, "calls_week": 9}]}
+/// ```
+///
+/// `per_scope` is the detail, in the provider's declaration order: each approved scope with
+/// its own level and expiry (an expired one has `expires_at_ms <= now_ms` until the next change
+/// of the store). `no_scope` is what the user chose when approving a request that named no
+/// scope (a provider without scopes), `null` otherwise. The grant-wide fields summarize, never
+/// understating what the app has: `scopes` names the approved scopes (same order), `access` is
+/// `"full"` when any of them is full, `expires_at_ms` is when the last of them lapses (`null`
+/// when one never does), `granted_at_ms` the latest approval. `last_access_ms` (`null` if
+/// never), `calls_day`, `calls_week` and `tools` (most recent first) come from the access log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct GrantState {
-    /// The grant as stored.
-    #[serde(flatten)]
-    pub grant: Grant,
+    /// The consumer's package name.
+    pub package: String,
+    /// The certificate digest the grant is pinned to.
+    pub certificate_sha256: Option<String>,
+    /// The approved scopes' names, in the provider's declaration order.
+    pub scopes: Vec<String>,
+    /// `Full` when any approved scope is full ([`Grant::access`]).
+    #[serde(with = "access_level")]
+    pub access: AccessLevel,
+    /// The latest approval ([`Grant::granted_at_ms`]).
+    pub granted_at_ms: u64,
+    /// When the last scope lapses, `None` when one never does ([`Grant::expires_at_ms`]).
+    pub expires_at_ms: Option<u64>,
+    /// Each approved scope with its level and expiry, in the provider's declaration order.
+    pub per_scope: Vec<ScopeState>,
+    /// What the user chose for the tools that need no scope, when an approval named none.
+    pub no_scope: Option<ScopeGrant>,
     /// Its app's calls, from the access log.
     #[serde(flatten)]
     pub history: AccessSummary,
 }
 
-impl std::ops::Deref for GrantState {
-    type Target = Grant;
+/// One approved scope of a [`GrantState`]: its name with the level and expiry the user chose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ScopeState {
+    /// The scope's name.
+    pub scope: String,
+    /// What the user chose for it.
+    #[serde(flatten)]
+    pub grant: ScopeGrant,
+}
 
-    /// The grant's own fields (`state.grants[0].package`).
-    fn deref(&self) -> &Grant {
-        &self.grant
+impl GrantState {
+    fn new(grant: &Grant, declared: &[(String, String)], history: AccessSummary) -> Self {
+        let rank = |name: &str| {
+            declared
+                .iter()
+                .position(|(n, _)| n == name)
+                .unwrap_or(usize::MAX)
+        };
+        let mut per_scope: Vec<ScopeState> = grant
+            .scopes
+            .iter()
+            .map(|(scope, grant)| ScopeState {
+                scope: scope.clone(),
+                grant: *grant,
+            })
+            .collect();
+        per_scope.sort_by_key(|s| rank(&s.scope));
+        GrantState {
+            package: grant.package.clone(),
+            certificate_sha256: grant.certificate_sha256.clone(),
+            scopes: per_scope.iter().map(|s| s.scope.clone()).collect(),
+            access: grant.access(),
+            granted_at_ms: grant.granted_at_ms(),
+            expires_at_ms: grant.expires_at_ms(),
+            per_scope,
+            no_scope: grant.no_scope,
+            history,
+        }
     }
 }
 
@@ -263,9 +332,16 @@ pub struct AdminErrorBody {
 ///  "state": {"provider_name": "Notes", "scopes": [{"name": "notes", "description": "your notes"}],
 ///   "pending": [{"id": "18f…-3", "uid": 10123, "packages": [{"name": "com.example.agent",
 ///     "certificate_sha256": ["5f2a…"]}], "scopes": [{"name": "notes", "description": "your notes"}],
-///     "first_requested_ms": 1767225599000, "requested_at_ms": 1767225600000}],
-///   "grants": [], "denials": [], "store_open": true, "unsaved_changes": false,
-///   "now_ms": 1767225601000}}
+///     "first_requested_ms": 1767225599000, "requested_at_ms": 1767225600000,
+///     "expires_at_ms": 1767226200000}],
+///   "grants": [{"package": "com.example.other", "certificate_sha256": "9c01…",
+///     "scopes": ["notes"], "access": "limited", "granted_at_ms": 1767225000000,
+///     "expires_at_ms": null,
+///     "per_scope": [{"scope": "notes", "access": "limited", "granted_at_ms": 1767225000000,
+///       "expires_at_ms": null}],
+///     "no_scope": null, "last_access_ms": null, "calls_day": 0, "calls_week": 0, "tools": []}],
+///   "denials": [], "store_open": true, "unsaved_changes": false, "now_ms": 1767225601000,
+///   "connections": [], "offers_limited_access": true}}
 /// {"ok": false, "decisions_lost": false, "error": {"kind": "unknown_request", "message": "no pending request `x`; …"}, "state": {…}}
 /// ```
 ///
@@ -295,7 +371,7 @@ fn same_cert(stored: Option<&str>, wanted: Option<&str>) -> bool {
 }
 
 fn prune_expired(data: &mut StoreData, now_ms: u64) {
-    data.grants.retain(|g| !g.is_expired(now_ms));
+    data.grants.retain_mut(|g| g.prune(now_ms));
 }
 
 impl Authorizer {
@@ -308,19 +384,23 @@ impl Authorizer {
         &self,
         id: &str,
         uid: Option<u32>,
+        now_ms: u64,
     ) -> Result<super::pending::Entry, AdminError> {
         self.pending_queue()
-            .get(id)
+            .get(id, now_ms)
             .filter(|e| uid.is_none() || e.uid == uid)
             .cloned()
             .ok_or_else(|| AdminError::UnknownRequest(id.to_owned()))
     }
 
-    /// Approves pending request `id` for the scopes `approval` names: stores a grant for each
-    /// package the request recorded (pinned to the first certificate digest the platform
-    /// reported for it), clears their denials, and removes the request. An existing grant for
-    /// the same package and certificate keeps its scopes and takes the new access level and
-    /// expiry. The approval takes effect only once durably saved.
+    /// Approves pending request `id` for the scopes `approval` names: for each package the
+    /// request recorded (pinned to the first certificate digest the platform reported for it),
+    /// sets each named scope to the approval's access level and expiry, clears the package's
+    /// denials, and removes the request. Only the named scopes change: the package's other
+    /// scopes keep the level and expiry the user chose for them. An approval that names no
+    /// scope (a request that listed none, as from a provider without scopes) sets what the
+    /// tools needing no scope get ([`Grant::no_scope`]). The approval takes effect only once
+    /// durably saved, also where it makes a scope narrower than before.
     ///
     /// Returns the grants as stored.
     ///
@@ -352,7 +432,7 @@ impl Authorizer {
         let grants = store.update(
             Change::Widening,
             |data| {
-                let entry = self.pending_entry(id, uid)?;
+                let entry = self.pending_entry(id, uid, now)?;
                 if let Some(extra) = approval.scopes.iter().find(|s| !entry.scopes.contains(*s)) {
                     return Err(AdminError::ScopeNotRequested(extra.clone()));
                 }
@@ -363,38 +443,42 @@ impl Authorizer {
                 {
                     return Err(AdminError::NoCertificate(unsigned.name.clone()));
                 }
-                let chosen: BTreeSet<String> = approval.scopes.iter().cloned().collect();
                 prune_expired(data, now);
+                let chosen = ScopeGrant::new(approval.access, now, expires_at_ms);
                 let mut created = Vec::with_capacity(entry.packages.len());
                 for package in &entry.packages {
                     let cert = package.certificate_sha256.first().cloned();
                     data.denials
                         .retain(|d| !(d.package == package.name && d.certificate_sha256 == cert));
-                    let mut scopes = chosen.clone();
-                    if let Some(pos) = data
+                    let pos = match data
                         .grants
                         .iter()
                         .position(|g| g.package == package.name && g.certificate_sha256 == cert)
                     {
-                        scopes.extend(data.grants.remove(pos).scopes);
-                    }
-                    let grant = Grant {
-                        package: package.name.clone(),
-                        certificate_sha256: cert,
-                        scopes,
-                        access: approval.access,
-                        granted_at_ms: now,
-                        expires_at_ms,
+                        Some(pos) => pos,
+                        None => {
+                            data.grants.push(Grant::new(package.name.clone(), cert));
+                            data.grants.len() - 1
+                        }
                     };
-                    data.grants.push(grant.clone());
-                    created.push(grant);
+                    let grant = &mut data.grants[pos];
+                    if approval.scopes.is_empty() {
+                        grant.no_scope = Some(chosen);
+                    }
+                    for scope in &approval.scopes {
+                        grant.scopes.insert(scope.clone(), chosen);
+                    }
+                    created.push(grant.clone());
                 }
                 Ok(created)
             },
             |e| AdminError::Persist(e.to_string()),
         )?;
         self.pending_queue().remove(id);
-        log::info!("CETP: approved pending request {id}: {grants:?}");
+        log::info!(
+            "CETP: approved pending request {id}: {}",
+            Escaped(&format!("{grants:?}"))
+        );
         Ok(grants)
     }
 
@@ -417,7 +501,7 @@ impl Authorizer {
         let denials = store.update(
             Change::Narrowing,
             |data| {
-                let entry = self.pending_entry(id, uid)?;
+                let entry = self.pending_entry(id, uid, now)?;
                 prune_expired(data, now);
                 let mut created = Vec::with_capacity(entry.packages.len());
                 for package in &entry.packages {
@@ -433,10 +517,9 @@ impl Authorizer {
                     };
                     data.denials.push(denial.clone());
                     created.push(denial);
-                    self.access_log.forget(
+                    store.access_log().forget(
                         &package.name,
                         package.certificate_sha256.first().map(String::as_str),
-                        now,
                     );
                 }
                 Ok(created)
@@ -444,7 +527,10 @@ impl Authorizer {
             |e| AdminError::Persist(e.to_string()),
         )?;
         self.pending_queue().remove(id);
-        log::info!("CETP: denied pending request {id}: {denials:?}");
+        log::info!(
+            "CETP: denied pending request {id}: {}",
+            Escaped(&format!("{denials:?}"))
+        );
         Ok(denials)
     }
 
@@ -469,8 +555,9 @@ impl Authorizer {
             before - data.grants.len()
         })
         .inspect(|_| {
-            self.access_log
-                .forget(package, certificate_sha256, self.clock.now_ms());
+            if let Some(store) = self.bound_store() {
+                store.access_log().forget(package, certificate_sha256);
+            }
         })
     }
 
@@ -529,12 +616,12 @@ impl Authorizer {
     /// with only that app's pending requests (all of them for `None`).
     pub fn state_for(&self, uid: Option<u32>) -> AdminState {
         let store = self.bound_store();
+        let now_ms = self.clock.now_ms();
         if let Some(store) = &store {
-            store.retry_unsaved(self.clock.now_ms());
+            store.retry_unsaved(now_ms);
+            store.access_log().flush();
         }
         let data = store.as_ref().map(|s| s.snapshot());
-        let now_ms = self.clock.now_ms();
-        self.access_log.flush(now_ms);
         AdminState {
             provider_name: self.provider_name.clone(),
             scopes: self
@@ -551,13 +638,15 @@ impl Authorizer {
                 .map(|d| {
                     d.grants
                         .iter()
-                        .map(|g| GrantState {
-                            history: self.access_log.summary(
-                                &g.package,
-                                g.certificate_sha256.as_deref(),
-                                now_ms,
-                            ),
-                            grant: g.clone(),
+                        .map(|g| {
+                            let history = store.as_ref().map_or_else(AccessSummary::default, |s| {
+                                s.access_log().summary(
+                                    &g.package,
+                                    g.certificate_sha256.as_deref(),
+                                    now_ms,
+                                )
+                            });
+                            GrantState::new(g, &self.scopes, history)
                         })
                         .collect()
                 })

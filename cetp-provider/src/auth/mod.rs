@@ -31,11 +31,15 @@
 //!
 //! # Order of checks for `execute_tool`
 //!
-//! With [`Auth::gate_discovery`], authorization comes first: a caller with no grant gets the
-//! same `AUTH_REQUIRED` for every tool name, known or not, and learns nothing about the tools.
-//! Then: unknown tool → `TOOL_NOT_FOUND`; `args` over the size limit → `INVALID_ARGS`;
-//! authorization (`PERMISSION_DENIED` / `AUTH_REQUIRED`); the rate limit (`RATE_LIMITED`);
-//! argument validation and the tool itself.
+//! Every call is authorized once, first, in one decision at one instant: the policy, denials,
+//! the scopes the tool needs and their expiry, then the rate limit (`PERMISSION_DENIED`,
+//! `AUTH_REQUIRED`, `RATE_LIMITED`). With [`Auth::gate_discovery`], a caller holding no grant in
+//! force gets the same `AUTH_REQUIRED` for every tool name, known or not, without scope names,
+//! and learns nothing about the tools; an unknown name is refused that way too (and counts as a
+//! refused call). Then: `request_id` too long or no tool name → `INVALID_ARGS`; unknown tool →
+//! `TOOL_NOT_FOUND`; `args` over the size limit or invalid → `INVALID_ARGS`; the tool itself.
+//! Only a call that reaches the tool is recorded in the access log, under the grant that
+//! admitted it.
 //!
 //! Refused calls count against a per-caller limit of their own ([`Auth::refused_rate_limit`]):
 //! past it an unapproved caller gets `RATE_LIMITED` and its pending request is not touched.
@@ -44,7 +48,8 @@
 //!
 //! The runtime builds the provider when the app starts, with the app it runs in
 //! ([`ProviderBuilder::app`](crate::ProviderBuilder::app)): the grant store opens in the app's
-//! files dir and `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built
+//! no-backup directory ([`App::no_backup_dir`]; see "Nothing leaves the phone" below) and
+//! `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built
 //! without an app or [`Auth::store_dir`] has no store, and its user-approval calls fail closed
 //! (`INTERNAL_ERROR`). The approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
 //! (see [`AdminRequest`] for the JSON).
@@ -52,19 +57,25 @@
 //! # The grant store
 //!
 //! Grants and denials live in one file, `cetp-grants.json` ([`STORE_FILE_NAME`]), in the store
-//! directory (the app's files dir on Android):
+//! directory (the app's no-backup directory on Android), format version 2 ([`STORE_VERSION`]):
 //!
 //! ```json
 //! {
-//!   "version": 1,
+//!   "version": 2,
 //!   "grants": [
 //!     {
 //!       "package": "com.clawseed.android",
 //!       "certificate_sha256": "5f2a…(64 hex digits)",
-//!       "scopes": ["notes"],
-//!       "access": "full",
-//!       "granted_at_ms": 1767225600000,
-//!       "expires_at_ms": null
+//!       "scopes": {
+//!         "calendar": { "access": "full", "granted_at_ms": 1767229200000, "expires_at_ms": null },
+//!         "notes": { "access": "limited", "granted_at_ms": 1767225600000, "expires_at_ms": 1767229200000 }
+//!       }
+//!     },
+//!     {
+//!       "package": "com.example.minimal.agent",
+//!       "certificate_sha256": "9c01…",
+//!       "scopes": {},
+//!       "no_scope": { "access": "full", "granted_at_ms": 1767225600000, "expires_at_ms": null }
 //!     }
 //!   ],
 //!   "denials": [
@@ -73,20 +84,43 @@
 //! }
 //! ```
 //!
+//! A grant holds, **per scope**, what the user chose when approving that scope: `access`
+//! (`"full"` or `"limited"`), when (`granted_at_ms`) and until when (`expires_at_ms`, `null`
+//! never expires). An approval sets only the scopes it names, so approving `calendar` (full,
+//! forever) after `notes` (limited, for an hour) leaves `notes` limited and lapsing in an hour:
+//! an approval changes what the screen showed and nothing else. A call is admitted when every
+//! scope its tool needs is approved and not expired, at the most restrictive level among them.
+//! `no_scope` (absent unless set) is what the user chose when approving a request that named no
+//! scope, as every request of a provider without scopes does; a tool that needs no scope gets
+//! it while it lasts, else the most restrictive level of the scopes in force. Per scope rather
+//! than per approval because the screen shows and changes scopes: each has one current
+//! decision, and a later approval of the same scope replaces it (narrower or wider), where
+//! approvals kept side by side would leave the user to work out which of them is in force.
+//!
+//! Version 1 files, written before, had one `access`, `granted_at_ms` and `expires_at_ms` per
+//! grant and `scopes` as a list of names; they are read with that level and expiry for each of
+//! the grant's scopes (for `no_scope` when the list is empty), and written as version 2 at the
+//! next change. `"redacted"`, an older name of `"limited"`, is still read.
+//!
 //! Times are milliseconds since the Unix epoch; `certificate_sha256` is the lower-case hex
-//! SHA-256 digest of the consumer's signing certificate; `access` is `"full"` or
-//! `"limited"`; `expires_at_ms: null` never expires. A grant is always pinned: the approval
+//! SHA-256 digest of the consumer's signing certificate. A grant is always pinned: the approval
 //! screen cannot approve a package whose certificate the platform did not report
 //! ([`AdminError::NoCertificate`]). A denial may have `certificate_sha256: null` (it then
 //! refuses the package whatever its certificate). Unknown fields are ignored; another
 //! `version` is not read. A file may carry `"decisions_lost": true` (see below).
 //!
-//! Every save writes the whole file twice, first as the last good copy
-//! `cetp-grants.json.last-good`, then as `cetp-grants.json`, each through a uniquely named
-//! temp file in the same directory (`cetp-grants.json.tmp-<pid>-<n>`): write, fsync, rename
-//! over the target, fsync the directory. A crash at any point leaves the old or the new file,
-//! never a mix; leftover temp files are removed on open. All file operations go through
-//! [`StoreFs`], which tests replace to inject faults.
+//! Every save writes the whole file and a last good copy of it, `cetp-grants.json.last-good`,
+//! in this order: remove the copy (unless it already holds what is about to be written); write
+//! the file, whose directory fsync also makes that removal durable; only once the file
+//! committed, write the copy. Each
+//! file goes through a uniquely named temp file in the same directory
+//! (`cetp-grants.json.tmp-<pid>-<n>`): write, fsync, rename over the target, fsync the
+//! directory. A crash at any point leaves the old or the new file, never a mix; leftover temp
+//! files are removed on open. So the copy only ever holds a state whose file committed, never an
+//! older one: recovering from it can bring back neither a change the screen was told failed
+//! (`persist_failed`) nor a grant revoked since. A copy that cannot be written after the file
+//! is only logged (the file holds the change) and is written again by the next save. All file
+//! operations go through [`StoreFs`], which tests replace to inject faults.
 //!
 //! When a change takes effect depends on its direction:
 //!
@@ -101,23 +135,52 @@
 //!
 //! A file that cannot be read or parsed, or has another `version`, is logged with
 //! `log::error!` and moved aside as `cetp-grants.json.corrupt-<unix ms>`; the store then
-//! recovers from the last good copy (never older than the file, so it cannot bring back a
-//! revoked grant). Only when that copy is unusable too do the decisions start empty: calls get
-//! `AUTH_REQUIRED` (saying the saved approvals were reset), and the admin reply says
-//! `"decisions_lost": true` (saved in the file, so it survives restarts) until the user's next
-//! decision, so the screen can tell the user that earlier denials are gone. Nothing is
-//! granted by accident, and nothing panics.
+//! recovers from the last good copy, as it does when the file is missing and the copy is
+//! there. A copy in format 1 is never trusted that way: the version that wrote it saved the
+//! copy *before* the file, so it may hold a change that never committed. Only when no
+//! trustworthy copy is left do the decisions start empty: calls get `AUTH_REQUIRED` (saying the
+//! saved approvals were reset), and the admin reply says `"decisions_lost": true` (saved in the
+//! file, so it survives restarts) until the user's next decision, so the screen can tell the
+//! user that earlier denials are gone. (A format-1 copy found without its file belonged to the
+//! store's first save, before which there was nothing: it is removed and the store starts empty
+//! without that mark.) Nothing is granted by accident, and nothing panics.
 //!
 //! One process writes the store: it holds an advisory lock (`flock`) on
 //! `cetp-grants.json.lock` while the store is open, and a second process fails to open it.
 //! Within a process, every open of the same canonical directory shares one store.
 //!
-//! Pending requests are kept in memory only (at most [`DEFAULT_MAX_PENDING`] by default,
-//! oldest dropped first, repeats from one caller merged into its request, which keeps its
-//! place: the list is in order of first request); a consumer that retries after a restart
-//! simply asks again. The screen passes the UID of the app that opened it
-//! ([`Authorizer::pending_from`], `caller_uid` in the JSON) so it offers only that app's
-//! request, never a look-alike's.
+//! Pending requests are kept in memory only; a consumer that retries after a restart simply
+//! asks again. Repeats from one caller merge into its request, which keeps its place: the list
+//! is in order of first request. No app can push another app's request off the list: each UID
+//! has **one** request (a new identity of the same UID replaces its own), at most
+//! [`DEFAULT_MAX_PENDING`] are kept, and when the list is full new UIDs wait (their calls still
+//! get `AUTH_REQUIRED`) rather than anyone being dropped. A request **expires**
+//! [`PENDING_IDLE_EXPIRY`] (10 minutes) after the last call that asked for it and
+//! [`PENDING_MAX_AGE`] (30 minutes) after the first at the latest
+//! ([`PendingRequest::expires_at_ms`]); a call answered `RATE_LIMITED` does not count as asking,
+//! so a look-alike that asked first holds its place for 30 minutes at most. The screen passes
+//! the UID of the app that opened it ([`Authorizer::pending_from`], `caller_uid` in the JSON)
+//! so it offers only that app's request, never a look-alike's; when it cannot tell who opened
+//! it, it lists them all with their identities.
+//!
+//! # Nothing leaves the phone
+//!
+//! Everything the SDK persists, the store file, its copy, its lock and the access log, lives in
+//! the app's no-backup directory ([`App::no_backup_dir`], `Context.getNoBackupFilesDir()`),
+//! which Auto Backup and device-to-device transfer never include, whatever backup rules the app
+//! has. An approval names this phone's apps and certificates; restored on another phone it
+//! would grant what the user never granted there.
+//!
+//! An earlier version kept them in the files dir, which backups do copy. When the provider is
+//! built with an app whose no-backup directory holds no store (no file, no copy, nothing set
+//! aside) and whose files dir does, the store is moved once: read from the files dir with the
+//! usual rules (a format-1 copy is not trusted), saved in the no-backup directory, its access
+//! log with it, and only once that save is durable are the old files removed (store, copy, lock,
+//! temp and set-aside files, log). A crash before that leaves the old location the live one, and
+//! the move starts over; after it the new location is the live one, and whatever is left in the
+//! files dir is never read again (it is removed at the next save or start). So at every point
+//! exactly one location is live, and a grant revoked after the move cannot come back from the
+//! old one. With [`Auth::store_dir`] nothing is moved.
 //!
 //! # Example
 //!
@@ -172,18 +235,21 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 pub use access_log::{ACCESS_LOG_FILE_NAME, AccessSummary, ToolAccess};
 pub use admin::{
     AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval, GrantState,
+    ScopeState,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
-pub use pending::{PendingPackage, PendingRequest, ScopeInfo};
+pub use pending::{
+    PENDING_IDLE_EXPIRY, PENDING_MAX_AGE, PendingPackage, PendingRequest, ScopeInfo,
+};
 pub use rate::RateLimit;
-pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, StoreError};
+pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, StoreError};
 
 use crate::app::App;
 use crate::context::{AccessLevel, Caller};
 use crate::error::ToolError;
+use crate::log_text::Escaped;
 use crate::tool::ToolDescriptor;
-use access_log::AccessLog;
 use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;
@@ -193,8 +259,12 @@ use store::GrantStore;
 /// filter must use the same action.
 pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
 
-/// How many pending requests are kept by default (the oldest is dropped first).
-pub const DEFAULT_MAX_PENDING: usize = 16;
+/// How many pending requests are kept by default, one per UID at most: 64. Filling the list
+/// takes 64 apps installed under 64 UIDs, each asking again within
+/// [`PENDING_IDLE_EXPIRY`]; even then no request already on the list is dropped, new ones wait
+/// until one expires. Far more than the apps that ask for one provider in ten minutes, and a
+/// few kilobytes of memory.
+pub const DEFAULT_MAX_PENDING: usize = 64;
 
 /// The default limit on refused calls (`AUTH_REQUIRED`, `PERMISSION_DENIED`) per caller:
 /// 30 at once, then one every 2 s. See [`Auth::refused_rate_limit`].
@@ -298,8 +368,8 @@ impl Auth {
     }
 
     /// The user approves each consumer app in the provider app (the default). Needs a grant
-    /// store: the app's files dir ([`ProviderBuilder::app`](crate::ProviderBuilder::app), which
-    /// the Android runtime sets), or [`store_dir`](Self::store_dir).
+    /// store: the app's no-backup directory ([`ProviderBuilder::app`](crate::ProviderBuilder::app),
+    /// which the Android runtime sets), or [`store_dir`](Self::store_dir).
     pub fn user_approval() -> Self {
         Auth::with_mode(Mode::UserApproval)
     }
@@ -395,8 +465,9 @@ impl Auth {
     }
 
     /// Opens the grant store in `dir` when the provider is built (host tests and non-Android
-    /// hosts). On Android leave it unset: the store opens in the app's files dir
-    /// ([`ProviderBuilder::app`](crate::ProviderBuilder::app)).
+    /// hosts); nothing is moved there from elsewhere. On Android leave it unset: the store opens
+    /// in the app's no-backup directory ([`ProviderBuilder::app`](crate::ProviderBuilder::app),
+    /// [`App::no_backup_dir`]), which no backup or device transfer includes.
     pub fn store_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.store_dir = Some(dir.into());
         self
@@ -410,19 +481,71 @@ impl Auth {
         self
     }
 
-    /// How many pending requests to keep (default [`DEFAULT_MAX_PENDING`]); the oldest is
-    /// dropped first.
+    /// How many pending requests to keep, one per UID at most (default
+    /// [`DEFAULT_MAX_PENDING`]). When the list is full, no request on it is dropped: a new UID's
+    /// request is not recorded (its call still gets `AUTH_REQUIRED`) until one expires
+    /// ([`PENDING_IDLE_EXPIRY`], [`PENDING_MAX_AGE`]).
     pub fn max_pending(mut self, max: usize) -> Self {
         self.max_pending = max;
         self
     }
 }
 
-/// What a check needs: any grant (discovery) or these scopes (a tool).
-#[derive(Clone, Copy)]
-enum Need<'a> {
+/// What a call needs from authorization; see [`Authorizer::authorize`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Need<'a> {
+    /// `list_tools`, `get_provider_info`, and the Apex host's metadata, tools and lifecycle
+    /// calls: free while discovery is open, else some grant in force.
     Discovery,
-    Scopes(&'a [String]),
+    /// `execute_tool` of an existing tool needing `scopes`.
+    Tool {
+        /// The tool's name (its rate limit, and the access log).
+        name: &'a str,
+        /// The scopes the tool declares.
+        scopes: &'a [String],
+    },
+    /// `execute_tool` of a name that is no tool (or of no name): refused like discovery
+    /// while discovery is gated, so a stranger cannot tell tools from other names.
+    UnknownTool,
+}
+
+/// The grant that admitted a call: its package and the certificate it is pinned to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AdmittedBy {
+    package: String,
+    certificate_sha256: Option<String>,
+}
+
+/// An admitted call: the access level it gets, and which grant admitted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Decision {
+    access: AccessLevel,
+    /// The grant that admitted the call; `None` when no grant was involved (open or
+    /// allowlist policy, open discovery).
+    grant: Option<AdmittedBy>,
+    /// When it was decided; the access log records the read at this time.
+    at_ms: u64,
+}
+
+impl Decision {
+    /// Admitted without looking at anything: full access, no grant.
+    fn free(at_ms: u64) -> Self {
+        Decision {
+            access: AccessLevel::Full,
+            grant: None,
+            at_ms,
+        }
+    }
+
+    /// The access level the tool sees in [`CallContext::access`](crate::CallContext::access).
+    pub(crate) fn access(&self) -> AccessLevel {
+        self.access
+    }
+
+    /// When the call was decided, in ms on the provider's clock (its deadline counts from here).
+    pub(crate) fn at_ms(&self) -> u64 {
+        self.at_ms
+    }
 }
 
 /// A provider's authorization at run time: decides every call and serves the approval screen.
@@ -442,12 +565,10 @@ pub struct Authorizer {
     clock: Arc<dyn Clock>,
     provider_name: String,
     scopes: Vec<(String, String)>,
-    tool_scopes: HashMap<String, Vec<String>>,
     app_package: Option<String>,
     store: Option<Arc<GrantStore>>,
     pending: Mutex<PendingQueue>,
     limiter: RateLimiter,
-    access_log: AccessLog,
     /// Whether the approval screen offers limited access; see
     /// [`ProviderBuilder::full_access_only`](crate::ProviderBuilder::full_access_only).
     pub(crate) offers_limited_access: bool,
@@ -465,7 +586,8 @@ impl fmt::Debug for Authorizer {
 
 impl Authorizer {
     /// Checks `auth` against the provider's scopes and tools; opens the store in
-    /// [`Auth::store_dir`], else in the app's files dir.
+    /// [`Auth::store_dir`], else in the app's no-backup directory (moving it there from the
+    /// files dir, where an earlier version kept it).
     pub(crate) fn new(
         auth: Auth,
         provider_name: &str,
@@ -517,15 +639,19 @@ impl Authorizer {
                 return Err(format!("tool `{tool}` has two rate limits"));
             }
         }
-        let access_log = AccessLog::default();
-        let store_dir = auth.store_dir.as_deref().or(app.map(App::files_dir));
+        // Everything the store keeps stays on the phone: the app's no-backup directory, which
+        // Auto Backup and device transfer never copy. An earlier version kept the store in the
+        // files dir, which they do copy: from there it is moved once.
+        let (store_dir, legacy) = match (&auth.store_dir, app) {
+            (Some(dir), _) => (Some(dir.as_path()), None),
+            (None, Some(app)) => (Some(app.no_backup_dir()), Some(app.files_dir())),
+            (None, None) => (None, None),
+        };
         let store = match store_dir {
-            Some(dir) => {
-                let store = GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms())
-                    .map_err(|e| e.to_string())?;
-                access_log.attach(dir, auth.clock.now_ms());
-                Some(store)
-            }
+            Some(dir) => Some(
+                GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms(), legacy)
+                    .map_err(|e| e.to_string())?,
+            ),
             None => None,
         };
         Ok(Authorizer {
@@ -540,15 +666,10 @@ impl Authorizer {
             clock: auth.clock,
             provider_name: provider_name.to_owned(),
             scopes: scopes.to_vec(),
-            tool_scopes: tools
-                .iter()
-                .map(|t| (t.name.clone(), t.scopes.clone()))
-                .collect(),
             app_package: app.map(|app| app.package_name().to_owned()),
             store,
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
-            access_log,
             offers_limited_access: true,
         })
     }
@@ -602,49 +723,85 @@ impl Authorizer {
         &self.clock
     }
 
-    /// Authorizes `list_tools` / `get_provider_info`.
-    pub(crate) fn check_discovery(&self, caller: &Caller) -> Result<(), ToolError> {
-        if !self.gate_discovery {
-            return Ok(());
+    /// Decides one call: the single authorization the core makes per call, at one instant.
+    ///
+    /// - [`Need::Discovery`]: `Ok` at no cost while discovery is open; otherwise the caller
+    ///   needs some grant in force.
+    /// - [`Need::Tool`]: with gated discovery, a caller holding no grant in force gets exactly
+    ///   the answer an unknown tool gets (`AUTH_REQUIRED` without scope names); then denials,
+    ///   the tool's scopes and their expiry, then the tool's rate limit.
+    /// - [`Need::UnknownTool`]: like [`Need::Discovery`] while discovery is gated (a refusal
+    ///   counts against the refused-call limit); `Ok` while it is open, and the core answers
+    ///   `TOOL_NOT_FOUND`.
+    ///
+    /// The [`Decision`] says which grant admitted the call; pass it to
+    /// [`record_read`](Self::record_read) once the arguments are valid, just before the tool
+    /// runs.
+    pub(crate) fn authorize(&self, caller: &Caller, need: Need<'_>) -> Result<Decision, ToolError> {
+        let gated = self.gate_discovery;
+        if !gated && matches!(need, Need::Discovery | Need::UnknownTool) {
+            return Ok(Decision::free(0));
         }
-        self.decide(caller, Need::Discovery).map(|_| ())
+        let now = self.clock.now_ms();
+        let (access, grant) = self.decide(caller, need, now)?;
+        if let Need::Tool { name, .. } = need {
+            self.take_rate_limit(caller, name, now)?;
+        }
+        Ok(Decision {
+            access,
+            grant,
+            at_ms: now,
+        })
     }
 
-    /// Authorizes `execute_tool` of `tool` (an existing tool), then applies the rate limit.
-    pub(crate) fn check_execute(
-        &self,
-        tool: &str,
-        caller: &Caller,
-    ) -> Result<AccessLevel, ToolError> {
-        let needed = self.tool_scopes.get(tool).map_or(&[][..], Vec::as_slice);
-        let access = self.decide(caller, Need::Scopes(needed))?;
+    /// Records in the access log that the grant behind `decision` read `tool` (user
+    /// approval only; nothing for calls no grant admitted). The core calls it after the
+    /// arguments were validated, just before the tool runs.
+    pub(crate) fn record_read(&self, tool: &str, decision: &Decision) {
+        if let (Some(grant), Some(store)) = (&decision.grant, &self.store) {
+            store.access_log().record(
+                &grant.package,
+                grant.certificate_sha256.as_deref(),
+                tool,
+                decision.at_ms,
+            );
+        }
+    }
+
+    /// The per-tool rate limit, else the provider's, if any.
+    fn take_rate_limit(&self, caller: &Caller, tool: &str, now: u64) -> Result<(), ToolError> {
         let (limit, bucket) = match self.tool_rate_limits.get(tool) {
             Some(limit) => (Some(limit), Some(tool)),
             None => (self.rate_limit.as_ref(), None),
         };
-        if let Some(limit) = limit {
-            let now = self.clock.now_ms();
-            if let Err(wait) = self.limiter.take(caller, bucket, limit, now) {
-                return Err(ToolError::rate_limited(format!(
+        let Some(limit) = limit else {
+            return Ok(());
+        };
+        self.limiter
+            .take(caller, bucket, limit, now)
+            .map_err(|wait| {
+                ToolError::rate_limited(format!(
                     "too many calls to `{tool}` from this app (at most {} at once, then one every {} ms); {}",
                     limit.burst(),
                     limit.refill_every().as_millis(),
                     rate::retry_text(wait)
-                )));
-            }
-        }
-        if self.mode == Mode::UserApproval {
-            self.access_log.record(caller, tool, self.clock.now_ms());
-        }
-        Ok(access)
+                ))
+            })
     }
 
-    fn decide(&self, caller: &Caller, need: Need<'_>) -> Result<AccessLevel, ToolError> {
+    /// The policy and the grants: the access level and the admitting grant, or the refusal
+    /// (counted against the refused-call limit, and recorded as a pending request).
+    fn decide(
+        &self,
+        caller: &Caller,
+        need: Need<'_>,
+        now: u64,
+    ) -> Result<(AccessLevel, Option<AdmittedBy>), ToolError> {
         if self.mode == Mode::Open {
-            return Ok(AccessLevel::Full);
+            return Ok((AccessLevel::Full, None));
         }
         if caller.packages().is_empty() {
-            self.charge_refusal(caller)?;
+            self.charge_refusal(caller, now)?;
             return Err(ToolError::permission_denied(format!(
                 "{} could not identify the calling app ({}), and it only answers apps it knows; call from an installed app",
                 self.provider_name,
@@ -656,11 +813,11 @@ impl Authorizer {
             .iter()
             .any(|a| specificity(&a.package, a.certificate_sha256.as_deref(), caller).is_some())
         {
-            return Ok(AccessLevel::Full);
+            return Ok((AccessLevel::Full, None));
         }
         let who = who(caller);
         if self.mode == Mode::Allowlist {
-            self.charge_refusal(caller)?;
+            self.charge_refusal(caller, now)?;
             return Err(ToolError::permission_denied(format!(
                 "{who} is not among the apps {} answers (with the signing certificate it has); the app's developer decides which apps may call",
                 self.provider_name
@@ -676,7 +833,6 @@ impl Authorizer {
                 self.provider_name
             )));
         };
-        let now = self.clock.now_ms();
         store.retry_unsaved(now);
         let data = store.snapshot();
         if data
@@ -684,7 +840,7 @@ impl Authorizer {
             .iter()
             .any(|d| specificity(&d.package, d.certificate_sha256.as_deref(), caller).is_some())
         {
-            self.charge_refusal(caller)?;
+            self.charge_refusal(caller, now)?;
             return Err(ToolError::permission_denied(format!(
                 "the user declined access for {who} to {name}; do not retry: only the user can change this, in the {name} app",
                 name = self.provider_name
@@ -695,68 +851,81 @@ impl Authorizer {
         let mut candidates: Vec<(u8, &Grant)> = data
             .grants
             .iter()
-            .filter(|g| !g.is_expired(now) && g.certificate_sha256.is_some())
+            .filter(|g| g.certificate_sha256.is_some())
             .filter_map(|g| {
                 specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, g))
             })
             .collect();
         candidates.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
-        let missing: Vec<String> = match need {
-            Need::Discovery => {
-                if let Some((_, grant)) = candidates.first() {
-                    return Ok(grant.access);
-                }
-                self.scopes.iter().map(|(name, _)| name.clone()).collect()
-            }
-            Need::Scopes(needed) => {
-                if let Some((_, grant)) = candidates
-                    .iter()
-                    .find(|(_, g)| needed.iter().all(|s| g.scopes.contains(s)))
-                {
-                    return Ok(grant.access);
-                }
-                let lacking = |g: &Grant| -> Vec<String> {
-                    needed
-                        .iter()
-                        .filter(|s| !g.scopes.contains(*s))
-                        .cloned()
-                        .collect()
-                };
-                candidates
-                    .iter()
-                    .map(|(_, g)| lacking(g))
-                    .min_by_key(Vec::len)
-                    .unwrap_or_else(|| needed.to_vec())
-            }
+        let needed = match need {
+            Need::Tool { scopes, .. } => scopes,
+            Need::Discovery | Need::UnknownTool => &[][..],
         };
-        let expired = candidates.is_empty()
-            && data.grants.iter().any(|g| {
-                g.is_expired(now)
-                    && g.certificate_sha256.is_some()
-                    && specificity(&g.package, g.certificate_sha256.as_deref(), caller).is_some()
-            });
-        self.charge_refusal(caller)?;
-        let id = self.pending_queue().record(caller, &missing, now);
-        log::info!(
-            "CETP: {} needs approval for {:?} (pending request {id})",
-            caller.describe(),
-            missing
-        );
-        // A caller refused at gated discovery is told nothing about the scopes either.
-        let shown = match need {
-            Need::Discovery => &[][..],
-            Need::Scopes(_) => &missing[..],
+        let mut best: Option<store::Lacking> = None;
+        for (_, grant) in &candidates {
+            match grant.admits(needed, now) {
+                Ok(access) => {
+                    let admitted_by = AdmittedBy {
+                        package: grant.package.clone(),
+                        certificate_sha256: grant.certificate_sha256.clone(),
+                    };
+                    return Ok((access, Some(admitted_by)));
+                }
+                Err(lacking) => {
+                    if best
+                        .as_ref()
+                        .is_none_or(|b| lacking.scopes.len() < b.scopes.len())
+                    {
+                        best = Some(lacking);
+                    }
+                }
+            }
+        }
+        // Refused like discovery: no scope names in the answer. With gated discovery that is
+        // also how a tool refuses a caller with nothing in force, which so learns nothing
+        // about the tool (whether it exists, what it needs).
+        let like_discovery = match need {
+            Need::Tool { .. } => {
+                self.gate_discovery && candidates.iter().all(|(_, g)| g.is_expired(now))
+            }
+            Need::Discovery | Need::UnknownTool => true,
         };
+        let (missing, expired) = match need {
+            Need::Tool { scopes, .. } if !like_discovery => {
+                let expired = best.as_ref().is_some_and(|b| b.expired);
+                (best.map_or_else(|| scopes.to_vec(), |b| b.scopes), expired)
+            }
+            Need::Tool { scopes, .. } => (scopes.to_vec(), !candidates.is_empty()),
+            // Everything the provider offers: the caller asked to see the tools.
+            Need::Discovery | Need::UnknownTool => (
+                self.scopes.iter().map(|(name, _)| name.clone()).collect(),
+                !candidates.is_empty(),
+            ),
+        };
+        let shown: &[String] = if like_discovery { &[] } else { &missing };
+        self.charge_refusal(caller, now)?;
+        match self.pending_queue().record(caller, &missing, now) {
+            Some(id) => log::info!(
+                "CETP: {} needs approval for {:?} (pending request {id})",
+                Escaped(&caller.describe()),
+                missing
+            ),
+            None => log::warn!(
+                "CETP: {} needs approval for {:?}, but the list of pending requests is full; it is not recorded until one expires",
+                Escaped(&caller.describe()),
+                missing
+            ),
+        }
         Err(self.auth_required(&who, shown, expired, data.decisions_lost))
     }
 
     /// Counts one refused call against `caller`'s refused-call limit
     /// ([`Auth::refused_rate_limit`]); over it, the answer is `RATE_LIMITED` instead and
     /// nothing is recorded.
-    fn charge_refusal(&self, caller: &Caller) -> Result<(), ToolError> {
+    fn charge_refusal(&self, caller: &Caller, now: u64) -> Result<(), ToolError> {
         let limit = &self.refused_rate_limit;
         self.limiter
-            .take(caller, Some(rate::REFUSED_BUCKET), limit, self.clock.now_ms())
+            .take(caller, Some(rate::REFUSED_BUCKET), limit, now)
             .map_err(|wait| {
                 ToolError::rate_limited(format!(
                     "too many refused calls from this app to {} (at most {} at once, then one every {} ms); only the user can let it in, in the {} app; {}",
@@ -871,9 +1040,10 @@ impl Authorizer {
     /// The approval screen passes the UID of the app that opened it, so a look-alike app's
     /// request is never offered on a screen another app started.
     pub fn pending_from(&self, uid: Option<u32>) -> Vec<PendingRequest> {
+        let now = self.clock.now_ms();
         let queue = self.pending_queue();
         queue
-            .entries()
+            .entries(now)
             .filter(|e| uid.is_none() || e.uid == uid)
             .map(|e| PendingRequest {
                 id: e.id.clone(),
@@ -882,6 +1052,7 @@ impl Authorizer {
                 scopes: self.scope_infos(&e.scopes),
                 first_requested_ms: e.first_requested_ms,
                 requested_at_ms: e.requested_at_ms,
+                expires_at_ms: e.expires_at_ms(),
             })
             .collect()
     }

@@ -1,8 +1,18 @@
 //! Pending authorization requests: callers that got `AUTH_REQUIRED` and wait for the user.
+//!
+//! The list is bounded in two ways, so that no app can push another app's request off it:
+//! **one request per UID** (repeats merge into it; a new identity of the same UID, such as a
+//! shared UID whose packages changed, replaces that UID's own request), and at most
+//! [`DEFAULT_MAX_PENDING`](super::DEFAULT_MAX_PENDING) requests in all, past which new UIDs'
+//! requests are not recorded until one expires (they still get `AUTH_REQUIRED`). A request
+//! expires [`PENDING_IDLE_EXPIRY`] after the last call that asked for it, and
+//! [`PENDING_MAX_AGE`] after the first at the latest. Only calls that get `AUTH_REQUIRED`
+//! count as asking: one answered `RATE_LIMITED` changes nothing.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +39,26 @@ pub struct PendingRequest {
     pub first_requested_ms: u64,
     /// When the caller last asked, in ms since the Unix epoch.
     pub requested_at_ms: u64,
+    /// When the request lapses unless the caller asks again, in ms since the Unix epoch:
+    /// [`PENDING_IDLE_EXPIRY`] after the last request, [`PENDING_MAX_AGE`] after the first at
+    /// the latest. An expired request is no longer listed and cannot be approved.
+    #[serde(default)]
+    pub expires_at_ms: u64,
+}
+
+/// How long a pending request lives after the last call that asked for it: 10 minutes, time
+/// for the user to notice the agent's prompt, open the screen and decide, after which a request
+/// nobody asks for any more is gone. A call answered `RATE_LIMITED` does not count as asking.
+pub const PENDING_IDLE_EXPIRY: Duration = Duration::from_secs(10 * 60);
+
+/// How long a pending request lives at most, however often it is asked for: 30 minutes. A
+/// look-alike that asks first and keeps asking (within the refused-call limit) holds its place
+/// at the top of the list for that long at most; its next request then starts anew, after the
+/// requests made meanwhile.
+pub const PENDING_MAX_AGE: Duration = Duration::from_secs(30 * 60);
+
+fn ms(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// One package of a [`PendingRequest`].
@@ -61,11 +91,24 @@ pub(crate) struct Entry {
     pub(crate) requested_at_ms: u64,
 }
 
-/// At most `max` requests in order of first request, oldest dropped first; a repeat from the
-/// same caller is merged into its request, which keeps its place.
+impl Entry {
+    /// See [`PendingRequest::expires_at_ms`].
+    pub(crate) fn expires_at_ms(&self) -> u64 {
+        let idle = self.requested_at_ms.saturating_add(ms(PENDING_IDLE_EXPIRY));
+        let oldest = self.first_requested_ms.saturating_add(ms(PENDING_MAX_AGE));
+        idle.min(oldest)
+    }
+
+    fn is_expired(&self, now_ms: u64) -> bool {
+        self.expires_at_ms() <= now_ms
+    }
+}
+
+/// At most `max` requests, one per UID, in order of first request; a repeat from the same
+/// caller is merged into its request, which keeps its place. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct PendingQueue {
-    entries: VecDeque<Entry>,
+    entries: Vec<Entry>,
     max: usize,
 }
 
@@ -85,13 +128,24 @@ fn next_id() -> String {
 impl PendingQueue {
     pub(crate) fn new(max: usize) -> Self {
         PendingQueue {
-            entries: VecDeque::new(),
+            entries: Vec::new(),
             max: max.max(1),
         }
     }
 
-    /// Records that `caller` lacks `scopes`; returns the request id.
-    pub(crate) fn record(&mut self, caller: &Caller, scopes: &[String], now_ms: u64) -> String {
+    fn expire(&mut self, now_ms: u64) {
+        self.entries.retain(|e| !e.is_expired(now_ms));
+    }
+
+    /// Records that `caller` lacks `scopes`; returns the request id, or `None` when the list
+    /// is full of other UIDs' requests.
+    pub(crate) fn record(
+        &mut self,
+        caller: &Caller,
+        scopes: &[String],
+        now_ms: u64,
+    ) -> Option<String> {
+        self.expire(now_ms);
         let packages = identity(caller);
         if let Some(entry) = self
             .entries
@@ -100,10 +154,18 @@ impl PendingQueue {
         {
             entry.scopes.extend(scopes.iter().cloned());
             entry.requested_at_ms = now_ms;
-            return entry.id.clone();
+            return Some(entry.id.clone());
+        }
+        // One request per UID: a new identity of the UID replaces its own old request (the
+        // screen showing the old one then gets `unknown_request` and reloads).
+        if let Some(uid) = caller.uid() {
+            self.entries.retain(|e| e.uid != Some(uid));
+        }
+        if self.entries.len() >= self.max {
+            return None;
         }
         let id = next_id();
-        self.entries.push_back(Entry {
+        self.entries.push(Entry {
             id: id.clone(),
             uid: caller.uid(),
             packages,
@@ -111,25 +173,24 @@ impl PendingQueue {
             first_requested_ms: now_ms,
             requested_at_ms: now_ms,
         });
-        while self.entries.len() > self.max {
-            if let Some(dropped) = self.entries.pop_front() {
-                log::info!("CETP: dropped the oldest pending request {}", dropped.id);
-            }
-        }
-        id
+        Some(id)
     }
 
-    pub(crate) fn get(&self, id: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.id == id)
+    /// The request `id`, unless it expired.
+    pub(crate) fn get(&self, id: &str, now_ms: u64) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.id == id && !e.is_expired(now_ms))
     }
 
     pub(crate) fn remove(&mut self, id: &str) -> Option<Entry> {
         let pos = self.entries.iter().position(|e| e.id == id)?;
-        self.entries.remove(pos)
+        Some(self.entries.remove(pos))
     }
 
-    pub(crate) fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter()
+    /// The requests in force, in order of first request.
+    pub(crate) fn entries(&self, now_ms: u64) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(move |e| !e.is_expired(now_ms))
     }
 }
 

@@ -1,7 +1,7 @@
 //! The grant store: [`Grant`]s and [`Denial`]s kept in one JSON file, written atomically.
 //! The format is documented in the [`auth`](crate::auth) module docs.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -9,26 +9,94 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use serde::{Deserialize, Serialize};
 
+use super::access_log::{ACCESS_LOG_FILE_NAME, AccessLog};
 use super::fs::{LockGuard, StoreFs};
 use crate::context::AccessLevel;
 
 /// The name of the grant store file inside the store directory.
 pub const STORE_FILE_NAME: &str = "cetp-grants.json";
 
-/// The store file format version this SDK reads and writes.
-pub const STORE_VERSION: u32 = 1;
+/// The last good copy of the store file, beside it.
+const LAST_GOOD_NAME: &str = "cetp-grants.json.last-good";
 
-/// The user's approval for one consumer package (pinned to a certificate when known).
+/// The store file format version this SDK writes. It reads this one and version 1 (one access
+/// level and expiry per grant, which then apply to each of the grant's scopes).
+pub const STORE_VERSION: u32 = 2;
+
+/// What the user allowed for one scope of a [`Grant`] (or, in [`Grant::no_scope`], for the
+/// tools that need no scope): the access level and how long it lasts.
+///
+/// ```
+/// use cetp_provider::auth::ScopeGrant;
+/// let notes: ScopeGrant = serde_json::from_str(
+///     r#"{"access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000}"#,
+/// ).unwrap();
+/// assert!(notes.access.is_limited());
+/// assert!(!notes.is_expired(59_999));
+/// assert!(notes.is_expired(60_000));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ScopeGrant {
+    /// What tools may show for this scope; reaches tools as
+    /// [`CallContext::access`](crate::CallContext::access) (the most restrictive level of the
+    /// scopes a tool needs).
+    #[serde(with = "access_level")]
+    pub access: AccessLevel,
+    /// When the user approved it, in ms since the Unix epoch.
+    pub granted_at_ms: u64,
+    /// When it lapses, in ms since the Unix epoch; `None` = never.
+    #[serde(default)]
+    pub expires_at_ms: Option<u64>,
+}
+
+impl ScopeGrant {
+    /// Approved at `granted_at_ms` with `access`, lapsing at `expires_at_ms` (`None`: never).
+    ///
+    /// ```
+    /// use cetp_provider::AccessLevel;
+    /// use cetp_provider::auth::ScopeGrant;
+    /// let forever = ScopeGrant::new(AccessLevel::Full, 0, None);
+    /// assert!(!forever.is_expired(u64::MAX));
+    /// ```
+    pub fn new(access: AccessLevel, granted_at_ms: u64, expires_at_ms: Option<u64>) -> Self {
+        ScopeGrant {
+            access,
+            granted_at_ms,
+            expires_at_ms,
+        }
+    }
+
+    /// Whether it has lapsed at `now_ms`.
+    pub fn is_expired(&self, now_ms: u64) -> bool {
+        self.expires_at_ms.is_some_and(|at| at <= now_ms)
+    }
+}
+
+/// The user's approval for one consumer package, pinned to its signing certificate: per scope,
+/// the access level and expiry the user chose when approving that scope.
+///
+/// An approval changes only the scopes it names; approving `calendar` later leaves `notes` as
+/// the user chose it. A call is admitted when every scope its tool needs is approved and not
+/// expired, at the most restrictive level among them. A tool that needs no scope is judged by
+/// [`no_scope`](Self::no_scope) when the user approved a request that named no scope (a
+/// provider without scopes), else by the scopes in force (the most restrictive of them).
 ///
 /// ```
 /// use cetp_provider::auth::Grant;
 /// let grant: Grant = serde_json::from_str(r#"{
-///     "package": "com.example.agent", "certificate_sha256": "5f2a", "scopes": ["notes"],
-///     "access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000
+///     "package": "com.example.agent", "certificate_sha256": "5f2a",
+///     "scopes": {
+///         "notes": {"access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000},
+///         "calendar": {"access": "full", "granted_at_ms": 0, "expires_at_ms": null}
+///     }
 /// }"#).unwrap();
-/// assert!(grant.access.is_limited());
-/// assert!(!grant.is_expired(59_999));
-/// assert!(grant.is_expired(60_000));
+/// assert!(grant.scopes["notes"].access.is_limited());
+/// assert_eq!(grant.scope_names().collect::<Vec<_>>(), ["calendar", "notes"]);
+/// // The grant as a whole: the most it gives (full somewhere), until its last scope lapses.
+/// assert!(!grant.access().is_limited());
+/// assert_eq!(grant.expires_at_ms(), None);
+/// assert!(!grant.is_expired(60_000));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -40,22 +108,166 @@ pub struct Grant {
     /// earlier version) matches nobody.
     #[serde(default)]
     pub certificate_sha256: Option<String>,
-    /// The scopes the user allowed.
-    pub scopes: BTreeSet<String>,
-    /// What tools may show this consumer; reaches tools as [`CallContext::access`](crate::CallContext::access).
-    #[serde(with = "access_level")]
-    pub access: AccessLevel,
-    /// When the user approved, in ms since the Unix epoch.
-    pub granted_at_ms: u64,
-    /// When the grant lapses, in ms since the Unix epoch; `None` = never.
+    /// The scopes the user allowed, each with its access level and expiry.
     #[serde(default)]
-    pub expires_at_ms: Option<u64>,
+    pub scopes: BTreeMap<String, ScopeGrant>,
+    /// What the user allowed when approving a request that named no scope (the tools of a
+    /// provider without scopes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_scope: Option<ScopeGrant>,
+}
+
+/// Why a grant does not admit a call: the needed scopes it lacks (absent or expired), and
+/// whether one of them (or, for a call that needs no scope, everything) expired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Lacking {
+    pub(crate) scopes: Vec<String>,
+    pub(crate) expired: bool,
 }
 
 impl Grant {
-    /// Whether the grant has lapsed at `now_ms`.
+    /// An approval of nothing yet, for `package` pinned to `certificate_sha256`.
+    ///
+    /// ```
+    /// use cetp_provider::auth::Grant;
+    /// let grant = Grant::new("com.example.agent", Some("5f2a".to_owned()));
+    /// assert!(grant.scopes.is_empty() && grant.no_scope.is_none());
+    /// assert!(grant.is_expired(0), "it admits nothing");
+    /// ```
+    pub fn new(package: impl Into<String>, certificate_sha256: Option<String>) -> Self {
+        Grant {
+            package: package.into(),
+            certificate_sha256,
+            scopes: BTreeMap::new(),
+            no_scope: None,
+        }
+    }
+
+    fn entries(&self) -> impl Iterator<Item = &ScopeGrant> {
+        self.scopes.values().chain(self.no_scope.iter())
+    }
+
+    /// The names of the approved scopes (expired ones included until the next change of the
+    /// store), in name order.
+    pub fn scope_names(&self) -> impl Iterator<Item = &str> {
+        self.scopes.keys().map(String::as_str)
+    }
+
+    /// Whether nothing of it is in force at `now_ms` (every scope lapsed).
     pub fn is_expired(&self, now_ms: u64) -> bool {
-        self.expires_at_ms.is_some_and(|at| at <= now_ms)
+        self.entries().all(|e| e.is_expired(now_ms))
+    }
+
+    /// The widest access level it gives: `Full` if any of its scopes is full. What the app can
+    /// see of at least one scope; a call gets the level of the scopes it needs.
+    pub fn access(&self) -> AccessLevel {
+        if self.entries().any(|e| e.access == AccessLevel::Full) {
+            AccessLevel::Full
+        } else {
+            AccessLevel::Limited
+        }
+    }
+
+    /// The latest approval among its scopes, in ms since the Unix epoch (0 when it has none).
+    pub fn granted_at_ms(&self) -> u64 {
+        self.entries().map(|e| e.granted_at_ms).max().unwrap_or(0)
+    }
+
+    /// When the last of its scopes lapses, in ms since the Unix epoch; `None` when one of them
+    /// never does (or it has none).
+    pub fn expires_at_ms(&self) -> Option<u64> {
+        let mut latest: Option<u64> = None;
+        for entry in self.entries() {
+            let at = entry.expires_at_ms?;
+            latest = Some(latest.map_or(at, |l| l.max(at)));
+        }
+        latest
+    }
+
+    /// Whether it admits a call needing `needed` at `now_ms`, and at which level.
+    pub(crate) fn admits(&self, needed: &[String], now_ms: u64) -> Result<AccessLevel, Lacking> {
+        let live = |e: &&ScopeGrant| !e.is_expired(now_ms);
+        if needed.is_empty() {
+            if let Some(own) = self.no_scope.as_ref().filter(live) {
+                return Ok(own.access);
+            }
+            return self
+                .scopes
+                .values()
+                .filter(live)
+                .map(|e| e.access)
+                .reduce(narrower)
+                .ok_or(Lacking {
+                    scopes: Vec::new(),
+                    expired: self.entries().next().is_some(),
+                });
+        }
+        let mut access = AccessLevel::Full;
+        let mut lacking = Lacking {
+            scopes: Vec::new(),
+            expired: false,
+        };
+        for scope in needed {
+            match self.scopes.get(scope) {
+                Some(entry) if !entry.is_expired(now_ms) => access = narrower(access, entry.access),
+                Some(_) => {
+                    lacking.scopes.push(scope.clone());
+                    lacking.expired = true;
+                }
+                None => lacking.scopes.push(scope.clone()),
+            }
+        }
+        if lacking.scopes.is_empty() {
+            Ok(access)
+        } else {
+            Err(lacking)
+        }
+    }
+
+    /// Drops what has lapsed at `now_ms`; `false` when nothing is left.
+    pub(crate) fn prune(&mut self, now_ms: u64) -> bool {
+        self.scopes.retain(|_, e| !e.is_expired(now_ms));
+        if self.no_scope.is_some_and(|e| e.is_expired(now_ms)) {
+            self.no_scope = None;
+        }
+        self.entries().next().is_some()
+    }
+}
+
+/// The more restrictive of two levels.
+pub(crate) fn narrower(a: AccessLevel, b: AccessLevel) -> AccessLevel {
+    if a.is_limited() || b.is_limited() {
+        AccessLevel::Limited
+    } else {
+        AccessLevel::Full
+    }
+}
+
+/// A grant as version 1 of the store wrote it: one level and expiry for all its scopes.
+#[derive(Deserialize)]
+struct GrantV1 {
+    package: String,
+    #[serde(default)]
+    certificate_sha256: Option<String>,
+    scopes: BTreeSet<String>,
+    #[serde(with = "access_level")]
+    access: AccessLevel,
+    granted_at_ms: u64,
+    #[serde(default)]
+    expires_at_ms: Option<u64>,
+}
+
+impl From<GrantV1> for Grant {
+    /// Each scope gets the grant's level and expiry; a grant without scopes (a provider
+    /// without scopes) keeps them for the tools that need none.
+    fn from(v1: GrantV1) -> Grant {
+        let entry = ScopeGrant::new(v1.access, v1.granted_at_ms, v1.expires_at_ms);
+        let mut grant = Grant::new(v1.package, v1.certificate_sha256);
+        if v1.scopes.is_empty() {
+            grant.no_scope = Some(entry);
+        }
+        grant.scopes = v1.scopes.into_iter().map(|s| (s, entry)).collect();
+        grant
     }
 }
 
@@ -93,9 +305,8 @@ struct FileOut<'a> {
 }
 
 #[derive(Deserialize)]
-struct FileIn {
-    version: u32,
-    grants: Vec<Grant>,
+struct FileIn<G> {
+    grants: Vec<G>,
     denials: Vec<Denial>,
     #[serde(default)]
     decisions_lost: bool,
@@ -127,15 +338,17 @@ const RETRY_EVERY_MS: u64 = 1_000;
 
 /// A save that failed; `committed` when the new file had already been renamed into place
 /// (only the directory sync failed), so the change is visible on disk.
-struct SaveFailure {
-    committed: bool,
-    error: io::Error,
+pub(super) struct SaveFailure {
+    pub(super) committed: bool,
+    pub(super) error: io::Error,
 }
 
 /// A bound, loaded store. Reads take a snapshot; writes are serialized. Memory never grants
 /// more than the file: a widening change is published only once saved, a narrowing one at
 /// once (and saved, retrying until it is).
 pub(crate) struct GrantStore {
+    /// The access log beside the store; dropped (and saved) before the lock is released.
+    log: AccessLog,
     dir: PathBuf,
     path: PathBuf,
     last_good: PathBuf,
@@ -146,6 +359,11 @@ pub(crate) struct GrantStore {
     /// Memory holds a change the file does not (yet).
     unsaved: AtomicBool,
     last_retry_ms: AtomicU64,
+    /// What the last good copy is known to hold (a state whose file committed), if anything.
+    copy_holds: Mutex<Option<Arc<StoreData>>>,
+    /// Where an earlier version kept the store, while files may be left there: removed once
+    /// this directory holds the store durably.
+    legacy: Mutex<Option<PathBuf>>,
 }
 
 /// The stores open on the real file system, by canonical directory: one per directory per
@@ -157,11 +375,14 @@ static NEXT_TEMP: AtomicU64 = AtomicU64::new(1);
 
 impl GrantStore {
     /// Opens (creating the directory if needed) and loads the store in `dir`, or returns the
-    /// store already open on the same canonical directory in this process.
+    /// store already open on the same canonical directory in this process. `legacy` is where an
+    /// earlier version kept the store (the app's files dir): a store found there while `dir`
+    /// holds none is moved to `dir` (see [`load`](Self::load)).
     pub(crate) fn open(
         dir: &Path,
         fs: Arc<dyn StoreFs>,
         now_ms: u64,
+        legacy: Option<&Path>,
     ) -> Result<Arc<GrantStore>, StoreError> {
         let err = |source| StoreError {
             dir: dir.to_owned(),
@@ -169,8 +390,12 @@ impl GrantStore {
         };
         fs.create_dir_all(dir).map_err(err)?;
         let Some(canonical) = fs.canonical_dir(dir) else {
-            return Self::load(dir, fs, now_ms).map(Arc::new);
+            let legacy = legacy.filter(|old| *old != dir);
+            return Self::load(dir, fs, now_ms, legacy).map(Arc::new);
         };
+        let legacy = legacy
+            .map(|old| fs.canonical_dir(old).unwrap_or_else(|| old.to_owned()))
+            .filter(|old| *old != canonical);
         let mut open = OPEN_STORES.lock().unwrap_or_else(PoisonError::into_inner);
         open.retain(|(_, store)| store.strong_count() > 0);
         if let Some(store) = open
@@ -180,12 +405,25 @@ impl GrantStore {
         {
             return Ok(store);
         }
-        let store = Arc::new(Self::load(&canonical, fs, now_ms)?);
+        let store = Arc::new(Self::load(&canonical, fs, now_ms, legacy.as_deref())?);
         open.push((canonical, Arc::downgrade(&store)));
         Ok(store)
     }
 
-    fn load(dir: &Path, fs: Arc<dyn StoreFs>, now_ms: u64) -> Result<GrantStore, StoreError> {
+    /// Locks and loads the store in `dir`.
+    ///
+    /// When `dir` holds no store (no file, no copy, nothing set aside) and `legacy` does, the
+    /// store is moved: read from `legacy` (without changing anything there), saved in `dir`,
+    /// and only once that save is durable are the files in `legacy` removed. Until then the
+    /// old location stays the live one (a crash means the move starts over); from then on it
+    /// is never read again, whatever is left there. Files in `legacy` next to a store in `dir`
+    /// are removed unread.
+    fn load(
+        dir: &Path,
+        fs: Arc<dyn StoreFs>,
+        now_ms: u64,
+        legacy: Option<&Path>,
+    ) -> Result<GrantStore, StoreError> {
         let lock_path = dir.join(format!("{STORE_FILE_NAME}.lock"));
         let lock = fs.lock(&lock_path).map_err(|e| StoreError {
             dir: dir.to_owned(),
@@ -202,59 +440,22 @@ impl GrantStore {
             },
         })?;
         let path = dir.join(STORE_FILE_NAME);
-        let last_good = dir.join(format!("{STORE_FILE_NAME}.last-good"));
+        let last_good = dir.join(LAST_GOOD_NAME);
         remove_stale_temp_files(&*fs, dir);
-        let mut rewrite = false;
-        let data = match read(&*fs, &path) {
-            Ok(Some(data)) => data,
-            Ok(None) => match read(&*fs, &last_good) {
-                // A crash between saving the copy and the file itself on the first save.
-                Ok(Some(data)) => {
-                    rewrite = true;
-                    data
-                }
-                Ok(None) => StoreData::default(),
-                Err(reason) => {
-                    log::error!(
-                        "CETP grant store `{}` is missing and its last good copy is unusable ({reason}); starting empty: every consumer must be approved again",
-                        path.display()
-                    );
-                    rewrite = true;
-                    StoreData {
-                        decisions_lost: true,
-                        ..StoreData::default()
-                    }
-                }
+        // A new location that cannot even be listed: leave the old one alone.
+        let legacy = legacy.filter(|_| fs.list(dir).is_ok());
+        let moving = legacy.filter(|old| !holds_store(&*fs, dir) && holds_store(&*fs, old));
+        let resolved = match moving {
+            // What the old copy holds says nothing about the copy here.
+            Some(old) => Resolved {
+                copy_holds: None,
+                ..resolve(&*fs, old, now_ms, false)
             },
-            Err(reason) => {
-                let aside = set_aside(&*fs, &path, now_ms);
-                rewrite = true;
-                match read(&*fs, &last_good) {
-                    Ok(Some(data)) => {
-                        log::warn!(
-                            "CETP grant store `{}` is unusable ({reason}); {aside}; recovered the decisions from its last good copy",
-                            path.display()
-                        );
-                        data
-                    }
-                    copy => {
-                        let copy = match copy {
-                            Err(e) => format!("its last good copy is unusable too ({e})"),
-                            Ok(_) => "there is no last good copy".to_owned(),
-                        };
-                        log::error!(
-                            "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every consumer must be approved again",
-                            path.display()
-                        );
-                        StoreData {
-                            decisions_lost: true,
-                            ..StoreData::default()
-                        }
-                    }
-                }
-            }
+            None => resolve(&*fs, dir, now_ms, true),
         };
+        let data = resolved.data;
         let store = GrantStore {
+            log: AccessLog::open(dir, fs.clone(), now_ms),
             dir: dir.to_owned(),
             path,
             last_good,
@@ -264,17 +465,37 @@ impl GrantStore {
             state: RwLock::new(Arc::new(data)),
             unsaved: AtomicBool::new(false),
             last_retry_ms: AtomicU64::new(now_ms),
+            copy_holds: Mutex::new(resolved.copy_holds),
+            legacy: Mutex::new(legacy.map(Path::to_owned)),
         };
-        if rewrite {
+        if let Some(old) = moving {
+            log::info!(
+                "CETP grant store: moving the store from `{}` (backed up) to `{}` (never backed up)",
+                old.display(),
+                store.dir.display()
+            );
+            store.log.adopt(&*store.fs, &old.join(ACCESS_LOG_FILE_NAME));
+        }
+        if resolved.rewrite || moving.is_some() {
             let data = store.snapshot();
-            if let Err(failure) = store.save(&data, Change::Narrowing) {
-                store.unsaved.store(true, Ordering::Relaxed);
-                log::error!(
-                    "CETP grant store `{}` could not be rewritten after recovery: {}",
-                    store.path.display(),
-                    failure.error
-                );
+            match store.save(&data) {
+                Ok(()) => {
+                    store.log.flush();
+                    store.leave_legacy();
+                }
+                Err(failure) => {
+                    store.unsaved.store(true, Ordering::Relaxed);
+                    log::error!(
+                        "CETP grant store `{}` could not be written ({}); retrying later",
+                        store.path.display(),
+                        failure.error
+                    );
+                }
             }
+        } else {
+            // The store here is the live one (or there is none anywhere): what an earlier
+            // version left in the old location is never read.
+            store.leave_legacy();
         }
         Ok(store)
     }
@@ -282,6 +503,11 @@ impl GrantStore {
     /// The store file.
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The access log beside it.
+    pub(crate) fn access_log(&self) -> &AccessLog {
+        &self.log
     }
 
     /// The current state (cheap: an `Arc` clone under a short read lock).
@@ -326,9 +552,10 @@ impl GrantStore {
         if kind == Change::Narrowing {
             self.publish(next.clone());
         }
-        match self.save(&next, kind) {
+        match self.save(&next) {
             Ok(()) => {
                 self.unsaved.store(false, Ordering::Relaxed);
+                self.leave_legacy();
                 if kind == Change::Widening {
                     self.publish(next);
                 }
@@ -372,9 +599,10 @@ impl GrantStore {
         };
         self.last_retry_ms.store(now_ms, Ordering::Relaxed);
         let data = self.snapshot();
-        match self.save(&data, Change::Narrowing) {
+        match self.save(&data) {
             Ok(()) => {
                 self.unsaved.store(false, Ordering::Relaxed);
+                self.leave_legacy();
                 log::info!(
                     "CETP grant store `{}`: the pending change is saved",
                     self.path.display()
@@ -388,12 +616,59 @@ impl GrantStore {
         }
     }
 
+    /// Removes what an earlier version left in the old location, once this directory holds
+    /// the store durably (the caller just saved, or found the store here): the store and its
+    /// copy, their lock, temp and set-aside files, the access log and its temp files. What
+    /// cannot be removed is tried again at the next save and the next start; it is never read
+    /// again either way.
+    fn leave_legacy(&self) {
+        let mut legacy = self.legacy.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(old) = legacy.as_deref() else {
+            return;
+        };
+        let Ok(names) = self.fs.list(old) else {
+            *legacy = None;
+            return;
+        };
+        let mut left = 0;
+        let mut removed = 0;
+        for name in names {
+            let name = name.to_string_lossy();
+            if !(name.starts_with(STORE_FILE_NAME) || name.starts_with(ACCESS_LOG_FILE_NAME)) {
+                continue;
+            }
+            match self.fs.remove(&old.join(&*name)) {
+                Ok(()) => removed += 1,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    left += 1;
+                    log::warn!(
+                        "CETP grant store: `{}` could not be removed ({e}); it is not read, and removing it is tried again later",
+                        old.join(&*name).display()
+                    );
+                }
+            }
+        }
+        if removed > 0 {
+            if let Err(e) = self.fs.sync_dir(old) {
+                left += 1;
+                log::warn!(
+                    "CETP grant store: `{}` could not be synced after removing the old store ({e})",
+                    old.display()
+                );
+            }
+        }
+        if left == 0 {
+            *legacy = None;
+        }
+    }
+
     /// Up to [`SAVE_ATTEMPTS`] tries of [`save_once`](Self::save_once).
-    fn save(&self, data: &StoreData, kind: Change) -> Result<(), SaveFailure> {
+    fn save(&self, data: &StoreData) -> Result<(), SaveFailure> {
         let mut committed = false;
         let mut last = None;
         for _ in 0..SAVE_ATTEMPTS {
-            match self.save_once(data, kind) {
+            match self.save_once(data) {
                 Ok(()) => return Ok(()),
                 Err(failure) => {
                     committed |= failure.committed;
@@ -407,56 +682,187 @@ impl GrantStore {
         })
     }
 
-    /// Writes the last good copy, then the file. The copy is written first so that it is
-    /// never older than the file: recovering from it cannot bring back a revoked grant. A
-    /// copy that could not be written is removed rather than left stale; so is a copy holding
-    /// a widening change whose file could not be written.
-    fn save_once(&self, data: &StoreData, kind: Change) -> Result<(), SaveFailure> {
+    /// Saves `data`: removes the last good copy (unless it already holds `data`), writes the
+    /// file, and only once the file committed writes the copy again. So the copy only ever holds a state
+    /// whose file committed, and never one older than the file: recovering from it can bring
+    /// back neither a change the user was told failed nor a revoked grant. A copy that cannot
+    /// be written afterwards is logged; the file holds the change, and the next save writes
+    /// the copy again.
+    fn save_once(&self, data: &StoreData) -> Result<(), SaveFailure> {
+        let uncommitted = |error| SaveFailure {
+            committed: false,
+            error,
+        };
         let file = FileOut {
             version: STORE_VERSION,
             grants: &data.grants,
             denials: &data.denials,
             decisions_lost: data.decisions_lost,
         };
-        let mut bytes = serde_json::to_vec_pretty(&file).map_err(|e| SaveFailure {
-            committed: false,
-            error: io::Error::other(e),
-        })?;
+        let mut bytes =
+            serde_json::to_vec_pretty(&file).map_err(|e| uncommitted(io::Error::other(e)))?;
         bytes.push(b'\n');
-        let copy_written = match write_atomic(&*self.fs, &self.dir, &self.last_good, &bytes) {
-            Ok(()) => true,
-            Err(failure) => {
-                log::warn!(
-                    "CETP grant store: the last good copy `{}` could not be written ({}); removing it",
-                    self.last_good.display(),
-                    failure.error
-                );
-                if !failure.committed {
-                    let _ = self.fs.remove(&self.last_good);
-                }
-                false
+        let mut copy = self
+            .copy_holds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if copy.as_deref() != Some(data) {
+            // The file's directory fsync makes the removal durable no later than the file
+            // itself: both names are in one directory.
+            match self.fs.remove(&self.last_good) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(uncommitted(e)),
             }
-        };
-        let result = write_atomic(&*self.fs, &self.dir, &self.path, &bytes);
-        if let Err(failure) = &result {
-            if copy_written && kind == Change::Widening && !failure.committed {
-                let _ = self.fs.remove(&self.last_good);
+            *copy = None;
+        }
+        write_atomic(&*self.fs, &self.dir, &self.path, &bytes, STORE_FILE_NAME)?;
+        if copy.is_none() {
+            match write_atomic(
+                &*self.fs,
+                &self.dir,
+                &self.last_good,
+                &bytes,
+                STORE_FILE_NAME,
+            ) {
+                Ok(()) => *copy = Some(Arc::new(data.clone())),
+                Err(failure) => {
+                    if failure.committed {
+                        *copy = Some(Arc::new(data.clone()));
+                    }
+                    log::warn!(
+                        "CETP grant store: the last good copy `{}` could not be written ({}); the file holds the change",
+                        self.last_good.display(),
+                        failure.error
+                    );
+                }
             }
         }
-        result
+        Ok(())
     }
 }
 
-/// Writes `bytes` to `path` atomically and durably: a uniquely named temp file in `dir`,
-/// fsync, rename over `path`, fsync `dir`. The temp file is removed on failure.
-fn write_atomic(
+/// What loading a store directory found.
+struct Resolved {
+    data: StoreData,
+    /// What the last good copy holds, when that is known (it was read and trusted).
+    copy_holds: Option<Arc<StoreData>>,
+    /// The file must be written again (it was missing or unusable).
+    rewrite: bool,
+}
+
+/// Reads the store in `dir`: the file, else a trusted copy, else nothing (saying when
+/// decisions were lost). `in_place`: the store lives here, so an unusable file is set aside
+/// and an untrusted copy removed; else (an old location being moved) nothing there changes.
+fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolved {
+    let path = dir.join(STORE_FILE_NAME);
+    let last_good = dir.join(LAST_GOOD_NAME);
+    let mut rewrite = false;
+    // The copy is trusted only when this version wrote it: it writes the copy after the
+    // file committed. An earlier version (format 1) wrote the copy first, so a copy of
+    // its own may hold a change whose file never committed.
+    let mut copy_holds = None;
+    let data = match read(fs, &path) {
+        Ok(Some((data, _))) => data,
+        Ok(None) => match read(fs, &last_good) {
+            // The file is gone (removed, or set aside before a rewrite that failed): the
+            // copy holds the state of its last commit.
+            Ok(Some((data, STORE_VERSION))) => {
+                rewrite = true;
+                let data = Arc::new(data);
+                copy_holds = Some(data.clone());
+                (*data).clone()
+            }
+            Ok(Some((_, _))) => {
+                log::warn!(
+                    "CETP grant store `{}` has a last good copy without its file, written by an earlier version that saved the copy first; it may hold a change that never committed, so it is ignored",
+                    path.display()
+                );
+                if in_place {
+                    let _ = fs.remove(&last_good);
+                }
+                StoreData::default()
+            }
+            Ok(None) => StoreData::default(),
+            Err(reason) => {
+                log::error!(
+                    "CETP grant store `{}` is missing and its last good copy is unusable ({reason}); starting empty: every consumer must be approved again",
+                    path.display()
+                );
+                rewrite = true;
+                StoreData {
+                    decisions_lost: true,
+                    ..StoreData::default()
+                }
+            }
+        },
+        Err(reason) => {
+            let aside = if in_place {
+                set_aside(fs, &path, now_ms)
+            } else {
+                "it is left where it is".to_owned()
+            };
+            rewrite = true;
+            match read(fs, &last_good) {
+                Ok(Some((data, STORE_VERSION))) => {
+                    log::warn!(
+                        "CETP grant store `{}` is unusable ({reason}); {aside}; recovered the decisions from its last good copy",
+                        path.display()
+                    );
+                    let data = Arc::new(data);
+                    copy_holds = Some(data.clone());
+                    (*data).clone()
+                }
+                copy => {
+                    let copy = match copy {
+                            Err(e) => format!("its last good copy is unusable too ({e})"),
+                            Ok(Some(_)) => "its last good copy was written by an earlier version, which saved the copy before the file, and may hold a change that never committed".to_owned(),
+                            Ok(None) => "there is no last good copy".to_owned(),
+                        };
+                    log::error!(
+                        "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every consumer must be approved again",
+                        path.display()
+                    );
+                    StoreData {
+                        decisions_lost: true,
+                        ..StoreData::default()
+                    }
+                }
+            }
+        }
+    };
+    Resolved {
+        data,
+        copy_holds,
+        rewrite,
+    }
+}
+
+/// Whether `dir` holds a store: its file, its copy, or a file set aside as unusable (the
+/// store lived here even if nothing of it is readable). One that cannot be listed holds none.
+fn holds_store(fs: &dyn StoreFs, dir: &Path) -> bool {
+    let Ok(names) = fs.list(dir) else {
+        return false;
+    };
+    let aside = format!("{STORE_FILE_NAME}.corrupt-");
+    names.iter().any(|name| {
+        let name = name.to_string_lossy();
+        name == STORE_FILE_NAME || name == LAST_GOOD_NAME || name.starts_with(&aside)
+    })
+}
+
+/// Writes `bytes` to `path` atomically and durably: a uniquely named temp file in `dir`
+/// (`<prefix>.tmp-<pid>-<n>`), fsync, rename over `path`, fsync `dir`. The temp file is
+/// removed on failure.
+pub(super) fn write_atomic(
     fs: &dyn StoreFs,
     dir: &Path,
     path: &Path,
     bytes: &[u8],
+    prefix: &str,
 ) -> Result<(), SaveFailure> {
     let tmp = dir.join(format!(
-        "{STORE_FILE_NAME}.tmp-{}-{}",
+        "{prefix}.tmp-{}-{}",
         std::process::id(),
         NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
     ));
@@ -478,38 +884,56 @@ fn write_atomic(
     })
 }
 
-/// Reads and validates a store file; `None` when it does not exist.
-fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<StoreData>, String> {
+/// Reads and validates a store file, with its format version; `None` when it does not exist.
+fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<(StoreData, u32)>, String> {
     let bytes = match fs.read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read it: {e}")),
     };
-    parse(&bytes).map(Some)
+    parse_versioned(&bytes).map(Some)
 }
 
-/// Parses and validates the bytes of a store file.
+/// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]).
+#[cfg(test)]
 pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
+    parse_versioned(bytes).map(|(data, _)| data)
+}
+
+/// [`parse`], with the version the file had.
+fn parse_versioned(bytes: &[u8]) -> Result<(StoreData, u32), String> {
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
-    match value.get("version").and_then(serde_json::Value::as_u64) {
-        Some(v) if v == u64::from(STORE_VERSION) => {}
+    let version = match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(1) => 1,
+        Some(v) if v == u64::from(STORE_VERSION) => STORE_VERSION,
         Some(v) => {
             return Err(format!(
-                "unsupported version {v} (expected {STORE_VERSION})"
+                "unsupported version {v} (expected 1 or {STORE_VERSION})"
             ));
         }
         None => return Err("no numeric `version`".to_owned()),
-    }
-    let file: FileIn =
-        serde_json::from_value(value).map_err(|e| format!("unexpected content: {e}"))?;
-    debug_assert_eq!(file.version, STORE_VERSION);
+    };
+    let unexpected = |e: serde_json::Error| format!("unexpected content: {e}");
+    let file: FileIn<Grant> = if version == 1 {
+        let v1: FileIn<GrantV1> = serde_json::from_value(value).map_err(unexpected)?;
+        FileIn {
+            grants: v1.grants.into_iter().map(Grant::from).collect(),
+            denials: v1.denials,
+            decisions_lost: v1.decisions_lost,
+        }
+    } else {
+        serde_json::from_value(value).map_err(unexpected)?
+    };
     let cert_ok = |cert: &Option<String>| {
         cert.as_deref()
             .is_none_or(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_hexdigit()))
     };
     for grant in &file.grants {
-        if grant.package.is_empty() || !cert_ok(&grant.certificate_sha256) {
+        if grant.package.is_empty()
+            || !cert_ok(&grant.certificate_sha256)
+            || grant.scopes.keys().any(String::is_empty)
+        {
             return Err(format!("invalid grant for `{}`", grant.package));
         }
     }
@@ -518,11 +942,14 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
             return Err(format!("invalid denial for `{}`", denial.package));
         }
     }
-    Ok(StoreData {
-        grants: file.grants,
-        denials: file.denials,
-        decisions_lost: file.decisions_lost,
-    })
+    Ok((
+        StoreData {
+            grants: file.grants,
+            denials: file.denials,
+            decisions_lost: file.decisions_lost,
+        },
+        version,
+    ))
 }
 
 /// Renames an unusable store file to `*.corrupt-<ms>`; returns what happened, for the log.
@@ -545,16 +972,20 @@ fn set_aside(fs: &dyn StoreFs, path: &Path, now_ms: u64) -> String {
     }
 }
 
-/// Removes temp files a crash left behind (the lock makes this process the store's only
-/// writer).
+/// Removes temp files a crash (or a failed removal) left behind, the store's and the access
+/// log's (the lock makes this process their only writer).
 fn remove_stale_temp_files(fs: &dyn StoreFs, dir: &Path) {
     let Ok(names) = fs.list(dir) else {
         return;
     };
-    let prefix = format!("{STORE_FILE_NAME}.tmp-");
+    let prefixes = [
+        format!("{STORE_FILE_NAME}.tmp-"),
+        format!("{ACCESS_LOG_FILE_NAME}.tmp-"),
+    ];
     for name in names {
-        if name.to_string_lossy().starts_with(&prefix) {
-            let _ = fs.remove(&dir.join(name));
+        let name = name.to_string_lossy();
+        if prefixes.iter().any(|p| name.starts_with(p.as_str())) {
+            let _ = fs.remove(&dir.join(&*name));
         }
     }
 }

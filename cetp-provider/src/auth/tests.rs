@@ -7,6 +7,7 @@ use super::pending::PendingQueue;
 use super::rate::{RateLimiter, retry_text};
 use super::store::parse;
 use super::*;
+use crate::context::AccessLevel;
 
 #[test]
 fn retry_text_rounds_up_to_whole_seconds() {
@@ -83,34 +84,83 @@ fn tracked_buckets_are_bounded_and_idle_ones_go_first() {
 }
 
 #[test]
-fn pending_queue_coalesces_bounds_and_never_reuses_ids() {
+fn pending_queue_coalesces_keeps_one_request_per_uid_and_never_reuses_ids() {
     let mut queue = PendingQueue::new(2);
     let a = Caller::app(1, "a").with_certificate("AB");
-    let id = queue.record(&a, &["x".into()], 1);
-    assert_eq!(queue.record(&a, &["y".into()], 2), id);
-    let entry = queue.get(&id).unwrap();
+    let id = queue.record(&a, &["x".into()], 1).unwrap();
+    assert_eq!(queue.record(&a, &["y".into()], 2).as_deref(), Some(&*id));
+    let entry = queue.get(&id, 2).unwrap();
     assert_eq!(entry.scopes.iter().collect::<Vec<_>>(), ["x", "y"]);
     assert_eq!(entry.requested_at_ms, 2);
     assert_eq!(entry.packages[0].certificate_sha256, ["ab"]);
     // Same packages under another UID is another caller.
     let other = queue.record(&Caller::app(2, "a").with_certificate("ab"), &[], 3);
-    assert_ne!(other, id);
-    let third = queue.record(&Caller::app(3, "c"), &[], 4);
-    assert!(queue.get(&id).is_none(), "oldest dropped");
-    assert!(queue.remove(&third).is_some());
-    assert!(queue.remove(&third).is_none());
+    assert!(other.is_some() && other.as_deref() != Some(&*id));
+    // Full: a third UID is not recorded, and nobody is dropped for it.
+    assert_eq!(queue.record(&Caller::app(3, "c"), &[], 4), None);
+    assert!(queue.get(&id, 4).is_some());
+    // UID 2 under another identity replaces its own request.
+    let renamed = queue
+        .record(&Caller::app(2, "b").with_certificate("ab"), &[], 5)
+        .unwrap();
+    assert!(queue.get(other.as_deref().unwrap(), 5).is_none());
+    assert_eq!(queue.entries(5).count(), 2);
+    assert!(queue.remove(&renamed).is_some());
+    assert!(queue.remove(&renamed).is_none());
     // Another queue (another provider) never hands out the same ids.
     let mut later = PendingQueue::new(2);
-    assert_ne!(later.record(&a, &[], 5), id);
+    assert_ne!(later.record(&a, &[], 6).as_deref(), Some(&*id));
+}
+
+#[test]
+fn pending_requests_expire_idle_or_old() {
+    let idle = u64::try_from(PENDING_IDLE_EXPIRY.as_millis()).unwrap();
+    let max = u64::try_from(PENDING_MAX_AGE.as_millis()).unwrap();
+    let mut queue = PendingQueue::new(4);
+    let a = Caller::app(1, "a");
+    let id = queue.record(&a, &[], 0).unwrap();
+    assert_eq!(queue.get(&id, 0).unwrap().expires_at_ms(), idle);
+    assert!(queue.get(&id, idle - 1).is_some());
+    assert!(queue.get(&id, idle).is_none());
+    // Asked for again and again, it still lapses at the maximum age.
+    let id = queue.record(&a, &[], idle).unwrap();
+    let mut now = idle;
+    while now + 1_000 < idle + max {
+        now += 1_000;
+        assert_eq!(queue.record(&a, &[], now).as_deref(), Some(&*id));
+    }
+    assert_eq!(queue.get(&id, now).unwrap().expires_at_ms(), idle + max);
+    let fresh = queue.record(&a, &[], idle + max).unwrap();
+    assert_ne!(fresh, id);
+    assert_eq!(
+        queue.get(&fresh, idle + max).unwrap().first_requested_ms,
+        idle + max
+    );
 }
 
 #[test]
 fn store_parsing_is_strict_about_what_matters() {
     assert!(parse(br#"{"version":1,"grants":[],"denials":[]}"#).is_ok());
+    assert!(parse(br#"{"version":2,"grants":[],"denials":[]}"#).is_ok());
     // Unknown fields from a later minor revision are ignored.
-    assert!(parse(br#"{"version":1,"grants":[],"denials":[],"note":"x"}"#).is_ok());
+    assert!(parse(br#"{"version":2,"grants":[],"denials":[],"note":"x"}"#).is_ok());
+    // Version 1: the grant's level and expiry for each of its scopes.
+    let v1 = parse(
+        br#"{"version":1,"grants":[{"package":"a","certificate_sha256":"ab","scopes":["x","y"],
+            "access":"limited","granted_at_ms":5,"expires_at_ms":9}],"denials":[]}"#,
+    )
+    .unwrap();
+    let grant = &v1.grants[0];
+    assert_eq!(grant.scope_names().collect::<Vec<_>>(), ["x", "y"]);
+    assert!(
+        grant
+            .scopes
+            .values()
+            .all(|e| *e == ScopeGrant::new(AccessLevel::Limited, 5, Some(9)))
+    );
+    assert_eq!(grant.no_scope, None);
     for (bad, why) in [
-        (&br#"{"version":2,"grants":[],"denials":[]}"#[..], "unsupported version 2"),
+        (&br#"{"version":3,"grants":[],"denials":[]}"#[..], "unsupported version 3"),
         (br#"{"grants":[],"denials":[]}"#, "no numeric `version`"),
         (br#"{"version":1}"#, "unexpected content"),
         (br#"[1,2]"#, "no numeric `version`"),
@@ -126,6 +176,14 @@ fn store_parsing_is_strict_about_what_matters() {
         (
             br#"{"version":1,"grants":[],"denials":[{"package":"a","certificate_sha256":"g1","denied_at_ms":0}]}"#,
             "invalid denial",
+        ),
+        (
+            br#"{"version":2,"grants":[{"package":"a","certificate_sha256":"ab","scopes":{"":{"access":"full","granted_at_ms":0}}}],"denials":[]}"#,
+            "invalid grant",
+        ),
+        (
+            br#"{"version":2,"grants":[{"package":"a","scopes":["x"]}],"denials":[]}"#,
+            "unexpected content",
         ),
     ] {
         let err = parse(bad).unwrap_err();

@@ -147,7 +147,10 @@ pub(super) fn pairs<'local>(
     response: &Response,
 ) -> Result<JObjectArray<'local, JString<'local>>, Error> {
     let pairs = response.to_pairs();
-    let constants = JAVA.get().map(|java| java.constants.as_slice()).unwrap_or(&[]);
+    let constants = JAVA
+        .get()
+        .map(|java| java.constants.as_slice())
+        .unwrap_or(&[]);
     let constant = |text: &str| {
         constants
             .iter()

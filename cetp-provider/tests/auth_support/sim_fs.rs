@@ -2,9 +2,10 @@
 //! any step with an errno, and "lose power", dropping everything not yet made durable.
 //!
 //! Durability follows POSIX: a file's content is durable once the file is fsynced; a name
-//! (created, renamed or removed) is durable once its directory is fsynced.
+//! (created, renamed or removed) is durable once its directory is fsynced, and an fsync of one
+//! directory makes only that directory's names durable.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,8 @@ pub enum Step {
     Rename,
     /// `fsync` of the directory.
     DirSync,
+    /// Removing a name.
+    Remove,
 }
 
 /// Fail every step from call number `from` on (`times` of them, or all for `None`).
@@ -33,6 +36,16 @@ pub struct Fault {
     pub from: usize,
     pub errno: i32,
     pub times: Option<usize>,
+}
+
+/// Fail every step of kind `step` on a file named `name` (the target of a rename, the
+/// removed name, the created file), in directory `dir` or any, until the rule is cleared.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub step: Step,
+    pub dir: Option<PathBuf>,
+    pub name: String,
+    pub errno: i32,
 }
 
 #[derive(Debug, Default)]
@@ -48,14 +61,29 @@ struct Sim {
     durable_names: BTreeMap<PathBuf, usize>,
     steps: Vec<Step>,
     fault: Option<Fault>,
+    rules: Vec<Rule>,
     injected: usize,
-    locked: bool,
+    locked: BTreeSet<PathBuf>,
 }
 
 impl Sim {
     fn step(&mut self, step: Step) -> io::Result<()> {
+        self.step_on(step, None)
+    }
+
+    fn step_on(&mut self, step: Step, path: Option<&Path>) -> io::Result<()> {
         let index = self.steps.len();
         self.steps.push(step);
+        let name = path.and_then(Path::file_name);
+        let dir = path.and_then(Path::parent);
+        if let Some(rule) = self.rules.iter().find(|r| {
+            r.step == step
+                && name.is_some_and(|n| *n == *r.name)
+                && r.dir.as_deref().is_none_or(|d| Some(d) == dir)
+        }) {
+            self.injected += 1;
+            return Err(io::Error::from_raw_os_error(rule.errno));
+        }
         if let Some(fault) = &mut self.fault {
             if index >= fault.from && fault.times != Some(0) {
                 if let Some(n) = &mut fault.times {
@@ -101,6 +129,64 @@ impl SimFs {
         self.sim().fault = fault;
     }
 
+    /// Adds a rule: every `step` on a file named `name` fails with `errno` from now on.
+    pub fn fail(&self, step: Step, name: &str, errno: i32) {
+        self.sim().rules.push(Rule {
+            step,
+            dir: None,
+            name: name.to_owned(),
+            errno,
+        });
+    }
+
+    /// Adds a rule: every `step` on the file `dir/name` fails with `errno` from now on.
+    pub fn fail_in(&self, step: Step, dir: &Path, name: &str, errno: i32) {
+        self.sim().rules.push(Rule {
+            step,
+            dir: Some(dir.to_owned()),
+            name: name.to_owned(),
+            errno,
+        });
+    }
+
+    /// Removes every rule.
+    pub fn clear_rules(&self) {
+        self.sim().rules.clear();
+    }
+
+    /// Creates `path` with `bytes`, durably (content and name), as a file left by an
+    /// earlier run. No step is counted.
+    pub fn put(&self, path: &Path, bytes: &[u8]) {
+        let mut sim = self.sim();
+        sim.inodes.push(Inode {
+            data: bytes.to_vec(),
+            durable: bytes.to_vec(),
+        });
+        let inode = sim.inodes.len() - 1;
+        sim.names.insert(path.to_owned(), inode);
+        sim.durable_names.insert(path.to_owned(), inode);
+    }
+
+    /// The names now visible under `dir` (directly), sorted.
+    pub fn names_in(&self, dir: &Path) -> Vec<String> {
+        self.sim()
+            .names
+            .keys()
+            .filter(|p| p.parent() == Some(dir))
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect()
+    }
+
+    /// The names that would survive a power loss now, under `dir` (directly), sorted.
+    pub fn durable_names_in(&self, dir: &Path) -> Vec<String> {
+        self.sim()
+            .durable_names
+            .keys()
+            .filter(|p| p.parent() == Some(dir))
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect()
+    }
+
     /// The content of `path` as a reader would see it now (before any power loss).
     pub fn read_now(&self, path: &Path) -> Option<Vec<u8>> {
         let sim = self.sim();
@@ -119,7 +205,7 @@ impl SimFs {
         for inode in &mut sim.inodes {
             inode.data = inode.durable.clone();
         }
-        sim.locked = false;
+        sim.locked.clear();
     }
 }
 
@@ -145,11 +231,11 @@ impl StoreFile for SimFile {
     }
 }
 
-struct SimLock(SimFs);
+struct SimLock(SimFs, PathBuf);
 
 impl Drop for SimLock {
     fn drop(&mut self) {
-        self.0.sim().locked = false;
+        self.0.sim().locked.remove(&self.1);
     }
 }
 
@@ -158,13 +244,13 @@ impl StoreFs for SimFs {
         Ok(())
     }
 
-    fn lock(&self, _path: &Path) -> io::Result<LockGuard> {
+    fn lock(&self, path: &Path) -> io::Result<LockGuard> {
         let mut sim = self.sim();
-        if sim.locked {
+        if sim.locked.contains(path) {
             return Err(io::ErrorKind::WouldBlock.into());
         }
-        sim.locked = true;
-        Ok(Box::new(SimLock(self.clone())))
+        sim.locked.insert(path.to_owned());
+        Ok(Box::new(SimLock(self.clone(), path.to_owned())))
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
@@ -184,7 +270,7 @@ impl StoreFs for SimFs {
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StoreFile>> {
         let mut sim = self.sim();
-        sim.step(Step::Open)?;
+        sim.step_on(Step::Open, Some(path))?;
         if sim.names.contains_key(path) {
             return Err(io::ErrorKind::AlreadyExists.into());
         }
@@ -199,7 +285,7 @@ impl StoreFs for SimFs {
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut sim = self.sim();
-        sim.step(Step::Rename)?;
+        sim.step_on(Step::Rename, Some(to))?;
         let inode = sim
             .names
             .remove(from)
@@ -209,17 +295,27 @@ impl StoreFs for SimFs {
     }
 
     fn remove(&self, path: &Path) -> io::Result<()> {
-        self.sim()
-            .names
-            .remove(path)
-            .map(drop)
-            .ok_or_else(|| io::ErrorKind::NotFound.into())
+        let mut sim = self.sim();
+        if !sim.names.contains_key(path) {
+            return Err(io::ErrorKind::NotFound.into());
+        }
+        sim.step_on(Step::Remove, Some(path))?;
+        sim.names.remove(path);
+        Ok(())
     }
 
-    fn sync_dir(&self, _dir: &Path) -> io::Result<()> {
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         let mut sim = self.sim();
-        sim.step(Step::DirSync)?;
-        sim.durable_names = sim.names.clone();
+        sim.step_on(Step::DirSync, Some(dir))?;
+        // Only this directory's entries become durable.
+        let now: Vec<(PathBuf, usize)> = sim
+            .names
+            .iter()
+            .filter(|(p, _)| p.parent() == Some(dir))
+            .map(|(p, i)| (p.clone(), *i))
+            .collect();
+        sim.durable_names.retain(|p, _| p.parent() != Some(dir));
+        sim.durable_names.extend(now);
         Ok(())
     }
 }

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use cetp_provider::{AccessLevel, ToolError};
 use chrono::{Datelike, Days, NaiveDate, Weekday};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ledger::{Expense, Ledger};
@@ -19,7 +20,7 @@ pub const MAX_SPAN_DAYS: i64 = 731;
 pub const DEFAULT_MERCHANTS: u8 = 5;
 
 /// Spending per category over a range.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct CategoryReport {
     /// Total spent, in euros.
     pub total: f64,
@@ -30,7 +31,7 @@ pub struct CategoryReport {
 }
 
 /// One category's spending.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct CategoryTotal {
     /// The category.
     pub category: Category,
@@ -43,7 +44,7 @@ pub struct CategoryTotal {
 }
 
 /// One period's spending.
-#[derive(Debug, Serialize, PartialEq)]
+#[derive(Debug, Serialize, JsonSchema, PartialEq)]
 pub struct PeriodTotal {
     /// `2024-03-05` (day), `2024-W10` (ISO week) or `2024-03` (month).
     pub period: String,
@@ -56,7 +57,7 @@ pub struct PeriodTotal {
 }
 
 /// One merchant's takings.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct MerchantTotal {
     /// The merchant.
     pub merchant: &'static str,

@@ -122,6 +122,42 @@ fn the_schemas_show_enums_ranges_and_nested_objects() {
     );
 }
 
+/// Every tool advertises the JSON Schema of its result; debug builds check each result
+/// against it before replying, so the successful calls of these tests are checked too.
+#[test]
+fn every_tool_advertises_its_output_schema() {
+    let app = App::approved(AccessLevel::Full);
+    let list = app.agent().list_tools().data_json().unwrap();
+    let schemas: Vec<&Value> = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["output_schema"])
+        .collect();
+    assert_eq!(schemas[0]["type"], "object");
+    assert_eq!(
+        schemas[0]["properties"]["categories"]["items"]["properties"]["category"]["enum"][0],
+        "groceries"
+    );
+    assert_eq!(schemas[1]["type"], "array");
+    assert_eq!(
+        schemas[1]["items"]["properties"]["starts"]["format"],
+        "date"
+    );
+    assert_eq!(schemas[2]["items"]["required"][0], "merchant");
+    let range = json!({"range": {"from": "2025-03-01", "to": "2025-03-31"}});
+    for (tool, mut args) in [
+        ("spending_by_category", range.clone()),
+        ("spending_over_time", range.clone()),
+        ("top_merchants", range),
+    ] {
+        if tool == "spending_over_time" {
+            args["period"] = json!("week");
+        }
+        assert!(!app.data(tool, args).is_null());
+    }
+}
+
 #[test]
 fn calls_need_the_users_approval() {
     let app = App::start();

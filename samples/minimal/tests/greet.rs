@@ -5,7 +5,7 @@ use cetp_provider::testing::{Consumer, check_conformance_as};
 use cetp_provider::{App, Caller, ErrorCode, Provider};
 
 /// The provider as the Android template starts it: declared for the app, then built with it
-/// (the user's approvals are stored in its files dir).
+/// (the user's approvals are stored in its no-backup directory).
 fn started(files_dir: &tempfile::TempDir) -> Provider {
     let app = App::new("dev.cetp.samples.minimal", files_dir.path());
     cetp_sample_minimal::provider(&app)
@@ -103,4 +103,16 @@ fn another_app_is_not_covered_by_the_first_apps_approval() {
     let stranger = Consumer::new(&provider).as_caller(Caller::app(10_777, "com.example.other"));
     let answer = stranger.execute("greet", r#"{"name":"Ada"}"#);
     assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));
+}
+
+/// `greet` returns a `String`, which has a JSON Schema: `list_tools` advertises it.
+#[test]
+fn greet_advertises_its_output_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = started(&dir);
+    let list = Consumer::new(&provider).list_tools().data_json().unwrap();
+    assert_eq!(
+        list["tools"][0]["output_schema"],
+        serde_json::json!({"type": "string"})
+    );
 }

@@ -2,8 +2,11 @@
 //!
 //! [`create`] writes [`NOTE_COUNT`] notes dated over two years (2023–2024) with titles, bodies
 //! and tags in English, French, Japanese and Chinese, with emoji, from a fixed seed: the same
-//! file every time, no network. The schema is what `queries.rs` reads, including the FTS5 index
-//! and the triggers a real app uses to keep that index in step with its writes.
+//! file every time, no network. The schema is what `queries.rs` reads, including the FTS5
+//! indexes and the triggers a real app uses to keep them in step with its writes: `notes_fts`
+//! over titles and bodies, and `note_titles`, titles and dates only, which the search for
+//! limited callers reads so that hidden bodies cannot decide what it finds nor how long it
+//! takes.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -49,11 +52,38 @@ CREATE TRIGGER notes_au AFTER UPDATE ON notes BEGIN
 END;
 ";
 
+/// The titles-and-dates index for limited callers, with the triggers that keep it in step with
+/// `notes` (its own copy of titles and dates: nothing in it refers to a body).
+pub const TITLES_SCHEMA: &str = "
+CREATE VIRTUAL TABLE IF NOT EXISTS note_titles USING fts5(
+    title, created UNINDEXED,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS note_titles_ai AFTER INSERT ON notes BEGIN
+    INSERT INTO note_titles(rowid, title, created) VALUES (new.id, new.title, new.created);
+END;
+CREATE TRIGGER IF NOT EXISTS note_titles_ad AFTER DELETE ON notes BEGIN
+    DELETE FROM note_titles WHERE rowid = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS note_titles_au AFTER UPDATE OF id, title, created ON notes BEGIN
+    DELETE FROM note_titles WHERE rowid = old.id;
+    INSERT INTO note_titles(rowid, title, created) VALUES (new.id, new.title, new.created);
+END;
+";
+
 /// Creates the demo database at `path` unless a file is already there, as the app would on
-/// first start. A failure is logged (logcat tag `cetp` on Android); the tools then answer
-/// `INTERNAL_ERROR` naming the missing file.
+/// first start (a demo database from before `note_titles` gets it added). The provider runs it
+/// on the first call that needs the database ([`Database::on_first_use`](crate::queries::Database::on_first_use)).
+/// A failure is logged (logcat tag `cetp` on Android); the tools then answer `INTERNAL_ERROR`
+/// naming the missing file.
 pub fn seed(path: &Path) {
     if path.exists() {
+        if let Err(err) = add_titles_index(path) {
+            log::error!(
+                "cannot add the titles index to the demo notes database {}: {err}",
+                path.display()
+            );
+        }
         return;
     }
     match create(path) {
@@ -83,9 +113,29 @@ pub fn create(path: &Path) -> io::Result<()> {
     std::fs::rename(&partial, path)
 }
 
+/// Adds `note_titles` (and fills it) to a database that lacks it.
+fn add_titles_index(path: &Path) -> rusqlite::Result<()> {
+    let mut conn = Connection::open(path)?;
+    let tx = conn.transaction()?;
+    let present: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM sqlite_schema WHERE name = 'note_titles'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !present {
+        tx.execute_batch(TITLES_SCHEMA)?;
+        tx.execute(
+            "INSERT INTO note_titles(rowid, title, created) SELECT id, title, created FROM notes",
+            [],
+        )?;
+    }
+    tx.commit()
+}
+
 fn fill(path: &Path) -> rusqlite::Result<()> {
     let mut conn = Connection::open(path)?;
     conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(TITLES_SCHEMA)?;
     let tx = conn.transaction()?;
     {
         let mut note =
@@ -346,6 +396,49 @@ mod tests {
         seed(&path);
         assert_eq!(count(&conn), NOTE_COUNT as i64 - 1);
         assert!(!dir.path().join("nested").join("notes.db.partial").exists());
+    }
+
+    /// A demo database made before `note_titles` existed gets it, filled, at the next seed.
+    #[test]
+    fn seed_adds_the_titles_index_to_an_older_demo_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA).unwrap();
+            conn.execute(
+                "INSERT INTO notes (id, title, body, created) VALUES (1, 'Trip to Kyoto', 'b', '2024-01-02T10:00:00')",
+                [],
+            )
+            .unwrap();
+        }
+        seed(&path);
+        seed(&path);
+        let conn = Connection::open(&path).unwrap();
+        let titles: Vec<(i64, String, String)> = conn
+            .prepare("SELECT rowid, title, created FROM note_titles")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            titles,
+            [(
+                1,
+                "Trip to Kyoto".to_owned(),
+                "2024-01-02T10:00:00".to_owned()
+            )]
+        );
+        // And the triggers keep it in step from then on.
+        conn.execute("UPDATE notes SET title = 'Trip to Osaka' WHERE id = 1", [])
+            .unwrap();
+        let title: String = conn
+            .query_row("SELECT title FROM note_titles WHERE rowid = 1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(title, "Trip to Osaka");
     }
 
     #[test]

@@ -1,14 +1,13 @@
 //! A notes app's notes, searchable by on-device agents through CETP.
 //!
 //! The notes live in SQLite (`<filesDir>/notes.db`), read through a pool of read-only
-//! connections the provider holds as state (`queries::Database`). This file is the whole
-//! integration: four `#[tool]` functions, the provider and the export line. The tool bodies and
-//! the SQL are in `queries.rs`; `demo.rs` creates demo data. Walkthrough: `README.md`.
+//! connections the provider holds as state (`queries::Database`), opened on first use. This
+//! file is the whole integration: four `#[tool]` functions, the provider and the export line.
+//! The tool bodies and the SQL are in `queries.rs`; `demo.rs` creates demo data. Walkthrough:
+//! `README.md`.
 
 pub mod demo;
 pub mod queries;
-
-use std::path::PathBuf;
 
 use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use chrono::NaiveDate;
@@ -68,21 +67,20 @@ pub fn notes_between(
     queries::between(db, from, to, limit)
 }
 
-/// Declares the provider over the notes database at `database`.
-pub fn provider_over(database: PathBuf) -> ProviderBuilder {
+/// Declares the provider over the notes database (its path, or a [`Database`]).
+pub fn provider_over(database: impl Into<Database>) -> ProviderBuilder {
     Provider::builder("Notes")
         .description("The user's notes: full-text search, tags and notes by date")
         .scope("notes.read", "your notes: titles, dates and text")
         .scope("tags.read", "your tag names and how many notes use each")
         .tools(tools![search_notes, get_note, list_tags, notes_between])
-        .state(Database::new(database))
+        .state(database.into())
 }
 
-/// What the Android template calls at start-up: the database is in the app's files dir.
+/// What the Android template calls at start-up: the database is in the app's files dir, opened
+/// by the first call that needs it. Demo only: that call creates the demo notes.
 pub fn provider(app: &App) -> ProviderBuilder {
-    let database = app.files_dir().join("notes.db");
-    demo::seed(&database); // Demo only: a real notes app has its database already.
-    provider_over(database)
+    provider_over(Database::new(app.files_dir().join("notes.db")).on_first_use(demo::seed))
 }
 
 cetp_provider::export_provider!(provider);

@@ -5,15 +5,17 @@
 //! anyway; `src/lib.rs` holds the integration.
 //!
 //! The schema is the one [`crate::demo`] creates: `notes(id, title, body, created)`,
-//! `tags(note_id, tag)` and the FTS5 index `notes_fts(title, body)` over `notes`.
+//! `tags(note_id, tag)`, the FTS5 index `notes_fts(title, body)` over `notes`, and the FTS5
+//! table `note_titles(title, created)`, which holds titles and dates only (for limited callers).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
 use cetp_provider::{AccessLevel, ToolError};
 use chrono::NaiveDate;
 use rusqlite::{Connection, OpenFlags, Row, params};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The widest range `notes_between` accepts, in days (a leap year).
@@ -24,7 +26,7 @@ pub const DEFAULT_HITS: u32 = 10;
 pub const DEFAULT_LISTED: u32 = 50;
 
 /// One search hit, best first.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Hit {
     /// Note id, for `get_note`.
     pub id: i64,
@@ -40,7 +42,7 @@ pub struct Hit {
 }
 
 /// A whole note.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Note {
     /// Note id.
     pub id: i64,
@@ -56,7 +58,7 @@ pub struct Note {
 }
 
 /// A note without its text, as `notes_between` lists it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct NoteSummary {
     /// Note id, for `get_note`.
     pub id: i64,
@@ -69,7 +71,7 @@ pub struct NoteSummary {
 }
 
 /// The notes written in a date range.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct NoteList {
     /// How many notes the range holds; more than `notes.len()` when the limit cut the list.
     pub total: u64,
@@ -78,7 +80,7 @@ pub struct NoteList {
 }
 
 /// A tag and how many notes carry it.
-#[derive(Debug, Serialize, PartialEq, Eq)]
+#[derive(Debug, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct TagCount {
     /// The tag, as `search_notes` accepts it.
     pub tag: String,
@@ -96,13 +98,31 @@ pub struct TagCount {
 /// opened with `SQLITE_OPEN_READ_ONLY` and set to `PRAGMA query_only`, so no tool can write,
 /// whatever SQL it runs; each statement outside a transaction sees what the app last committed.
 ///
-/// Connections are opened on first use, so a database the app has not created yet makes calls
-/// fail (`INTERNAL_ERROR` naming the file) until it exists, without stopping the provider.
-#[derive(Debug)]
+/// Nothing is opened before the first call that needs the database, which runs on the Binder
+/// thread serving it, never on the app's main thread (the build function only names the file).
+/// A database the app has not created yet makes calls fail (`INTERNAL_ERROR` naming the file)
+/// until it exists, without stopping the provider.
 pub struct Database {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
     opened: AtomicUsize,
+    first_use: Option<fn(&Path)>,
+    prepared: Once,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("path", &self.path)
+            .field("opened", &self.connections_opened())
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<PathBuf> for Database {
+    fn from(path: PathBuf) -> Self {
+        Database::new(path)
+    }
 }
 
 /// How many idle connections [`Database`] keeps: Android serves a process's Binder calls on at
@@ -116,7 +136,18 @@ impl Database {
             path: path.into(),
             idle: Mutex::new(Vec::new()),
             opened: AtomicUsize::new(0),
+            first_use: None,
+            prepared: Once::new(),
         }
+    }
+
+    /// Runs `prepare` with the path once, before the first connection opens, on the thread of
+    /// the call that needs it (calls arriving meanwhile wait for it): where the demo creates
+    /// its data, so that starting the provider costs nothing.
+    #[must_use]
+    pub fn on_first_use(mut self, prepare: fn(&Path)) -> Self {
+        self.first_use = Some(prepare);
+        self
     }
 
     /// Runs `read` with a read-only connection, then keeps the connection for the next call.
@@ -151,6 +182,9 @@ impl Database {
     }
 
     fn open(&self) -> Result<Connection, ToolError> {
+        if let Some(prepare) = self.first_use {
+            self.prepared.call_once(|| prepare(&self.path));
+        }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags).map_err(|err| {
             ToolError::internal(format_args!(
@@ -171,7 +205,10 @@ impl Database {
 /// A limited caller may not read bodies, so bodies must not decide its answer either (which
 /// notes match, or their order), or it could learn what they say one query at a time. Its
 /// search looks at titles and tags only: every word must occur in the title (accents and case
-/// ignored) or be one of the note's tags (case ignored); newest first; no snippet.
+/// ignored) or be one of the note's tags (case ignored); newest first; no snippet. Nor may
+/// bodies decide how long it takes: it reads `note_titles` (titles and dates) and `tags`, never
+/// the body index or the notes themselves, so a word common in hidden bodies makes it no
+/// slower.
 ///
 /// # Errors
 /// `INVALID_ARGS` for a query without letters or digits; `INTERNAL_ERROR` if the database fails.
@@ -230,35 +267,35 @@ fn search_terms(
     rows.collect::<Result<_, _>>().map_err(db_error)
 }
 
-/// The limited search (see [`search`]): nothing in it reads a body.
+/// The limited search (see [`search`]): it reads `note_titles` and `tags` only.
 fn search_titles_and_tags(
     conn: &Connection,
     query: &str,
     tag: Option<&str>,
     limit: u32,
 ) -> Result<Vec<Hit>, ToolError> {
-    // One condition per word: in the title (FTS5 column filter), or a tag of the note.
+    // One condition per word: in the title, or a tag of the note.
     let words: Vec<&str> = query
         .split_whitespace()
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .collect();
     let mut sql = String::from(
-        "SELECT n.id, n.title, n.created, \
-                (SELECT json_group_array(tag) FROM (SELECT tag FROM tags WHERE note_id = n.id ORDER BY tag)) \
-         FROM notes n WHERE (?1 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.note_id = n.id AND t.tag = ?1))",
+        "SELECT t.rowid, t.title, t.created, \
+                (SELECT json_group_array(tag) FROM (SELECT tag FROM tags WHERE note_id = t.rowid ORDER BY tag)) \
+         FROM note_titles t WHERE (?1 IS NULL OR EXISTS (SELECT 1 FROM tags g WHERE g.note_id = t.rowid AND g.tag = ?1))",
     );
     let mut values: Vec<String> = Vec::with_capacity(words.len() * 2);
     for word in &words {
         let title = values.len() + 3;
         sql.push_str(&format!(
-            " AND (n.id IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?{title}) \
-               OR EXISTS (SELECT 1 FROM tags t WHERE t.note_id = n.id AND t.tag = ?{} COLLATE NOCASE))",
+            " AND (t.rowid IN (SELECT rowid FROM note_titles WHERE note_titles MATCH ?{title}) \
+               OR EXISTS (SELECT 1 FROM tags g WHERE g.note_id = t.rowid AND g.tag = ?{} COLLATE NOCASE))",
             title + 1
         ));
         values.push(format!("title : \"{}\"", word.replace('"', "\"\"")));
         values.push((*word).to_owned());
     }
-    sql.push_str(" ORDER BY n.created DESC, n.id DESC LIMIT ?2");
+    sql.push_str(" ORDER BY t.created DESC, t.rowid DESC LIMIT ?2");
     let mut stmt = conn.prepare(&sql).map_err(db_error)?;
     let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tag, &limit];
     params.extend(values.iter().map(|v| v as &dyn rusqlite::ToSql));
@@ -523,6 +560,67 @@ mod tests {
         assert_eq!(err.code(), cetp_provider::ErrorCode::InternalError);
         assert!(err.message().contains("absent.db"), "{err}");
         assert!(!path.exists(), "opening must not create the file");
+    }
+
+    /// Every (table, column) a statement prepared on `conn` while `run` runs may read, as
+    /// SQLite's authorizer reports them (the full-text index of bodies is the table
+    /// `notes_fts`; reading it at all lets bodies decide how long a query takes).
+    fn tables_read(conn: &Connection, run: impl FnOnce()) -> Vec<(String, String)> {
+        use rusqlite::hooks::{AuthAction, Authorization};
+        let seen = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        conn.authorizer(Some(move |ctx: rusqlite::hooks::AuthContext<'_>| {
+            if let AuthAction::Read {
+                table_name,
+                column_name,
+            } = ctx.action
+            {
+                log.lock()
+                    .unwrap()
+                    .push((table_name.to_owned(), column_name.to_owned()));
+            }
+            Authorization::Allow
+        }));
+        run();
+        conn.authorizer(None::<fn(rusqlite::hooks::AuthContext<'_>) -> Authorization>);
+        let mut seen = seen.lock().unwrap().clone();
+        seen.sort();
+        seen.dedup();
+        seen
+    }
+
+    /// A limited search never reads a body, nor the full-text index over bodies: how long it
+    /// takes cannot depend on what the bodies say.
+    #[test]
+    fn the_limited_search_reads_titles_tags_and_dates_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.db");
+        crate::demo::create(&path).unwrap();
+        let db = Database::new(&path);
+        db.read(|conn| {
+            let read = tables_read(conn, || {
+                let hits = search_titles_and_tags(conn, "café Lisbon", Some("travel"), 10).unwrap();
+                assert!(hits.iter().all(|h| h.snippet.is_none()));
+            });
+            assert!(!read.is_empty());
+            for (table, column) in &read {
+                assert!(
+                    !table.starts_with("notes_fts") && column != "body",
+                    "the limited search reads {table}.{column}: {read:?}"
+                );
+                assert!(
+                    table.starts_with("note_titles") || table == "tags",
+                    "the limited search reads {table}.{column}: {read:?}"
+                );
+            }
+            // The full search does read the body index (the check sees it).
+            let full = tables_read(conn, || {
+                search_terms(conn, "\"café\"", None, 10, AccessLevel::Full).unwrap();
+            });
+            assert!(full.iter().any(|(t, _)| t == "notes_fts"), "{full:?}");
+            Ok(())
+        })
+        .unwrap();
     }
 
     #[test]

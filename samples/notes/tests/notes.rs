@@ -447,3 +447,89 @@ fn limited_answers_do_not_depend_on_note_bodies() {
     let calls: Vec<(&str, &str)> = calls.iter().map(|(t, a)| (*t, a.as_str())).collect();
     cetp_provider::testing::check_noninterference(&left, &right, &calls).unwrap();
 }
+
+/// The build function only names the database: building the provider (which the runtime does
+/// on the first call, within its budget) opens and creates nothing. The first call that needs
+/// the notes creates the demo database, on that call's thread; calls arriving at the same time
+/// wait for it, and it is created once.
+#[test]
+fn the_demo_database_is_created_by_the_first_call_not_by_the_build_function() {
+    let phone = tempfile::tempdir().unwrap();
+    let files = phone.path().join("files");
+    let app = cetp_provider::App::new("dev.cetp.samples.notes", &files);
+    // As the runtime builds it: the build function, then the app.
+    let provider = cetp_sample_notes::provider(&app)
+        .app(app.clone())
+        .build()
+        .unwrap();
+    let db = files.join("notes.db");
+    assert!(!db.exists(), "the build function created {}", db.display());
+    let agent = Consumer::new(&provider);
+    assert_eq!(
+        agent.execute("list_tags", "{}").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    assert_eq!(
+        agent.execute("get_note", r#"{"id":1}"#).error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    assert!(!db.exists(), "a refused call opens nothing");
+    agent.approve(AccessLevel::Full).unwrap();
+    let answers: Vec<Response> = std::thread::scope(|scope| {
+        // As many concurrent first calls as one caller may have in flight (Limits).
+        let calls: Vec<_> = (0..4)
+            .map(|i| {
+                let agent = agent.clone();
+                scope.spawn(move || agent.execute("get_note", &json!({"id": i + 1}).to_string()))
+            })
+            .collect();
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    for (i, answer) in answers.iter().enumerate() {
+        assert_eq!(
+            answer.data_json().unwrap()["title"],
+            demo::notes()[i].title.as_str(),
+            "{answer}"
+        );
+    }
+    assert!(db.is_file());
+}
+
+/// Every tool advertises the JSON Schema of its result (`output_schema`), and every result
+/// the tests get is checked against it (debug builds check each result before replying).
+#[test]
+fn every_tool_advertises_its_output_schema() {
+    let app = App::full();
+    let list = app.agent().list_tools().data_json().unwrap();
+    for tool in list["tools"].as_array().unwrap() {
+        let schema = &tool["output_schema"];
+        assert!(schema.is_object(), "{}: no output_schema", tool["name"]);
+    }
+    let tools = list["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["output_schema"]["type"], "array");
+    assert_eq!(tools[1]["output_schema"]["type"], "object");
+    assert!(
+        tools[1]["output_schema"]["properties"]["body"].is_object(),
+        "{}",
+        tools[1]["output_schema"]
+    );
+    // The results fit them, limited ones included.
+    let limited = App::approved(&["notes.read", "tags.read"], AccessLevel::Limited);
+    for (tool, args) in [
+        ("search_notes", json!({"query": "café"})),
+        ("get_note", json!({"id": 3})),
+        ("list_tags", json!({})),
+        (
+            "notes_between",
+            json!({"from": "2023-01-01", "to": "2023-01-31"}),
+        ),
+    ] {
+        assert!(app.agent().execute(tool, &args.to_string()).is_success());
+        assert!(
+            limited
+                .agent()
+                .execute(tool, &args.to_string())
+                .is_success()
+        );
+    }
+}

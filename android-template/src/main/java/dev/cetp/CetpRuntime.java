@@ -39,7 +39,7 @@ final class CetpRuntime {
   static final String TAG = "cetp";
 
   /** Component meta-data naming the Rust library ({@code notes} for {@code libnotes.so}). */
-  static final String META_LIBRARY = "dev.cetp.library";
+  public static final String META_LIBRARY = "dev.cetp.library";
 
   /** How the library is loaded: {@link System#loadLibrary}, or a test's counting wrapper. */
   interface Loader {

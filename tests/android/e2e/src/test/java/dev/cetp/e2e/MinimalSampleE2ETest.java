@@ -249,12 +249,15 @@ public class MinimalSampleE2ETest extends SampleSuite {
   }
 
   @Test
-  public void theApprovalIsStoredInTheFilesDirAndSurvivesARestart() throws Exception {
+  public void theApprovalIsStoredInTheNoBackupDirAndSurvivesARestart() throws Exception {
     approveAgent(Access.FULL);
-    File store = new File(RuntimeEnvironment.getApplication().getFilesDir(), "cetp-grants.json");
+    // Never in the files dir, which backups and device transfers copy to other phones.
+    File backedUp = new File(RuntimeEnvironment.getApplication().getFilesDir(), "cetp-grants.json");
+    assertFalse(backedUp + " exists", backedUp.exists());
+    File store = new File(RuntimeEnvironment.getApplication().getNoBackupFilesDir(), "cetp-grants.json");
     assertTrue(store + " exists", store.isFile());
     JSONObject saved = new JSONObject(new String(Files.readAllBytes(store.toPath()), StandardCharsets.UTF_8));
-    assertEquals(1, saved.getInt("version"));
+    assertEquals(2, saved.getInt("version"));
     assertEquals(AGENT, saved.getJSONArray("grants").getJSONObject(0).getString("package"));
 
     app.startProviders(); // a new provider instance (as after a process restart), same files dir

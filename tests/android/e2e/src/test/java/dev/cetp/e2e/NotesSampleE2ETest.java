@@ -69,21 +69,22 @@ public class NotesSampleE2ETest extends SampleSuite {
   // The bundle, discovery, provider info, tools
 
   /**
-   * The build function seeds {@code <filesDir>/notes.db}, and every provider start points the
-   * tools at its own files dir: Robolectric gives each test a new one, so removing this test's
-   * database before the tools first open it must make them fail, naming that file. (Once open,
-   * the pooled connections keep reading the file they opened.)
+   * The build function only names {@code <filesDir>/notes.db}: starting the provider creates
+   * nothing, and a refused call opens nothing. The first call that runs a tool creates the demo
+   * database, in this start's files dir (Robolectric gives each test a new one).
    */
   @Test
-  public void theToolsReadTheDatabaseInThisStartsFilesDir() {
+  public void theFirstCallCreatesTheDatabaseInThisStartsFilesDir() throws Exception {
     TestJvm.requireConfigured();
     assertEquals("notes", bundle.name());
     assertEquals("cetp_sample_notes", bundle.nativeLibraryName());
     File db = new File(RuntimeEnvironment.getApplication().getFilesDir(), "notes.db");
-    assertTrue(db + " was seeded at start-up", db.isFile());
+    assertFalse(db + " was created at start-up", db.exists());
     approveAgent(Access.FULL); // refused before any tool runs: nothing is opened yet
-    assertTrue(db.delete());
-    assertError(run("get_note", "{\"id\":7}"), "INTERNAL_ERROR", db.getPath());
+    assertFalse(db + " was created by a refused call", db.exists());
+    CetpResponse note = run("get_note", "{\"id\":7}");
+    assertTrue(note.toString(), note.isSuccess());
+    assertTrue(db + " was created by the first call", db.isFile());
   }
 
   @Test

@@ -1,0 +1,250 @@
+//! Grants per scope: an approval changes only the scopes it names, with the access level and
+//! expiry the user chose for them; a call gets the most restrictive level of the scopes it
+//! needs; the admin state shows, per scope, what an app already has. Through `Provider::call`
+//! and the approval screen's JSON.
+
+#[path = "auth_support/mod.rs"]
+mod support;
+
+use std::time::Duration;
+
+use cetp_provider::auth::{Auth, ManualClock, STORE_FILE_NAME};
+use cetp_provider::{ErrorCode, Provider};
+use serde_json::{Value, json};
+use support::*;
+
+const T0: u64 = 1_767_225_600_000;
+const HOUR_MS: u64 = 3_600_000;
+
+fn admin(provider: &Provider, request: &str) -> Value {
+    serde_json::from_str(&provider.handle_admin_json(request)).expect("admin JSON")
+}
+
+/// Calls `tool` as the agent (refused), then approves the agent's request from the screen's
+/// JSON with `fields` (`"scopes"`, `"access"`, `"duration_secs"`).
+fn ask_and_approve(provider: &Provider, tool: &str, fields: &str) {
+    assert_eq!(
+        call(provider, &agent(), tool).error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    let id = pending_id_for(provider, &agent());
+    let reply = admin(
+        provider,
+        &format!(r#"{{"op":"approve","id":"{id}",{fields}}}"#),
+    );
+    assert_eq!(reply["ok"], true, "{reply}");
+}
+
+fn access_seen(provider: &Provider, tool: &str) -> Value {
+    call(provider, &agent(), tool).data_json().unwrap()["access"].clone()
+}
+
+fn with_clock(dir: &std::path::Path, clock: &ManualClock) -> Provider {
+    provider(Auth::user_approval().store_dir(dir).clock(clock.clone()))
+}
+
+#[test]
+fn a_later_approval_changes_only_the_scopes_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let provider = with_clock(dir.path(), &clock);
+    // `notes`, limited, for an hour.
+    ask_and_approve(
+        &provider,
+        "read_notes",
+        r#""scopes":["notes"],"access":"limited","duration_secs":3600"#,
+    );
+    clock.advance(Duration::from_secs(60));
+    // Later `calendar` only, full, forever (agenda needs both, so `calendar` is what it lacks).
+    ask_and_approve(
+        &provider,
+        "agenda",
+        r#""scopes":["calendar"],"access":"full""#,
+    );
+
+    // `notes` is still what the user chose for it.
+    assert_eq!(access_seen(&provider, "read_notes"), "limited");
+    // A tool needing both gets the most restrictive of the two.
+    assert_eq!(access_seen(&provider, "agenda"), "limited");
+
+    // The screen sees each scope's level and expiry; the grant-wide fields say the most the
+    // app has (full somewhere, lasting as long as its longest scope).
+    let state = admin(&provider, r#"{"op":"state"}"#);
+    let grant = &state["state"]["grants"][0];
+    assert_eq!(grant["scopes"], json!(["notes", "calendar"]), "{grant}");
+    assert_eq!(
+        grant["per_scope"],
+        json!([
+            {"scope": "notes", "access": "limited", "granted_at_ms": T0,
+             "expires_at_ms": T0 + HOUR_MS},
+            {"scope": "calendar", "access": "full", "granted_at_ms": T0 + 60_000,
+             "expires_at_ms": null}
+        ]),
+        "{grant}"
+    );
+    assert_eq!(grant["access"], "full", "{grant}");
+    assert_eq!(grant["expires_at_ms"], Value::Null, "{grant}");
+    assert_eq!(grant["granted_at_ms"], T0 + 60_000, "{grant}");
+
+    // An hour later `notes` has lapsed, and only `notes`.
+    clock.set_ms(T0 + HOUR_MS);
+    let answer = call(&provider, &agent(), "read_notes");
+    assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));
+    assert!(
+        answer.error_message().unwrap().contains("has expired"),
+        "{answer}"
+    );
+    assert_eq!(
+        call(&provider, &agent(), "agenda").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    // What needs no scope is judged by the scopes still in force: `calendar`, full.
+    assert_eq!(access_seen(&provider, "ping"), "full");
+
+    // Re-approving `notes` (full, for a day) leaves `calendar` as it was.
+    let id = pending_id_for(&provider, &agent());
+    let reply = admin(
+        &provider,
+        &format!(
+            r#"{{"op":"approve","id":"{id}","scopes":["notes"],"access":"full","duration_secs":86400}}"#
+        ),
+    );
+    assert_eq!(reply["ok"], true, "{reply}");
+    let grant = &reply["state"]["grants"][0];
+    assert_eq!(
+        grant["per_scope"],
+        json!([
+            {"scope": "notes", "access": "full", "granted_at_ms": T0 + HOUR_MS,
+             "expires_at_ms": T0 + HOUR_MS + 24 * HOUR_MS},
+            {"scope": "calendar", "access": "full", "granted_at_ms": T0 + 60_000,
+             "expires_at_ms": null}
+        ]),
+        "{grant}"
+    );
+    assert_eq!(access_seen(&provider, "agenda"), "full");
+
+    // And a restart reads the same back.
+    drop(provider);
+    let reopened = with_clock(dir.path(), &clock);
+    let again = admin(&reopened, r#"{"op":"state"}"#);
+    assert_eq!(again["state"]["grants"][0]["per_scope"], grant["per_scope"]);
+}
+
+/// A narrower approval of a scope replaces the wider one: approvals are not merged upwards.
+#[test]
+fn re_approving_a_scope_as_limited_makes_it_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let provider = with_clock(dir.path(), &clock);
+    ask_and_approve(
+        &provider,
+        "read_notes",
+        r#""scopes":["notes"],"access":"full""#,
+    );
+    assert_eq!(access_seen(&provider, "read_notes"), "full");
+    // The agent asks for `calendar`; the user approves `calendar`, limited, for a minute.
+    ask_and_approve(
+        &provider,
+        "agenda",
+        r#""scopes":["calendar"],"access":"limited","duration_secs":60"#,
+    );
+    assert_eq!(access_seen(&provider, "read_notes"), "full");
+    assert_eq!(access_seen(&provider, "agenda"), "limited");
+    clock.advance(Duration::from_secs(60));
+    assert_eq!(access_seen(&provider, "read_notes"), "full");
+    assert_eq!(
+        call(&provider, &agent(), "agenda").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+}
+
+/// A store written by version 1 of the format (one access level and expiry per grant) is
+/// read with that level and expiry for each of the grant's scopes, and saved in the current
+/// format at the next change.
+#[test]
+fn a_version_1_store_gives_each_scope_the_grants_access_and_expiry() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(STORE_FILE_NAME),
+        format!(
+            r#"{{"version":1,"grants":[{{"package":"{AGENT}","certificate_sha256":"{CERT_A}",
+                "scopes":["calendar","notes"],"access":"redacted","granted_at_ms":{T0},
+                "expires_at_ms":{}}}],"denials":[]}}"#,
+            T0 + HOUR_MS
+        ),
+    )
+    .unwrap();
+    let clock = ManualClock::new(T0 + 1);
+    let provider = with_clock(dir.path(), &clock);
+    let state = admin(&provider, r#"{"op":"state"}"#);
+    let grant = &state["state"]["grants"][0];
+    assert_eq!(
+        grant["per_scope"],
+        json!([
+            {"scope": "notes", "access": "limited", "granted_at_ms": T0,
+             "expires_at_ms": T0 + HOUR_MS},
+            {"scope": "calendar", "access": "limited", "granted_at_ms": T0,
+             "expires_at_ms": T0 + HOUR_MS}
+        ]),
+        "{grant}"
+    );
+    assert_eq!(access_seen(&provider, "agenda"), "limited");
+    assert_eq!(access_seen(&provider, "ping"), "limited");
+
+    // The next change writes the current version.
+    call(&provider, &stranger(), "ping");
+    let id = pending_id_for(&provider, &stranger());
+    provider.authorizer().deny(&id).unwrap();
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(STORE_FILE_NAME)).unwrap()).unwrap();
+    assert_eq!(file["version"], 2);
+    assert_eq!(
+        file["grants"][0]["scopes"]["notes"],
+        json!({"access": "limited", "granted_at_ms": T0, "expires_at_ms": T0 + HOUR_MS})
+    );
+    clock.set_ms(T0 + HOUR_MS);
+    assert_eq!(
+        call(&provider, &agent(), "ping").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+}
+
+/// A provider without scopes: the approval names none, and its level and expiry apply to
+/// every tool.
+#[test]
+fn a_provider_without_scopes_keeps_its_access_level_and_expiry() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let provider = Provider::builder("Ping")
+        .tool(Ping)
+        .auth(
+            Auth::user_approval()
+                .store_dir(dir.path())
+                .clock(clock.clone()),
+        )
+        .build()
+        .unwrap();
+    ask_and_approve(
+        &provider,
+        "ping",
+        r#""scopes":[],"access":"limited","duration_secs":60"#,
+    );
+    assert_eq!(access_seen(&provider, "ping"), "limited");
+    let state = admin(&provider, r#"{"op":"state"}"#);
+    let grant = &state["state"]["grants"][0];
+    assert_eq!(grant["scopes"], json!([]), "{grant}");
+    assert_eq!(grant["per_scope"], json!([]), "{grant}");
+    assert_eq!(
+        grant["no_scope"],
+        json!({"access": "limited", "granted_at_ms": T0, "expires_at_ms": T0 + 60_000}),
+        "{grant}"
+    );
+    assert_eq!(grant["access"], "limited");
+    assert_eq!(grant["expires_at_ms"], T0 + 60_000);
+    clock.advance(Duration::from_secs(60));
+    let answer = call(&provider, &agent(), "ping");
+    assert!(
+        answer.error_message().unwrap().contains("has expired"),
+        "{answer}"
+    );
+}
