@@ -4,6 +4,7 @@ import static dev.cetp.e2e.FixtureProviderE2ETest.AUTHORITY;
 import static dev.cetp.e2e.FixtureProviderE2ETest.assertError;
 import static dev.cetp.e2e.FixtureProviderE2ETest.exec;
 
+import android.content.pm.ProviderInfo;
 import android.os.Bundle;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.CetpConsumer.CallForm;
@@ -28,14 +29,10 @@ public class MissingLibraryTest {
   private static final String LIBRARY_KEY = "dev.cetp.library";
 
   private CetpConsumer startWithLibrary(String library) {
-    ManifestInstaller.Parsed manifest = ManifestInstaller.parse(HostBundle.current().manifest());
-    Bundle meta = manifest.provider(AUTHORITY).metaData;
-    if (library == null) {
-      meta.remove(LIBRARY_KEY);
-    } else {
-      meta.putString(LIBRARY_KEY, library);
-    }
-    manifest.install().startProviders();
+    ManifestInstaller.Installed app = HostBundle.current().install();
+    ProviderInfo info = app.providerInfo(AUTHORITY);
+    info.metaData.putString(LIBRARY_KEY, library);
+    app.startProvider(info);
     return new CetpConsumer();
   }
 
@@ -58,9 +55,13 @@ public class MissingLibraryTest {
     }
   }
 
+  /**
+   * An empty entry (the placeholder set to nothing). A provider entry without one falls back to
+   * the installed package's entry, which the bundle's resource package has.
+   */
   @Test
-  public void aMissingLibraryMetaDataEntryAnswersInternalError() {
-    CetpConsumer consumer = startWithLibrary(null);
+  public void anEmptyLibraryMetaDataEntryAnswersInternalError() {
+    CetpConsumer consumer = startWithLibrary("");
     assertError(consumer.listTools(AUTHORITY), "INTERNAL_ERROR", LIBRARY_KEY);
   }
 }
