@@ -97,7 +97,8 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   @Override
   protected void onRestart() {
     super.onRestart();
-    // Back from Apps with access or another app: requests may have been answered meanwhile.
+    // Back from Apps with access or another app: requests may have been answered meanwhile. The
+    // request shown stays as the user left it unless it changed.
     if (deciding == null) {
       refresh();
     }
@@ -210,11 +211,16 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       }
       return;
     }
+    String shownNotice = takeNotice();
+    if (shownNotice == null && !lost && screen.isShowing(request)) {
+      // Back on the same request, unchanged: the user's choices on it stay.
+      return;
+    }
     screen.showRequest(
         request,
         provider,
         state.optBoolean("offers_limited_access", true),
-        takeNotice(),
+        shownNotice,
         lost,
         listing());
     Button allow = screen.allowButton();

@@ -51,6 +51,8 @@ final class CetpConsentScreen {
   /** The controls of the request shown, disabled while a decision is being saved. */
   private final List<View> decisionControls = new ArrayList<>();
   private Button allow;
+  /** What the request shown looked like (its id and scopes), or null. */
+  private String shownRequest;
 
   CetpConsentScreen(Activity activity, Decisions decisions) {
     this.activity = activity;
@@ -87,6 +89,7 @@ final class CetpConsentScreen {
       boolean decisionsLost,
       boolean fromList) {
     show(R.layout.cetp_consent);
+    shownRequest = identity(request);
     notices(notice, decisionsLost);
     JSONArray packages = CetpViews.array(request, "packages");
     List<String> labels = new ArrayList<>();
@@ -208,6 +211,18 @@ final class CetpConsentScreen {
     announce(title.getText());
   }
 
+  /**
+   * Whether {@code request} is shown now as it is (same id, same scopes), so the user's choices
+   * on it may stay.
+   */
+  boolean isShowing(JSONObject request) {
+    return shownRequest != null && shownRequest.equals(identity(request));
+  }
+
+  private static String identity(JSONObject request) {
+    return request.optString("id") + " " + CetpViews.array(request, "scopes");
+  }
+
   /** The Allow button of the request shown, or null. */
   Button allowButton() {
     return allow;
@@ -222,6 +237,7 @@ final class CetpConsentScreen {
 
   private void show(int layout) {
     allow = null;
+    shownRequest = null;
     decisionControls.clear();
     activity.setContentView(layout);
     int margin = activity.getResources().getDimensionPixelSize(R.dimen.cetp_dialog_margin);

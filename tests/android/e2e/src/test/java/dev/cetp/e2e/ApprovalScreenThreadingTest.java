@@ -8,6 +8,7 @@ import android.app.Activity;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.os.StrictMode;
+import android.widget.CompoundButton;
 import dev.cetp.harness.AdminBridgeSpy;
 import dev.cetp.harness.ApprovalScreen;
 import dev.cetp.harness.Approvals;
@@ -151,6 +152,28 @@ public class ApprovalScreenThreadingTest {
     assertEquals("42", ask(AGENT_UID).data());
     long approvals = spy.entries().stream().filter(e -> e.op.equals("approve")).count();
     assertEquals(1, approvals);
+  }
+
+  /**
+   * Back from Apps with access (or any other screen), the dialog reads the state again, off the
+   * main thread, and keeps the user's choices on a request that did not change; a request that
+   * was answered meanwhile is gone from it.
+   */
+  @Test
+  public void comingBackKeepsTheChoicesOnAnUnchangedRequest() throws Exception {
+    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    ApprovalScreen screen = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    screen.tap("cetp:duration:month").tap("cetp:access:limited");
+    int reads = spy.entries().size();
+    screen.leaveAndReturn();
+    assertTrue("read again", spy.entries().size() > reads);
+    assertTrue(((CompoundButton) screen.find("cetp:duration:month")).isChecked());
+    assertTrue(((CompoundButton) screen.find("cetp:access:limited")).isChecked());
+    // Answered elsewhere meanwhile: nothing left to decide here.
+    Approvals.approve(Approvals.pendingFrom(AGENT_UID).getString("id"), Approvals.Access.FULL);
+    screen.leaveAndReturn();
+    assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
+    assertEquals(List.of(), spy.onTheMainThread());
   }
 
   /** Closed while Don't allow is being saved: the decision stands, nothing is shown to a gone dialog. */

@@ -269,6 +269,16 @@ public final class ApprovalScreen implements AutoCloseable {
     return controller.get();
   }
 
+  /**
+   * The user leaves the screen (another Activity covers it: pause, stop) and comes back
+   * (restart, start, resume); what it reads on the way back is waited for.
+   */
+  public ApprovalScreen leaveAndReturn() {
+    controller.pause().stop().restart().start().resume();
+    settle();
+    return this;
+  }
+
   /** Recreates the screen as a configuration change (rotation) does; its saved state carries over. */
   public ApprovalScreen recreate() {
     controller.recreate();
