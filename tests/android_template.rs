@@ -79,10 +79,7 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
         ("APEX_KEY_VERSION", wire::APEX_KEY_VERSION),
         ("APEX_KEY_VERSION_NAME", wire::APEX_KEY_VERSION_NAME),
         ("APEX_KEY_MIN_HOST_VERSION", wire::APEX_KEY_MIN_HOST_VERSION),
-        (
-            "AUTHORIZE_ACTION_SUFFIX",
-            cetp_provider::auth::AUTHORIZE_ACTION_SUFFIX,
-        ),
+        ("AUTHORIZE_ACTION_SUFFIX", wire::AUTHORIZE_ACTION_SUFFIX),
         ("MANAGE_ACTION_SUFFIX", wire::MANAGE_ACTION_SUFFIX),
         ("DISCOVERY_ACTION", wire::DISCOVERY_ACTION),
         ("META_AUTHORITY", wire::META_AUTHORITY),

@@ -85,6 +85,10 @@ pub const APEX_KEY_MIN_HOST_VERSION: &str = "minHostVersion";
 /// `getToolsJson` key: the text of a tool's parameter schema.
 pub const APEX_KEY_PARAMETERS_SCHEMA: &str = "parametersSchema";
 
+/// Appended to the app's package name to form the default `authorize_intent` action:
+/// `com.example.notes` → `com.example.notes.CETP_AUTHORIZE`. The approval Activity's intent
+/// filter uses the same action.
+pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
 /// Appended to the app's package to form the action of the list of apps with access, the
 /// screen the app itself opens from its settings (not reachable from other apps).
 pub const MANAGE_ACTION_SUFFIX: &str = ".CETP_MANAGE_GRANTS";

@@ -6,12 +6,15 @@
 //!    `cfg(target_os = "android")` paths: android_logger, the panic hook);
 //! 3. staticlib builds of cetp-provider (`jni`) and of the fixture provider for that target
 //!    (code generation without linking; a cdylib would need the NDK's linker);
-//! 4. `javac -Werror` of the Android template, with the Java the AIDL compiler generates from its
-//!    `src/main/aidl`, against `org.robolectric:android-all`.
+//! 4. the template's resources compiled as the library they are (`aapt`, installed when missing,
+//!    against the framework resources; `R` for `dev.cetp` with non-constant ids, as AGP compiles
+//!    a library), then `javac -Werror` of the Android template with that `R` and the Java the
+//!    AIDL compiler generates from its `src/main/aidl`, against `org.robolectric:android-all`.
 
 use std::process::Command;
 
 use crate::util::{self, workspace_root};
+use crate::{manifest, resources};
 
 const TARGET: &str = "aarch64-linux-android";
 
@@ -48,25 +51,53 @@ pub fn run(args: &[String]) -> Result<(), String> {
         util::run(&mut build)?;
     }
 
+    let work = util::cargo_target_dir().join("cetp-android-check");
+    let template_manifest = workspace_root().join("android-template/src/main/AndroidManifest.xml");
+    let template = std::fs::read_to_string(&template_manifest)
+        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
+    // A library manifest: its namespace is the package. aapt refuses `${...}` in names, so the
+    // placeholders an app fills in get stand-in values of the same shape.
+    let stand_ins: std::collections::BTreeMap<String, String> = [
+        ("applicationId", "com.example.app"),
+        ("cetpAuthority", "com.example.app.tools"),
+        ("cetpLibrary", "app"),
+        ("cetpProviderPermission", ""),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let library_manifest = manifest::with_package(
+        &manifest::substitute(&template, &stand_ins)?,
+        resources::TEMPLATE_PACKAGE,
+    )?;
+    let r_java = resources::compile(&resources::Compile {
+        manifest: &library_manifest,
+        res_dirs: &[resources::template_res()],
+        extra_packages: &[],
+        library: true,
+        work: &work.join("aapt"),
+        package: Some(&work.join("aapt/library.ap_")),
+    })?;
+
     let android_all = util::android_all_jar()?;
-    let out = util::cargo_target_dir().join("cetp-android-check/classes");
+    let out = work.join("classes");
     if out.exists() {
         std::fs::remove_dir_all(&out)
             .map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
     }
-    let aidl_java =
-        util::generate_aidl_java(&util::cargo_target_dir().join("cetp-android-check/aidl"))?;
+    let aidl_java = util::generate_aidl_java(&work.join("aidl"))?;
     util::javac(
         &[
             workspace_root().join("android-template/src/main/java"),
             aidl_java,
+            r_java,
         ],
         &android_all,
         &out,
         true,
     )?;
     eprintln!(
-        "xtask: android-check passed ({TARGET} check + staticlib builds, template javac -Werror)"
+        "xtask: android-check passed ({TARGET} check + staticlib builds, template resources (aapt) and javac -Werror)"
     );
     Ok(())
 }

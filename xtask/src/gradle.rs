@@ -1,6 +1,7 @@
 //! Reads what host-build needs from an app module's `build.gradle.kts`, line by line: the
-//! `manifestPlaceholders["name"] = "value"` assignments and the application id
-//! (`applicationId = "..."`, else `namespace = "..."`). Only string literals are understood;
+//! `manifestPlaceholders["name"] = "value"` assignments, the application id
+//! (`applicationId = "..."`, else `namespace = "..."`), `minSdk` / `targetSdk`, and the
+//! `resValue("type", "name", "value")` resources AGP generates. Only literals are understood;
 //! anything computed must go into `[package.metadata.cetp]` in `Cargo.toml` instead.
 
 use std::collections::BTreeMap;
@@ -11,7 +12,21 @@ pub struct GradleApp {
     pub placeholders: BTreeMap<String, String>,
     /// `resValue("bool", "name", "value")` lines: generated boolean resources.
     pub bools: BTreeMap<String, String>,
+    /// Every `resValue("type", "name", "value")` line, in order: the resources AGP generates
+    /// (`generated/res/resValues`), which win over the app's and the libraries' own.
+    pub res_values: Vec<ResValue>,
     pub application_id: Option<String>,
+    /// `minSdk = N` and `targetSdk = N`: AGP writes them into the merged manifest's `<uses-sdk>`.
+    pub min_sdk: Option<u32>,
+    pub target_sdk: Option<u32>,
+}
+
+/// One generated resource: `resValue("string", "app_name", "Notes")`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResValue {
+    pub kind: String,
+    pub name: String,
+    pub value: String,
 }
 
 pub fn parse(text: &str) -> GradleApp {
@@ -29,6 +44,11 @@ pub fn parse(text: &str) -> GradleApp {
                 if kind == "bool" {
                     out.bools.insert(name.clone(), value.clone());
                 }
+                out.res_values.push(ResValue {
+                    kind: kind.clone(),
+                    name: name.clone(),
+                    value: value.clone(),
+                });
             }
             continue;
         }
@@ -37,6 +57,14 @@ pub fn parse(text: &str) -> GradleApp {
             let Some((lhs, rhs)) = statement.split_once('=') else {
                 continue;
             };
+            if let Ok(number) = rhs.trim().parse::<u32>() {
+                match lhs.trim() {
+                    "minSdk" => out.min_sdk = Some(number),
+                    "targetSdk" => out.target_sdk = Some(number),
+                    _ => {}
+                }
+                continue;
+            }
             let Some(value) = string_literal(rhs) else {
                 continue;
             };
@@ -123,6 +151,16 @@ android {
             app.bools.into_iter().collect::<Vec<_>>(),
             [("cetp_serve_apex".to_owned(), "true".to_owned())]
         );
+        let kinds: Vec<_> = app.res_values.iter().map(|r| r.kind.as_str()).collect();
+        assert_eq!(kinds, ["bool", "string"]);
+        assert_eq!(app.res_values[1].value, "y");
+    }
+
+    #[test]
+    fn reads_the_sdk_levels() {
+        let app =
+            parse("defaultConfig {\n  minSdk = 21\n  targetSdk = 34 // T\n  versionCode = 3\n}");
+        assert_eq!((app.min_sdk, app.target_sdk), (Some(21), Some(34)));
     }
 
     #[test]

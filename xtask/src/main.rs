@@ -21,6 +21,7 @@ mod host_build;
 mod lines;
 mod manifest;
 mod package;
+mod resources;
 mod schema_report;
 mod test;
 mod util;

@@ -91,6 +91,31 @@ pub fn with_package(manifest: &str, package: &str) -> Result<String, String> {
     ))
 }
 
+/// Adds `<uses-sdk>` with the module's `minSdk` / `targetSdk` (as AGP writes them into the
+/// merged manifest) when the manifest declares none; an existing `<uses-sdk>` is kept.
+pub fn with_uses_sdk(
+    manifest: &str,
+    min_sdk: Option<u32>,
+    target_sdk: Option<u32>,
+) -> Result<String, String> {
+    if find_tag(manifest, "uses-sdk").is_some() || (min_sdk.is_none() && target_sdk.is_none()) {
+        return Ok(manifest.to_owned());
+    }
+    let (_, end) = find_tag(manifest, "manifest").ok_or("the manifest has no <manifest>")?;
+    if manifest[..end].ends_with("/>") {
+        return Err("the manifest's <manifest> is empty (self-closing)".into());
+    }
+    let mut tag = String::from("\n    <uses-sdk");
+    if let Some(min) = min_sdk {
+        tag.push_str(&format!(" android:minSdkVersion=\"{min}\""));
+    }
+    if let Some(target) = target_sdk {
+        tag.push_str(&format!(" android:targetSdkVersion=\"{target}\""));
+    }
+    tag.push_str(" />");
+    Ok(format!("{}{tag}{}", &manifest[..end], &manifest[end..]))
+}
+
 /// The `package` attribute of `<manifest>`.
 pub fn package_name(manifest: &str) -> Option<String> {
     let (start, end) = find_tag(manifest, "manifest")?;
@@ -336,6 +361,21 @@ mod tests {
             r#"<service android:enabled="true" /><s android:enabled="false"/>"#
         );
         assert!(resolve_bools(r#"a="@bool/nope""#, &bools).is_err());
+    }
+
+    #[test]
+    fn uses_sdk_comes_from_gradle_unless_declared() {
+        let app = r#"<manifest xmlns:android="x" package="com.x"><application/></manifest>"#;
+        let with = with_uses_sdk(app, Some(21), Some(34)).unwrap();
+        assert!(
+            with.contains(
+                r#"package="com.x">
+    <uses-sdk android:minSdkVersion="21" android:targetSdkVersion="34" /><application/>"#
+            ),
+            "{with}"
+        );
+        assert_eq!(with_uses_sdk(&with, Some(26), Some(30)).unwrap(), with);
+        assert_eq!(with_uses_sdk(app, None, None).unwrap(), app);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! `cargo xtask test`: every check the project has, in the order that fails fastest.
 //!
-//! 0. the AIDL compiler (`aidl`, installed with apt-get when missing and running as root, as in
-//!    CI), which the host bundles and the Maven suite need for the Apex plugin interface;
+//! 0. the AIDL compiler (`aidl`) and the resource compiler (`aapt`), installed with apt-get when
+//!    missing and running as root, as in CI: the host bundles and the Maven suite need the first
+//!    for the Apex plugin interface, `android-check` and the host bundles the second for the
+//!    template's and the apps' resources;
 //! 1. formatting, clippy (`-D warnings`, with and without the `jni` feature) and rustdoc
 //!    (`-D warnings`);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild, golden, property, crash tests
@@ -41,6 +43,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step("AIDL compiler");
     let aidl = util::aidl()?;
     eprintln!("xtask: using {}", aidl.display());
+    step("Android resource compiler");
+    eprintln!("xtask: using {}", util::aapt()?.display());
 
     step("formatting");
     util::run(util::cargo().args(["fmt", "--all", "--", "--check"]))?;

@@ -175,21 +175,48 @@ pub fn aidl_root() -> PathBuf {
     workspace_root().join("android-template/src/main/aidl")
 }
 
-/// Debian's package holding the real AIDL compiler (`/usr/bin/aidl`).
-const AIDL_PACKAGE: &str = "aidl";
-
-/// The AIDL compiler, installed when missing: `apt-get install -y aidl` when running as root
-/// (as CI does), else an error saying what to install. `CETP_AIDL=/path/to/aidl` overrides.
+/// The AIDL compiler, installed when missing (see [`debian_tool`]). `CETP_AIDL=/path/to/aidl`
+/// overrides.
 pub fn aidl() -> Result<PathBuf, String> {
-    if let Some(path) = env::var_os("CETP_AIDL") {
+    debian_tool(
+        "aidl",
+        "CETP_AIDL",
+        "it compiles the Apex plugin interface (android-template/src/main/aidl)",
+        "an `aidl` binary from the Android SDK's build-tools",
+    )
+}
+
+/// Android's resource compiler, installed when missing (see [`debian_tool`]).
+/// `CETP_AAPT=/path/to/aapt` overrides.
+pub fn aapt() -> Result<PathBuf, String> {
+    debian_tool(
+        "aapt",
+        "CETP_AAPT",
+        "it compiles the Android template's resources (android-template/src/main/res) and the \
+         app's into R classes and a resource package",
+        "an `aapt` binary from the Android SDK's build-tools",
+    )
+}
+
+/// A tool of the Android build that Debian packages under its own name (`aidl`, `aapt`): the
+/// path in `$<override_var>` if set, else the program on `PATH`, else installed with
+/// `apt-get install -y <program>` when running as root (as CI does), else an error saying what
+/// to install and why (`purpose`), or which `alternative` to point the variable at.
+fn debian_tool(
+    program: &str,
+    override_var: &str,
+    purpose: &str,
+    alternative: &str,
+) -> Result<PathBuf, String> {
+    if let Some(path) = env::var_os(override_var) {
         let path = PathBuf::from(path);
         return if path.is_file() {
             Ok(path)
         } else {
-            Err(format!("CETP_AIDL={} is not a file", path.display()))
+            Err(format!("{override_var}={} is not a file", path.display()))
         };
     }
-    if let Some(found) = on_path("aidl") {
+    if let Some(found) = on_path(program) {
         return Ok(found);
     }
     let root = Command::new("id")
@@ -200,24 +227,23 @@ pub fn aidl() -> Result<PathBuf, String> {
     let apt = on_path("apt-get");
     match (root, apt) {
         (true, Some(apt)) => {
-            eprintln!("xtask: the AIDL compiler is missing; installing Debian's `{AIDL_PACKAGE}`");
+            eprintln!("xtask: `{program}` is missing; installing Debian's `{program}`");
             let mut install = Command::new(&apt);
             install
-                .args(["install", "-y", "--no-install-recommends", AIDL_PACKAGE])
+                .args(["install", "-y", "--no-install-recommends", program])
                 .env("DEBIAN_FRONTEND", "noninteractive");
             if run(&mut install).is_err() {
                 // A fresh image has no package lists yet.
                 run(Command::new(&apt).arg("update"))?;
                 run(&mut install)?;
             }
-            on_path("aidl").ok_or_else(|| {
-                format!("`apt-get install {AIDL_PACKAGE}` succeeded but `aidl` is not on PATH")
+            on_path(program).ok_or_else(|| {
+                format!("`apt-get install {program}` succeeded but `{program}` is not on PATH")
             })
         }
         _ => Err(format!(
-            "the AIDL compiler `aidl` is not on PATH; it compiles the Apex plugin interface \
-             (android-template/src/main/aidl). Install it with `sudo apt-get install {AIDL_PACKAGE}` \
-             (Debian/Ubuntu), or point CETP_AIDL at an `aidl` binary from the Android SDK's build-tools"
+            "`{program}` is not on PATH; {purpose}. Install it with `sudo apt-get install \
+             {program}` (Debian/Ubuntu), or point {override_var} at {alternative}"
         )),
     }
 }

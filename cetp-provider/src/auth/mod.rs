@@ -254,10 +254,7 @@ use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;
 
-/// Appended to the app's package name to form the default `authorize_intent` action:
-/// `com.example.notes` → `com.example.notes.CETP_AUTHORIZE`. The approval Activity's intent
-/// filter must use the same action.
-pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
+pub use crate::wire::AUTHORIZE_ACTION_SUFFIX;
 
 /// How many pending requests are kept by default, one per UID at most: 64. Filling the list
 /// takes 64 apps installed under 64 UIDs, each asking again within

@@ -1,15 +1,8 @@
 package dev.cetp;
 
-import android.app.Notification;
-import android.app.NotificationChannel;
-import android.app.NotificationManager;
-import android.app.PendingIntent;
 import android.app.Service;
-import android.content.Context;
 import android.content.Intent;
-import android.content.pm.PackageManager;
 import android.os.Binder;
-import android.os.Build;
 import android.os.IBinder;
 import android.util.Log;
 import com.apex.agent.plugin.api.IApexPlugin;
@@ -29,19 +22,13 @@ import com.apex.agent.plugin.api.IApexPlugin;
  *
  * <p>When the provider refuses a host because the user has not approved it yet ({@code
  * AUTH_REQUIRED}, as the native reports it), the Service posts a notification that opens the
- * approval screen, if the app may post notifications. Apex has no other way to bring the user
- * there.
+ * approval screen for that host's request ({@link CetpApprovalNotification}), if the app may post
+ * notifications. Apex has no other way to bring the user there.
  *
  * <p>The template declares the Service disabled; an app turns it on with the boolean resource
  * {@code cetp_serve_apex} (see the template README).
  */
 public class ApexPluginService extends Service {
-  /** The notification channel of approval requests from plugin hosts. */
-  public static final String CHANNEL_ID = "dev.cetp.apex_requests";
-
-  /** The id of the approval notification (one at a time; a new refusal replaces it). */
-  public static final int NOTIFICATION_ID = 0x0CE7;
-
   private final IApexPlugin.Stub binder = new Plugin();
 
   @Override
@@ -90,7 +77,7 @@ public class ApexPluginService extends Service {
               return null;
             }
             if (Wire.CODE_AUTH_REQUIRED.equals(reply[1])) {
-              notifyApprovalNeeded(c.uid);
+              CetpApprovalNotification.post(ApexPluginService.this, c.uid);
             }
             return reply[0];
           });
@@ -138,86 +125,5 @@ public class ApexPluginService extends Service {
       reason = "it failed unexpectedly inside the app";
     }
     return CetpRuntime.unavailableApex(method, CetpRuntime.appPackage(this), reason);
-  }
-
-  /**
-   * Posts (or replaces) the notification that opens the approval screen, naming the host. Does
-   * nothing if the app may not post notifications.
-   */
-  private void notifyApprovalNeeded(int uid) {
-    try {
-      NotificationManager nm =
-          (NotificationManager) getSystemService(Context.NOTIFICATION_SERVICE);
-      if (nm == null || !mayNotify(nm)) {
-        return;
-      }
-      String pkg = CetpRuntime.appPackage(this);
-      String app = label(pkg);
-      String[] hosts = getPackageManager().getPackagesForUid(uid);
-      String host = hosts == null || hosts.length == 0 ? "An agent app" : label(hosts[0]);
-      if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.O) {
-        nm.createNotificationChannel(
-            new NotificationChannel(
-                CHANNEL_ID,
-                CetpStrings.get(this, "cetp_apex_channel"),
-                NotificationManager.IMPORTANCE_DEFAULT));
-      }
-      Intent open =
-          new Intent(pkg + Wire.AUTHORIZE_ACTION_SUFFIX)
-              .setPackage(pkg)
-              .addFlags(Intent.FLAG_ACTIVITY_NEW_TASK);
-      int flags = PendingIntent.FLAG_UPDATE_CURRENT;
-      if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.M) {
-        flags |= PendingIntent.FLAG_IMMUTABLE;
-      }
-      PendingIntent tap = PendingIntent.getActivity(this, 0, open, flags);
-      Notification.Builder builder =
-          Build.VERSION.SDK_INT >= Build.VERSION_CODES.O
-              ? new Notification.Builder(this, CHANNEL_ID)
-              : legacyBuilder();
-      Notification notification =
-          builder
-              .setSmallIcon(getApplicationInfo().icon != 0 ? getApplicationInfo().icon
-                  : android.R.drawable.ic_dialog_info)
-              .setContentTitle(CetpStrings.get(this, "cetp_apex_request_title", host, app))
-              .setContentText(CetpStrings.get(this, "cetp_apex_request_text"))
-              .setContentIntent(tap)
-              .setAutoCancel(true)
-              .build();
-      nm.notify(NOTIFICATION_ID, notification);
-    } catch (RuntimeException e) {
-      // Diagnostics only: the host already has the error text telling the user where to go.
-      Log.w(CetpRuntime.TAG, "CETP: could not post the approval notification", e);
-    }
-  }
-
-  @SuppressWarnings("deprecation") // Notification.Builder(Context) before channels (API 26)
-  private Notification.Builder legacyBuilder() {
-    return new Notification.Builder(this);
-  }
-
-  private boolean mayNotify(NotificationManager nm) {
-    if (Build.VERSION.SDK_INT >= 33
-        && checkSelfPermission("android.permission.POST_NOTIFICATIONS")
-            != PackageManager.PERMISSION_GRANTED) {
-      return false;
-    }
-    return Build.VERSION.SDK_INT < Build.VERSION_CODES.N || nm.areNotificationsEnabled();
-  }
-
-  /** An app's label, bounded and made safe for display where the platform can (API 29+). */
-  private String label(String packageName) {
-    PackageManager pm = getPackageManager();
-    try {
-      CharSequence label = pm.getApplicationLabel(pm.getApplicationInfo(packageName, 0));
-      if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.Q) {
-        return android.text.TextUtils.makeSafeForPresentation(
-                label.toString(), 100, 0, android.text.TextUtils.SAFE_STRING_FLAG_SINGLE_LINE)
-            .toString();
-      }
-      return label.toString();
-    } catch (PackageManager.NameNotFoundException | RuntimeException e) {
-      return packageName;
-    }
   }
 }

@@ -1,18 +1,26 @@
 package dev.cetp;
 
+import android.os.Handler;
+import android.os.Looper;
 import android.util.Log;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * The approval screen's client of the provider's admin JSON interface ({@code
- * NativeBridge.admin}, {@code Provider::handle_admin_json} in Rust): one method per operation, each
- * returning the {@link Reply} with the state after it.
+ * The approval screens' client of the provider's admin JSON interface ({@code
+ * CetpRuntime.admin}, {@code Provider::handle_admin_json} in Rust): one method per operation.
  *
- * <p>Calls run on the caller's thread (the main thread): they read memory and, for a decision,
- * write the small grant file.
+ * <p><b>Never on the main thread.</b> Every operation runs on one background thread of this class
+ * (reading the state goes through the native library, a decision saves the grant store: two
+ * fsynced writes and a directory fsync, and the first call may be what loads the library), in
+ * the order the screens asked; its {@link Reply} is then delivered to the callback on the main
+ * thread. This class is the only caller of the native admin method ({@link #bridge}).
  */
 final class CetpAdmin {
   private CetpAdmin() {}
@@ -27,12 +35,18 @@ final class CetpAdmin {
     final JSONObject state;
     /** The provider found its stored decisions unreadable and lost them (the screens say so). */
     final boolean decisionsLost;
+    /**
+     * After a decision asked for it: how many requests of any app still wait (the state itself
+     * lists only the launching app's); -1 otherwise.
+     */
+    final int waiting;
 
-    Reply(boolean ok, String errorKind, JSONObject state, boolean decisionsLost) {
+    Reply(boolean ok, String errorKind, JSONObject state, boolean decisionsLost, int waiting) {
       this.ok = ok;
       this.errorKind = errorKind;
       this.state = state;
       this.decisionsLost = decisionsLost;
+      this.waiting = waiting;
     }
 
     /** Whether the user's choice was refused because the request changed or was answered. */
@@ -43,22 +57,58 @@ final class CetpAdmin {
     }
   }
 
-  /** The reply when the native library is not loaded or answered nonsense. */
-  private static final Reply UNREACHABLE = new Reply(false, "unreachable", null, false);
+  /** Where a {@link Reply} goes, on the main thread. */
+  interface Callback {
+    void done(Reply reply);
+  }
+
+  /** The native admin method, one JSON request in, one JSON reply out. */
+  interface Bridge {
+    String admin(String requestJson);
+  }
 
   /**
-   * The state, with pending requests restricted to {@code callerUid} (the app that opened the
-   * screen) when it is not negative.
+   * The way to the native library: the only place that names the native admin method. Tests
+   * replace it to watch which thread enters it.
    */
-  static Reply state(int callerUid) {
-    return send(caller(object("op", "state"), callerUid));
+  static volatile Bridge bridge = CetpRuntime::admin;
+
+  /** The one thread admin calls run on, in order. */
+  private static final ExecutorService WORKER =
+      Executors.newSingleThreadExecutor(
+          task -> {
+            Thread thread = new Thread(task, "cetp-admin");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /** Operations asked for whose reply has not been delivered yet. */
+  private static final AtomicInteger UNDELIVERED = new AtomicInteger();
+
+  /** The reply when the native library is not loaded or answered nonsense. */
+  private static final Reply UNREACHABLE = new Reply(false, "unreachable", null, false, -1);
+
+  /**
+   * The state, with pending requests restricted to {@code callerUid} (the app whose request the
+   * screen shows) when it is not negative.
+   */
+  static void state(int callerUid, Callback callback) {
+    submit(() -> send(caller(object("op", "state"), callerUid)), callback);
   }
 
   /**
    * Approves request {@code id} for exactly {@code scopes} (the ones the screen displayed); with
-   * {@code callerUid} ≥ 0 the provider refuses a request of another app.
+   * {@code callerUid} ≥ 0 the provider refuses a request of another app. With {@code
+   * countWaiting}, the reply also says how many requests of any app still wait.
    */
-  static Reply approve(String id, List<String> scopes, boolean limited, long durationSecs, int callerUid) {
+  static void approve(
+      String id,
+      List<String> scopes,
+      boolean limited,
+      long durationSecs,
+      int callerUid,
+      boolean countWaiting,
+      Callback callback) {
     Json request =
         object("op", "approve")
             .putOpt("id", id)
@@ -67,30 +117,104 @@ final class CetpAdmin {
     if (durationSecs > 0) {
       request.putOpt("duration_secs", durationSecs);
     }
-    return send(caller(request, callerUid));
+    submit(() -> decide(caller(request, callerUid), countWaiting), callback);
   }
 
-  static Reply deny(String id, int callerUid) {
-    return send(caller(object("op", "deny").putOpt("id", id), callerUid));
+  /** Denies request {@code id}; the same rules as {@link #approve}. */
+  static void deny(String id, int callerUid, boolean countWaiting, Callback callback) {
+    submit(
+        () -> decide(caller(object("op", "deny").putOpt("id", id), callerUid), countWaiting),
+        callback);
+  }
+
+  /** Ends the grant of {@code pkg} signed by {@code certificate}. */
+  static void revoke(String pkg, String certificate, Callback callback) {
+    submit(
+        () ->
+            send(
+                object("op", "revoke")
+                    .putOpt("package", pkg)
+                    .putOpt("certificate_sha256", certificate)),
+        callback);
+  }
+
+  /** Lets the declined {@code pkg} signed by {@code certificate} ask again. */
+  static void clearDenial(String pkg, String certificate, Callback callback) {
+    submit(
+        () ->
+            send(
+                object("op", "clear_denial")
+                    .putOpt("package", pkg)
+                    .putOpt("certificate_sha256", certificate)),
+        callback);
+  }
+
+  /**
+   * Waits until every operation asked for so far has run on the worker (their replies are then
+   * posted to the main thread). For tests, which wait for the screens this way instead of
+   * sleeping; the screens never block on it.
+   */
+  static void awaitQueued() throws InterruptedException {
+    try {
+      WORKER.submit(() -> {}).get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Whether an operation's reply is still to be delivered (see {@link #awaitQueued}). */
+  static boolean busy() {
+    return UNDELIVERED.get() > 0;
+  }
+
+  private interface Work {
+    Reply run();
+  }
+
+  private static void submit(Work work, Callback callback) {
+    UNDELIVERED.incrementAndGet();
+    WORKER.execute(
+        () -> {
+          Reply reply;
+          try {
+            reply = work.run();
+          } catch (RuntimeException | LinkageError e) {
+            Log.e(CetpRuntime.TAG, "CETP approval screen: admin call failed", e);
+            reply = UNREACHABLE;
+          }
+          Reply delivered = reply;
+          new Handler(Looper.getMainLooper())
+              .post(
+                  () -> {
+                    try {
+                      callback.done(delivered);
+                    } finally {
+                      UNDELIVERED.decrementAndGet();
+                    }
+                  });
+        });
+  }
+
+  /** A decision, then (when asked and it worked) the count of every app's waiting requests. */
+  private static Reply decide(Json request, boolean countWaiting) {
+    Reply reply = send(request);
+    if (!reply.ok || !countWaiting) {
+      return reply;
+    }
+    Reply all = send(object("op", "state"));
+    int waiting = CetpViews.array(all.state, "pending").length();
+    return new Reply(reply.ok, reply.errorKind, reply.state, reply.decisionsLost, waiting);
   }
 
   private static Json caller(Json request, int callerUid) {
     return callerUid >= 0 ? request.putOpt("caller_uid", callerUid) : request;
   }
 
-  static Reply revoke(String pkg, String certificate) {
-    return send(object("op", "revoke").putOpt("package", pkg).putOpt("certificate_sha256", certificate));
-  }
-
-  static Reply clearDenial(String pkg, String certificate) {
-    return send(
-        object("op", "clear_denial").putOpt("package", pkg).putOpt("certificate_sha256", certificate));
-  }
-
+  /** One request through the bridge, on the worker thread. */
   private static Reply send(Json request) {
     String reply;
     try {
-      reply = CetpRuntime.admin(request.json.toString());
+      reply = bridge.admin(request.json.toString());
     } catch (LinkageError e) {
       // The library never loaded (the provider logged why).
       Log.e(CetpRuntime.TAG, "CETP approval screen: the native library is not loaded", e);
@@ -110,7 +234,7 @@ final class CetpAdmin {
             "CETP approval screen: " + request.json.optString("op") + " failed: " + error);
       }
       return new Reply(
-          ok, ok ? "" : kind, parsed.optJSONObject("state"), parsed.optBoolean("decisions_lost"));
+          ok, ok ? "" : kind, parsed.optJSONObject("state"), parsed.optBoolean("decisions_lost"), -1);
     } catch (JSONException e) {
       Log.e(CetpRuntime.TAG, "CETP approval screen: unreadable admin reply", e);
       return UNREACHABLE;

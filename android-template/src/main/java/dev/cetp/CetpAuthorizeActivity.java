@@ -1,92 +1,76 @@
 package dev.cetp;
 
 import android.app.Activity;
+import android.content.ComponentName;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.os.Build;
 import android.os.Bundle;
 import android.os.Process;
 import android.util.Log;
-import android.view.View;
-import android.view.ViewGroup;
-import android.view.Window;
 import android.widget.Button;
-import android.widget.ScrollView;
-import android.widget.TextView;
 import android.widget.Toast;
 import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONObject;
 
 /**
- * The approval screen: a consent dialog for the request of the app that opened it, and (with the
- * manage action) the list of apps with access.
+ * The consent dialog: the pending request of the app that opened it, or, when Android does not
+ * say which app that was, the list of every pending request for the user to answer one by one.
  *
- * <p>Consumers open it with the {@code authorize_intent} of an {@code AUTH_REQUIRED} reply, the
- * implicit action {@code <applicationId>.CETP_AUTHORIZE}, ideally with {@code
- * startActivityForResult} and {@code setPackage}; {@code <applicationId>.CETP_MANAGE_GRANTS} (or
- * the dialog's own button) opens the list of allowed and declined apps.
+ * <p>Two entries lead here. <b>The exported one</b>, the implicit action {@code
+ * <applicationId>.CETP_AUTHORIZE} (the {@code authorize_intent} of {@code AUTH_REQUIRED}), is
+ * what other apps open; <b>nothing from its intent but the action is read</b> (any app can start
+ * it with any extras). The launching app is taken from the platform: {@link
+ * #getLaunchedFromUid()} on API 34+ (when the launcher shares its identity), else {@link
+ * #getCallingPackage()} (set for {@code startActivityForResult}). <b>The app's own entry</b>, the
+ * {@code <activity-alias>} {@value CetpScreens#OWN_ENTRY} with {@code android:exported="false"},
+ * can only be started by this app (its approval notification, its settings: {@link
+ * CetpScreens}), so its extra {@link CetpScreens#EXTRA_REQUEST_UID} names whose request to show.
  *
- * <p><b>Nothing from the launching intent but its action is read.</b> Any app can start an
- * exported Activity with any extras, so the screen shows and decides only the pending requests
- * the provider recorded from each caller's Binder identity ({@link CetpAdmin}), by their ids, for
- * exactly the scopes it displayed. When the launching app can be identified ({@link
- * #getLaunchedFromUid()} on API 34+, {@link #getCallingPackage()} when started for result), only
- * that app's request is offered; otherwise the oldest one. Decision controls refuse touches while
- * another window covers the screen wholly or partly, overlays are hidden on API 31+, and Allow is
- * enabled only {@link #ALLOW_ENABLE_DELAY_MS} after the request appears.
+ * <p>With a known app, only that app's request is offered (the provider filters by {@code
+ * caller_uid}, the screen again by each request's UID, and decisions carry the UID too). Without
+ * one, no request is chosen for the user: every pending request is listed, each app identified by
+ * icon, label, package and certificate. Decisions name the request by id and exactly the scopes
+ * shown. Decision controls refuse touches while another window covers the screen wholly or
+ * partly, overlays are hidden on API 31+, and Allow is enabled only {@link #ALLOW_ENABLE_DELAY_MS}
+ * after a request appears.
  *
- * <p>Views carry tags for tests: {@code cetp:allow}, {@code cetp:deny}, {@code
- * cetp:duration:hour|day|month|forever}, {@code cetp:access:full|limited}, {@code cetp:question},
- * {@code cetp:package:<n>}, {@code cetp:certificate:<n>}, {@code cetp:manage}, {@code cetp:close},
- * {@code cetp:empty}, {@code cetp:message}, {@code cetp:decisions_lost}; on the grants screen
- * {@code cetp:revoke:<n>}, {@code cetp:allow_again:<n>}, {@code cetp:history:<n>}, {@code
- * cetp:app:<n>}.
+ * <p>The provider's state is read, and decisions are saved, on {@link CetpAdmin}'s background
+ * thread; the dialog disables its decision controls while a decision is being saved, and a
+ * decision still being saved when the dialog is recreated (rotation) is settled by the new one.
  */
-public class CetpAuthorizeActivity extends Activity
-    implements CetpConsentScreen.Decisions, CetpGrantsScreen.Actions {
-  /** Appended to the application id: the action consumers launch (the {@code authorize_intent}). */
-  public static final String AUTHORIZE_ACTION_SUFFIX = ".CETP_AUTHORIZE";
-
-  /** Appended to the application id: opens the list of allowed and declined apps. */
-  public static final String MANAGE_ACTION_SUFFIX = ".CETP_MANAGE_GRANTS";
-
+public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen.Decisions {
   /** How long Allow stays disabled after a request appears, so a tap meant for something else cannot land on it. */
   public static final long ALLOW_ENABLE_DELAY_MS = 600;
 
-  private boolean manage;
-  /** The UID of the app that opened the dialog, or -1 when it cannot be identified. */
-  private int launcherUid = -1;
+  private static final String SAVED_CHOSEN = "dev.cetp.state.CHOSEN";
+  private static final String SAVED_DECIDING = "dev.cetp.state.DECIDING";
+  private static final String SAVED_RESULT = "dev.cetp.state.RESULT";
+
+  /** The UID whose request is shown, or -1: every pending request is listed. */
+  private int requestUid = -1;
+  /** In the list: the id of the request the user chose to answer, or null. */
+  private String chosen;
+  /** The id of the request whose decision is being saved, or null. */
+  private String deciding;
+  /** The result for the app that asked once that decision is saved. */
+  private int decidingResult = RESULT_CANCELED;
   /** A notice for the next render (an action failed), or null. */
   private String notice;
-  private CetpWidgets widgets;
+  /** In the list: the user answered at least one request (the dialog closes when none is left). */
+  private boolean answered;
+  private CetpConsentScreen screen;
 
   @Override
   protected void onCreate(Bundle savedInstanceState) {
-    // Only the action is read: extras could come from any app (see the class comment).
-    Intent intent = getIntent();
-    String action = intent == null ? null : intent.getAction();
-    manage = action != null && action.endsWith(MANAGE_ACTION_SUFFIX);
-    boolean night = CetpWidgets.isNight(this);
-    if (manage) {
-      setTheme(
-          night
-              ? android.R.style.Theme_DeviceDefault_NoActionBar
-              : android.R.style.Theme_DeviceDefault_Light_NoActionBar);
-    } else {
-      setTheme(
-          night
-              ? android.R.style.Theme_DeviceDefault_Dialog_NoActionBar
-              : android.R.style.Theme_DeviceDefault_Light_Dialog_NoActionBar);
-    }
     super.onCreate(savedInstanceState);
-    // The runtime starts on the first admin call, which needs this app's context.
+    // The runtime starts on the first admin call (off the main thread), which needs this
+    // app's context.
     CetpRuntime.register(this, null, null);
-    widgets = new CetpWidgets(this);
-    Window window = getWindow();
     if (Build.VERSION.SDK_INT >= 31) {
       try {
-        window.setHideOverlayWindows(true);
+        getWindow().setHideOverlayWindows(true);
       } catch (SecurityException e) {
         Log.w(
             CetpRuntime.TAG,
@@ -94,20 +78,54 @@ public class CetpAuthorizeActivity extends Activity
             e);
       }
     }
-    if (manage) {
-      window.getDecorView().setBackgroundColor(widgets.surface);
-      setTitle(CetpStrings.get(this, "cetp_manage_button"));
-    } else {
-      window.setBackgroundDrawable(widgets.rounded(widgets.surface, 28));
-      setFinishOnTouchOutside(false);
-      launcherUid = launcher();
+    setFinishOnTouchOutside(false);
+    requestUid = ownEntry() ? namedUid() : launcher();
+    if (savedInstanceState != null) {
+      // The dialog's own state from before a recreation, kept by the platform: not the caller's.
+      chosen = savedInstanceState.getString(SAVED_CHOSEN);
+      deciding = savedInstanceState.getString(SAVED_DECIDING);
+      decidingResult = savedInstanceState.getInt(SAVED_RESULT, RESULT_CANCELED);
+    }
+    screen = new CetpConsentScreen(this, this);
+    screen.showLoading();
+    refresh();
+  }
+
+  @Override
+  protected void onRestart() {
+    super.onRestart();
+    // Back from Apps with access or another app: requests may have been answered meanwhile. The
+    // request shown stays as the user left it unless it changed.
+    if (deciding == null) {
+      refresh();
     }
   }
 
+  @Override
+  protected void onSaveInstanceState(Bundle outState) {
+    super.onSaveInstanceState(outState);
+    outState.putString(SAVED_CHOSEN, chosen);
+    outState.putString(SAVED_DECIDING, deciding);
+    outState.putInt(SAVED_RESULT, decidingResult);
+  }
+
+  /** Whether this app itself started the dialog, through its non-exported entry. */
+  private boolean ownEntry() {
+    ComponentName component = getComponentName();
+    return component != null && CetpScreens.OWN_ENTRY.equals(component.getClassName());
+  }
+
+  /** The UID the app's own entry names, or -1 (then every request is listed). */
+  private int namedUid() {
+    Intent intent = getIntent();
+    int uid = intent == null ? -1 : intent.getIntExtra(CetpScreens.EXTRA_REQUEST_UID, -1);
+    return isOtherApp(uid) ? uid : -1;
+  }
+
   /**
-   * The UID of the app that started this screen, or -1: {@link #getLaunchedFromUid()} (API 34+),
-   * else the package of {@link #getCallingPackage()} (only set with {@code startActivityForResult}).
-   * This app itself (its settings) and system UIDs count as unknown.
+   * The UID of the app that started the exported entry, or -1: {@link #getLaunchedFromUid()}
+   * (API 34+), else the package of {@link #getCallingPackage()} (only set with {@code
+   * startActivityForResult}). This app itself and system UIDs count as unknown.
    */
   private int launcher() {
     int uid = -1;
@@ -135,77 +153,131 @@ public class CetpAuthorizeActivity extends Activity
     return uid >= Process.FIRST_APPLICATION_UID && uid != Process.myUid();
   }
 
-  @Override
-  protected void onResume() {
-    super.onResume();
-    // Re-read on every return: requests and grants change while the screen is away.
-    render(CetpAdmin.state(manage ? -1 : launcherUid));
+  private boolean listing() {
+    return requestUid < 0;
+  }
+
+  /** Reads the state (off the main thread) and shows it. */
+  private void refresh() {
+    CetpAdmin.state(requestUid, this::show);
+  }
+
+  private boolean gone() {
+    return isFinishing() || isDestroyed();
   }
 
   // ------------------------------------------------------------------------------------------
   // Rendering
 
-  private void render(CetpAdmin.Reply reply) {
+  private void show(CetpAdmin.Reply reply) {
+    if (gone()) {
+      return;
+    }
     JSONObject state = reply.state;
-    String shownNotice = notice;
-    notice = null;
-    View content;
-    CetpConsentScreen consent = new CetpConsentScreen(widgets);
     if (state == null || !state.optBoolean("store_open")) {
-      content = consent.empty(widgets.s("cetp_unavailable"), shownNotice, false, this, false);
-    } else if (manage) {
-      content = new CetpGrantsScreen(widgets).build(state, shownNotice, reply.decisionsLost, this);
-    } else {
-      boolean lost = reply.decisionsLost;
-      JSONObject request = chooseRequest(CetpWidgets.array(state, "pending"), launcherUid);
-      if (request == null) {
-        content = consent.empty(widgets.s("cetp_no_pending"), shownNotice, lost, this, true);
+      deciding = null;
+      screen.showEmpty(R.string.cetp_unavailable, takeNotice(), false, false);
+      return;
+    }
+    JSONArray pending = mine(CetpViews.array(state, "pending"));
+    if (deciding != null) {
+      // A decision was being saved when this dialog was recreated; the worker saved it before
+      // reading this state. Gone from the pending requests: it went through.
+      String id = deciding;
+      deciding = null;
+      if (find(pending, id) == null) {
+        decided(decidingResult, -1);
+        if (!listing() || gone()) {
+          return;
+        }
       } else {
-        content =
-            consent.request(
-                request,
-                state.optString("provider_name"),
-                state.optBoolean("offers_limited_access", true),
-                shownNotice,
-                lost,
-                this);
-        Button allow = content.findViewWithTag("cetp:allow");
-        allow.postDelayed(() -> allow.setEnabled(true), ALLOW_ENABLE_DELAY_MS);
+        notice = getString(R.string.cetp_save_failed);
       }
     }
-    ScrollView scroll = new ScrollView(this);
-    scroll.setFillViewport(true);
-    scroll.addView(content);
-    setContentView(scroll);
-    if (!manage) {
-      // What TalkBack announces when the dialog opens: its question (or why there is none).
-      View question = content.findViewWithTag("cetp:question");
-      View empty = content.findViewWithTag("cetp:empty");
-      View said = question != null ? question : empty;
-      if (said instanceof TextView) {
-        setTitle(((TextView) said).getText());
+    boolean lost = reply.decisionsLost;
+    String provider = state.optString("provider_name");
+    JSONObject request = listing() ? find(pending, chosen) : first(pending);
+    if (request == null) {
+      chosen = null;
+      if (listing() && pending.length() > 0) {
+        screen.showRequests(pending, provider, takeNotice(), lost);
+      } else if (answered && notice == null) {
+        finish();
+      } else {
+        screen.showEmpty(R.string.cetp_no_pending, takeNotice(), lost, true);
       }
-      int width = getResources().getDisplayMetrics().widthPixels - 2 * widgets.dp(16);
-      getWindow().setLayout(Math.min(width, widgets.dp(560)), ViewGroup.LayoutParams.WRAP_CONTENT);
+      return;
     }
+    String shownNotice = takeNotice();
+    if (shownNotice == null && !lost && screen.isShowing(request)) {
+      // Back on the same request, unchanged: the user's choices on it stay.
+      return;
+    }
+    screen.showRequest(
+        request,
+        provider,
+        state.optBoolean("offers_limited_access", true),
+        shownNotice,
+        lost,
+        listing());
+    Button allow = screen.allowButton();
+    allow.postDelayed(
+        () -> {
+          if (screen.allowButton() == allow && deciding == null) {
+            allow.setEnabled(true);
+          }
+        },
+        ALLOW_ENABLE_DELAY_MS);
+  }
+
+  private String takeNotice() {
+    String shown = notice;
+    notice = null;
+    return shown;
   }
 
   /**
-   * The request to show: the launching app's ({@code uid} ≥ 0: only requests recorded from that
-   * UID, whatever the provider's filter did), else the one asked first.
+   * The requests this dialog may offer: with a known app only those recorded from its UID (whatever
+   * the provider's filter did), otherwise all, in order of first request.
    */
-  static JSONObject chooseRequest(JSONArray pending, int uid) {
+  private JSONArray mine(JSONArray pending) {
+    JSONArray out = new JSONArray();
+    for (int i = 0; i < pending.length(); i++) {
+      JSONObject request = pending.optJSONObject(i);
+      if (request == null) {
+        continue;
+      }
+      if (!listing() && (request.isNull("uid") || request.optInt("uid", -1) != requestUid)) {
+        continue;
+      }
+      out.put(request);
+    }
+    return out;
+  }
+
+  /** The app's request (the provider keeps one per app; the one asked first if several). */
+  private static JSONObject first(JSONArray pending) {
     JSONObject best = null;
     for (int i = 0; i < pending.length(); i++) {
       JSONObject request = pending.optJSONObject(i);
-      if (request == null || (uid >= 0 && (request.isNull("uid") || request.optInt("uid", -1) != uid))) {
-        continue;
-      }
       if (best == null || firstAsked(request) < firstAsked(best)) {
         best = request;
       }
     }
     return best;
+  }
+
+  private static JSONObject find(JSONArray pending, String id) {
+    if (id == null) {
+      return null;
+    }
+    for (int i = 0; i < pending.length(); i++) {
+      JSONObject request = pending.optJSONObject(i);
+      if (id.equals(request.optString("id"))) {
+        return request;
+      }
+    }
+    return null;
   }
 
   private static long firstAsked(JSONObject request) {
@@ -216,59 +288,106 @@ public class CetpAuthorizeActivity extends Activity
   // Decisions
 
   @Override
-  public void approve(String id, List<String> scopes, boolean limited, long durationSecs) {
-    finishWith(CetpAdmin.approve(id, scopes, limited, durationSecs, launcherUid), RESULT_OK);
+  public void approve(JSONObject request, List<String> scopes, boolean limited, long durationSecs) {
+    if (startDeciding(request, RESULT_OK)) {
+      CetpAdmin.approve(
+          request.optString("id"),
+          scopes,
+          limited,
+          durationSecs,
+          uidOf(request),
+          !listing(),
+          reply -> afterDecision(reply, RESULT_OK));
+    }
   }
 
   @Override
-  public void deny(String id) {
-    finishWith(CetpAdmin.deny(id, launcherUid), RESULT_CANCELED);
+  public void deny(JSONObject request) {
+    if (startDeciding(request, RESULT_CANCELED)) {
+      CetpAdmin.deny(
+          request.optString("id"),
+          uidOf(request),
+          !listing(),
+          reply -> afterDecision(reply, RESULT_CANCELED));
+    }
   }
 
-  /** After a decision: back to the app that asked, saying so when other requests still wait. */
-  private void finishWith(CetpAdmin.Reply reply, int result) {
-    if (!reply.ok) {
-      notice = widgets.s(reply.requestChanged() ? "cetp_request_changed" : "cetp_save_failed");
-      render(reply.state != null ? reply : CetpAdmin.state(launcherUid));
+  /** One decision at a time: the controls are disabled until it is saved. */
+  private boolean startDeciding(JSONObject request, int result) {
+    if (deciding != null) {
+      return false;
+    }
+    deciding = request.optString("id");
+    decidingResult = result;
+    screen.setDeciding(true);
+    return true;
+  }
+
+  /** The UID decisions are restricted to: the request's own (the provider checks it again). */
+  private int uidOf(JSONObject request) {
+    if (!listing()) {
+      return requestUid;
+    }
+    return request.isNull("uid") ? -1 : request.optInt("uid", -1);
+  }
+
+  private void afterDecision(CetpAdmin.Reply reply, int result) {
+    if (gone()) {
+      // Closed while saving: the decision stands (or failed) without this dialog.
       return;
     }
-    // The reply lists only the launcher's requests; the others are in the unfiltered state.
-    JSONObject after = launcherUid >= 0 ? CetpAdmin.state(-1).state : reply.state;
-    int waiting = CetpWidgets.array(after, "pending").length();
-    if (waiting > 0) {
-      Toast.makeText(this, widgets.s("cetp_more_waiting", waiting), Toast.LENGTH_LONG).show();
+    deciding = null;
+    if (!reply.ok) {
+      notice =
+          getString(reply.requestChanged() ? R.string.cetp_request_changed : R.string.cetp_save_failed);
+      refresh();
+      return;
     }
+    decided(result, reply.waiting);
+  }
+
+  /**
+   * After a saved decision: back to the app that asked (saying so when other requests still
+   * wait), or, in the list, back to the requests that remain.
+   */
+  private void decided(int result, int waiting) {
     setResult(result);
+    if (listing()) {
+      chosen = null;
+      answered = true;
+      refresh();
+      return;
+    }
+    if (waiting > 0) {
+      Toast.makeText(
+              this,
+              getResources().getQuantityString(R.plurals.cetp_more_waiting, waiting, waiting),
+              Toast.LENGTH_LONG)
+          .show();
+    }
     finish();
   }
 
   @Override
+  public void review(JSONObject request) {
+    chosen = request.optString("id");
+    refresh();
+  }
+
+  @Override
+  public void backToRequests() {
+    chosen = null;
+    refresh();
+  }
+
+  @Override
   public void openGrants() {
-    startActivity(
-        new Intent(this, CetpAuthorizeActivity.class).setAction(getPackageName() + MANAGE_ACTION_SUFFIX));
+    startActivity(CetpScreens.grantsIntent(this));
   }
 
   @Override
   public void close() {
     setResult(RESULT_CANCELED);
     finish();
-  }
-
-  @Override
-  public void revoke(String pkg, String certificate) {
-    afterChange(CetpAdmin.revoke(pkg, certificate));
-  }
-
-  @Override
-  public void clearDenial(String pkg, String certificate) {
-    afterChange(CetpAdmin.clearDenial(pkg, certificate));
-  }
-
-  /** The grants screen stays open and shows the new state. */
-  private void afterChange(CetpAdmin.Reply reply) {
-    if (!reply.ok) {
-      notice = widgets.s(reply.requestChanged() ? "cetp_request_changed" : "cetp_save_failed");
-    }
-    render(reply.state != null ? reply : CetpAdmin.state(-1));
   }
 }

@@ -77,7 +77,9 @@ final class CetpRuntime {
 
   /**
    * Records what a host knows, without any I/O: the application of {@code context}, and the
-   * app's package and library name when the host's component info has them (else null).
+   * app's package and library name when the host's component info has them. A null library is
+   * unknown (looked up on the first call); an empty one is a component that names none, which
+   * the first call reports.
    */
   static void register(Context context, String packageName, String libraryName) {
     Context application = application(context);
@@ -90,7 +92,7 @@ final class CetpRuntime {
       if (packageName != null) {
         appPackage = packageName;
       }
-      if (libraryName != null && !libraryName.isEmpty()) {
+      if (libraryName != null) {
         library = libraryName;
       }
     }
@@ -285,11 +287,23 @@ final class CetpRuntime {
     }
   }
 
-  /** The library named in {@code component}'s meta-data, or null. */
+  /** The library named in {@code component}'s meta-data, or null when it names none. */
   static String meta(ComponentInfo component) {
     Bundle data = component == null ? null : component.metaData;
     String value = data == null ? null : data.getString(META_LIBRARY);
     return value == null || value.isEmpty() ? null : value;
+  }
+
+  /**
+   * What a host's own component entry says about the library, for {@link #register}: null when
+   * the platform attached no entry (look it up), {@code ""} when the entry names none.
+   */
+  static String declaredLibrary(ComponentInfo component) {
+    if (component == null) {
+      return null;
+    }
+    String value = meta(component);
+    return value == null ? "" : value;
   }
 
   @SuppressWarnings("deprecation") // getPackageInfo(String, int): API 33 added a flags class

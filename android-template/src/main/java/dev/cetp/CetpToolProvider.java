@@ -37,7 +37,7 @@ public class CetpToolProvider extends ContentProvider {
     super.attachInfo(context, info);
     // The platform hands over the provider's manifest entry with its meta-data: no query.
     CetpRuntime.register(
-        context, info == null ? null : info.packageName, CetpRuntime.meta(info));
+        context, info == null ? null : info.packageName, CetpRuntime.declaredLibrary(info));
   }
 
   @Override

@@ -194,12 +194,13 @@ public class ApexSamplesE2ETest {
     Notification n = posted.get(0);
     String title = shadowOf(n).getContentTitle().toString();
     assertTrue(title, title.startsWith("Apex wants to use "));
+    assertTrue(shadowOf(n).getContentText().toString(), shadowOf(n).getContentText().toString().contains(APEX));
+    // The tap opens the app's own (not exported) entry of the approval screen, for Apex's request.
     Intent open = shadowOf(n.contentIntent).getSavedIntent();
-    assertEquals(packageName + ".CETP_AUTHORIZE", open.getAction());
-    assertEquals(packageName, open.getPackage());
-    // The Intent resolves to the template's approval screen, which lists the Apex host.
-    assertFalse(ApprovalScreen.resolve(open.getAction()).isEmpty());
-    ApprovalScreen screen = ApprovalScreen.launch(open);
+    assertEquals(packageName, open.getComponent().getPackageName());
+    assertEquals(ApprovalScreen.OWN_ENTRY, open.getComponent().getClassName());
+    assertEquals(APEX_UID, open.getIntExtra("dev.cetp.extra.REQUEST_UID", -1));
+    ApprovalScreen screen = ApprovalScreen.launchExplicit(open);
     screens.add(screen);
     assertTrue(screen.text(), screen.text().contains("Apex"));
     screen.tap("cetp:allow");

@@ -2,11 +2,23 @@ package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 import static org.robolectric.Shadows.shadowOf;
 
+import android.Manifest;
+import android.app.Notification;
+import android.app.NotificationManager;
+import android.app.Service;
+import android.content.ComponentName;
 import android.content.Intent;
+import android.content.pm.ActivityInfo;
+import android.content.pm.ResolveInfo;
+import android.os.Process;
+import android.widget.TextView;
+import dev.cetp.harness.ApexHost;
 import android.content.pm.PackageManager;
 import android.os.Looper;
 import android.view.MotionEvent;
@@ -35,13 +47,15 @@ import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
 import org.robolectric.RuntimeEnvironment;
+import org.robolectric.shadows.ShadowSystemClock;
 import org.robolectric.shadows.ShadowToast;
 
 /**
  * The approval dialog under attack, on {@code tests/auth-provider}: touches through another app's
  * window (wholly or partly covering the dialog), a tap the moment the dialog appears, hostile app
- * labels, and a look-alike app that keeps asking so its request is on top. Runs in {@code
- * bundle-auth-provider}.
+ * labels, a look-alike app that keeps asking so its request is on top or that asked first, crafted
+ * extras on the exported entry, other apps starting the app's own entries, and the approval
+ * notification's throttle. Runs in {@code bundle-auth-provider}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(AuthProviderBundle.class)
@@ -78,10 +92,15 @@ public class ApprovalScreenAttackTest {
     Callers.installLabelled(pm, TWIN_UID, TWIN, "ClawSeed", TWIN_CERT);
   }
 
+  private Service apexService;
+
   @After
   public void tearDown() {
     for (ApprovalScreen screen : screens) {
       screen.close();
+    }
+    if (apexService != null) {
+      apexService.onDestroy();
     }
   }
 
@@ -210,7 +229,7 @@ public class ApprovalScreenAttackTest {
     agentScreen.tap("cetp:allow");
     assertTrue(agentScreen.isFinishing());
     assertEquals(
-        "Saved. 1 more requests are waiting; open this screen again to answer them.",
+        "Saved. 1 more request is waiting; open this screen again to answer it.",
         ShadowToast.getTextOfLatestToast());
     assertEquals("42", ask(AGENT_UID).data());
     assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
@@ -228,14 +247,213 @@ public class ApprovalScreenAttackTest {
     assertNull(bystander.find("cetp:allow"));
   }
 
+  /**
+   * Opened with a plain startActivity (Android does not say by whom): every pending request is
+   * listed, each app by label, package and certificate, and none is chosen for the user, who
+   * answers each one.
+   */
   @Test
-  public void withoutAKnownLauncherTheOldestRequestIsShown() {
+  public void anUnattributedLaunchListsEveryPendingRequest() throws Exception {
+    assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    for (int i = 0; i < 5; i++) {
-      assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
-    }
-    ApprovalScreen screen = ApprovalScreen.launch(new Intent(AUTHORIZE));
+    ApprovalScreen screen = ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE));
     screens.add(screen);
-    assertEquals(screen.text(), AGENT, screen.texts().get(1));
+    List<String> texts = screen.texts();
+    assertEquals(screen.text(), "2 apps want to read from Diary", texts.get(0));
+    assertNull("no request chosen for the user", screen.find("cetp:allow"));
+    assertNull(screen.find("cetp:deny"));
+    // Both, in order of first request, each identified.
+    assertEquals("ClawSeed", ((TextView) screen.find("cetp:app:0")).getText().toString());
+    assertEquals(TWIN, ((TextView) screen.find("cetp:app_package:0")).getText().toString());
+    assertEquals(AGENT, ((TextView) screen.find("cetp:app_package:1")).getText().toString());
+    assertTrue(screen.text(), texts.contains("Certificate " + NotesAuthorizationE2ETest.fingerprint(TWIN_CERT)));
+    assertTrue(screen.text(), texts.contains("Certificate " + NotesAuthorizationE2ETest.fingerprint(AGENT_CERT)));
+    assertNull(screen.find("cetp:review:2"));
+
+    // The user looks at the look-alike and declines it; back on the list, the agent remains.
+    screen.tap("cetp:review:0");
+    assertEquals(screen.text(), TWIN, screen.texts().get(1));
+    screen.tap("cetp:deny");
+    assertFalse(screen.isFinishing());
+    assertEquals(screen.text(), "1 app wants to read from Diary", screen.texts().get(0));
+    assertEquals(AGENT, ((TextView) screen.find("cetp:app_package:0")).getText().toString());
+    screen.tap("cetp:review:0").tap("cetp:allow");
+    assertTrue("nothing left to answer", screen.isFinishing());
+    assertEquals("42", ask(AGENT_UID).data());
+    assertEquals("PERMISSION_DENIED", ask(TWIN_UID).errorCode());
+  }
+
+  /**
+   * The look-alike of an agent (its label, another package and certificate) asks first; the
+   * real agent asks through the Apex plugin Service and taps the notification it posts. The
+   * dialog shows the agent's request, never the look-alike's.
+   */
+  @Test
+  public void aLookAlikeThatAskedFirstIsNeverWhatTheNotificationShows() throws Exception {
+    ApexHost.Plugin plugin = bindApex();
+    Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
+    Callers.installLabelled(pm, LOOK_ALIKE_UID, LOOK_ALIKE, "Apex", TWIN_CERT);
+    shadowOf(RuntimeEnvironment.getApplication()).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
+    Callers.setCallingUid(LOOK_ALIKE_UID);
+    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    Callers.setCallingUid(APEX_UID);
+    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    assertEquals(LOOK_ALIKE, Approvals.pending().getJSONObject(0).getJSONArray("packages").getJSONObject(0).getString("name"));
+
+    // Each app has its own notification, naming its package.
+    Notification apex = notification(APEX_UID);
+    Notification lookAlike = notification(LOOK_ALIKE_UID);
+    assertEquals("Apex wants to use Diary", shadowOf(apex).getContentTitle().toString());
+    assertTrue(shadowOf(apex).getContentText().toString(), shadowOf(apex).getContentText().toString().startsWith(APEX + " is asking"));
+    assertTrue(shadowOf(lookAlike).getContentText().toString(), shadowOf(lookAlike).getContentText().toString().startsWith(LOOK_ALIKE + " is asking"));
+
+    ApprovalScreen screen = ApprovalScreen.launchExplicit(shadowOf(apex.contentIntent).getSavedIntent());
+    screens.add(screen);
+    assertEquals(screen.text(), "Allow Apex to read your diary entries from Diary?", screen.texts().get(0));
+    assertEquals(screen.text(), APEX, screen.texts().get(1));
+    assertFalse(screen.text(), screen.text().contains(LOOK_ALIKE));
+    assertNull("one app's request only", screen.find("cetp:package:1"));
+    screen.tap("cetp:allow");
+    assertTrue(screen.isFinishing());
+    Callers.setCallingUid(APEX_UID);
+    assertEquals("42", plugin.execute(COUNT, "{}"));
+    Callers.setCallingUid(LOOK_ALIKE_UID);
+    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+  }
+
+  /** Extras on the exported entry, naming another app's UID or request, change nothing. */
+  @Test
+  public void craftedExtrasOnTheExportedEntryChangeNothing() throws Exception {
+    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
+    String agentRequest = Approvals.pendingFrom(AGENT_UID).getString("id");
+    Intent crafted =
+        new Intent(AUTHORIZE)
+            .putExtra("dev.cetp.extra.REQUEST_UID", AGENT_UID)
+            .putExtra("id", agentRequest)
+            .putExtra("uid", AGENT_UID);
+    // The look-alike opens it: its own request, whatever the extras say.
+    ApprovalScreen twin = ApprovalScreen.launchFrom(TWIN, crafted);
+    screens.add(twin);
+    assertEquals(twin.text(), TWIN, twin.texts().get(1));
+    assertFalse(twin.text(), twin.texts().contains(AGENT));
+    // Explicitly naming the exported Activity, unattributed: the list, not the agent's dialog.
+    ApprovalScreen unattributed =
+        ApprovalScreen.launchUnattributed(
+            new Intent(crafted).setClassName(PACKAGE, ApprovalScreen.ACTIVITY));
+    screens.add(unattributed);
+    assertNull(unattributed.text(), unattributed.find("cetp:allow"));
+    assertEquals(unattributed.text(), "2 apps want to read from Diary", unattributed.texts().get(0));
+    assertEquals(0, Approvals.grants().length());
+  }
+
+  /**
+   * Only this app can start the dialog's own entry (which trusts the UID it names) and Apps with
+   * access: both are parsed not exported by the platform's PackageParser from the bundle's
+   * resource package, and the platform refuses them to other apps.
+   */
+  @Test
+  public void anotherAppCannotStartTheOwnEntryOrTheGrantsScreen() throws Exception {
+    Intent own =
+        new Intent()
+            .setClassName(PACKAGE, ApprovalScreen.OWN_ENTRY)
+            .putExtra("dev.cetp.extra.REQUEST_UID", AGENT_UID);
+    Intent grants = new Intent(MANAGE).setClassName(PACKAGE, ApprovalScreen.GRANTS);
+    assertFalse(activity(ApprovalScreen.OWN_ENTRY).exported);
+    assertEquals(ApprovalScreen.ACTIVITY, activity(ApprovalScreen.OWN_ENTRY).targetActivity);
+    assertFalse(activity(ApprovalScreen.GRANTS).exported);
+    assertTrue(activity(ApprovalScreen.ACTIVITY).exported);
+    for (Intent intent : new Intent[] {own, grants, new Intent(MANAGE)}) {
+      assertFalse(intent.toString(), ApprovalScreen.mayStart(TWIN_UID, intent));
+      assertTrue(intent.toString(), ApprovalScreen.mayStart(Process.myUid(), intent));
+    }
+    assertTrue(ApprovalScreen.mayStart(TWIN_UID, new Intent(AUTHORIZE)));
+    try {
+      ApprovalScreen.launchFrom(TWIN, own);
+      fail("another app started the app's own entry");
+    } catch (SecurityException expected) {
+      assertTrue(expected.getMessage(), expected.getMessage().contains("not exported"));
+    }
+    // Only the exported dialog answers the authorize action; nothing else is reachable by action.
+    List<ResolveInfo> authorize = ApprovalScreen.resolve(AUTHORIZE);
+    assertEquals(authorize.toString(), 1, authorize.size());
+    assertEquals(ApprovalScreen.ACTIVITY, authorize.get(0).activityInfo.name);
+  }
+
+  /**
+   * However often an app is refused, its notification is posted at most once per interval
+   * (Robolectric's clock moves; nothing sleeps); another app gets its own at once.
+   */
+  @Test
+  public void theApprovalNotificationIsPostedOncePerAppPerInterval() throws Exception {
+    ApexHost.Plugin plugin = bindApex();
+    Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
+    Callers.installLabelled(pm, LOOK_ALIKE_UID, LOOK_ALIKE, "Apex", TWIN_CERT);
+    shadowOf(RuntimeEnvironment.getApplication()).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
+    NotificationManager nm = RuntimeEnvironment.getApplication().getSystemService(NotificationManager.class);
+    java.lang.reflect.Field field =
+        Class.forName("dev.cetp.CetpApprovalNotification").getDeclaredField("MIN_INTERVAL_MS");
+    field.setAccessible(true);
+    long interval = field.getLong(null);
+    assertTrue(interval >= 60_000);
+
+    Callers.setCallingUid(APEX_UID);
+    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    assertEquals(1, shadowOf(nm).size());
+    nm.cancelAll(); // the user swipes it away
+    for (int i = 0; i < 5; i++) {
+      ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    }
+    assertEquals("refused again within the interval: no new notification", 0, shadowOf(nm).size());
+    ShadowSystemClock.advanceBy(Duration.ofMillis(interval - 1));
+    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    assertEquals(0, shadowOf(nm).size());
+
+    // Another app is not held back by Apex's interval.
+    Callers.setCallingUid(LOOK_ALIKE_UID);
+    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    assertEquals(1, shadowOf(nm).size());
+    assertNotNull(shadowOf(nm).getNotification(tag(LOOK_ALIKE_UID), NOTIFICATION_ID));
+
+    ShadowSystemClock.advanceBy(Duration.ofMillis(1));
+    Callers.setCallingUid(APEX_UID);
+    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    assertEquals(2, shadowOf(nm).size());
+    assertNotNull(shadowOf(nm).getNotification(tag(APEX_UID), NOTIFICATION_ID));
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  static final int APEX_UID = 10_777;
+  static final String APEX = "com.apex.agent";
+  static final byte[] APEX_CERT = "apex-signing-cert".getBytes(StandardCharsets.UTF_8);
+  static final int LOOK_ALIKE_UID = 10_778;
+  static final String LOOK_ALIKE = "com.apex.agent.plugins";
+  static final ComponentName APEX_SERVICE = new ComponentName(PACKAGE, "dev.cetp.ApexPluginService");
+  static final String COUNT = "authfixture__count_entries";
+  static final String MANAGE = PACKAGE + ".CETP_MANAGE_GRANTS";
+  static final int NOTIFICATION_ID = 0x0CE7;
+
+  private ApexHost.Plugin bindApex() throws Exception {
+    apexService = ApexHost.publish(APEX_SERVICE, ApexHost.bindIntent(APEX_SERVICE));
+    return new ApexHost(ApexHost.Mode.PARCELED, 2).bind(APEX_SERVICE);
+  }
+
+  private static String tag(int uid) {
+    return "dev.cetp.approval:" + uid;
+  }
+
+  private static Notification notification(int uid) {
+    NotificationManager nm = RuntimeEnvironment.getApplication().getSystemService(NotificationManager.class);
+    Notification n = shadowOf(nm).getNotification(tag(uid), NOTIFICATION_ID);
+    assertNotNull("no notification for uid " + uid + ": " + shadowOf(nm).getAllNotifications(), n);
+    return n;
+  }
+
+  @SuppressWarnings("deprecation") // getActivityInfo(ComponentName, int): API 33 flag classes
+  private static ActivityInfo activity(String name) throws PackageManager.NameNotFoundException {
+    return RuntimeEnvironment.getApplication()
+        .getPackageManager()
+        .getActivityInfo(new ComponentName(PACKAGE, name), 0);
   }
 }

@@ -4,6 +4,7 @@ import static dev.cetp.e2e.FixtureProviderE2ETest.AUTHORITY;
 import static dev.cetp.e2e.FixtureProviderE2ETest.assertError;
 import static dev.cetp.e2e.FixtureProviderE2ETest.exec;
 
+import android.content.pm.ProviderInfo;
 import android.os.Bundle;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.CetpConsumer.CallForm;
@@ -27,20 +28,12 @@ import org.robolectric.RobolectricTestRunner;
 @Category(FixtureProviderBundle.class)
 public class MissingLibraryTest {
   private static final String LIBRARY_KEY = "dev.cetp.library";
-  private static final String APEX_SERVICE = "dev.cetp.ApexPluginService";
 
   private CetpConsumer startWithLibrary(String library) {
-    ManifestInstaller.Parsed manifest = ManifestInstaller.parse(HostBundle.current().manifest());
-    // The provider and the Apex plugin Service name the same library (one placeholder).
-    for (Bundle meta :
-        new Bundle[] {manifest.provider(AUTHORITY).metaData, manifest.service(APEX_SERVICE).metaData}) {
-      if (library == null) {
-        meta.remove(LIBRARY_KEY);
-      } else {
-        meta.putString(LIBRARY_KEY, library);
-      }
-    }
-    manifest.install().startProviders();
+    ManifestInstaller.Installed app = HostBundle.current().install();
+    ProviderInfo info = app.providerInfo(AUTHORITY);
+    info.metaData.putString(LIBRARY_KEY, library);
+    app.startProvider(info);
     return new CetpConsumer();
   }
 
@@ -63,9 +56,10 @@ public class MissingLibraryTest {
     }
   }
 
+  /** An empty entry (the placeholder set to nothing): the provider's own entry is what counts. */
   @Test
-  public void aMissingLibraryMetaDataEntryAnswersInternalError() {
-    CetpConsumer consumer = startWithLibrary(null);
+  public void anEmptyLibraryMetaDataEntryAnswersInternalError() {
+    CetpConsumer consumer = startWithLibrary("");
     assertError(consumer.listTools(AUTHORITY), "INTERNAL_ERROR", LIBRARY_KEY);
   }
 }

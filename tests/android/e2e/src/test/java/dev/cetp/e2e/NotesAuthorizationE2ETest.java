@@ -145,9 +145,11 @@ public class NotesAuthorizationE2ETest {
     assertEquals(ApprovalScreen.ACTIVITY, found.get(0).activityInfo.name);
     assertEquals(PACKAGE, found.get(0).activityInfo.packageName);
     assertTrue(found.get(0).activityInfo.exported);
+    // Apps with access is the app's own: not exported, so no other app can open it.
     List<ResolveInfo> manage = ApprovalScreen.resolve(MANAGE);
     assertEquals(manage.toString(), 1, manage.size());
-    assertEquals(ApprovalScreen.ACTIVITY, manage.get(0).activityInfo.name);
+    assertEquals(ApprovalScreen.GRANTS, manage.get(0).activityInfo.name);
+    assertFalse(manage.get(0).activityInfo.exported);
   }
 
   @Test
@@ -263,7 +265,7 @@ public class NotesAuthorizationE2ETest {
     Intent next = again.nextStartedActivity();
     assertNotNull(next);
     assertTrue(next.getAction(), next.getAction().endsWith(".CETP_MANAGE_GRANTS"));
-    assertEquals(ApprovalScreen.ACTIVITY, next.getComponent().getClassName());
+    assertEquals(ApprovalScreen.GRANTS, next.getComponent().getClassName());
     ApprovalScreen grants = openExplicit(next);
     List<String> texts = grants.texts();
     String shown = grants.text();

@@ -254,9 +254,9 @@ public class NotesDemo {
       Intent open = shadowOf(n.contentIntent).getSavedIntent();
       say("   Apex has no authorize intent; the Notes app posted a notification instead:");
       say("   \"%s\" / \"%s\" -> %s", shadowOf(n).getContentTitle(), shadowOf(n).getContentText(),
-          open.getAction());
+          open.getComponent() != null ? open.getComponent().getClassName() : open.getAction());
       ApprovalScreen screen = ApprovalScreen.launch(open);
-      say("   The user taps it; the same approval screen lists Apex and the user taps Allow.");
+      say("   The user taps it; the approval screen shows Apex's request and the user taps Allow.");
       screen.tap("cetp:allow");
       assertTrue(screen.isFinishing());
       screen.close();

@@ -3,10 +3,14 @@ package dev.cetp.harness;
 import static org.robolectric.Shadows.shadowOf;
 
 import android.app.Activity;
+import android.content.ComponentName;
 import android.content.Intent;
+import android.content.pm.ActivityInfo;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
+import android.os.Binder;
 import android.os.Looper;
+import android.os.Process;
 import android.os.SystemClock;
 import android.view.InputDevice;
 import android.view.MotionEvent;
@@ -29,14 +33,28 @@ import org.robolectric.RuntimeEnvironment;
 import org.robolectric.android.controller.ActivityController;
 
 /**
- * Drives the template's approval screen ({@code dev.cetp.CetpAuthorizeActivity}, from the
- * bundle's app.jar) the way a user would: resolve the consumer's implicit intent, start the
- * Activity through its whole lifecycle ({@code setup()}), read what it shows, tap its controls
- * (found by their {@code cetp:*} tags, see the Activity's class comment). Launches let the main
- * looper's clock pass the delay before Allow is enabled, as a user reading the dialog would.
+ * Drives the template's approval screens (the consent dialog {@code dev.cetp.CetpAuthorizeActivity}
+ * and its non-exported alias, Apps with access {@code dev.cetp.CetpGrantsActivity}, from the
+ * bundle's app.jar) the way a user would: resolve the intent as the platform would, start the
+ * Activity through its whole lifecycle ({@code setup()}), read what it shows, tap its controls.
+ *
+ * <p>The screens read the provider's state and save decisions on a background thread ({@code
+ * CetpAdmin}); every launch, tap and touch waits for that work without sleeping ({@link
+ * #settle()}: the worker's queue is drained, then the main looper runs the replies it posted), and
+ * launches let the main looper's clock pass the delay before Allow is enabled, as a user reading
+ * the dialog would.
+ *
+ * <p>Controls are named by keys: {@code cetp:<name>} is the view with id {@code cetp_<name>}
+ * ({@code cetp:duration:day} is {@code cetp_duration_day}), and a last part that is a number picks
+ * the n-th shown view with that id, in screen order ({@code cetp:revoke:1}: the second Remove
+ * access; {@code cetp:app:<n>} is the n-th app label, {@code cetp_app_label}). Views that are not
+ * shown (gone, or inside a gone parent) are not found.
  */
 public final class ApprovalScreen implements AutoCloseable {
   public static final String ACTIVITY = "dev.cetp.CetpAuthorizeActivity";
+  /** The consent dialog's non-exported entry for the app itself (an activity-alias). */
+  public static final String OWN_ENTRY = "dev.cetp.CetpOwnRequestActivity";
+  public static final String GRANTS = "dev.cetp.CetpGrantsActivity";
 
   private final ActivityController<? extends Activity> controller;
 
@@ -55,33 +73,42 @@ public final class ApprovalScreen implements AutoCloseable {
   }
 
   /**
-   * Opens the screen for the implicit {@code intent} as the platform would: it must resolve to
-   * exactly the template's Activity, which is then created, started and resumed with that intent
-   * (extras included).
+   * Opens the screen for {@code intent} as the platform would for the app whose call is current
+   * ({@code Callers.setCallingUid}; a consumer opens its {@code authorize_intent} right after its
+   * call): the intent must resolve to exactly one of the template's screens. An exported screen is
+   * started as that app's {@code startActivityForResult} would start it ({@code
+   * getCallingPackage()} names it); a screen that is not exported can only have been started by
+   * the app itself (its settings), so it is started that way.
    */
   public static ApprovalScreen launch(Intent intent) {
-    List<ResolveInfo> found = resolve(intent.getAction());
-    if (found.size() != 1 || !ACTIVITY.equals(found.get(0).activityInfo.name)) {
-      throw new AssertionError(intent.getAction() + " resolves to " + found + ", not " + ACTIVITY);
-    }
-    return launchExplicit(intent);
+    ActivityInfo target = resolveOne(intent);
+    return start(intent, target, target.exported ? callingPackage() : null, true);
   }
 
   /**
-   * {@link #launch}, as the app {@code callingPackage} does it with {@code startActivityForResult}
-   * ({@code getCallingPackage()} names it; Robolectric reports no launching UID otherwise).
+   * {@link #launch}, as the app {@code callingPackage} does it with {@code startActivityForResult}.
+   * The platform refuses another app a screen that is not exported (a {@link SecurityException},
+   * as {@code ActivityTaskSupervisor.checkStartAnyActivityPermission} throws).
    */
   public static ApprovalScreen launchFrom(String callingPackage, Intent intent) {
-    List<ResolveInfo> found = resolve(intent.getAction());
-    if (found.size() != 1 || !ACTIVITY.equals(found.get(0).activityInfo.name)) {
-      throw new AssertionError(intent.getAction() + " resolves to " + found + ", not " + ACTIVITY);
-    }
-    return start(intent, callingPackage, true);
+    ActivityInfo target = resolveOne(intent);
+    requireStartable(uidOf(callingPackage), target, intent);
+    return start(intent, target, callingPackage, true);
   }
 
-  /** Opens the screen with {@code intent} as is (an explicit launch: no resolution). */
+  /**
+   * The screen opened with a plain {@code startActivity} by an app Android does not name (before
+   * API 34, or without {@code ActivityOptions.setShareIdentityEnabled}): no launching app.
+   */
+  public static ApprovalScreen launchUnattributed(Intent intent) {
+    ActivityInfo target = resolveOne(intent);
+    requireStartable(-1, target, intent);
+    return start(intent, target, null, true);
+  }
+
+  /** Opens the screen with {@code intent} as the app itself does (its PendingIntent, its settings). */
   public static ApprovalScreen launchExplicit(Intent intent) {
-    return start(intent, null, true);
+    return start(intent, resolveOne(intent), null, true);
   }
 
   /**
@@ -89,19 +116,98 @@ public final class ApprovalScreen implements AutoCloseable {
    * ({@link #allowDelay()}).
    */
   public static ApprovalScreen launchWithoutWaiting(Intent intent) {
-    return start(intent, null, false);
+    ActivityInfo target = resolveOne(intent);
+    return start(intent, target, target.exported ? callingPackage() : null, false);
   }
 
-  private static ApprovalScreen start(Intent intent, String callingPackage, boolean wait) {
-    // The template's manifest requests HIDE_OVERLAY_WINDOWS; Robolectric's application does not.
+  /**
+   * Whether the platform lets the app with {@code uid} start what {@code intent} names: another
+   * app finds only exported activities when it resolves an implicit intent, and is refused a
+   * component that is not exported ({@code ActivityTaskSupervisor.checkStartAnyActivityPermission}
+   * throws a SecurityException). Robolectric does not check either; this is that rule, on the
+   * components as the platform's PackageParser parsed them from the bundle's resource package.
+   */
+  public static boolean mayStart(int uid, Intent intent) {
+    try {
+      requireStartable(uid, resolveOne(intent), intent);
+      return true;
+    } catch (SecurityException e) {
+      return false;
+    }
+  }
+
+  private static void requireStartable(int uid, ActivityInfo target, Intent intent) {
+    boolean self = uid == Process.myUid();
+    if (!self && !target.exported) {
+      throw new SecurityException(
+          "Permission Denial: starting " + intent + " from uid " + uid + ": " + target.name
+              + " is not exported");
+    }
+  }
+
+  /** The one template screen {@code intent} starts (an alias resolved to itself). */
+  @SuppressWarnings("deprecation") // getActivityInfo(ComponentName, int): API 33 flag classes
+  private static ActivityInfo resolveOne(Intent intent) {
+    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
+    if (intent.getComponent() != null) {
+      try {
+        return pm.getActivityInfo(intent.getComponent(), PackageManager.GET_META_DATA);
+      } catch (PackageManager.NameNotFoundException e) {
+        throw new AssertionError(intent + " names no installed activity", e);
+      }
+    }
+    List<ResolveInfo> found =
+        pm.queryIntentActivities(intent, PackageManager.MATCH_DEFAULT_ONLY);
+    if (found.size() != 1 || !isTemplateScreen(found.get(0).activityInfo.name)) {
+      throw new AssertionError(
+          intent.getAction() + " resolves to " + found + ", not to one of the template's screens");
+    }
+    return found.get(0).activityInfo;
+  }
+
+  private static boolean isTemplateScreen(String name) {
+    return ACTIVITY.equals(name) || OWN_ENTRY.equals(name) || GRANTS.equals(name);
+  }
+
+  /** The package of the app whose call is current, or null (the app itself, or no package). */
+  private static String callingPackage() {
+    int uid = Binder.getCallingUid();
+    if (uid == Process.myUid()) {
+      return null;
+    }
+    String[] packages = RuntimeEnvironment.getApplication().getPackageManager().getPackagesForUid(uid);
+    return packages == null || packages.length == 0 ? null : packages[0];
+  }
+
+  private static int uidOf(String pkg) {
+    if (pkg.equals(RuntimeEnvironment.getApplication().getPackageName())) {
+      return Process.myUid();
+    }
+    try {
+      return RuntimeEnvironment.getApplication().getPackageManager().getPackageUid(pkg, 0);
+    } catch (PackageManager.NameNotFoundException e) {
+      throw new AssertionError(pkg + " is not installed", e);
+    }
+  }
+
+  private static ApprovalScreen start(
+      Intent intent, ActivityInfo target, String callingPackage, boolean wait) {
+    // The template's manifest requests HIDE_OVERLAY_WINDOWS; grant it as the installer would.
     shadowOf(RuntimeEnvironment.getApplication())
         .grantPermissions(android.Manifest.permission.HIDE_OVERLAY_WINDOWS);
-    ActivityController<? extends Activity> controller = Robolectric.buildActivity(activityClass(), intent);
+    String className = target.targetActivity != null ? target.targetActivity : target.name;
+    Intent started = new Intent(intent);
+    if (started.getComponent() == null) {
+      started.setComponent(new ComponentName(target.packageName, target.name));
+    }
+    ActivityController<? extends Activity> controller =
+        Robolectric.buildActivity(activityClass(className), started);
     if (callingPackage != null) {
       shadowOf(controller.get()).setCallingPackage(callingPackage);
     }
     controller.setup();
     ApprovalScreen screen = new ApprovalScreen(controller);
+    settle();
     if (wait) {
       screen.waitForAllow();
     }
@@ -111,7 +217,7 @@ public final class ApprovalScreen implements AutoCloseable {
   /** How long the screen keeps Allow disabled after showing a request. */
   public static Duration allowDelay() {
     try {
-      return Duration.ofMillis(activityClass().getField("ALLOW_ENABLE_DELAY_MS").getLong(null));
+      return Duration.ofMillis(activityClass(ACTIVITY).getField("ALLOW_ENABLE_DELAY_MS").getLong(null));
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(e);
     }
@@ -123,17 +229,60 @@ public final class ApprovalScreen implements AutoCloseable {
     return this;
   }
 
-  @SuppressWarnings("unchecked")
-  private static Class<? extends Activity> activityClass() {
+  /**
+   * Waits, without sleeping, until the screens' admin work is done: drains {@code CetpAdmin}'s
+   * worker queue, runs what it posted to the main looper, and repeats while replies are still to
+   * be delivered (a reply may ask for more).
+   */
+  public static void settle() {
     try {
-      return (Class<? extends Activity>) Class.forName(ACTIVITY);
+      Class<?> admin = Class.forName("dev.cetp.CetpAdmin");
+      Method awaitQueued = admin.getDeclaredMethod("awaitQueued");
+      Method busy = admin.getDeclaredMethod("busy");
+      awaitQueued.setAccessible(true);
+      busy.setAccessible(true);
+      for (int round = 0; round < 100; round++) {
+        awaitQueued.invoke(null);
+        shadowOf(Looper.getMainLooper()).idle();
+        if (!(Boolean) busy.invoke(null)) {
+          return;
+        }
+      }
+    } catch (InvocationTargetException e) {
+      throw new IllegalStateException("CetpAdmin failed", e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot reach dev.cetp.CetpAdmin", e);
+    }
+    throw new AssertionError("the screens' admin calls did not settle in 100 rounds");
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Class<? extends Activity> activityClass(String name) {
+    try {
+      return (Class<? extends Activity>) Class.forName(name);
     } catch (ClassNotFoundException e) {
-      throw new IllegalStateException(ACTIVITY + " is not in the bundle's app.jar", e);
+      throw new IllegalStateException(name + " is not in the bundle's app.jar", e);
     }
   }
 
   public Activity activity() {
     return controller.get();
+  }
+
+  /**
+   * The user leaves the screen (another Activity covers it: pause, stop) and comes back
+   * (restart, start, resume); what it reads on the way back is waited for.
+   */
+  public ApprovalScreen leaveAndReturn() {
+    controller.pause().stop().restart().start().resume();
+    settle();
+    return this;
+  }
+
+  /** Recreates the screen as a configuration change (rotation) does; its saved state carries over. */
+  public ApprovalScreen recreate() {
+    controller.recreate();
+    return this;
   }
 
   /** Every text the screen shows (labels, buttons, radio buttons), top to bottom. */
@@ -219,36 +368,85 @@ public final class ApprovalScreen implements AutoCloseable {
     return activity().findViewById(android.R.id.content);
   }
 
-  /** The view tagged {@code tag}, or null. */
-  public View find(String tag) {
-    return activity().getWindow().getDecorView().findViewWithTag(tag);
+  /** The shown view named by {@code key} (see the class comment), or null. */
+  public View find(String key) {
+    String[] parts = key.split(":");
+    if (parts.length < 2 || !parts[0].equals("cetp")) {
+      throw new IllegalArgumentException("not a screen key: " + key);
+    }
+    int index = 0;
+    int end = parts.length;
+    if (parts[end - 1].matches("\\d+")) {
+      index = Integer.parseInt(parts[end - 1]);
+      end--;
+    }
+    String name = "cetp_" + String.join("_", java.util.Arrays.copyOfRange(parts, 1, end));
+    if (name.equals("cetp_app")) {
+      name = "cetp_app_label";
+    }
+    Activity activity = activity();
+    int id = activity.getResources().getIdentifier(name, "id", activity.getPackageName());
+    if (id == 0) {
+      throw new IllegalArgumentException("the template's resources have no view id " + name);
+    }
+    List<View> shown = new ArrayList<>();
+    collectShown(activity.getWindow().getDecorView(), id, shown);
+    return index < shown.size() ? shown.get(index) : null;
   }
 
-  /** Taps the view tagged {@code tag} (a button, or a radio button to select it). */
-  public ApprovalScreen tap(String tag) {
-    View view = find(tag);
-    if (view == null) {
-      throw new AssertionError("no view tagged " + tag + " on screen:\n" + text());
+  private static void collectShown(View view, int id, List<View> into) {
+    if (view.getVisibility() != View.VISIBLE) {
+      return;
     }
-    if (!view.isEnabled() || !view.isClickable()) {
-      throw new AssertionError(tag + " cannot be tapped");
+    if (view.getId() == id) {
+      into.add(view);
     }
-    view.performClick();
-    shadowOf(Looper.getMainLooper()).idle();
+    if (view instanceof ViewGroup) {
+      ViewGroup group = (ViewGroup) view;
+      for (int i = 0; i < group.getChildCount(); i++) {
+        collectShown(group.getChildAt(i), id, into);
+      }
+    }
+  }
+
+  /**
+   * Taps the view named {@code key} (a button, or a radio button to select it), waits for what
+   * the tap started ({@link #settle()}) and lets the Allow delay of a new request pass.
+   */
+  public ApprovalScreen tap(String key) {
+    tapWithoutSettling(key);
+    settle();
     waitForAllow();
     return this;
   }
 
   /**
-   * Touches the view tagged {@code tag} as a finger would (down, then up, at its centre), the
+   * Taps the view named {@code key} and runs only what the tap itself posts to the main looper:
+   * admin work it started is still under way (a decision being saved).
+   */
+  public ApprovalScreen tapWithoutSettling(String key) {
+    View view = find(key);
+    if (view == null) {
+      throw new AssertionError("no view " + key + " on screen:\n" + text());
+    }
+    if (!view.isEnabled() || !view.isClickable()) {
+      throw new AssertionError(key + " cannot be tapped");
+    }
+    view.performClick();
+    shadowOf(Looper.getMainLooper()).idle();
+    return this;
+  }
+
+  /**
+   * Touches the view named {@code key} as a finger would (down, then up, at its centre), the
    * events carrying {@code flags} ({@code MotionEvent.FLAG_WINDOW_IS_OBSCURED} or {@code
    * FLAG_WINDOW_IS_PARTIALLY_OBSCURED} for a touch through another app's window; 0 for a plain
    * touch). Returns whether the view took the touch. The looper runs the click it posts.
    */
-  public boolean touch(String tag, int flags) {
-    View view = find(tag);
+  public boolean touch(String key, int flags) {
+    View view = find(key);
     if (view == null) {
-      throw new AssertionError("no view tagged " + tag + " on screen:\n" + text());
+      throw new AssertionError("no view " + key + " on screen:\n" + text());
     }
     // Delivered to the view itself (its own coordinates): View.dispatchTouchEvent applies the
     // security filter first, as for a touch arriving through the window.
@@ -262,6 +460,7 @@ public final class ApprovalScreen implements AutoCloseable {
     down.recycle();
     up.recycle();
     shadowOf(Looper.getMainLooper()).idle();
+    settle();
     return took;
   }
 
@@ -287,7 +486,7 @@ public final class ApprovalScreen implements AutoCloseable {
     return shadowOf(activity()).getResultCode();
   }
 
-  /** The Intent the screen started last (e.g. the grants screen), or null. */
+  /** The Intent the screen started last (e.g. Apps with access), or null. */
   public Intent nextStartedActivity() {
     return shadowOf(activity()).getNextStartedActivity();
   }

@@ -11,10 +11,15 @@ import java.util.stream.Stream;
 
 /**
  * A host bundle directory, {@code target/cetp-host/<sample>/}: {@code app.jar} (the app's Java
- * classes, template included), {@code lib<name>.so} (the Rust library built for the host) and
- * {@code AndroidManifest.xml}. The Surefire execution of a bundle puts {@code app.jar} on the test
- * classpath, the directory on {@code java.library.path} and passes the directory as {@code
- * -Dcetp.bundle}; {@link #current()} checks all three so a miswired run fails with a clear message.
+ * classes, template and {@code R} classes included), {@code lib<name>.so} (the Rust library built
+ * for the host), {@code AndroidManifest.xml} and, for bundles built by {@code cargo xtask
+ * host-build}, {@code resources.ap_} (the resources compiled by aapt, with the binary manifest).
+ * The Surefire execution of a bundle puts {@code app.jar} on the test classpath, the directory on
+ * {@code java.library.path} and passes the directory as {@code -Dcetp.bundle}; {@link #current()}
+ * checks all three so a miswired run fails with a clear message. A bundle with a resource package
+ * carries {@code com/android/tools/test_config.properties} in its {@code app.jar}: Robolectric
+ * then runs in binary-resources mode with the bundle's app as the test application, which {@link
+ * #install()} checks.
  */
 public final class HostBundle {
   public static final String PROPERTY = "cetp.bundle";
@@ -104,13 +109,35 @@ public final class HostBundle {
     return f.substring(3, f.length() - 3);
   }
 
-  /** Parses and installs the bundle's manifest into Robolectric's PackageManager. */
+  /** The compiled resources and binary manifest ({@code resources.ap_}), if the bundle has them. */
+  public Path resourcePackage() {
+    return dir.resolve("resources.ap_");
+  }
+
+  /**
+   * Parses and installs the bundle's manifest into Robolectric's PackageManager (for a bundle with
+   * a resource package: checks that Robolectric runs it as the test application).
+   */
   public ManifestInstaller.Installed install() {
-    return ManifestInstaller.install(manifest());
+    return requireTestApplication(ManifestInstaller.parse(manifest())).install();
   }
 
   public ManifestInstaller.Installed install(ManifestInstaller.Options options) {
-    return ManifestInstaller.install(manifest(), options);
+    return requireTestApplication(ManifestInstaller.parse(manifest(), options)).install();
+  }
+
+  private ManifestInstaller.Parsed requireTestApplication(ManifestInstaller.Parsed parsed) {
+    if (Files.isRegularFile(resourcePackage()) && !parsed.isTheTestApplication()) {
+      throw new IllegalStateException(
+          "Robolectric is not running "
+              + parsed.packageName()
+              + " from "
+              + resourcePackage()
+              + " (binary resources): is com/android/tools/test_config.properties in "
+              + appJar()
+              + "? Rebuild the bundle with cargo xtask host-build.");
+    }
+    return parsed;
   }
 
   private static void requireFile(Path p) {

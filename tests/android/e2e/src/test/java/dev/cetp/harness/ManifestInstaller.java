@@ -135,6 +135,14 @@ public final class ManifestInstaller {
     }
 
     public Installed install(PackageManager pm) {
+      if (isTheTestApplication()) {
+        // Binary-resources mode (a host bundle's test_config.properties): Robolectric already
+        // installed this app, parsed by the platform's PackageParser from the bundle's
+        // aapt-compiled resource package, as the test application itself (its UID is
+        // Process.myUid()). Installing the text model over it would replace what the platform
+        // parsed.
+        return new Installed(this, pm);
+      }
       ShadowPackageManager spm = shadowOf(pm);
       // installPackage() stores a PackageInfo but does not index its components, and intent
       // filters can only be attached to indexed components. addOrUpdate*() indexes a component,
@@ -160,17 +168,27 @@ public final class ManifestInstaller {
       serviceFilters.forEach((c, fs) -> fs.forEach(f -> spm.addIntentFilterForService(c, f)));
       receiverFilters.forEach((c, fs) -> fs.forEach(f -> spm.addIntentFilterForReceiver(c, f)));
       spm.setPackagesForUid(packageInfo.applicationInfo.uid, packageName());
-      return new Installed(this);
+      return new Installed(this, null);
+    }
+
+    /** Whether this is the app Robolectric runs the test as (binary-resources mode). */
+    public boolean isTheTestApplication() {
+      return packageName().equals(RuntimeEnvironment.getApplication().getPackageName());
     }
   }
 
-  /** An installed app; can bring up its ContentProviders. */
+  /**
+   * An installed app; can bring up its ContentProviders. When the app is the test application
+   * (binary-resources mode), its providers are the ones the platform's PackageParser produced.
+   */
   public static final class Installed {
     public final Parsed manifest;
+    private final PackageManager platform;
     private final Map<String, ContentProvider> started = new LinkedHashMap<>();
 
-    Installed(Parsed manifest) {
+    Installed(Parsed manifest, PackageManager platform) {
       this.manifest = manifest;
+      this.platform = platform;
     }
 
     public PackageInfo packageInfo() {
@@ -185,21 +203,49 @@ public final class ManifestInstaller {
       List<ProviderInfo> providers = new ArrayList<>(nonNull(manifest.packageInfo.providers));
       providers.sort((a, b) -> Integer.compare(b.initOrder, a.initOrder));
       for (ProviderInfo p : providers) {
-        startProvider(p);
+        startDeclared(p);
       }
       return Collections.unmodifiableMap(started);
     }
 
     /** Creates the provider serving {@code authority}. */
     public ContentProvider startProvider(String authority) {
-      return startProvider(manifest.provider(authority));
+      return startDeclared(manifest.provider(authority));
     }
 
-    private ContentProvider startProvider(ProviderInfo info) {
-      ContentProvider existing = started.get(info.name);
+    /**
+     * A copy of the installed entry of the provider serving {@code authority} (meta-data
+     * included), to change before {@link #startProvider(ProviderInfo)}.
+     */
+    @SuppressWarnings("deprecation") // getProviderInfo(ComponentName, int): API 33 flag classes
+    public ProviderInfo providerInfo(String authority) {
+      ProviderInfo parsed = manifest.provider(authority);
+      ProviderInfo info = parsed;
+      if (platform != null) {
+        try {
+          info =
+              platform.getProviderInfo(
+                  new ComponentName(parsed.packageName, parsed.name), PackageManager.GET_META_DATA);
+        } catch (PackageManager.NameNotFoundException e) {
+          throw new IllegalStateException(
+              parsed.name + " is in the text manifest but not in the installed resource package", e);
+        }
+      }
+      ProviderInfo copy = new ProviderInfo(info);
+      copy.metaData = info.metaData == null ? null : new Bundle(info.metaData);
+      return copy;
+    }
+
+    private ContentProvider startDeclared(ProviderInfo parsed) {
+      ContentProvider existing = started.get(parsed.name);
       if (existing != null) {
         return existing;
       }
+      return startProvider(providerInfo(parsed.authority.split(";")[0]));
+    }
+
+    /** Creates a provider from {@code info} as given (e.g. changed meta-data). */
+    public ContentProvider startProvider(ProviderInfo info) {
       Class<? extends ContentProvider> cls;
       try {
         cls =

@@ -1,0 +1,62 @@
+package dev.cetp;
+
+import android.content.ComponentName;
+import android.content.Context;
+import android.content.Intent;
+
+/**
+ * Intents for the approval screens, for the app's own code: its settings, its notifications.
+ *
+ * <p>They open components that are not exported ({@code android:exported="false"} in the
+ * template's manifest), so only this app can start them, and the screen may trust what they
+ * carry. Other apps reach only the exported consent dialog ({@code <applicationId>.CETP_AUTHORIZE},
+ * the {@code authorize_intent} of {@code AUTH_REQUIRED}), which reads nothing from its intent.
+ *
+ * <pre>{@code
+ * // in the app's settings
+ * startActivity(CetpScreens.grantsIntent(this));           // Apps with access
+ * startActivity(CetpScreens.pendingRequestsIntent(this));  // every app waiting, to answer
+ * // where the app knows which app asked (Binder.getCallingUid() in a Service of its own)
+ * PendingIntent.getActivity(this, uid, CetpScreens.requestIntent(this, uid), PendingIntent.FLAG_IMMUTABLE);
+ * }</pre>
+ */
+public final class CetpScreens {
+  private CetpScreens() {}
+
+  /** The UID whose pending request the dialog shows ({@link #requestIntent}). */
+  public static final String EXTRA_REQUEST_UID = "dev.cetp.extra.REQUEST_UID";
+
+  /**
+   * The consent dialog's entry for this app alone: an {@code <activity-alias>} of {@link
+   * CetpAuthorizeActivity} with {@code android:exported="false"}.
+   */
+  public static final String OWN_ENTRY = "dev.cetp.CetpOwnRequestActivity";
+
+  /** Apps with access, {@link CetpGrantsActivity} (not exported). */
+  public static final String GRANTS_ENTRY = "dev.cetp.CetpGrantsActivity";
+
+  /**
+   * Opens the consent dialog for the pending request of the app with {@code uid} (for example
+   * {@code Binder.getCallingUid()} of a call the provider refused), and no other app's. When that
+   * app has no pending request, the dialog says that no app is waiting.
+   */
+  public static Intent requestIntent(Context context, int uid) {
+    return new Intent()
+        .setComponent(new ComponentName(context.getPackageName(), OWN_ENTRY))
+        .putExtra(EXTRA_REQUEST_UID, uid);
+  }
+
+  /**
+   * Opens the list of every pending request, each app identified by its icon, label, package and
+   * certificate, for the user to answer one by one.
+   */
+  public static Intent pendingRequestsIntent(Context context) {
+    return new Intent().setComponent(new ComponentName(context.getPackageName(), OWN_ENTRY));
+  }
+
+  /** Opens Apps with access: every allowed and declined app, to remove access or let one ask again. */
+  public static Intent grantsIntent(Context context) {
+    return new Intent(context.getPackageName() + Wire.MANAGE_ACTION_SUFFIX)
+        .setComponent(new ComponentName(context.getPackageName(), GRANTS_ENTRY));
+  }
+}

@@ -1,0 +1,213 @@
+package dev.cetp.e2e;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import android.app.Activity;
+import android.content.Intent;
+import android.content.pm.PackageManager;
+import android.os.StrictMode;
+import android.widget.CompoundButton;
+import dev.cetp.harness.AdminBridgeSpy;
+import dev.cetp.harness.ApprovalScreen;
+import dev.cetp.harness.Approvals;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpResponse;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.category.AuthProviderBundle;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.experimental.categories.Category;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * Nothing slow on the main thread: the approval screens read the provider's state and save
+ * decisions on {@code CetpAdmin}'s background thread, so the main thread never enters the native
+ * admin bridge (watched through its seam, {@link AdminBridgeSpy}: on the JVM, file and native I/O
+ * do not pass Android's BlockGuard, so StrictMode alone could not fail here). While a decision is
+ * being saved the decision controls are disabled, and the dialog copes with being recreated
+ * (rotation) or closed meanwhile. Runs in {@code bundle-auth-provider}.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Category(AuthProviderBundle.class)
+public class ApprovalScreenThreadingTest {
+  static final String PACKAGE = "dev.cetp.authfixture";
+  static final String AUTHORITY = "dev.cetp.authfixture.tools";
+  static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
+  static final long START_MS = 1_767_225_600_000L;
+
+  static final int AGENT_UID = 10_123;
+  static final String AGENT = "com.clawseed.agent";
+  static final int OTHER_UID = 10_124;
+  static final String OTHER = "com.example.weatherwidget";
+
+  private CetpConsumer consumer;
+  private AdminBridgeSpy spy;
+  private final List<ApprovalScreen> screens = new ArrayList<>();
+
+  @Before
+  public void setUp() throws Exception {
+    HostBundle.current().install().startProviders();
+    File clock = new File(RuntimeEnvironment.getApplication().getFilesDir(), "cetp-test-clock-ms");
+    Files.write(clock.toPath(), Long.toString(START_MS).getBytes(StandardCharsets.US_ASCII));
+    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
+    Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", "agent".getBytes(StandardCharsets.UTF_8));
+    Callers.installLabelled(pm, OTHER_UID, OTHER, "Weather Widget", "widget".getBytes(StandardCharsets.UTF_8));
+    consumer = new CetpConsumer();
+    spy = AdminBridgeSpy.install();
+  }
+
+  @After
+  public void tearDown() throws Exception {
+    StrictMode.setThreadPolicy(StrictMode.ThreadPolicy.LAX);
+    spy.close();
+    for (ApprovalScreen screen : screens) {
+      screen.close();
+    }
+  }
+
+  private CetpResponse ask(int uid) {
+    Callers.setCallingUid(uid);
+    return consumer.executeTool(AUTHORITY, "count_entries", "{}", null);
+  }
+
+  private ApprovalScreen keep(ApprovalScreen screen) {
+    screens.add(screen);
+    return screen;
+  }
+
+  /**
+   * Both screens, every way they are opened and every decision, under a StrictMode policy that
+   * kills the process on a disk read or write on the main thread; and not one admin request
+   * entered the bridge from the main thread.
+   */
+  @Test
+  public void bothScreensKeepAdminWorkOffTheMainThread() throws Exception {
+    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    assertEquals("AUTH_REQUIRED", ask(OTHER_UID).errorCode());
+    Callers.setCallingUid(android.os.Process.myUid());
+    StrictMode.setThreadPolicy(
+        new StrictMode.ThreadPolicy.Builder().detectDiskReads().detectDiskWrites().penaltyDeath().build());
+
+    // The dialog opened by the agent: allow.
+    ApprovalScreen consent = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    consent.tap("cetp:allow");
+    assertTrue(consent.isFinishing());
+    // Opened unattributed: the list, then the other app's dialog: deny.
+    ApprovalScreen list = keep(ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE)));
+    list.tap("cetp:review:0").tap("cetp:deny");
+    assertTrue(list.isFinishing());
+    // Apps with access: remove the agent's access, let the other app ask again.
+    ApprovalScreen grants =
+        keep(ApprovalScreen.launchExplicit(new Intent().setClassName(PACKAGE, ApprovalScreen.GRANTS)));
+    grants.tap("cetp:revoke:0").tap("cetp:allow_again:0");
+    assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
+    assertTrue(grants.text(), grants.texts().contains("You have not declined any app."));
+    StrictMode.setThreadPolicy(StrictMode.ThreadPolicy.LAX);
+
+    List<String> ops = new ArrayList<>();
+    spy.entries().forEach(e -> ops.add(e.op));
+    assertTrue(ops.toString(), ops.containsAll(List.of("state", "approve", "deny", "revoke", "clear_denial")));
+    assertEquals("admin requests on the main thread", List.of(), spy.onTheMainThread());
+    for (AdminBridgeSpy.Entry entry : spy.entries()) {
+      assertEquals(entry.toString(), "cetp-admin", entry.thread);
+    }
+  }
+
+  /**
+   * Allow while the grant is being saved: Allow, Don't allow and every choice are disabled at
+   * once; the dialog is recreated (rotation) before the save ends; the new dialog settles the
+   * decision (back to the app with RESULT_OK) and nothing is decided twice.
+   */
+  @Test
+  public void aDecisionBeingSavedDisablesTheControlsAndSurvivesRotation() throws Exception {
+    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    ApprovalScreen screen = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    spy.hold("approve");
+    screen.tapWithoutSettling("cetp:allow");
+    for (String control :
+        new String[] {"cetp:allow", "cetp:deny", "cetp:duration:hour", "cetp:duration:forever",
+            "cetp:access:limited"}) {
+      assertFalse(control + " is enabled while the decision is saved", screen.find(control).isEnabled());
+    }
+    Activity before = screen.activity();
+    screen.recreate();
+    assertTrue(before.isDestroyed());
+    spy.release();
+    ApprovalScreen.settle();
+    assertTrue(screen.activity().isFinishing());
+    assertEquals(Activity.RESULT_OK, screen.resultCode());
+    assertEquals(1, Approvals.grants().length());
+    assertEquals(0, Approvals.pending().length());
+    assertEquals("42", ask(AGENT_UID).data());
+    long approvals = spy.entries().stream().filter(e -> e.op.equals("approve")).count();
+    assertEquals(1, approvals);
+  }
+
+  /**
+   * Back from Apps with access (or any other screen), the dialog reads the state again, off the
+   * main thread, and keeps the user's choices on a request that did not change; a request that
+   * was answered meanwhile is gone from it.
+   */
+  @Test
+  public void comingBackKeepsTheChoicesOnAnUnchangedRequest() throws Exception {
+    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    ApprovalScreen screen = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    screen.tap("cetp:duration:month").tap("cetp:access:limited");
+    int reads = spy.entries().size();
+    screen.leaveAndReturn();
+    assertTrue("read again", spy.entries().size() > reads);
+    assertTrue(((CompoundButton) screen.find("cetp:duration:month")).isChecked());
+    assertTrue(((CompoundButton) screen.find("cetp:access:limited")).isChecked());
+    // Answered elsewhere meanwhile: nothing left to decide here.
+    Approvals.approve(Approvals.pendingFrom(AGENT_UID).getString("id"), Approvals.Access.FULL);
+    screen.leaveAndReturn();
+    assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
+    assertEquals(List.of(), spy.onTheMainThread());
+  }
+
+  /** Closed while Don't allow is being saved: the decision stands, nothing is shown to a gone dialog. */
+  @Test
+  public void aDialogClosedWhileADecisionIsSavedLeavesTheDecisionStanding() throws Exception {
+    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    ApprovalScreen screen = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    spy.hold("deny");
+    screen.tapWithoutSettling("cetp:deny");
+    screen.activity().finish();
+    spy.release();
+    ApprovalScreen.settle();
+    assertEquals("PERMISSION_DENIED", ask(AGENT_UID).errorCode());
+    assertEquals(1, Approvals.state().getJSONArray("denials").length());
+  }
+
+  /** Apps with access disables its actions while one is being saved, then shows the new state. */
+  @Test
+  public void theGrantsScreenDisablesItsActionsWhileOneIsSaved() throws Exception {
+    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    Approvals.approve(Approvals.pendingFrom(AGENT_UID).getString("id"), Approvals.Access.FULL);
+    assertEquals("AUTH_REQUIRED", ask(OTHER_UID).errorCode());
+    Approvals.adminOk(
+        new org.json.JSONObject().put("op", "deny").put("id", Approvals.pendingFrom(OTHER_UID).getString("id")));
+    ApprovalScreen grants =
+        keep(ApprovalScreen.launchExplicit(new Intent().setClassName(PACKAGE, ApprovalScreen.GRANTS)));
+    spy.hold("revoke");
+    grants.tapWithoutSettling("cetp:revoke:0");
+    assertFalse(grants.find("cetp:revoke:0").isEnabled());
+    assertFalse(grants.find("cetp:allow_again:0").isEnabled());
+    spy.release();
+    ApprovalScreen.settle();
+    assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
+    assertTrue(grants.find("cetp:allow_again:0").isEnabled());
+    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+  }
+}
