@@ -1,6 +1,5 @@
 //! [`Limits`]: what one call may cost, and the per-caller count of calls in flight.
 
-use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -59,11 +58,12 @@ impl Default for Limits {
 }
 
 /// The calls each caller has running. A slot is taken before any other work and given back
-/// when the call ends, however it ends (the guard's drop).
+/// when the call ends, however it ends (the guard's drop). The callers with calls running are
+/// few (at most the Binder threads), so a short list beats a hash map.
 #[derive(Debug)]
 pub(crate) struct InFlight {
     max: usize,
-    running: Mutex<HashMap<Option<u32>, usize>>,
+    running: Mutex<Vec<(Option<u32>, usize)>>,
 }
 
 /// One call in flight; dropping it ends the call.
@@ -76,7 +76,7 @@ impl InFlight {
     pub(crate) fn new(max: usize) -> Self {
         InFlight {
             max: max.max(1),
-            running: Mutex::new(HashMap::new()),
+            running: Mutex::new(Vec::new()),
         }
     }
 
@@ -84,7 +84,14 @@ impl InFlight {
     pub(crate) fn enter(&self, caller: &Caller) -> Result<Slot<'_>, ToolError> {
         let uid = caller.uid();
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = running.entry(uid).or_insert(0);
+        let index = match running.iter().position(|(have, _)| *have == uid) {
+            Some(index) => index,
+            None => {
+                running.push((uid, 0));
+                running.len() - 1
+            }
+        };
+        let count = &mut running[index].1;
         if *count >= self.max {
             return Err(ToolError::rate_limited(format!(
                 "this app already has {} calls running here, the most one app may have at once; wait for an answer before calling again",
@@ -99,7 +106,10 @@ impl InFlight {
     #[cfg(test)]
     pub(crate) fn running(&self, uid: Option<u32>) -> usize {
         let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        running.get(&uid).copied().unwrap_or(0)
+        running
+            .iter()
+            .find(|(have, _)| *have == uid)
+            .map_or(0, |(_, count)| *count)
     }
 }
 
@@ -110,10 +120,10 @@ impl Drop for Slot<'_> {
             .running
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(count) = running.get_mut(&self.uid) {
-            *count -= 1;
-            if *count == 0 {
-                running.remove(&self.uid);
+        if let Some(index) = running.iter().position(|(have, _)| *have == self.uid) {
+            running[index].1 -= 1;
+            if running[index].1 == 0 {
+                running.swap_remove(index);
             }
         }
     }

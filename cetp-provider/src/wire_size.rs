@@ -50,8 +50,13 @@ pub(crate) fn cap(text: &str, max_units: usize) -> Cow<'_, str> {
 pub(crate) fn fit(response: Response, what: &str, max_reply_bytes: usize) -> Response {
     match response {
         Response::Success(data) => {
-            let size =
-                reply_bytes(Response::Success(String::new()).to_pairs()) + utf16_bytes(&data);
+            let envelope = reply_bytes(Response::Success(String::new()).to_pairs());
+            // A UTF-16 string has no more code units than its UTF-8 form has bytes: a reply
+            // whose UTF-8 length fits twice over needs no counting.
+            if envelope + 2 * data.len() <= max_reply_bytes {
+                return Response::Success(data);
+            }
+            let size = envelope + utf16_bytes(&data);
             if size <= max_reply_bytes {
                 return Response::Success(data);
             }

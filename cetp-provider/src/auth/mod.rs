@@ -509,8 +509,16 @@ pub(crate) enum Need<'a> {
 /// The grant that admitted a call: its package and the certificate it is pinned to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AdmittedBy {
-    package: String,
-    certificate_sha256: Option<String>,
+    /// The store's decisions when the call was decided, and the grant's place in them (no
+    /// copy of its strings on the call path).
+    data: Arc<store::StoreData>,
+    index: usize,
+}
+
+impl AdmittedBy {
+    fn grant(&self) -> &Grant {
+        &self.data.grants[self.index]
+    }
 }
 
 /// An admitted call: the access level it gets, and which grant admitted it.
@@ -756,6 +764,7 @@ impl Authorizer {
     /// arguments were validated, just before the tool runs.
     pub(crate) fn record_read(&self, tool: &str, decision: &Decision) {
         if let (Some(grant), Some(store)) = (&decision.grant, &self.store) {
+            let grant = grant.grant();
             store.access_log().record(
                 &grant.package,
                 grant.certificate_sha256.as_deref(),
@@ -845,26 +854,27 @@ impl Authorizer {
         }
         // A grant without a certificate (written by an older version) would match any app
         // installed under the package name: it admits nobody.
-        let mut candidates: Vec<(u8, &Grant)> = data
+        let mut candidates: Vec<(u8, usize, &Grant)> = data
             .grants
             .iter()
-            .filter(|g| g.certificate_sha256.is_some())
-            .filter_map(|g| {
-                specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, g))
+            .enumerate()
+            .filter(|(_, g)| g.certificate_sha256.is_some())
+            .filter_map(|(i, g)| {
+                specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, i, g))
             })
             .collect();
-        candidates.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
+        candidates.sort_by_key(|(s, _, _)| std::cmp::Reverse(*s));
         let needed = match need {
             Need::Tool { scopes, .. } => scopes,
             Need::Discovery | Need::UnknownTool => &[][..],
         };
         let mut best: Option<store::Lacking> = None;
-        for (_, grant) in &candidates {
+        for (_, index, grant) in &candidates {
             match grant.admits(needed, now) {
                 Ok(access) => {
                     let admitted_by = AdmittedBy {
-                        package: grant.package.clone(),
-                        certificate_sha256: grant.certificate_sha256.clone(),
+                        data: Arc::clone(&data),
+                        index: *index,
                     };
                     return Ok((access, Some(admitted_by)));
                 }
@@ -883,7 +893,7 @@ impl Authorizer {
         // about the tool (whether it exists, what it needs).
         let like_discovery = match need {
             Need::Tool { .. } => {
-                self.gate_discovery && candidates.iter().all(|(_, g)| g.is_expired(now))
+                self.gate_discovery && candidates.iter().all(|(_, _, g)| g.is_expired(now))
             }
             Need::Discovery | Need::UnknownTool => true,
         };

@@ -407,26 +407,42 @@ fn notes_in(conn: &Connection, start: &str, end: &str, limit: u32) -> Result<Not
         .prepare_cached("SELECT count(*) FROM notes WHERE created >= ?1 AND created < ?2")
         .and_then(|mut stmt| stmt.query_row(params![start, end], |row| row.get(0)))
         .map_err(db_error)?;
-    let mut stmt = conn
+    // The page of notes (the `created` index gives their order), then the tags of that page
+    // in one query (the tags' key gives their order): no sorting, no sub-select per note.
+    let mut notes: Vec<NoteSummary> = conn
         .prepare_cached(
-            "SELECT n.id, n.title, n.created, \
-                    (SELECT json_group_array(tag) FROM (SELECT tag FROM tags WHERE note_id = n.id ORDER BY tag)) \
-             FROM notes n WHERE n.created >= ?1 AND n.created < ?2 \
-             ORDER BY n.created, n.id LIMIT ?3",
+            "SELECT id, title, created FROM notes \
+             WHERE created >= ?1 AND created < ?2 ORDER BY created, id LIMIT ?3",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_map(params![start, end, limit], |row| {
+                Ok(NoteSummary {
+                    id: row.get(0)?,
+                    title: row.get(1)?,
+                    created: row.get(2)?,
+                    tags: Vec::new(),
+                })
+            })?
+            .collect()
+        })
+        .map_err(db_error)?;
+    let place: std::collections::HashMap<i64, usize> =
+        notes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+    let mut tags = conn
+        .prepare_cached(
+            "SELECT note_id, tag FROM tags WHERE note_id IN \
+             (SELECT id FROM notes WHERE created >= ?1 AND created < ?2 \
+              ORDER BY created, id LIMIT ?3) \
+             ORDER BY note_id, tag",
         )
         .map_err(db_error)?;
-    let notes = stmt
-        .query_map(params![start, end, limit], |row| {
-            Ok(NoteSummary {
-                id: row.get(0)?,
-                title: row.get(1)?,
-                created: row.get(2)?,
-                tags: tags_column(row, 3)?,
-            })
-        })
-        .map_err(db_error)?
-        .collect::<Result<_, _>>()
-        .map_err(db_error)?;
+    let mut rows = tags.query(params![start, end, limit]).map_err(db_error)?;
+    while let Some(row) = rows.next().map_err(db_error)? {
+        let note: i64 = row.get(0).map_err(db_error)?;
+        if let Some(&i) = place.get(&note) {
+            notes[i].tags.push(row.get(1).map_err(db_error)?);
+        }
+    }
     Ok(NoteList { total, notes })
 }
 

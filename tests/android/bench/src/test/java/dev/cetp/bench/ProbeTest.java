@@ -59,6 +59,14 @@ public class ProbeTest {
       long t4 = System.nanoTime();
       for (int i = 0; i < n; i++) call.invoke("list_tools", (String) null, (String) null, (String) null, 10_321, tok, pk, dg);
       long t5 = System.nanoTime();
+      Method crM = nb.getDeclaredMethod("constantReply", String.class);
+      crM.setAccessible(true);
+      MethodHandle cr = MethodHandles.lookup().unreflect(crM);
+      for (int i = 0; i < n; i++) cr.invoke("x");
+      long t6 = System.nanoTime();
+      for (int i = 0; i < n; i++) call.invoke("x", (String) null, (String) null, (String) null, 10_321, tok, pk, dg);
+      long t7 = System.nanoTime();
+      System.out.printf("constantReply(x) %.3f us; unknown method %.3f us%n", (t6 - t5) / 1e3 / n, (t7 - t6) / 1e3 / n);
       System.out.printf("elapsedRealtime %.3f us; resolve %.3f us; native reject %.3f us; full reject %.3f us; native list_tools %.3f us%n",
           (t1 - t0) / 1e3 / n, (t2 - t1) / 1e3 / n, (t3 - t2) / 1e3 / n, (t4 - t3) / 1e3 / n, (t5 - t4) / 1e3 / n);
     }
