@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::auth::Clock;
+use crate::clock::Clock;
 // Kept for the modules that still name the caller through here; `crate::caller` owns it.
 pub(crate) use crate::caller::Caller;
 use crate::error::ToolError;
@@ -223,7 +223,7 @@ impl<'a> CallContext<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::ManualClock;
+    use crate::clock::ManualClock;
 
     #[test]
     fn a_deadline_follows_the_providers_clock() {

@@ -90,6 +90,7 @@ extern crate self as cetp_provider;
 mod app;
 pub mod auth;
 mod caller;
+mod clock;
 mod context;
 mod error;
 pub mod host;

@@ -981,7 +981,7 @@ mod tests {
     use std::sync::{Arc, Condvar, Mutex};
 
     use super::*;
-    use crate::auth::ManualClock;
+    use crate::clock::ManualClock;
     use crate::{ErrorCode, tool, tools};
 
     /// A tool that waits until the test lets it go, or until its deadline passes.

@@ -7,7 +7,8 @@ mod support;
 
 use std::time::Duration;
 
-use cetp_provider::auth::{AdminResponse, Approval, Auth, ManualClock, RateLimit};
+use cetp_provider::auth::admin::AdminResponse;
+use cetp_provider::auth::{Approval, Auth, ManualClock, RateLimit};
 use cetp_provider::{Caller, ErrorCode, Provider};
 use serde_json::Value;
 use support::*;

@@ -5,7 +5,8 @@ mod support;
 
 use std::time::Duration;
 
-use cetp_provider::auth::{AdminError, AdminResponse, Approval, Auth, ManualClock, RateLimit};
+use cetp_provider::auth::admin::{AdminError, AdminResponse};
+use cetp_provider::auth::{Approval, Auth, ManualClock, RateLimit};
 use cetp_provider::testing::Consumer;
 use cetp_provider::{
     AccessLevel, App, BuildError, Caller, ErrorCode, Provider, Response, host::CallerPackage,

@@ -1,12 +1,14 @@
 //! The approval screen's side: [`Approval`], the [`Authorizer`] methods that change the store,
-//! and the JSON interface ([`AdminRequest`] → [`AdminResponse`]).
+//! and the JSON interface ([`AdminRequest`] → [`AdminResponse`]) the template's screens speak
+//! (through `Provider::handle_admin_json`), with the types of its replies.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::access_log::{AccessSummary, ToolAccess};
 use super::store::{Change, StoreData, access_level};
-use super::{AccessSummary, Authorizer, Denial, Grant, PendingRequest, ScopeGrant, ScopeInfo};
+use super::{Authorizer, Denial, Grant, PendingRequest, ScopeGrant, ScopeInfo};
 use crate::context::AccessLevel;
 use crate::log_text::Escaped;
 
@@ -725,7 +727,7 @@ impl Authorizer {
     ///
     /// ```
     /// use cetp_provider::{App, Provider};
-    /// use cetp_provider::auth::AdminResponse;
+    /// use cetp_provider::auth::admin::AdminResponse;
     ///
     /// let dir = tempfile::tempdir().unwrap();
     /// let provider = Provider::builder("Notes")

@@ -52,7 +52,7 @@
 //! `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built
 //! without an app or [`Auth::store_dir`] has no store, and its user-approval calls fail closed
 //! (`INTERNAL_ERROR`). The approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
-//! (see [`AdminRequest`] for the JSON).
+//! (see [`admin::AdminRequest`] for the JSON).
 //!
 //! # The grant store
 //!
@@ -105,7 +105,7 @@
 //! Times are milliseconds since the Unix epoch; `certificate_sha256` is the lower-case hex
 //! SHA-256 digest of the consumer's signing certificate. A grant is always pinned: the approval
 //! screen cannot approve a package whose certificate the platform did not report
-//! ([`AdminError::NoCertificate`]). A denial may have `certificate_sha256: null` (it then
+//! ([`admin::AdminError::NoCertificate`]). A denial may have `certificate_sha256: null` (it then
 //! refuses the package whatever its certificate). Unknown fields are ignored; another
 //! `version` is not read. A file may carry `"decisions_lost": true` (see below).
 //!
@@ -120,13 +120,14 @@
 //! older one: recovering from it can bring back neither a change the screen was told failed
 //! (`persist_failed`) nor a grant revoked since. A copy that cannot be written after the file
 //! is only logged (the file holds the change) and is written again by the next save. All file
-//! operations go through [`StoreFs`], which tests replace to inject faults.
+//! operations go through a file-system seam (`StoreFs`, public with the `test-util` feature), which
+//! tests replace to inject faults.
 //!
 //! When a change takes effect depends on its direction:
 //!
 //! - **Narrowing** (revoke, deny) is in force in memory at once, then saved, with retries.
 //!   If it cannot be saved (a full disk), it stays in force, the state says so
-//!   ([`AdminState::unsaved_changes`]), and every later change, the approval screen and (at
+//!   ([`admin::AdminState::unsaved_changes`]), and every later change, the approval screen and (at
 //!   most once a second) the call path retry the save.
 //! - **Widening** (approve, clear a denial) is in force only once durably saved; if it cannot
 //!   be, nothing changes and the screen gets `persist_failed`. An error after the new file was
@@ -218,8 +219,7 @@
 //! [`Tool::SCOPES`]: crate::Tool::SCOPES
 
 mod access_log;
-mod admin;
-mod clock;
+pub mod admin;
 mod fs;
 mod pending;
 mod rate;
@@ -232,13 +232,18 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-pub use access_log::{ACCESS_LOG_FILE_NAME, AccessSummary, ToolAccess};
-pub use admin::{
-    AdminError, AdminErrorBody, AdminRequest, AdminResponse, AdminState, Approval, GrantState,
-    ScopeState,
-};
-pub use clock::{Clock, ManualClock, SystemClock};
+#[cfg(feature = "test-util")]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
+pub use crate::clock::{Clock, ManualClock, SystemClock};
+#[cfg(not(feature = "test-util"))]
+pub(crate) use crate::clock::{Clock, SystemClock};
+pub use access_log::ACCESS_LOG_FILE_NAME;
+pub use admin::Approval;
+#[cfg(feature = "test-util")]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
+#[cfg(not(feature = "test-util"))]
+pub(crate) use fs::{OsFs, StoreFs};
 pub use pending::{
     PENDING_IDLE_EXPIRY, PENDING_MAX_AGE, PendingPackage, PendingRequest, ScopeInfo,
 };
@@ -454,8 +459,11 @@ impl Auth {
         self
     }
 
-    /// The clock for grant expiry and rate limits (default [`SystemClock`]); tests pass a
-    /// [`ManualClock`].
+    /// The clock for grant expiry, rate limits, pending requests and call deadlines (default
+    /// [`SystemClock`]); tests pass a [`ManualClock`]. A test seam: needs the `test-util`
+    /// feature.
+    #[cfg(feature = "test-util")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
     pub fn clock(mut self, clock: impl Clock) -> Self {
         self.clock = Arc::new(clock);
         self
@@ -472,7 +480,10 @@ impl Auth {
 
     /// The file system the grant store uses (default [`OsFs`]); tests pass one that injects
     /// faults. Stores on the real file system are shared per canonical directory within the
-    /// process; stores on another [`StoreFs`] never are.
+    /// process; stores on another [`StoreFs`] never are. A test seam: needs the `test-util`
+    /// feature.
+    #[cfg(feature = "test-util")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
     pub fn store_fs(mut self, fs: Arc<dyn StoreFs>) -> Self {
         self.store_fs = fs;
         self

@@ -119,7 +119,7 @@ fn next_id() -> String {
     static PREFIX: OnceLock<String> = OnceLock::new();
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let prefix = PREFIX.get_or_init(|| {
-        let nonce = crate::auth::clock::system_now_ms() ^ (u64::from(std::process::id()) << 40);
+        let nonce = crate::clock::system_now_ms() ^ (u64::from(std::process::id()) << 40);
         format!("{nonce:x}")
     });
     format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
