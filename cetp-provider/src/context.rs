@@ -5,9 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::caller::Caller;
 use crate::clock::Clock;
-// Kept for the modules that still name the caller through here; `crate::caller` owns it.
-pub(crate) use crate::caller::Caller;
 use crate::error::ToolError;
 use crate::type_map::TypeMap;
 

@@ -555,24 +555,31 @@ fn pending_requests_are_bounded_and_coalesced() {
     assert_eq!(uids, [Some(20_001), Some(20_005)]);
 }
 
+/// A provider given neither an app nor a store directory (a host test) keeps the user's
+/// decisions in memory: the consumer is asked, approved and answered like on a device, and a
+/// new provider starts with nothing approved. With the app, the store is on disk.
 #[test]
-fn without_a_store_user_approval_fails_closed_and_the_app_brings_one() {
-    let provider = provider(Auth::user_approval());
-    let answer = call(&provider, &agent(), "read_notes");
-    assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
-    assert!(
-        answer
-            .error_message()
-            .unwrap()
-            .contains("grant store is not open"),
+fn without_a_directory_approvals_are_kept_in_memory_and_the_app_brings_a_store() {
+    let in_memory = provider(Auth::user_approval());
+    assert_eq!(in_memory.authorizer().store_path(), None);
+    let answer = call(&in_memory, &agent(), "read_notes");
+    assert_eq!(
+        answer.error_code(),
+        Some(ErrorCode::AuthRequired),
         "{answer}"
     );
-    assert!(Consumer::new(&provider).list_tools().is_success());
+    let request = in_memory.authorizer().pending().remove(0);
+    in_memory
+        .authorizer()
+        .approve(&request.id, Approval::as_listed(&request))
+        .unwrap();
+    assert!(call(&in_memory, &agent(), "read_notes").is_success());
+    assert!(Consumer::new(&in_memory).list_tools().is_success());
+    let again = provider(Auth::user_approval());
     assert_eq!(
-        provider
-            .authorizer()
-            .approve("x", Approval::scopes(["notes"])),
-        Err(AdminError::StoreUnavailable)
+        call(&again, &agent(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired),
+        "nothing outlives the provider"
     );
 
     let dir = tempfile::tempdir().unwrap();
@@ -581,6 +588,7 @@ fn without_a_store_user_approval_fails_closed_and_the_app_brings_one() {
         .app(App::new("com.example.notes", dir.path()))
         .build()
         .unwrap();
+    assert!(provider.authorizer().store_path().is_some());
     let answer = call(&provider, &agent(), "read_notes");
     assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));
     assert_eq!(

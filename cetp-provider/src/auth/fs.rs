@@ -3,10 +3,12 @@
 //! implementation behind [`Auth::store_fs`](crate::auth::Auth::store_fs).
 
 use std::any::Any;
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A file being written by the store (a temp file, later renamed into place).
 pub trait StoreFile: Send {
@@ -170,6 +172,94 @@ impl StoreFs for OsFs {
     }
 }
 
+/// Files kept in memory: the store of a provider given no directory (a host test that did not
+/// call `ProviderBuilder::app` or `Auth::store_dir`), whose decisions last as long as it does.
+#[derive(Debug, Default)]
+pub(crate) struct MemFs {
+    files: Arc<Mutex<BTreeMap<PathBuf, Vec<u8>>>>,
+}
+
+/// A file being written to a [`MemFs`].
+struct MemFile {
+    path: PathBuf,
+    files: Arc<Mutex<BTreeMap<PathBuf, Vec<u8>>>>,
+}
+
+impl StoreFile for MemFile {
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
+        files
+            .get_mut(&self.path)
+            .ok_or_else(not_found)?
+            .extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl MemFs {
+    fn files(&self) -> MutexGuard<'_, BTreeMap<PathBuf, Vec<u8>>> {
+        self.files.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn not_found() -> io::Error {
+    io::Error::from(io::ErrorKind::NotFound)
+}
+
+impl StoreFs for MemFs {
+    fn create_dir_all(&self, _dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn lock(&self, _path: &Path) -> io::Result<LockGuard> {
+        Ok(Box::new(()))
+    }
+
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.files().get(path).cloned().ok_or_else(not_found)
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<OsString>> {
+        Ok(self
+            .files()
+            .keys()
+            .filter(|path| path.parent() == Some(dir))
+            .filter_map(|path| path.file_name().map(ToOwned::to_owned))
+            .collect())
+    }
+
+    fn create_new(&self, path: &Path) -> io::Result<Box<dyn StoreFile>> {
+        let mut files = self.files();
+        if files.contains_key(path) {
+            return Err(io::Error::from(io::ErrorKind::AlreadyExists));
+        }
+        files.insert(path.to_owned(), Vec::new());
+        Ok(Box::new(MemFile {
+            path: path.to_owned(),
+            files: Arc::clone(&self.files),
+        }))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let mut files = self.files();
+        let bytes = files.remove(from).ok_or_else(not_found)?;
+        files.insert(to.to_owned(), bytes);
+        Ok(())
+    }
+
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        self.files().remove(path).map(drop).ok_or_else(not_found)
+    }
+
+    fn sync_dir(&self, _dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// `flock(LOCK_EX | LOCK_NB)`: advisory, released when the file is closed (also when the
 /// process dies).
 #[cfg(unix)]
@@ -188,4 +278,33 @@ fn lock_exclusive(file: &File) -> io::Result<()> {
 #[cfg(not(unix))]
 fn lock_exclusive(_file: &File) -> io::Result<()> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_files_are_written_renamed_listed_and_removed() {
+        let fs = MemFs::default();
+        let dir = Path::new("/memory");
+        let mut file = fs.create_new(&dir.join("a.tmp")).unwrap();
+        file.write_all(b"x").unwrap();
+        file.write_all(b"y").unwrap();
+        file.sync().unwrap();
+        fs.rename(&dir.join("a.tmp"), &dir.join("a")).unwrap();
+        drop(file);
+        assert_eq!(fs.read(&dir.join("a")).unwrap(), b"xy");
+        assert_eq!(fs.list(dir).unwrap(), ["a"]);
+        assert!(fs.create_new(&dir.join("a")).is_err());
+        fs.remove(&dir.join("a")).unwrap();
+        assert_eq!(
+            fs.read(&dir.join("a")).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
+        assert!(
+            fs.canonical_dir(dir).is_none(),
+            "never shared per directory"
+        );
+    }
 }

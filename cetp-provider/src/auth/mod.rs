@@ -46,12 +46,12 @@
 //!
 //! # On Android
 //!
-//! The runtime builds the provider when the app starts, with the app it runs in
+//! The runtime builds the provider on its first call, with the app it runs in
 //! ([`ProviderBuilder::app`](crate::ProviderBuilder::app)): the grant store opens in the app's
 //! no-backup directory ([`App::no_backup_dir`]; see "Nothing leaves the phone" below) and
-//! `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built
-//! without an app or [`Auth::store_dir`] has no store, and its user-approval calls fail closed
-//! (`INTERNAL_ERROR`). The approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
+//! `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built without an
+//! app or [`Auth::store_dir`] (a host test) keeps the user's decisions in memory, for as long
+//! as it lives, and works otherwise the same. The approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
 //! (see [`admin::AdminRequest`] for the JSON).
 //!
 //! # The grant store
@@ -229,7 +229,7 @@ mod tests;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 #[cfg(feature = "test-util")]
@@ -251,7 +251,8 @@ pub use rate::RateLimit;
 pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, StoreError};
 
 use crate::app::App;
-use crate::context::{AccessLevel, Caller};
+use crate::caller::Caller;
+use crate::context::AccessLevel;
 use crate::error::ToolError;
 use crate::log_text::Escaped;
 use crate::tool::ToolDescriptor;
@@ -260,6 +261,9 @@ use rate::RateLimiter;
 use store::GrantStore;
 
 pub use crate::wire::AUTHORIZE_ACTION_SUFFIX;
+
+/// Where the store of a provider given no directory lives (in memory; see `fs::MemFs`).
+const MEMORY_STORE_DIR: &str = "/cetp-memory-store";
 
 /// How many pending requests are kept by default, one per UID at most: 64. Filling the list
 /// takes 64 apps installed under 64 UIDs, each asking again within
@@ -668,6 +672,22 @@ impl Authorizer {
                 GrantStore::open(dir, auth.store_fs.clone(), auth.clock.now_ms(), legacy)
                     .map_err(|e| e.to_string())?,
             ),
+            // No app and no directory (a host test): the user's decisions are kept in memory,
+            // for as long as the provider lives. On Android the runtime always gives the app.
+            None if auth.mode == Mode::UserApproval => {
+                log::info!(
+                    "CETP: `{provider_name}` was given no app and no store directory; its approvals are kept in memory only"
+                );
+                Some(
+                    GrantStore::open(
+                        Path::new(MEMORY_STORE_DIR),
+                        Arc::new(fs::MemFs::default()),
+                        auth.clock.now_ms(),
+                        None,
+                    )
+                    .map_err(|e| e.to_string())?,
+                )
+            }
             None => None,
         };
         Ok(Authorizer {
@@ -690,9 +710,11 @@ impl Authorizer {
         })
     }
 
-    /// The path of the bound store file, if a store is bound.
+    /// The path of the store file, if the store is on disk (`None` for one kept in memory).
     pub fn store_path(&self) -> Option<PathBuf> {
-        self.bound_store().map(|s| s.path().to_owned())
+        self.bound_store()
+            .map(|s| s.path().to_owned())
+            .filter(|path| !path.starts_with(MEMORY_STORE_DIR))
     }
 
     /// The `authorize_intent` action sent with `AUTH_REQUIRED`, if one is known.

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::Caller;
+use crate::caller::Caller;
 
 /// A caller that asked for data it has no grant for, waiting for the user's decision.
 ///

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::context::Caller;
+use crate::caller::Caller;
 
 /// A token bucket: up to `burst` calls at once, then one more every `refill_every`.
 ///
