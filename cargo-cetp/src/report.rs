@@ -136,7 +136,7 @@ pub fn undescribed_parameters(raw_tools: &Value) -> Vec<Finding> {
     out
 }
 
-/// Verbs a scope description should not start with: it completes "allow <agent> to read: …",
+/// Verbs a scope description should not start with: it completes "allow `<agent>` to read: …",
 /// which already says what the agent does.
 const VERBS: &[&str] = &[
     "read",
@@ -177,9 +177,9 @@ const VERBS: &[&str] = &[
     "knows",
 ];
 
-/// Scope descriptions that read wrongly where the user and the agent see them: the hint "Open
-/// <app> and allow <agent> to read: <description>" and the consent question "Allow <agent> to
-/// read <description> from <app>?".
+/// Scope descriptions that read wrongly where the user and the agent see them: the hint `Open
+/// <app> and allow <agent> to read: <description>` and the consent question `Allow <agent> to
+/// read <description> from <app>?`.
 ///
 /// ```
 /// let info = serde_json::json!({"provider_name": "Recipes", "scopes": [
