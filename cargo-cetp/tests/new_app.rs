@@ -128,7 +128,7 @@ fn a_new_app_tests_checks_and_serves_mcp() {
         "the app must live outside the workspace"
     );
     let app = scratch.path().join("recipes");
-    run(cargo_cetp(&["new", app.to_str().unwrap()]));
+    run(&mut cargo_cetp(&["new", app.to_str().unwrap()]));
     // The same versions as the SDK's own build, so its compiled dependencies are reused.
     std::fs::copy(workspace().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
     let manifest = app.join("Cargo.toml");
@@ -142,7 +142,7 @@ fn a_new_app_tests_checks_and_serves_mcp() {
     assert!(tests.contains("test result: ok. 4 passed"), "{tests}");
 
     // `check`: the table, conformance, the Android module, and nothing to fix.
-    let checked = run(cargo_cetp(&[
+    let checked = run(&mut cargo_cetp(&[
         "check",
         "--manifest-path",
         manifest.to_str().unwrap(),
@@ -261,7 +261,7 @@ fn a_new_app_tests_checks_and_serves_mcp() {
         );
     assert_ne!(changed, source);
     std::fs::write(&lib, changed).unwrap();
-    let checked = run(cargo_cetp(&[
+    let checked = run(&mut cargo_cetp(&[
         "check",
         "--manifest-path",
         manifest.to_str().unwrap(),
