@@ -1,6 +1,9 @@
 //! What `#[tool]` generates: the function stays callable, the `Tool` constants, the argument
 //! schema, context injection, return types, and registration through `tools!`.
 #![deny(warnings)]
+// The parameters here test the expansion (odd names, shadowing), not their descriptions: the
+// warning for a parameter without a doc comment is tested in ui/undocumented_param.rs.
+#![allow(deprecated)]
 
 use cetp_provider::auth::Auth;
 use cetp_provider::testing::Consumer;

@@ -501,6 +501,33 @@ fn is_result(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|s| s.ident == "Result")
 }
 
+/// Whether a parameter's forwarded attributes hold a doc comment with text.
+fn documented(attrs: &[Attribute]) -> bool {
+    docs::doc_strings(attrs).map_or(true, |docs| !docs::description(&docs).is_empty())
+}
+
+/// A compile-time warning at `param`, which has no doc comment: stable proc macros cannot emit
+/// warnings, so this uses a deprecated constant, which rustc reports (lint `deprecated`, on by
+/// default) where it is used: the parameter's name.
+fn undocumented_warning(tool: &str, param: &Ident) -> TokenStream {
+    let unraw = param.unraw().to_string();
+    let note = format!(
+        "parameter `{unraw}` of tool `{tool}` has no doc comment, so the model gets no \
+         description of it; write one above the parameter: `/// What it is, with an example value.`"
+    );
+    let marker = Ident::new("parameter_without_doc_comment", Span::call_site());
+    // The same name, spanned at the parameter: where rustc reports the use.
+    let usage = Ident::new("parameter_without_doc_comment", param.span());
+    quote! {
+        const _: () = {
+            #[deprecated(note = #note)]
+            #[allow(non_upper_case_globals)]
+            const #marker: () = ();
+            #usage
+        };
+    }
+}
+
 /// The metadata items of the `Tool` impl: title and hints when given, and `output_schema`,
 /// which advertises the result type's schema when it implements `JsonSchema`.
 fn meta_items(meta: &MetaAttr, output_ty: &TokenStream) -> TokenStream {
@@ -619,6 +646,12 @@ fn generate(func: &ItemFn, tool: &ToolFn, meta: &MetaAttr) -> TokenStream {
     };
 
     let meta_items = meta_items(meta, &output_ty);
+    let doc_warnings = tool.params.iter().filter_map(|param| match param {
+        Param::Arg { ident, attrs, .. } if !documented(attrs) => {
+            Some(undocumented_warning(name, ident))
+        }
+        _ => None,
+    });
 
     // The derives report some missing-trait errors at their own call site: make that the
     // parameter list rather than `#[tool]`.
@@ -636,6 +669,7 @@ fn generate(func: &ItemFn, tool: &ToolFn, meta: &MetaAttr) -> TokenStream {
         #vis struct #fn_ident {}
 
         #name_check
+        #(#doc_warnings)*
 
         const _: () = {
             #derive

@@ -102,9 +102,29 @@ use proc_macro::TokenStream;
 ///
 /// Unknown properties are rejected (`additionalProperties: false`).
 ///
-/// One parameter of type `&CallContext` (in any position) receives the call context: the
-/// caller's identity, the request id and the access level. It is injected by the provider and
-/// never appears in the schema.
+/// Two kinds of reference parameters are injected by the provider and never appear in the
+/// schema:
+///
+/// - one `&CallContext` (in any position) receives the call context: the caller's identity,
+///   the request id and the access level;
+/// - any other `&T` of a sized type borrows **provider state**, the value of type `T` given to
+///   `ProviderBuilder::state` (a database pool, a client, settings); a provider whose tool
+///   borrows a type it was not given does not build.
+///
+/// ```text
+/// /// Finds a note by id.
+/// #[tool]
+/// fn get_note(
+///     /// The note's id, from `search_notes`.
+///     id: u32,
+///     db: &NotesDb,            // provider state: `.state(NotesDb::open(dir)?)`
+///     ctx: &CallContext,       // the call context
+/// ) -> Result<Note, ToolError> { ... }
+/// ```
+///
+/// Every other parameter should have a doc comment: it is the only description of the
+/// property the model gets. A parameter without one compiles, with a warning at the parameter
+/// (lint `deprecated`, the way stable procedural macros can warn).
 ///
 /// # Return type
 ///
@@ -127,9 +147,11 @@ use proc_macro::TokenStream;
 /// - `async fn` (CETP calls arrive on a Binder thread that blocks until the answer: do the
 ///   work blocking, or call your runtime's `block_on` inside the function), `unsafe fn`, generic
 ///   functions and `self` receivers;
-/// - parameters taken by reference (`&T`, `&mut T`) other than `&CallContext`, `impl Trait`
-///   parameters or return types, patterns instead of plain names, duplicate names, `#[cfg]` on a
-///   parameter, and more than one `&CallContext`.
+/// - arguments taken by reference (`&str`, `&[T]`, `&Path`: take `String`, `Vec<T>`,
+///   `PathBuf`), `&mut T` parameters (provider state is shared by every call), `impl Trait`
+///   parameters or return types, patterns instead of plain names, duplicate names, `#[cfg]` on
+///   a parameter, more than one `&CallContext`, and argument attributes (`#[schemars]`,
+///   `#[serde]`) on an injected parameter.
 ///
 /// Types that do not implement the required traits are reported by the compiler at the
 /// parameter or return type.

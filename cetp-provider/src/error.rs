@@ -89,6 +89,44 @@ impl std::str::FromStr for ErrorCode {
 /// }
 /// assert_eq!(read().unwrap_err().code(), ErrorCode::InternalError);
 /// ```
+///
+/// # When the thing asked for does not exist
+///
+/// Two different answers, depending on what the call asked:
+///
+/// - **A search or a list** ("notes about X", "expenses in March") that finds nothing is a
+///   success with an empty result (`[]`, or `{"notes":[]}`): the call was right, there is just
+///   nothing to show. An error would tell the model its call was wrong and make it retry.
+/// - **One thing by its id** (`get_note` with `id: 42`) that does not exist is
+///   [`ToolError::invalid_args`]: the argument is wrong. Name the id and say where valid ids
+///   come from (the tool that lists them), so the model can recover in one step. Do not use
+///   [`ToolError::tool_not_found`]: that code means the *tool* does not exist, and consumers
+///   treat it that way.
+///
+/// ```
+/// use cetp_provider::{ErrorCode, ToolError};
+///
+/// struct Note { id: u32, title: String }
+/// let notes = [Note { id: 7, title: "Groceries".into() }];
+///
+/// fn search_notes(notes: &[Note], words: &str) -> Vec<String> {
+///     // Nothing found is not an error.
+///     notes.iter().filter(|n| n.title.contains(words)).map(|n| n.title.clone()).collect()
+/// }
+///
+/// fn get_note(notes: &[Note], id: u32) -> Result<String, ToolError> {
+///     notes.iter().find(|n| n.id == id).map(|n| n.title.clone()).ok_or_else(|| {
+///         ToolError::invalid_args(format!(
+///             "no note has the id {id}; `search_notes` returns the ids of existing notes"
+///         ))
+///     })
+/// }
+///
+/// assert!(search_notes(&notes, "taxes").is_empty());
+/// let missing = get_note(&notes, 42).unwrap_err();
+/// assert_eq!(missing.code(), ErrorCode::InvalidArgs);
+/// assert_eq!(get_note(&notes, 7).unwrap(), "Groceries");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct ToolError {
@@ -110,7 +148,9 @@ impl ToolError {
     }
 
     /// `INVALID_ARGS`: the arguments are well-formed but make no sense (an unknown id, a reversed
-    /// range). Schema violations are caught before the tool runs.
+    /// range). Schema violations are caught before the tool runs. For an unknown id, say where
+    /// valid ids come from (see [When the thing asked for does not
+    /// exist](ToolError#when-the-thing-asked-for-does-not-exist)).
     pub fn invalid_args(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidArgs, message)
     }
@@ -135,7 +175,8 @@ impl ToolError {
         Self::new(ErrorCode::RateLimited, message)
     }
 
-    /// `TOOL_NOT_FOUND`: the tool does not exist (rarely useful inside a tool).
+    /// `TOOL_NOT_FOUND`: the tool does not exist (hosts answer it; a tool whose *data* was not
+    /// found answers an empty result or `INVALID_ARGS` instead).
     pub fn tool_not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::ToolNotFound, message)
     }

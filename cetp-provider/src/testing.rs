@@ -42,6 +42,7 @@ use crate::caller::Caller;
 use crate::context::AccessLevel;
 use crate::host::Request;
 use crate::provider::Provider;
+#[cfg(feature = "schema-report")]
 use crate::schema::{Api, CompatReport, ToolCompat};
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode, Response};
@@ -83,10 +84,11 @@ impl<'p> Consumer<'p> {
     }
 
     /// Plays the user approving this consumer for every tool, the way the approval screen does:
-    /// calls each tool once (so the provider records a pending request from this caller, with
-    /// every scope the tools need), then approves this caller's pending requests at `access`
-    /// with no expiry. The provider must use user approval with a grant store (built with
-    /// [`ProviderBuilder::app`](crate::ProviderBuilder::app) or
+    /// calls each tool once with arguments no schema accepts (so the provider records a pending
+    /// request from this caller, with every scope the tools need, and no tool body runs), then
+    /// approves this caller's pending requests at `access` with no expiry. The provider must use
+    /// user approval (its grants are kept in memory when it was given neither
+    /// [`ProviderBuilder::app`](crate::ProviderBuilder::app) nor
     /// [`crate::auth::Auth::store_dir`]).
     ///
     /// ```
@@ -118,7 +120,7 @@ impl<'p> Consumer<'p> {
     /// allowlist policy, no grant store, a denied caller) or refused the approval.
     pub fn approve(&self, access: AccessLevel) -> Result<(), ApprovalError> {
         for tool in self.provider.tools() {
-            self.execute(&tool.name, "{}");
+            self.execute(&tool.name, NEVER_VALID_ARGS);
         }
         let auth = self.provider.authorizer();
         let mine: Vec<_> = auth
@@ -134,7 +136,7 @@ impl<'p> Consumer<'p> {
             .collect();
         if mine.is_empty() {
             return Err(ApprovalError(format!(
-                "the provider recorded no pending request from {}; approval needs the user-approval policy and a grant store",
+                "the provider recorded no pending request from {}; approval needs the user-approval policy (and a caller it does not deny)",
                 self.caller.describe()
             )));
         }
@@ -166,6 +168,10 @@ impl<'p> Consumer<'p> {
     }
 }
 
+/// Arguments no `#[tool]` schema accepts (an unknown property): a call with them is refused or
+/// answered `INVALID_ARGS` before any tool body runs.
+const NEVER_VALID_ARGS: &str = r#"{"cetp_conformance_unknown":1}"#;
+
 /// [`Consumer::approve`] could not approve the consumer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -176,13 +182,16 @@ pub struct ApprovalError(String);
 #[error("provider is not CETP v1 conformant:\n- {}", .0.join("\n- "))]
 pub struct ConformanceError(pub Vec<String>);
 
-/// What [`check_conformance`] found that CETP allows but some LLM API would not: each tool's
-/// `parameters`, as `list_tools` served them, checked against every [`Api`]'s rules.
+/// What [`check_conformance`] found besides violations: the tools it audited, each with the
+/// `parameters` `list_tools` served.
 ///
-/// The findings are warnings, because consumers and gateways adapt schemas per model;
-/// [`Conformance::require`] makes the ones of chosen APIs errors.
+/// With the feature `schema-report` (tooling, not what an app ships) it also says what CETP
+/// allows but some LLM API would not: each tool's `parameters` checked against every
+/// `schema::Api`'s rules. Those findings are warnings, because consumers and gateways adapt
+/// schemas per model; `Conformance::require` makes the ones of chosen APIs errors.
 ///
 /// ```
+/// # #[cfg(feature = "schema-report")] {
 /// use cetp_provider::schema::Api;
 /// use cetp_provider::testing::check_conformance;
 /// use cetp_provider::{Provider, tool, tools};
@@ -203,29 +212,54 @@ pub struct ConformanceError(pub Vec<String>);
 ///     .build()
 ///     .unwrap();
 /// let conformance = check_conformance(&provider).unwrap();
+/// assert_eq!(conformance.tools().map(|(name, _)| name).collect::<Vec<_>>(), ["count"]);
 /// conformance.require(&[Api::OpenAi, Api::Anthropic]).unwrap();
 /// let strict = conformance.require(&[Api::AnthropicStrict]).unwrap_err();
 /// assert!(strict.to_string().contains("`maximum` at /properties/n"), "{strict}");
+/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conformance {
-    /// The compatibility of every tool with every API.
-    pub report: CompatReport,
+    tools: Vec<(String, Value)>,
 }
 
 impl Conformance {
-    /// Every finding, one line each (`tool / API: problem`).
-    pub fn warnings(&self) -> Vec<String> {
-        self.report.details()
+    /// The audited tools as `(name, parameters)`, in `list_tools` order.
+    pub fn tools(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.tools
+            .iter()
+            .map(|(name, params)| (name.as_str(), params))
     }
 
-    /// Makes the findings for `apis` errors: `Ok` when every tool passes each of them.
+    /// The compatibility of every tool with every API.
+    #[cfg(feature = "schema-report")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "schema-report")))]
+    pub fn report(&self) -> CompatReport {
+        CompatReport {
+            rows: self
+                .tools
+                .iter()
+                .map(|(name, params)| ToolCompat::check(name, params))
+                .collect(),
+        }
+    }
+
+    /// Every schema finding, one line each (`tool / API: problem`).
+    #[cfg(feature = "schema-report")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "schema-report")))]
+    pub fn warnings(&self) -> Vec<String> {
+        self.report().details()
+    }
+
+    /// Makes the schema findings for `apis` errors: `Ok` when every tool passes each of them.
     ///
     /// # Errors
     /// [`ConformanceError`] listing each finding for `apis`.
+    #[cfg(feature = "schema-report")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "schema-report")))]
     pub fn require(&self, apis: &[Api]) -> Result<(), ConformanceError> {
         let mut violations = Vec::new();
-        for row in &self.report.rows {
+        for row in &self.report().rows {
             for api in apis {
                 for finding in row.findings(*api) {
                     violations.push(format!("{} / {api}: {finding}", row.tool));
@@ -240,20 +274,72 @@ impl Conformance {
     }
 }
 
-/// Audits `provider` against CETP v1, calling as the default [`Consumer`].
+/// Audits `provider` against CETP v1, calling as the default [`Consumer`]
+/// (`com.example.consumer`, UID 10 001, certificate [`CONSUMER_CERTIFICATE_SHA256`]).
 ///
 /// Checks the envelope of every answer (`status`, `data` a JSON string, known error codes with
 /// messages), the `list_tools` and `get_provider_info` shapes, tool names (valid and unique),
 /// that every `parameters` is an object schema with `properties` and no `$ref`, and the error
 /// codes for an unknown method, an unknown tool, a missing `tool_name`, non-JSON, non-object and
-/// unknown-property arguments. Use [`check_conformance_as`] for a provider that gates callers.
+/// unknown-property arguments. No tool body runs: every `execute_tool` it sends is refused
+/// before the tool would run.
 ///
-/// On success it returns the schema [`Conformance`] per LLM API, as warnings.
+/// # What it does to the provider's grants
+///
+/// Under user approval (the default policy) those probes need an approved caller. So when a
+/// probe answers `AUTH_REQUIRED`, the check approves its own consumer first, exactly as
+/// [`Consumer::approve`] with [`AccessLevel::Full`] does: it calls each tool once (refused,
+/// which records a pending request), then approves that request with every scope the tools
+/// need, full access and no expiry. The grant is saved in the provider's grant store (in
+/// memory for a provider given no app or store directory) and stays there after the check,
+/// pinned to [`CONSUMER_CERTIFICATE_SHA256`]. Nothing is approved when the probes are not
+/// refused (an open policy, an already approved consumer), and nothing else in the store
+/// changes. A provider that does not admit the consumer (an allowlist, a denial) fails the
+/// check with a line saying so; use [`check_conformance_as`] with a caller it admits.
+///
+/// On success it returns the audited tools ([`Conformance`]; with the feature
+/// `schema-report`, their schema findings per LLM API, as warnings).
+///
+/// ```
+/// use cetp_provider::testing::check_conformance;
+/// use cetp_provider::{App, Provider, tool, tools};
+///
+/// /// Counts the user's notes.
+/// #[tool(scopes = ["notes.read"])]
+/// fn count_notes() -> u32 { 3 }
+///
+/// let files = tempfile::tempdir().unwrap();
+/// let provider = Provider::builder("Notes")
+///     .scope("notes.read", "your notes")
+///     .tools(tools![count_notes])
+///     .app(App::new("com.example.notes", files.path())) // user approval, grants stored here
+///     .build()
+///     .unwrap();
+/// check_conformance(&provider).unwrap();
+/// // The check's own consumer is now approved, and nobody else.
+/// let grants = provider.authorizer().grants();
+/// assert_eq!(grants.len(), 1);
+/// assert_eq!(grants[0].package, "com.example.consumer");
+/// ```
 ///
 /// # Errors
 /// [`ConformanceError`] listing every violation.
 pub fn check_conformance(provider: &Provider) -> Result<Conformance, ConformanceError> {
-    check_conformance_as(provider, &Consumer::new(provider).caller)
+    let consumer = Consumer::new(provider);
+    let codes: Vec<Option<ErrorCode>> = provider
+        .tools()
+        .iter()
+        .map(|tool| consumer.execute(&tool.name, NEVER_VALID_ARGS).error_code())
+        .collect();
+    if codes.contains(&Some(ErrorCode::AuthRequired)) {
+        if let Err(why) = consumer.approve(AccessLevel::Full) {
+            return Err(ConformanceError(vec![format!(
+                "the provider asks for the user's approval (`AUTH_REQUIRED`) but its consumer \
+                 could not be approved: {why}; use `check_conformance_as` with a caller it admits"
+            )]));
+        }
+    }
+    check_conformance_as(provider, &consumer.caller)
 }
 
 /// [`check_conformance`] calling as `caller` (one the provider admits to every tool).
@@ -352,7 +438,7 @@ pub fn check_conformance_as(
 #[derive(Default)]
 struct Audit {
     violations: Vec<String>,
-    compat: Vec<ToolCompat>,
+    tools: Vec<(String, Value)>,
 }
 
 impl Audit {
@@ -438,7 +524,7 @@ impl Audit {
                 if params.to_string().contains("\"$ref\"") {
                     self.fail(format!("list_tools: `{name}` parameters use `$ref`"));
                 }
-                self.compat.push(ToolCompat::check(name, params));
+                self.tools.push((name.to_owned(), params.clone()));
             }
             _ => self.fail(format!("list_tools: `{name}` parameters are not an object")),
         }
@@ -446,11 +532,67 @@ impl Audit {
 
     fn finish(self) -> Result<Conformance, ConformanceError> {
         if self.violations.is_empty() {
-            Ok(Conformance {
-                report: CompatReport { rows: self.compat },
-            })
+            Ok(Conformance { tools: self.tools })
         } else {
             Err(ConformanceError(self.violations))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{App, tool, tools};
+
+    /// Counts the user's notes.
+    #[tool(scopes = ["notes.read"])]
+    fn count_notes() -> u32 {
+        3
+    }
+
+    fn notes(app: Option<App>) -> Provider {
+        let builder = Provider::builder("Notes")
+            .scope("notes.read", "your notes")
+            .tools(tools![count_notes]);
+        match app {
+            Some(app) => builder.app(app),
+            None => builder,
+        }
+        .build()
+        .unwrap()
+    }
+
+    #[test]
+    fn conformance_passes_under_user_approval_by_approving_its_own_consumer() {
+        let dir = tempfile::tempdir().unwrap();
+        let provider = notes(Some(App::new("com.example.notes", dir.path())));
+        let stranger = Caller::app(10_002, "com.example.other").with_certificate("ab".repeat(32));
+        check_conformance(&provider).unwrap();
+        let grants = provider.authorizer().grants();
+        assert_eq!(grants.len(), 1, "{grants:?}");
+        assert_eq!(grants[0].package, "com.example.consumer");
+        assert_eq!(
+            grants[0].certificate_sha256.as_deref(),
+            Some(CONSUMER_CERTIFICATE_SHA256)
+        );
+        assert!(provider.authorizer().pending().is_empty());
+        // Nobody else was let in.
+        let other = Consumer::new(&provider).as_caller(stranger);
+        assert_eq!(
+            other.execute("count_notes", "{}").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+        // A second check finds its consumer approved and changes nothing.
+        check_conformance(&provider).unwrap();
+        assert_eq!(provider.authorizer().grants(), grants);
+    }
+
+    #[test]
+    fn conformance_passes_without_an_app_too() {
+        // No app, no store directory: the approval is kept in memory for the provider's life.
+        let provider = notes(None);
+        check_conformance(&provider).unwrap();
+        assert!(provider.authorizer().store_path().is_none());
+        assert_eq!(provider.authorizer().grants().len(), 1);
     }
 }

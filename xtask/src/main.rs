@@ -47,18 +47,20 @@ Tasks:
       (feature jni) and the fixture provider for that target; javac of the Android template
       against android-all with -Werror. See android-template/README.md.
   test
-      Every check: fmt, clippy, rustdoc, cargo test, the schema report, the MSRV, packaging,
-      android-check, host bundles of the fixture and every sample, and the Maven + Robolectric
-      end-to-end suite (with one short round of the benchmarks).
+      Every check: fmt, clippy, rustdoc, cargo test, the schema report, a new app made by
+      `cargo cetp new` outside the workspace (its tests, `cargo cetp check`, MCP sessions), the
+      MSRV, packaging, android-check, host bundles of the fixture and every sample, and the
+      Maven + Robolectric end-to-end suite (with one short round of the benchmarks).
   bench [--quick]
       What a call costs: the notes sample (release build) against a hand-written provider in one
       Robolectric JVM, the criterion benchmark of the Rust half, and each sample's release
       library size; writes docs/benchmarks.md. --quick: fewer rounds, for trying changes.
   schema-report [--check | --write]
       The samples' tool schemas checked against the rules of OpenAI, OpenAI strict, Anthropic,
-      Anthropic strict, Gemini and the portable core: one Markdown table per sample (fails when
-      a tool breaks OpenAI's or Anthropic's non-strict rules). --check compares the README's
-      copy, --write updates it.
+      Anthropic strict, Gemini and the portable core: one Markdown table per sample, from each
+      provider built for the host as `cargo cetp check` builds it (fails when a tool breaks
+      OpenAI's or Anthropic's non-strict rules). --check compares the README's copy, --write
+      updates it.
   lines
       The integration line count of every sample, file by file, against its budget (fails when a
       sample is over). The counting rules are in samples/README.md.

@@ -7,8 +7,10 @@
 //! 1. formatting, clippy (`-D warnings`, with and without the `jni` feature) and rustdoc
 //!    (`-D warnings`);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild, golden, property, crash tests
-//!    and the sample line budgets; then the samples' LLM API compatibility report, checked
-//!    against the README's copy;
+//!    and the sample line budgets; the tooling features of `cetp-provider` (`mcp`,
+//!    `schema-report`); then the samples' LLM API compatibility report, checked against the
+//!    README's copy; then `cargo cetp` end to end on a new app outside the workspace (`new`, its
+//!    `cargo test`, `check`, scripted MCP sessions: `cargo-cetp/tests/new_app.rs`);
 //! 3. the MSRV: `cargo +1.85 check` of the two published crates (the toolchain is installed with
 //!    rustup's minimal profile when missing);
 //! 4. `cargo package --no-verify` of the two published crates;
@@ -25,6 +27,9 @@ use crate::{android_check, host_build, schema_report};
 
 /// The Rust version `cetp-provider` and `cetp-macros` promise (`rust-version` in Cargo.toml).
 const MSRV: &str = "1.85";
+
+/// Every feature of `cetp-provider`: the bridge and the two tooling features.
+const TOOLING_FEATURES: &str = "jni,mcp,schema-report";
 
 /// Crates that get a host bundle and an end-to-end run.
 const BUNDLES: &[&str] = &[
@@ -69,6 +74,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
+    // The tooling features, which no app (and no other workspace member) enables.
+    util::run(util::cargo().args([
+        "clippy",
+        "-p",
+        "cetp-provider",
+        "--all-targets",
+        "--features",
+        TOOLING_FEATURES,
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
 
     step("rustdoc");
     util::run(
@@ -80,6 +97,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "cetp-provider",
                 "-p",
                 "cetp-macros",
+                "-p",
+                "cargo-cetp",
+                "--features",
+                &format!(
+                    "cetp-provider/{}",
+                    TOOLING_FEATURES.replace(',', ",cetp-provider/")
+                ),
             ])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;
@@ -87,11 +111,24 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step("cargo test");
     util::run(util::cargo().args(["test", "--workspace"]))?;
     util::run(util::cargo().args(["test", "-p", "cetp-provider", "--features", "jni"]))?;
+    for targets in ["--lib", "--doc"] {
+        util::run(util::cargo().args([
+            "test",
+            "-p",
+            "cetp-provider",
+            "--features",
+            TOOLING_FEATURES,
+            targets,
+        ]))?;
+    }
     // Criterion runs each benchmark once when not started by `cargo bench`.
     util::run(util::cargo().args(["test", "-p", "cetp-provider", "--bench", "dispatch"]))?;
 
     step("schema compatibility report of every sample");
     schema_report::run(&["--check".to_owned()])?;
+
+    step("cargo cetp on a new app outside the workspace");
+    util::run(util::cargo().args(["test", "-p", "cargo-cetp", "--test", "new_app"]))?;
 
     step(&format!("minimum supported Rust version {MSRV}"));
     msrv()?;

@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | CETP v1 | an exported `ContentProvider`: `call(method, arg, extras)` → Bundle | [`cetp`] ([`Provider::call`]) |
 //! | Apex | the `IApexPlugin` AIDL bound Service | [`apex`] ([`ApexHost`](apex::ApexHost)) |
+//! | MCP (feature `mcp`, a developer tool) | Model Context Protocol over stdio (`cargo cetp mcp`) | `mcp` (`McpHost`) |
 //!
 //! # The core a host calls
 //!
@@ -32,6 +33,9 @@
 
 pub mod apex;
 pub mod cetp;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp;
 
 pub use crate::caller::CallerPackage;
 pub use crate::provider::{Need, ToolCall, ToolRef};

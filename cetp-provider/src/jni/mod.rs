@@ -89,8 +89,11 @@ const NO_RUNTIME: &str = "the library has no CETP runtime (JNI_OnLoad did not ru
 /// directories) and builds the provider. An error or panic in any of this is logged under the
 /// tag `cetp`, and every call then answers `INTERNAL_ERROR` saying why.
 ///
-/// The macro defines `JNI_OnLoad`, so use it once per library. The app crate must be built
-/// with `panic = "unwind"` (the default).
+/// The macro defines `JNI_OnLoad`, so use it once per library, at the crate root (`src/lib.rs`).
+/// It also defines a hidden `pub fn __cetp_provider_builder(&App)`, the build function with its
+/// result made uniform, through which host tooling (`cargo cetp check`, `cargo cetp mcp`)
+/// builds the same provider on a desktop. The app crate must be built with `panic = "unwind"`
+/// (the default).
 ///
 /// ```
 /// use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
@@ -110,15 +113,21 @@ const NO_RUNTIME: &str = "the library has no CETP runtime (JNI_OnLoad did not ru
 #[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 macro_rules! export_provider {
     ($build:expr $(,)?) => {
+        /// The provider's build function, for host tooling (`cargo cetp`); not a public API.
+        #[doc(hidden)]
+        pub fn __cetp_provider_builder(
+            app: &$crate::App,
+        ) -> ::core::result::Result<$crate::ProviderBuilder, ::std::string::String> {
+            $crate::__private::IntoProviderBuilder::into_provider_builder($build(app))
+        }
+
         /// JNI entry point: registers the CETP natives on `dev.cetp.NativeBridge`.
         #[unsafe(no_mangle)]
         pub extern "system" fn JNI_OnLoad(
             vm: *mut ::core::ffi::c_void,
             _reserved: *mut ::core::ffi::c_void,
         ) -> i32 {
-            $crate::jni::on_load(vm, |app| {
-                $crate::__private::IntoProviderBuilder::into_provider_builder($build(app))
-            })
+            $crate::jni::on_load(vm, __cetp_provider_builder)
         }
     };
 }

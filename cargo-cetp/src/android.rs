@@ -1,0 +1,500 @@
+//! The app's Android module as the template needs it, read the way the host bundles read it:
+//! `android/build.gradle.kts` line by line (string literals only), `android/gradle.properties`,
+//! `android/settings.gradle.kts` and the app manifest (`android/src/main/AndroidManifest.xml`,
+//! or `AndroidManifest.xml` beside `Cargo.toml` with `[package.metadata.cetp]`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::app::AppCrate;
+use crate::report::Finding;
+
+/// The components the template's manifest declares (an app declaring one again gets two).
+pub const TEMPLATE_COMPONENTS: &[&str] = &[
+    "dev.cetp.CetpToolProvider",
+    "dev.cetp.CetpDiscoveryService",
+    "dev.cetp.CetpAuthorizeActivity",
+    "dev.cetp.ApexPluginService",
+];
+
+/// The permission CETP v1 names.
+pub const ACCESS_TOOLS: &str = "com.clawseed.permission.ACCESS_TOOLS";
+
+/// What was read of the Android module.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AndroidModule {
+    /// `android/`, when it exists.
+    pub dir: Option<PathBuf>,
+    /// `manifestPlaceholders["…"] = "…"` of `build.gradle.kts`.
+    pub placeholders: BTreeMap<String, String>,
+    /// `applicationId`, else `namespace`.
+    pub application_id: Option<String>,
+    /// Whether `build.gradle.kts` depends on the template module.
+    pub uses_template: bool,
+    /// `gradle.properties`.
+    pub properties: BTreeMap<String, String>,
+    /// `settings.gradle.kts`: the template module's directory, resolved.
+    pub template_dir: Option<PathBuf>,
+    /// The app manifest's path and text.
+    pub manifest: Option<(PathBuf, String)>,
+}
+
+impl AndroidModule {
+    /// Reads the Android files of `app`.
+    pub fn read(app: &AppCrate) -> Self {
+        let android = app.dir.join("android");
+        let mut module = AndroidModule::default();
+        if android.is_dir() {
+            module.dir = Some(android.clone());
+            if let Ok(gradle) = std::fs::read_to_string(android.join("build.gradle.kts")) {
+                module.read_gradle(&gradle);
+            }
+            if let Ok(text) = std::fs::read_to_string(android.join("gradle.properties")) {
+                module.properties = properties(&text);
+            }
+            if let Ok(text) = std::fs::read_to_string(android.join("settings.gradle.kts")) {
+                module.template_dir = template_dir(&text).map(|dir| android.join(dir));
+            }
+        }
+        for path in [
+            android.join("src/main/AndroidManifest.xml"),
+            app.dir.join("AndroidManifest.xml"),
+        ] {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                module.manifest = Some((path, text));
+                break;
+            }
+        }
+        module
+    }
+
+    fn read_gradle(&mut self, text: &str) {
+        let mut namespace = None;
+        for line in text.lines() {
+            let line = strip_comment(line);
+            if line.contains("project(\":cetp\")") && line.contains("implementation") {
+                self.uses_template = true;
+            }
+            for statement in line.split(['{', '}', ';']) {
+                let Some((lhs, rhs)) = statement.split_once('=') else {
+                    continue;
+                };
+                let Some(value) = literal(rhs) else { continue };
+                let lhs = lhs.trim();
+                if let Some(key) = lhs
+                    .strip_prefix("manifestPlaceholders[")
+                    .and_then(|k| k.strip_suffix(']'))
+                    .and_then(literal)
+                {
+                    self.placeholders.insert(key, value);
+                } else if lhs == "applicationId" {
+                    self.application_id = Some(value);
+                } else if lhs == "namespace" {
+                    namespace = Some(value);
+                }
+            }
+        }
+        if self.application_id.is_none() {
+            self.application_id = namespace;
+        }
+    }
+
+    /// The application id: `applicationId`/`namespace` of the module, else
+    /// `[package.metadata.cetp] application-id`, else the manifest's `package`.
+    pub fn package(&self, app: &AppCrate) -> Option<String> {
+        self.application_id
+            .clone()
+            .or_else(|| app.metadata("application-id").map(str::to_owned))
+            .or_else(|| {
+                let (_, text) = self.manifest.as_ref()?;
+                let start = text.find("<manifest")?;
+                attribute(&text[start..], "package")
+            })
+    }
+}
+
+/// The Android findings for `app`: the placeholders the template needs, the library name, the
+/// module wiring, the permission mode, components the template provides declared again.
+pub fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<Finding>) {
+    let mut notes = Vec::new();
+    let mut out = Vec::new();
+    let gradle = "android/build.gradle.kts";
+    let Some((manifest_path, manifest)) = &module.manifest else {
+        out.push(Finding::warning(
+            "no app manifest: neither android/src/main/AndroidManifest.xml nor AndroidManifest.xml \
+             beside Cargo.toml",
+            "keep the Android app module in android/ (`cargo cetp new` writes one), with \
+             src/main/AndroidManifest.xml (it may be just `<manifest />`)",
+        ));
+        return (notes, out);
+    };
+    let manifest_name = manifest_path
+        .strip_prefix(&app.dir)
+        .unwrap_or(manifest_path)
+        .display()
+        .to_string();
+    let authority = module
+        .placeholders
+        .get("cetpAuthority")
+        .cloned()
+        .or_else(|| app.metadata("authority").map(str::to_owned));
+    let package = module.package(app);
+    match &authority {
+        Some(authority) => notes.push(format!("authority consumers call: {authority}")),
+        None => out.push(Finding::warning(
+            format!("{gradle} sets no `cetpAuthority`: the template's provider has no authority"),
+            format!(
+                "add `manifestPlaceholders[\"cetpAuthority\"] = \"{}.tools\"` under defaultConfig",
+                package.as_deref().unwrap_or("com.example.app")
+            ),
+        )),
+    }
+    match module.placeholders.get("cetpLibrary") {
+        Some(lib) if lib == &app.lib_name => {}
+        Some(lib) => out.push(Finding::warning(
+            format!(
+                "{gradle} names the library `{lib}`, but the crate builds lib{}.so: the \
+                 template would not find it",
+                app.lib_name
+            ),
+            format!(
+                "set `manifestPlaceholders[\"cetpLibrary\"] = \"{}\"`",
+                app.lib_name
+            ),
+        )),
+        None if module.dir.is_some() => out.push(Finding::warning(
+            format!(
+                "{gradle} sets no `cetpLibrary`: the template does not know which library to load"
+            ),
+            format!(
+                "add `manifestPlaceholders[\"cetpLibrary\"] = \"{}\"` under defaultConfig",
+                app.lib_name
+            ),
+        )),
+        None => {}
+    }
+    if package.is_none() {
+        out.push(Finding::warning(
+            "no application id: the build.gradle.kts has no `namespace` or `applicationId`, and \
+             the manifest no `package`",
+            format!(
+                "set `namespace = \"com.example.{}\"` in {gradle}",
+                label(&app.name)
+            ),
+        ));
+    }
+    if let Some(dir) = &module.dir {
+        if !module.uses_template {
+            out.push(Finding::warning(
+                format!("{gradle} does not depend on the template module"),
+                "add `dependencies { implementation(project(\":cetp\")) }`",
+            ));
+        }
+        match &module.template_dir {
+            Some(template) if template.join("src/main/AndroidManifest.xml").is_file() => {}
+            Some(template) => out.push(Finding::warning(
+                format!(
+                    "android/settings.gradle.kts points the `:cetp` module at {}, which holds no \
+                     Android template",
+                    template.display()
+                ),
+                "point `project(\":cetp\").projectDir` at the SDK's android-template directory",
+            )),
+            None => out.push(Finding::warning(
+                "android/settings.gradle.kts does not include the template module `:cetp`",
+                "add `include(\":cetp\")` and `project(\":cetp\").projectDir = \
+                 file(\"<SDK>/android-template\")`",
+            )),
+        }
+        let crate_dir = module.properties.get("cetp.rustCrate").map(|c| dir.join(c));
+        let same = |p: &PathBuf| p.canonicalize().ok() == app.dir.canonicalize().ok();
+        if !crate_dir.as_ref().is_some_and(same) {
+            out.push(Finding::warning(
+                "android/gradle.properties does not point `cetp.rustCrate` at this crate, so the \
+                 template's cargoNdk task builds something else (or nothing)",
+                "set `cetp.rustCrate=..` (relative to android/)",
+            ));
+        }
+    }
+    if module
+        .properties
+        .get("cetp.requireAccessToolsPermission")
+        .is_some_and(|v| v.trim() == "true")
+    {
+        out.push(Finding::warning(
+            format!(
+                "permission mode: callers need {ACCESS_TOOLS} (gradle.properties). On a phone where \
+                 no app declares it the platform refuses every call and agents never list the \
+                 provider"
+            ),
+            "keep it only if the consumers you target declare the permission; otherwise remove \
+             `cetp.requireAccessToolsPermission=true` (the SDK's own authorization protects the data)",
+        ));
+    } else {
+        notes.push(
+            "permission mode: no Android permission required; the SDK's authorization decides \
+             (android-template/README.md, \"The ACCESS_TOOLS permission\")"
+                .to_owned(),
+        );
+    }
+    for component in TEMPLATE_COMPONENTS {
+        if manifest.contains(&format!("\"{component}\"")) {
+            out.push(Finding::warning(
+                format!("{manifest_name} declares {component}, which the template's manifest already declares"),
+                format!("remove it from {manifest_name}; set the placeholders in {gradle} instead"),
+            ));
+        }
+    }
+    if manifest.contains("<permission") && manifest.contains(ACCESS_TOOLS) {
+        out.push(Finding::warning(
+            format!("{manifest_name} declares the permission {ACCESS_TOOLS}"),
+            "remove the <permission>: a second app from another developer declaring it fails to \
+             install (INSTALL_FAILED_DUPLICATE_PERMISSION)",
+        ));
+    }
+    for name in placeholders_used(manifest) {
+        let known = module.placeholders.contains_key(&name)
+            || matches!(name.as_str(), "applicationId" | "cetpLibrary");
+        if !known {
+            out.push(Finding::warning(
+                format!(
+                    "{manifest_name} uses the placeholder ${{{name}}}, which {gradle} does not set"
+                ),
+                format!("add `manifestPlaceholders[\"{name}\"] = \"…\"` under defaultConfig"),
+            ));
+        }
+    }
+    if let Some(start) = manifest.find("<application") {
+        let tag = &manifest[start
+            ..manifest[start..]
+                .find('>')
+                .map_or(manifest.len(), |e| start + e)];
+        if !tag.contains("android:supportsRtl=\"true\"") {
+            out.push(Finding::warning(
+                format!("the <application> of {manifest_name} lacks android:supportsRtl=\"true\""),
+                "add it: the approval screens are laid out for right-to-left languages too",
+            ));
+        }
+    }
+    (notes, out)
+}
+
+/// `[profile.release] panic = "abort"` in the workspace's `Cargo.toml`: the SDK refuses to start.
+pub fn lint_profile(app: &AppCrate) -> Option<Finding> {
+    let manifest = app.workspace_root.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).ok()?;
+    let mut in_release = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_release = line == "[profile.release]";
+        } else if in_release && line.replace(' ', "").starts_with("panic=\"abort\"") {
+            return Some(Finding::warning(
+                format!(
+                    "{} builds releases with panic = \"abort\": the SDK then refuses to start, \
+                     because one failing tool would crash the app",
+                    manifest.display()
+                ),
+                "use `panic = \"unwind\"` (Cargo's default) in [profile.release]",
+            ));
+        }
+    }
+    None
+}
+
+/// `recipes-app` → `recipes_app`, for package names.
+pub fn label(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn properties(text: &str) -> BTreeMap<String, String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#') && !l.starts_with('!'))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect()
+}
+
+/// `project(":cetp").projectDir = file("…")` of `settings.gradle.kts`.
+fn template_dir(text: &str) -> Option<String> {
+    text.lines().map(strip_comment).find_map(|line| {
+        let rest = line.split("project(\":cetp\").projectDir").nth(1)?;
+        let inner = rest.split("file(").nth(1)?;
+        literal(inner.split(')').next()?)
+    })
+}
+
+fn placeholders_used(manifest: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = manifest;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let name = after[..end].to_owned();
+        if !out.contains(&name) {
+            out.push(name);
+        }
+        rest = &after[end..];
+    }
+    out
+}
+
+fn literal(text: &str) -> Option<String> {
+    let inner = text.trim().strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains(['"', '\\', '$'])).then(|| inner.to_owned())
+}
+
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    let len = tag[start..].find('"')?;
+    Some(tag[start..start + len].to_owned())
+}
+
+fn strip_comment(line: &str) -> &str {
+    let mut in_string = false;
+    let bytes = line.as_bytes();
+    for i in 0..bytes.len() {
+        match bytes[i] {
+            b'"' => in_string = !in_string,
+            b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => return &line[..i],
+            _ => {}
+        }
+    }
+    line
+}
+
+/// The path `from` takes to reach `to`, both absolute, as `../..`-style relative text.
+pub fn relative(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for part in &to[common..] {
+        out.push(part);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::app::ProviderSource;
+
+    fn app(dir: &Path) -> AppCrate {
+        AppCrate {
+            name: "recipes".into(),
+            lib_name: "recipes".into(),
+            crate_types: vec!["cdylib".into(), "rlib".into()],
+            dir: dir.to_path_buf(),
+            manifest_path: dir.join("Cargo.toml"),
+            workspace_root: dir.to_path_buf(),
+            target_dir: dir.join("target"),
+            provider: ProviderSource::Path(dir.join("sdk")),
+            metadata_cetp: Value::Null,
+        }
+    }
+
+    fn write(dir: &Path, path: &str, text: &str) {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_wired_module_has_only_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, "Cargo.toml", "[package]\nname = \"recipes\"\n");
+        write(
+            d,
+            "sdk/android-template/src/main/AndroidManifest.xml",
+            "<manifest />",
+        );
+        write(
+            d,
+            "android/build.gradle.kts",
+            "android {\n  namespace = \"com.example.recipes\" // id\n  defaultConfig {\n    manifestPlaceholders[\"cetpAuthority\"] = \"com.example.recipes.tools\"\n    manifestPlaceholders[\"cetpLibrary\"] = \"recipes\"\n  }\n}\ndependencies { implementation(project(\":cetp\")) }\n",
+        );
+        write(
+            d,
+            "android/settings.gradle.kts",
+            "include(\":cetp\")\nproject(\":cetp\").projectDir = file(\"../sdk/android-template\")\n",
+        );
+        write(d, "android/gradle.properties", "cetp.rustCrate=..\n");
+        write(d, "android/src/main/AndroidManifest.xml", "<manifest />\n");
+        let module = AndroidModule::read(&app(d));
+        assert_eq!(
+            module.package(&app(d)).as_deref(),
+            Some("com.example.recipes")
+        );
+        let (notes, findings) = lint(&app(d), &module);
+        assert!(findings.is_empty(), "{findings:#?}");
+        assert!(notes[0].contains("com.example.recipes.tools"));
+        assert!(notes[1].starts_with("permission mode: no Android permission required"));
+    }
+
+    #[test]
+    fn mistakes_in_the_module_are_findings_with_fixes() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(
+            d,
+            "android/build.gradle.kts",
+            "android { defaultConfig { manifestPlaceholders[\"cetpLibrary\"] = \"recipe\" } }\n",
+        );
+        write(
+            d,
+            "android/gradle.properties",
+            "cetp.rustCrate=../elsewhere\ncetp.requireAccessToolsPermission=true\n",
+        );
+        write(
+            d,
+            "android/src/main/AndroidManifest.xml",
+            "<manifest package=\"com.x\"><permission android:name=\"com.clawseed.permission.ACCESS_TOOLS\"/>\
+             <application><provider android:name=\"dev.cetp.CetpToolProvider\" android:authorities=\"${auth}\"/></application></manifest>",
+        );
+        let (_, findings) = lint(&app(d), &AndroidModule::read(&app(d)));
+        let text: Vec<String> = findings.iter().map(ToString::to_string).collect();
+        let all = text.join("\n");
+        for expected in [
+            "sets no `cetpAuthority`",
+            "names the library `recipe`, but the crate builds librecipes.so",
+            "does not depend on the template module",
+            "does not include the template module",
+            "does not point `cetp.rustCrate` at this crate",
+            "permission mode: callers need com.clawseed.permission.ACCESS_TOOLS",
+            "declares dev.cetp.CetpToolProvider, which the template's manifest already declares",
+            "INSTALL_FAILED_DUPLICATE_PERMISSION",
+            "uses the placeholder ${auth}",
+            "lacks android:supportsRtl",
+        ] {
+            assert!(all.contains(expected), "missing `{expected}` in:\n{all}");
+        }
+        assert!(findings.iter().all(|f| !f.error));
+    }
+
+    #[test]
+    fn relative_paths_climb_and_descend() {
+        assert_eq!(
+            relative(
+                Path::new("/a/b/app/android"),
+                Path::new("/a/sdk/android-template")
+            ),
+            PathBuf::from("../../../sdk/android-template")
+        );
+    }
+}

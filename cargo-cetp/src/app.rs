@@ -1,0 +1,351 @@
+//! The app crate, as `cargo metadata` describes it: its package, library, target directory and
+//! the `cetp-provider` it resolves.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::{Error, Result};
+
+/// Where the app's `cetp-provider` comes from, as Cargo resolved it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderSource {
+    /// A path dependency: the directory holding its `Cargo.toml`.
+    Path(PathBuf),
+    /// A git dependency at the commit the lock file pins.
+    Git {
+        /// The repository URL.
+        url: String,
+        /// The commit.
+        commit: String,
+    },
+    /// A registry version.
+    Registry {
+        /// The exact version.
+        version: String,
+    },
+}
+
+impl ProviderSource {
+    /// The dependency line a crate uses to get exactly this `cetp-provider`, without features:
+    /// `path = "…"`, `git = "…", rev = "…"` or `version = "=…"`.
+    ///
+    /// ```
+    /// use cargo_cetp::app::ProviderSource;
+    /// let git = ProviderSource::Git { url: "https://x/sdk".into(), commit: "abc".into() };
+    /// assert_eq!(git.dependency(), r#"git = "https://x/sdk", rev = "abc""#);
+    /// ```
+    pub fn dependency(&self) -> String {
+        match self {
+            ProviderSource::Path(dir) => format!("path = {}", toml_string(&dir.to_string_lossy())),
+            ProviderSource::Git { url, commit } => {
+                format!("git = {}, rev = {}", toml_string(url), toml_string(commit))
+            }
+            ProviderSource::Registry { version } => {
+                format!("version = {}", toml_string(&format!("={version}")))
+            }
+        }
+    }
+
+    /// Reads a package `source` of `cargo metadata` (`None` for a path package).
+    fn parse(source: Option<&str>, manifest_path: &Path, version: &str) -> Result<Self> {
+        let Some(source) = source else {
+            let dir = manifest_path.parent().unwrap_or(manifest_path);
+            return Ok(ProviderSource::Path(dir.to_path_buf()));
+        };
+        if let Some(rest) = source.strip_prefix("git+") {
+            let (url, commit) = rest.split_once('#').ok_or_else(|| {
+                Error::App(format!(
+                    "cannot read the git source `{source}` of cetp-provider"
+                ))
+            })?;
+            let url = url.split_once('?').map_or(url, |(url, _)| url);
+            return Ok(ProviderSource::Git {
+                url: url.to_owned(),
+                commit: commit.to_owned(),
+            });
+        }
+        if source.starts_with("registry+") || source.starts_with("sparse+") {
+            return Ok(ProviderSource::Registry {
+                version: version.to_owned(),
+            });
+        }
+        Err(Error::App(format!(
+            "cetp-provider comes from `{source}`, which cargo cetp cannot follow; depend on it by \
+             path, git or version"
+        )))
+    }
+}
+
+/// An app crate: the package that depends on `cetp-provider` and exports a provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppCrate {
+    /// The package name.
+    pub name: String,
+    /// The library's crate name (`lib<lib_name>.so` on Android).
+    pub lib_name: String,
+    /// The library's crate types (`cdylib`, `rlib`, `lib`, …).
+    pub crate_types: Vec<String>,
+    /// The directory holding the app's `Cargo.toml`.
+    pub dir: PathBuf,
+    /// The app's `Cargo.toml`.
+    pub manifest_path: PathBuf,
+    /// The root of the app's workspace (where `Cargo.lock` is).
+    pub workspace_root: PathBuf,
+    /// Cargo's target directory for the app.
+    pub target_dir: PathBuf,
+    /// The `cetp-provider` the app resolves.
+    pub provider: ProviderSource,
+    /// `[package.metadata.cetp]`, if any.
+    pub metadata_cetp: Value,
+}
+
+impl AppCrate {
+    /// The app crate whose manifest is `manifest_path` (default: `./Cargo.toml`).
+    ///
+    /// # Errors
+    /// [`Error::App`] when there is no such crate, it has no library or does not depend on
+    /// `cetp-provider`; [`Error::Command`] when `cargo metadata` fails.
+    pub fn locate(manifest_path: Option<&Path>) -> Result<Self> {
+        let manifest_path = match manifest_path {
+            Some(path) => path.to_path_buf(),
+            None => {
+                let here = std::env::current_dir().map_err(Error::io("."))?;
+                here.join("Cargo.toml")
+            }
+        };
+        if !manifest_path.is_file() {
+            return Err(Error::App(format!(
+                "{} does not exist; run cargo cetp in the app crate's directory or pass \
+                 `--manifest-path <app>/Cargo.toml`",
+                manifest_path.display()
+            )));
+        }
+        let manifest_path = manifest_path
+            .canonicalize()
+            .map_err(Error::io(&manifest_path))?;
+        let output = cargo()
+            .args(["metadata", "--format-version", "1", "--manifest-path"])
+            .arg(&manifest_path)
+            .output()
+            .map_err(|e| Error::Command(format!("cannot run `cargo metadata`: {e}")))?;
+        if !output.status.success() {
+            return Err(Error::Command(format!(
+                "`cargo metadata --manifest-path {}` failed:\n{}",
+                manifest_path.display(),
+                String::from_utf8_lossy(&output.stderr).trim_end()
+            )));
+        }
+        let metadata: Value = serde_json::from_slice(&output.stdout)
+            .map_err(|e| Error::Command(format!("`cargo metadata` printed no JSON: {e}")))?;
+        Self::from_metadata(&metadata, &manifest_path)
+    }
+
+    /// The app crate of `manifest_path` in `cargo metadata`'s JSON.
+    ///
+    /// # Errors
+    /// [`Error::App`] when the package is missing, has no library, or does not depend on
+    /// `cetp-provider`.
+    pub fn from_metadata(metadata: &Value, manifest_path: &Path) -> Result<Self> {
+        let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
+        let package = packages
+            .iter()
+            .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest_path))
+            .ok_or_else(|| {
+                Error::App(format!(
+                    "{} has no [package]: point `--manifest-path` at the app crate itself, not \
+                     at a workspace",
+                    manifest_path.display()
+                ))
+            })?;
+        let name = string(&package["name"]);
+        let lib = package["targets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| {
+                t["kind"].as_array().is_some_and(|kinds| {
+                    kinds
+                        .iter()
+                        .any(|k| matches!(k.as_str(), Some("lib" | "rlib" | "cdylib" | "dylib" | "staticlib")))
+                })
+            })
+            .ok_or_else(|| {
+                Error::App(format!(
+                    "`{name}` has no library: the provider lives in `src/lib.rs` with \
+                     `cetp_provider::export_provider!(…)`, built with `crate-type = [\"cdylib\", \"rlib\"]`"
+                ))
+            })?;
+        let crate_types = lib["crate_types"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+        let id = string(&package["id"]);
+        let node = metadata["resolve"]["nodes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|n| n["id"] == id.as_str());
+        let provider_id = node
+            .and_then(|n| n["deps"].as_array())
+            .into_iter()
+            .flatten()
+            .find(|d| {
+                d["pkg"].as_str().is_some_and(|pkg| {
+                    packages
+                        .iter()
+                        .any(|p| p["id"] == pkg && p["name"] == "cetp-provider")
+                })
+            })
+            .and_then(|d| d["pkg"].as_str())
+            .ok_or_else(|| {
+                Error::App(format!(
+                    "`{name}` does not depend on cetp-provider; add `cetp-provider = {{ …, \
+                     features = [\"jni\"] }}` to its [dependencies]"
+                ))
+            })?;
+        let provider = packages
+            .iter()
+            .find(|p| p["id"] == provider_id)
+            .expect("the resolved package is listed");
+        let provider = ProviderSource::parse(
+            provider["source"].as_str(),
+            Path::new(&string(&provider["manifest_path"])),
+            &string(&provider["version"]),
+        )?;
+        Ok(AppCrate {
+            name,
+            lib_name: string(&lib["name"]),
+            crate_types,
+            dir: manifest_path
+                .parent()
+                .unwrap_or(manifest_path)
+                .to_path_buf(),
+            manifest_path: manifest_path.to_path_buf(),
+            workspace_root: PathBuf::from(string(&metadata["workspace_root"])),
+            target_dir: PathBuf::from(string(&metadata["target_directory"])),
+            provider,
+            metadata_cetp: package["metadata"]["cetp"].clone(),
+        })
+    }
+
+    /// Whether other crates (tests, the runner) can link the library: it has an `rlib` (or
+    /// plain `lib`) crate type.
+    pub fn links_as_rlib(&self) -> bool {
+        self.crate_types.iter().any(|t| t == "rlib" || t == "lib")
+    }
+
+    /// A value of `[package.metadata.cetp]`.
+    pub fn metadata(&self, key: &str) -> Option<&str> {
+        self.metadata_cetp.get(key).and_then(Value::as_str)
+    }
+}
+
+/// The cargo that runs this command (`CARGO`, which cargo sets for subcommands), else `cargo`.
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+fn string(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_owned()
+}
+
+/// A TOML basic string.
+pub(crate) fn toml_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn metadata(provider_source: Value, crate_types: &[&str]) -> Value {
+        json!({
+            "packages": [
+                {"name": "recipes", "id": "path+file:///a/recipes#0.1.0", "version": "0.1.0",
+                 "manifest_path": "/a/recipes/Cargo.toml", "source": null,
+                 "metadata": {"cetp": {"authority": "com.x.tools"}},
+                 "targets": [{"name": "recipes", "kind": crate_types, "crate_types": crate_types},
+                             {"name": "provider", "kind": ["test"], "crate_types": ["bin"]}]},
+                {"name": "cetp-provider", "id": "cp", "version": "0.1.0",
+                 "manifest_path": "/sdk/cetp-provider/Cargo.toml", "source": provider_source,
+                 "targets": []}
+            ],
+            "resolve": {"nodes": [{"id": "path+file:///a/recipes#0.1.0", "deps": [{"pkg": "cp"}]}]},
+            "workspace_root": "/a/recipes",
+            "target_directory": "/a/recipes/target"
+        })
+    }
+
+    #[test]
+    fn reads_the_app_and_its_provider() {
+        let app = AppCrate::from_metadata(
+            &metadata(Value::Null, &["cdylib", "rlib"]),
+            Path::new("/a/recipes/Cargo.toml"),
+        )
+        .unwrap();
+        assert_eq!(app.lib_name, "recipes");
+        assert!(app.links_as_rlib());
+        assert_eq!(app.target_dir, PathBuf::from("/a/recipes/target"));
+        assert_eq!(app.metadata("authority"), Some("com.x.tools"));
+        assert_eq!(
+            app.provider,
+            ProviderSource::Path(PathBuf::from("/sdk/cetp-provider"))
+        );
+        assert_eq!(app.provider.dependency(), r#"path = "/sdk/cetp-provider""#);
+    }
+
+    #[test]
+    fn git_and_registry_sources_pin_what_the_lock_resolved() {
+        let git = metadata(
+            json!("git+https://example.org/sdk.git?rev=main#0123abc"),
+            &["cdylib", "rlib"],
+        );
+        let app = AppCrate::from_metadata(&git, Path::new("/a/recipes/Cargo.toml")).unwrap();
+        assert_eq!(
+            app.provider.dependency(),
+            r#"git = "https://example.org/sdk.git", rev = "0123abc""#
+        );
+        let registry = metadata(
+            json!("registry+https://github.com/rust-lang/crates.io-index"),
+            &["cdylib"],
+        );
+        let app = AppCrate::from_metadata(&registry, Path::new("/a/recipes/Cargo.toml")).unwrap();
+        assert_eq!(app.provider.dependency(), r#"version = "=0.1.0""#);
+        assert!(!app.links_as_rlib());
+    }
+
+    #[test]
+    fn a_crate_without_the_sdk_or_a_library_is_explained() {
+        let mut data = metadata(Value::Null, &["cdylib", "rlib"]);
+        data["resolve"]["nodes"][0]["deps"] = json!([]);
+        let err = AppCrate::from_metadata(&data, Path::new("/a/recipes/Cargo.toml")).unwrap_err();
+        assert!(
+            err.to_string().contains("does not depend on cetp-provider"),
+            "{err}"
+        );
+        let err = AppCrate::from_metadata(&data, Path::new("/elsewhere/Cargo.toml")).unwrap_err();
+        assert!(err.to_string().contains("has no [package]"), "{err}");
+        let bin = metadata(Value::Null, &["bin"]);
+        let err = AppCrate::from_metadata(&bin, Path::new("/a/recipes/Cargo.toml")).unwrap_err();
+        assert!(err.to_string().contains("has no library"), "{err}");
+    }
+}

@@ -1,0 +1,123 @@
+//! `cargo cetp check`: everything that can be known about an app's provider before a phone
+//! runs it.
+
+use serde_json::Value;
+
+use crate::android::{self, AndroidModule};
+use crate::app::AppCrate;
+use crate::cli::CheckOptions;
+use crate::report::{self, Finding};
+use crate::runner;
+use crate::{Error, Result};
+
+/// What `check` found about one app.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The application id the provider was built for.
+    pub package: String,
+    /// The runner's description (`list_tools`, `raw_tools`, `provider_info`, `conformance`).
+    pub description: Value,
+    /// Lines that are neither warnings nor errors (the authority, the permission mode).
+    pub notes: Vec<String>,
+    /// Warnings and errors, each with its fix.
+    pub findings: Vec<Finding>,
+}
+
+/// The application id to build the provider for: `--package`, else the Android module's, else
+/// `com.example.<crate>`.
+pub fn package_for(app: &AppCrate, module: &AndroidModule, explicit: Option<&str>) -> String {
+    explicit
+        .map(str::to_owned)
+        .or_else(|| module.package(app))
+        .unwrap_or_else(|| format!("com.example.{}", android::label(&app.name)))
+}
+
+/// Builds and describes the provider of `app` and collects every finding.
+///
+/// # Errors
+/// [`Error::Failed`] when the provider does not build.
+pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
+    let module = AndroidModule::read(app);
+    let package = package_for(app, &module, package);
+    let runner = runner::build(app)?;
+    let description = runner.describe(&package)?;
+    let mut findings = Vec::new();
+    for violation in description["conformance"].as_array().into_iter().flatten() {
+        findings.push(Finding::error(
+            format!("CETP v1: {}", violation.as_str().unwrap_or_default()),
+            "",
+        ));
+    }
+    let compat = report::compatibility(&description["list_tools"]);
+    findings.extend(report::schema_findings(&compat));
+    findings.extend(report::undescribed_parameters(&description["raw_tools"]));
+    findings.extend(report::scope_wording(
+        &description["provider_info"],
+        &package,
+    ));
+    let (notes, android) = android::lint(app, &module);
+    findings.extend(android);
+    findings.extend(android::lint_profile(app));
+    Ok(Checked {
+        package,
+        description,
+        notes,
+        findings,
+    })
+}
+
+/// Runs `cargo cetp check`; the exit code is 1 when a finding is an error.
+///
+/// # Errors
+/// [`Error`] when the app cannot be found or its provider does not build.
+pub fn run(options: &CheckOptions) -> Result<i32> {
+    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let checked = match check(&app, options.package.as_deref()) {
+        Ok(checked) => checked,
+        Err(Error::Failed(why)) => {
+            println!("error: {why}");
+            println!("\ncargo cetp check: `{}` does not build", app.name);
+            return Ok(1);
+        }
+        Err(other) => return Err(other),
+    };
+    let info = &checked.description["provider_info"];
+    let tools = checked.description["list_tools"]["tools"]
+        .as_array()
+        .map_or(0, Vec::len);
+    println!(
+        "cargo cetp check: `{}`, provider \"{}\" for {}, {tools} tool(s)\n",
+        app.name,
+        info["provider_name"].as_str().unwrap_or_default(),
+        checked.package
+    );
+    println!("Schemas against each LLM API's rules (\"no:\" names the keywords it rejects):\n");
+    print!(
+        "{}",
+        report::compatibility(&checked.description["list_tools"])
+    );
+    let errors = checked.findings.iter().filter(|f| f.error).count();
+    let conformance_errors = checked
+        .findings
+        .iter()
+        .filter(|f| f.error && f.problem.starts_with("CETP v1"))
+        .count();
+    println!(
+        "\nCETP v1 conformance: {}",
+        if conformance_errors == 0 {
+            "ok".to_owned()
+        } else {
+            format!("{conformance_errors} violation(s)")
+        }
+    );
+    for note in &checked.notes {
+        println!("{note}");
+    }
+    println!();
+    for finding in &checked.findings {
+        println!("{finding}");
+    }
+    let warnings = checked.findings.len() - errors;
+    println!("\ncargo cetp check: {errors} error(s), {warnings} warning(s)");
+    Ok(i32::from(errors > 0))
+}

@@ -1,0 +1,478 @@
+//! The command line: one `Options` type per command, and the `--help` texts.
+
+use std::path::PathBuf;
+
+use crate::{Error, Result};
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Print this text (a `--help`, or no command).
+    Help(&'static str),
+    /// `cargo cetp new`.
+    New(NewOptions),
+    /// `cargo cetp check`.
+    Check(CheckOptions),
+    /// `cargo cetp mcp`.
+    Mcp(McpOptions),
+}
+
+/// Where a new app's `cetp-provider` comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SdkSource {
+    /// A checkout on disk (the directory holding `cetp-provider/` and `android-template/`).
+    Path(PathBuf),
+    /// A git repository, at a revision if given.
+    Git {
+        /// The repository URL.
+        url: String,
+        /// A commit, tag or branch.
+        rev: Option<String>,
+    },
+}
+
+/// `cargo cetp new <dir> [--name …] [--package …] [--sdk-path … | --sdk-git … [--sdk-rev …]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewOptions {
+    /// The directory to create (it may exist if empty).
+    pub dir: PathBuf,
+    /// The crate name (default: the directory's name).
+    pub name: Option<String>,
+    /// The Android application id (default `com.example.<name>`).
+    pub package: Option<String>,
+    /// Where `cetp-provider` comes from (default: the SDK this binary was built from).
+    pub sdk: SdkSource,
+}
+
+/// `cargo cetp check [--manifest-path …] [--package …]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The app's `Cargo.toml` (default: `./Cargo.toml`).
+    pub manifest_path: Option<PathBuf>,
+    /// The application id the provider is built for (default: the Android module's).
+    pub package: Option<String>,
+}
+
+/// How much the MCP bridge's caller may see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Approved, full access.
+    Full,
+    /// Approved, limited access.
+    Limited,
+    /// Not approved: tool calls answer `AUTH_REQUIRED` under user approval.
+    Unapproved,
+}
+
+impl Access {
+    /// The spelling on the command line and the runner's.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Full => "full",
+            Access::Limited => "limited",
+            Access::Unapproved => "unapproved",
+        }
+    }
+}
+
+/// `cargo cetp mcp [--manifest-path …] [--caller …] [--uid …] [--certificate …] [--access …]
+/// [--package …] [--files-dir …]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpOptions {
+    /// The app's `Cargo.toml` (default: `./Cargo.toml`).
+    pub manifest_path: Option<PathBuf>,
+    /// The application id the provider is built for (default: the Android module's).
+    pub package: Option<String>,
+    /// The calling app's package.
+    pub caller: String,
+    /// The calling app's UID.
+    pub uid: u32,
+    /// The SHA-256 of the calling app's signing certificate (hex).
+    pub certificate: String,
+    /// What the caller may see.
+    pub access: Access,
+    /// The app's files directory (default: a fresh scratch directory, removed afterwards).
+    pub files_dir: Option<PathBuf>,
+}
+
+/// The caller `cargo cetp mcp` plays by default.
+pub const DEFAULT_CALLER: &str = "com.example.agent";
+/// Its UID.
+pub const DEFAULT_UID: u32 = 10_123;
+/// Its certificate digest.
+pub const DEFAULT_CERTIFICATE: &str =
+    "a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1";
+
+/// `cargo cetp --help`.
+pub const HELP: &str = "\
+cargo cetp: create, check and try CETP tool providers
+
+Usage: cargo cetp <command> [options]
+
+Commands:
+  new <dir>   Create an app crate with its Android module, ready to build and test
+  check       Check the app crate here: schemas per LLM API, CETP conformance, parameter
+              descriptions, scope wording, the Android module
+  mcp         Serve the app's provider as an MCP server over stdio, to call its tools from an
+              MCP client (MCP Inspector, a desktop LLM app) as an agent would
+
+Run `cargo cetp <command> --help` for a command's options.
+";
+
+/// `cargo cetp new --help`.
+pub const NEW_HELP: &str = "\
+cargo cetp new: create an app crate with its Android module
+
+Usage: cargo cetp new <dir> [options]
+
+Writes, in <dir> (which must not exist or be empty):
+  Cargo.toml                      the Rust crate (cdylib for Android, rlib for tests and tools)
+  src/lib.rs                      one example tool, the provider, export_provider!
+  tests/provider.rs               host tests through cetp_provider::testing
+  android/                        the Android app module: build.gradle.kts (placeholders),
+                                  settings.gradle.kts (the SDK's template module),
+                                  gradle.properties, src/main/AndroidManifest.xml
+  README.md                       what is where, and the commands
+
+Options:
+  --name <name>         The crate name [default: the directory's name]
+  --package <id>        The Android application id [default: com.example.<name>]
+  --sdk-path <dir>      Depend on the SDK checkout in <dir> (holding cetp-provider/ and
+                        android-template/) [default: the SDK this cargo-cetp was built from]
+  --sdk-git <url>       Depend on the SDK's git repository instead
+  --sdk-rev <rev>       With --sdk-git: the commit, tag or branch
+  -h, --help            This text
+
+Then: cd <dir> && cargo test && cargo cetp check
+";
+
+/// `cargo cetp check --help`.
+pub const CHECK_HELP: &str = "\
+cargo cetp check: check an app's CETP provider before shipping it
+
+Usage: cargo cetp check [options]
+
+Builds the app's provider for this machine (a runner crate in target/cetp/, with the app's
+Cargo.lock) and reports:
+  - each tool's schema against the rules of OpenAI, Anthropic and Gemini (strict modes too);
+  - CETP v1 conformance (cetp_provider::testing::check_conformance);
+  - parameters without a description;
+  - scope descriptions that read wrongly in \"Open <app> and allow <agent> to read: ...\";
+  - the Android module: placeholders, the permission mode, components declared twice.
+Each finding is a warning with its fix. Exits with 1 only for errors: a provider that does not
+build or a conformance failure.
+
+Options:
+  --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
+  --package <id>           The application id to build the provider for [default: the
+                           Android module's applicationId or namespace]
+  -h, --help               This text
+";
+
+/// `cargo cetp mcp --help`.
+pub const MCP_HELP: &str = "\
+cargo cetp mcp: serve the app's provider as an MCP server over stdio
+
+Usage: cargo cetp mcp [options]
+
+Builds the app's provider for this machine and serves it over MCP on stdin/stdout, so any MCP
+client can list and call its tools and see what an agent on the phone gets: descriptions,
+schemas, INVALID_ARGS texts, limited answers, AUTH_REQUIRED for an unapproved caller. Every call
+is made as one calling app, chosen with the options below; the provider's own authorization
+decides what it gets. Logs and build output go to stderr, never stdout. The first run compiles
+the provider; run `cargo cetp check` once before pointing a client at this command.
+
+Example client configuration (command and arguments):
+  cargo cetp mcp --manifest-path /path/to/app/Cargo.toml --access limited
+
+Options:
+  --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
+  --caller <package>       The calling app's package [default: com.example.agent]
+  --uid <uid>              The calling app's UID [default: 10123]
+  --certificate <sha256>   The SHA-256 of its signing certificate, 64 hex digits
+                           [default: a9e1a9e1…]
+  --access <access>        full | limited | unapproved: approve the caller with full or limited
+                           access, or not at all [default: full]
+  --package <id>           The application id to build the provider for [default: the
+                           Android module's applicationId or namespace]
+  --files-dir <dir>        The app's files directory (data, grants) [default: a scratch
+                           directory, removed on exit]
+  -h, --help               This text
+";
+
+/// Parses the arguments after `cargo cetp`.
+///
+/// ```
+/// use cargo_cetp::cli::{self, Access, Command};
+/// let args = ["mcp", "--access", "limited", "--uid=10200"].map(String::from);
+/// let Command::Mcp(mcp) = cli::parse(&args).unwrap() else { panic!() };
+/// assert_eq!((mcp.access, mcp.uid), (Access::Limited, 10_200));
+/// ```
+///
+/// # Errors
+/// [`Error::Usage`] naming the problem and the `--help` to read.
+pub fn parse(args: &[String]) -> Result<Command> {
+    let Some((command, rest)) = args.split_first() else {
+        return Ok(Command::Help(HELP));
+    };
+    match command.as_str() {
+        "-h" | "--help" | "help" => Ok(Command::Help(HELP)),
+        "new" => parse_new(rest),
+        "check" => parse_check(rest),
+        "mcp" => parse_mcp(rest),
+        other => Err(Error::Usage(format!(
+            "unknown command `{other}`; the commands are `new`, `check` and `mcp` (see `cargo cetp --help`)"
+        ))),
+    }
+}
+
+/// The options of one command, read as `--flag value` or `--flag=value`.
+struct Flags<'a> {
+    command: &'static str,
+    args: std::slice::Iter<'a, String>,
+    positional: Vec<String>,
+}
+
+enum Item {
+    Help,
+    Flag(String, String),
+}
+
+impl<'a> Flags<'a> {
+    fn new(command: &'static str, args: &'a [String]) -> Self {
+        Flags {
+            command,
+            args: args.iter(),
+            positional: Vec::new(),
+        }
+    }
+
+    /// The next flag with its value, collecting positional arguments on the way.
+    fn next(&mut self) -> Result<Option<Item>> {
+        while let Some(arg) = self.args.next() {
+            if arg == "-h" || arg == "--help" {
+                return Ok(Some(Item::Help));
+            }
+            let Some(flag) = arg.strip_prefix("--") else {
+                self.positional.push(arg.clone());
+                continue;
+            };
+            let (name, value) = match flag.split_once('=') {
+                Some((name, value)) => (name.to_owned(), value.to_owned()),
+                None => {
+                    let value = self
+                        .args
+                        .next()
+                        .ok_or_else(|| self.usage(format!("`--{flag}` needs a value")))?;
+                    (flag.to_owned(), value.clone())
+                }
+            };
+            return Ok(Some(Item::Flag(name, value)));
+        }
+        Ok(None)
+    }
+
+    fn usage(&self, problem: String) -> Error {
+        Error::Usage(format!(
+            "{problem} (see `cargo cetp {} --help`)",
+            self.command
+        ))
+    }
+
+    fn unknown(&self, flag: &str) -> Error {
+        self.usage(format!(
+            "`cargo cetp {}` has no option `--{flag}`",
+            self.command
+        ))
+    }
+}
+
+fn parse_new(args: &[String]) -> Result<Command> {
+    let mut flags = Flags::new("new", args);
+    let (mut name, mut package, mut sdk_path, mut sdk_git, mut sdk_rev) =
+        (None, None, None, None, None);
+    while let Some(item) = flags.next()? {
+        let Item::Flag(flag, value) = item else {
+            return Ok(Command::Help(NEW_HELP));
+        };
+        match flag.as_str() {
+            "name" => name = Some(value),
+            "package" => package = Some(value),
+            "sdk-path" => sdk_path = Some(PathBuf::from(value)),
+            "sdk-git" => sdk_git = Some(value),
+            "sdk-rev" => sdk_rev = Some(value),
+            other => return Err(flags.unknown(other)),
+        }
+    }
+    let dir = match flags.positional.as_slice() {
+        [dir] => PathBuf::from(dir),
+        [] => {
+            return Err(
+                flags.usage("name the directory to create: `cargo cetp new recipes`".into())
+            );
+        }
+        more => {
+            return Err(flags.usage(format!("one directory, please (got {})", more.join(", "))));
+        }
+    };
+    let sdk = match (sdk_path, sdk_git, sdk_rev) {
+        (Some(_), Some(_), _) => {
+            return Err(flags.usage("`--sdk-path` and `--sdk-git` exclude each other".into()));
+        }
+        (Some(_), None, Some(_)) | (None, None, Some(_)) => {
+            return Err(flags.usage("`--sdk-rev` goes with `--sdk-git`".into()));
+        }
+        (Some(path), None, None) => SdkSource::Path(path),
+        (None, Some(url), rev) => SdkSource::Git { url, rev },
+        (None, None, None) => SdkSource::Path(crate::sdk_dir()),
+    };
+    Ok(Command::New(NewOptions {
+        dir,
+        name,
+        package,
+        sdk,
+    }))
+}
+
+fn parse_check(args: &[String]) -> Result<Command> {
+    let mut flags = Flags::new("check", args);
+    let mut options = CheckOptions {
+        manifest_path: None,
+        package: None,
+    };
+    while let Some(item) = flags.next()? {
+        let Item::Flag(flag, value) = item else {
+            return Ok(Command::Help(CHECK_HELP));
+        };
+        match flag.as_str() {
+            "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "package" => options.package = Some(value),
+            other => return Err(flags.unknown(other)),
+        }
+    }
+    no_positional(&flags)?;
+    Ok(Command::Check(options))
+}
+
+fn parse_mcp(args: &[String]) -> Result<Command> {
+    let mut flags = Flags::new("mcp", args);
+    let mut options = McpOptions {
+        manifest_path: None,
+        package: None,
+        caller: DEFAULT_CALLER.to_owned(),
+        uid: DEFAULT_UID,
+        certificate: DEFAULT_CERTIFICATE.to_owned(),
+        access: Access::Full,
+        files_dir: None,
+    };
+    while let Some(item) = flags.next()? {
+        let Item::Flag(flag, value) = item else {
+            return Ok(Command::Help(MCP_HELP));
+        };
+        match flag.as_str() {
+            "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "package" => options.package = Some(value),
+            "caller" => options.caller = value,
+            "uid" => {
+                options.uid = value.parse().map_err(|_| {
+                    flags.usage(format!(
+                        "`--uid {value}` is not a UID (a number like 10123)"
+                    ))
+                })?;
+            }
+            "certificate" => {
+                if value.len() != 64 || !value.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(flags.usage(format!(
+                        "`--certificate {value}` is not a SHA-256 digest: give 64 hex digits"
+                    )));
+                }
+                options.certificate = value.to_ascii_lowercase();
+            }
+            "access" => {
+                options.access = match value.as_str() {
+                    "full" => Access::Full,
+                    "limited" => Access::Limited,
+                    "unapproved" => Access::Unapproved,
+                    other => {
+                        return Err(flags.usage(format!(
+                            "`--access {other}`: use `full`, `limited` or `unapproved`"
+                        )));
+                    }
+                };
+            }
+            "files-dir" => options.files_dir = Some(PathBuf::from(value)),
+            other => return Err(flags.unknown(other)),
+        }
+    }
+    no_positional(&flags)?;
+    Ok(Command::Mcp(options))
+}
+
+fn no_positional(flags: &Flags<'_>) -> Result<()> {
+    match flags.positional.first() {
+        None => Ok(()),
+        Some(extra) => Err(flags.usage(format!("unexpected argument `{extra}`"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(args: &str) -> Result<Command> {
+        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
+        parse(&args)
+    }
+
+    #[test]
+    fn every_command_has_help() {
+        assert_eq!(parse_str("").unwrap(), Command::Help(HELP));
+        assert_eq!(parse_str("new --help").unwrap(), Command::Help(NEW_HELP));
+        assert_eq!(parse_str("check -h").unwrap(), Command::Help(CHECK_HELP));
+        assert_eq!(parse_str("mcp --help").unwrap(), Command::Help(MCP_HELP));
+    }
+
+    #[test]
+    fn new_reads_its_sdk_source() {
+        let Command::New(new) =
+            parse_str("new recipes --sdk-git https://x/y --sdk-rev v1").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(new.dir, PathBuf::from("recipes"));
+        assert_eq!(
+            new.sdk,
+            SdkSource::Git {
+                url: "https://x/y".into(),
+                rev: Some("v1".into())
+            }
+        );
+        let Command::New(new) = parse_str("new r --name=recipes --package com.a.b").unwrap() else {
+            panic!()
+        };
+        assert_eq!(new.sdk, SdkSource::Path(crate::sdk_dir()));
+        assert_eq!(
+            (new.name.as_deref(), new.package.as_deref()),
+            (Some("recipes"), Some("com.a.b"))
+        );
+    }
+
+    #[test]
+    fn mistakes_say_what_to_do() {
+        for (args, expected) in [
+            ("new", "name the directory to create"),
+            ("new a b", "one directory"),
+            ("new a --sdk-path x --sdk-git y", "exclude each other"),
+            ("new a --sdk-rev v", "goes with `--sdk-git`"),
+            ("check --frob 1", "has no option `--frob`"),
+            ("mcp --access root", "use `full`, `limited` or `unapproved`"),
+            ("mcp --uid me", "not a UID"),
+            ("mcp --certificate abc", "64 hex digits"),
+            ("mcp --caller", "`--caller` needs a value"),
+            ("frob", "unknown command `frob`"),
+        ] {
+            let err = parse_str(args).unwrap_err().to_string();
+            assert!(err.contains(expected), "{args}: {err}");
+        }
+    }
+}

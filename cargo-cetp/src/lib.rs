@@ -1,0 +1,112 @@
+//! `cargo cetp`: create, check and try an app's CETP tool provider, for any crate on disk.
+//!
+//! | command | what it does | module |
+//! |---|---|---|
+//! | `cargo cetp new <dir>` | a new app crate with its Android module, compiling and tested | [`new`] |
+//! | `cargo cetp check` | schemas per LLM API, CETP conformance, descriptions, scope wording, the Android wiring | [`check`] |
+//! | `cargo cetp mcp` | the provider as an MCP server over stdio, to call its tools from any MCP client | [`mcp`] |
+//!
+//! # How the tools reach an app's provider
+//!
+//! `check` and `mcp` build the app's provider for the desktop and call it from Rust. The app's
+//! `export_provider!` defines a hidden function that returns the app's `ProviderBuilder`; a
+//! small **runner** crate ([`runner`]), generated under the app's target directory
+//! (`target/cetp/runner-<package>/`, never in the app's `src/`), depends on the app crate by
+//! path and on the very `cetp-provider` the app resolves (read from `cargo metadata`, so the
+//! types are one copy), with the tooling features it needs. It builds with the app's
+//! `Cargo.lock` and target directory, so versions match and repeated runs are incremental. The
+//! runner answers `describe` (the `list_tools` and `get_provider_info` data, the CETP
+//! conformance audit, the raw parameter descriptions) and `mcp`.
+//!
+//! Everything about the app comes from `cargo metadata` of the app crate ([`app`]) and its
+//! Android files ([`android`]); the only path of this repository the tool knows is the SDK it
+//! was built from ([`SDK_DIR`]), the default dependency of `cargo cetp new`.
+//!
+//! The library is the command: [`run`] takes the arguments after `cargo cetp`. Later commands
+//! (host bundles, the app's Robolectric tests, screen previews) fit beside these: each is a
+//! module with an `Options` type parsed in [`cli`] and a `run` function, sharing [`app`],
+//! [`android`] and [`runner`].
+
+pub mod android;
+pub mod app;
+pub mod check;
+pub mod cli;
+pub mod mcp;
+pub mod new;
+pub mod report;
+pub mod runner;
+
+use std::path::PathBuf;
+
+/// The SDK checkout this binary was built from: the default dependency of `cargo cetp new`
+/// (`cetp-provider` by path, the Android template beside it).
+pub const SDK_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// The SDK directory, [`SDK_DIR`] without the `/..`.
+pub fn sdk_dir() -> PathBuf {
+    let dir = PathBuf::from(SDK_DIR);
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// What went wrong, with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The command line is not understood; the text names the fix and `--help`.
+    #[error("{0}")]
+    Usage(String),
+    /// A file or directory could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What the OS said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A program (cargo, the runner) could not be started or failed.
+    #[error("{0}")]
+    Command(String),
+    /// The app crate is not usable as it is; the text says what to change.
+    #[error("{0}")]
+    App(String),
+    /// The app's provider did not build, or an error-level check failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+}
+
+/// The result of every command.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Runs `cargo cetp` with `args`, the arguments after `cargo cetp` (a leading `cetp`, which
+/// cargo passes to a subcommand, is skipped). Returns the process exit code.
+///
+/// ```
+/// // `--help` prints the usage and succeeds.
+/// assert_eq!(cargo_cetp::run(&["--help".to_owned()]).unwrap(), 0);
+/// assert!(cargo_cetp::run(&["frobnicate".to_owned()]).is_err());
+/// ```
+///
+/// # Errors
+/// [`Error`] saying what to do.
+pub fn run(args: &[String]) -> Result<i32> {
+    let args = match args.first() {
+        Some(first) if first == "cetp" => &args[1..],
+        _ => args,
+    };
+    match cli::parse(args)? {
+        cli::Command::Help(text) => {
+            print!("{text}");
+            Ok(0)
+        }
+        cli::Command::New(options) => new::run(&options).map(|()| 0),
+        cli::Command::Check(options) => check::run(&options),
+        cli::Command::Mcp(options) => mcp::run(&options),
+    }
+}

@@ -1,0 +1,546 @@
+//! `cargo cetp new`: an app crate and its Android wiring in one layout, the one the samples and
+//! the host bundles use: the Rust crate at the root, the Android app module in `android/`.
+//!
+//! ```text
+//! <dir>/
+//!   Cargo.toml                  cdylib + rlib, cetp-provider (feature jni), serde, schemars
+//!   src/lib.rs                  one tool reading provider state, the provider, export_provider!
+//!   tests/provider.rs           conformance, approval, a call, INVALID_ARGS (cetp_provider::testing)
+//!   android/build.gradle.kts    the app module: namespace, the two placeholders, the template
+//!   android/settings.gradle.kts the template module `:cetp`
+//!   android/gradle.properties   cetp.rustCrate=..
+//!   android/src/main/AndroidManifest.xml
+//!   README.md, .gitignore
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use crate::android::{label, relative};
+use crate::app::toml_string;
+use crate::cli::{NewOptions, SdkSource};
+use crate::{Error, Result};
+
+/// The serde requirement new apps get: the SDK's own (its workspace `Cargo.toml`; a test keeps
+/// the two equal).
+pub const SERDE_VERSION: &str = "1.0.219";
+/// The schemars requirement new apps get: the major version the SDK derives schemas with.
+pub const SCHEMARS_VERSION: &str = "1.0.4";
+/// The serde_json requirement of new apps' tests.
+pub const SERDE_JSON_VERSION: &str = "1.0.140";
+/// The tempfile requirement of new apps' tests.
+pub const TEMPFILE_VERSION: &str = "3.20";
+
+/// What a new app is called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Names {
+    /// The crate name (`recipes-app`).
+    pub crate_name: String,
+    /// The library name (`recipes_app`, `librecipes_app.so`).
+    pub lib_name: String,
+    /// The provider's name, for people (`Recipes app`).
+    pub title: String,
+    /// The Android application id (`com.example.recipes_app`).
+    pub package: String,
+}
+
+impl Names {
+    /// The names for `options`.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a crate name or application id Cargo or Android would refuse.
+    pub fn of(options: &NewOptions) -> Result<Self> {
+        let crate_name = match &options.name {
+            Some(name) => name.clone(),
+            None => options
+                .dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "cannot take a crate name from {}; pass `--name <name>`",
+                        options.dir.display()
+                    ))
+                })?
+                .to_owned(),
+        };
+        let valid = crate_name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+            && crate_name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !valid {
+            return Err(Error::Usage(format!(
+                "`{crate_name}` is not a crate name: use ASCII letters, digits, `-` and `_`, \
+                 starting with a letter (`--name recipes`)"
+            )));
+        }
+        let package = options
+            .package
+            .clone()
+            .unwrap_or_else(|| format!("com.example.{}", label(&crate_name)));
+        let segments: Vec<&str> = package.split('.').collect();
+        let valid = segments.len() >= 2
+            && segments.iter().all(|s| {
+                s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        if !valid {
+            return Err(Error::Usage(format!(
+                "`{package}` is not an Android application id: two or more dot-separated parts, \
+                 each a letter then letters, digits or `_` (`--package com.example.recipes`)"
+            )));
+        }
+        let words = crate_name.replace(['-', '_'], " ");
+        let mut chars = words.trim().chars();
+        let title = chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        Ok(Names {
+            lib_name: crate_name.replace('-', "_"),
+            crate_name,
+            title,
+            package,
+        })
+    }
+}
+
+/// Every file of the new app, as `(path relative to the app, text)`.
+///
+/// # Errors
+/// [`Error::App`] when `--sdk-path` holds no `cetp-provider`.
+pub fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf, String)>> {
+    let names = Names::of(options)?;
+    let (dependency, template) = match &options.sdk {
+        SdkSource::Path(sdk) => {
+            let sdk = sdk.canonicalize().map_err(Error::io(sdk))?;
+            let provider = sdk.join("cetp-provider");
+            if !provider.join("Cargo.toml").is_file() {
+                return Err(Error::App(format!(
+                    "{} has no cetp-provider/Cargo.toml: `--sdk-path` names the SDK checkout \
+                     (the directory holding cetp-provider/ and android-template/)",
+                    sdk.display()
+                )));
+            }
+            let template = relative(&app_dir.join("android"), &sdk.join("android-template"));
+            (
+                format!("path = {}", toml_string(&provider.to_string_lossy())),
+                format!(
+                    "// The SDK's template module.\ninclude(\":cetp\")\nproject(\":cetp\").projectDir = file({})\n",
+                    toml_string(&template.to_string_lossy())
+                ),
+            )
+        }
+        SdkSource::Git { url, rev } => {
+            let rev = rev
+                .as_ref()
+                .map(|r| format!(", rev = {}", toml_string(r)))
+                .unwrap_or_default();
+            (
+                format!("git = {}{rev}", toml_string(url)),
+                format!(
+                    "// The SDK's template module, from a checkout of {url} (a git submodule, say)\n\
+                     // at the revision Cargo.toml names.\n\
+                     include(\":cetp\")\n\
+                     project(\":cetp\").projectDir = file(\"../third_party/cetp-rs/android-template\")\n"
+                ),
+            )
+        }
+    };
+    let Names {
+        crate_name,
+        lib_name,
+        title,
+        package,
+    } = &names;
+    let cargo = format!(
+        r#"[package]
+name = "{crate_name}"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[lib]
+# cdylib: lib{lib_name}.so, which the Android app loads; rlib: what tests/ and `cargo cetp` link.
+crate-type = ["cdylib", "rlib"]
+
+[dependencies]
+# The SDK; the `jni` feature is the bridge the Android template's Java calls.
+cetp-provider = {{ {dependency}, features = ["jni"] }}
+# The versions the SDK uses, for the result types tools return.
+serde = {{ version = "{SERDE_VERSION}", features = ["derive"] }}
+schemars = "{SCHEMARS_VERSION}"
+
+[dev-dependencies]
+serde_json = "{SERDE_JSON_VERSION}"
+tempfile = "{TEMPFILE_VERSION}"
+
+# The SDK turns a panicking tool into an INTERNAL_ERROR answer, which needs unwinding.
+[profile.release]
+panic = "unwind"
+"#
+    );
+    let lib = format!(
+        r#"//! {title}: the app's data as read-only tools for on-device AI agents (CETP). See README.md.
+
+use std::path::Path;
+
+use cetp_provider::{{App, Provider, ProviderBuilder, ToolError, tool, tools}};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// One item the user keeps in the app.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Item {{
+    /// The item's id.
+    pub id: u32,
+    /// Its title.
+    pub title: String,
+}}
+
+/// What the tools read: provider state, opened once when the provider starts and borrowed by
+/// each tool as `&Items`.
+#[derive(Debug)]
+pub struct Items(Vec<Item>);
+
+impl Items {{
+    /// Opens the app's data in its files directory. Here, two examples: open your database
+    /// instead (keep it behind a pool or a `Mutex`: tools run on many threads at once).
+    pub fn open(_files_dir: &Path) -> Self {{
+        Items(vec![
+            Item {{ id: 1, title: "Tomato soup".into() }},
+            Item {{ id: 2, title: "Lemon cake".into() }},
+        ])
+    }}
+}}
+
+/// Finds the user's items whose title contains the given words. Answers an empty list when
+/// nothing matches.
+#[tool(scopes = ["items.read"])]
+pub fn find_items(
+    /// Words the title must contain, e.g. `soup`.
+    #[schemars(length(min = 1, max = 100))]
+    words: String,
+    /// How many items to return at most (default 10).
+    #[schemars(range(min = 1, max = 50))]
+    limit: Option<u32>,
+    items: &Items,
+) -> Result<Vec<Item>, ToolError> {{
+    let words = words.to_lowercase();
+    let limit = limit.unwrap_or(10) as usize;
+    Ok(items
+        .0
+        .iter()
+        .filter(|item| item.title.to_lowercase().contains(&words))
+        .take(limit)
+        .cloned()
+        .collect())
+}}
+
+/// Declares the provider; the Android template calls it once, on the first call that needs it.
+pub fn provider(app: &App) -> ProviderBuilder {{
+    Provider::builder("{title}")
+        .description("The items you keep in {title}")
+        // Completes "allow <agent> to read: …" on the approval screen: the data, in lower case.
+        .scope("items.read", "your saved items")
+        // No tool hides anything from limited callers; remove this when one does
+        // (`CallContext::access`).
+        .full_access_only()
+        .tools(tools![find_items])
+        .state(Items::open(app.files_dir()))
+}}
+
+cetp_provider::export_provider!(provider);
+"#
+    );
+    let test = format!(
+        r##"//! The provider driven the way an agent app drives it, through `cetp_provider::testing`.
+
+use cetp_provider::testing::{{Consumer, check_conformance}};
+use cetp_provider::{{AccessLevel, App, ErrorCode, Provider}};
+
+/// The provider as the Android template starts it (the user's approvals go to `files`).
+fn started(files: &tempfile::TempDir) -> Provider {{
+    let app = App::new("{package}", files.path());
+    {lib_name}::provider(&app).app(app).build().expect("the provider builds")
+}}
+
+#[test]
+fn the_provider_is_cetp_v1_conformant() {{
+    let files = tempfile::tempdir().unwrap();
+    check_conformance(&started(&files)).unwrap();
+}}
+
+#[test]
+fn an_agent_needs_the_users_approval_first() {{
+    let files = tempfile::tempdir().unwrap();
+    let provider = started(&files);
+    let answer = Consumer::new(&provider).execute("find_items", r#"{{"words":"soup"}}"#);
+    assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired), "{{answer}}");
+    let hint = answer.get("resolution_hint").unwrap();
+    assert!(hint.ends_with("to read: your saved items"), "{{hint}}");
+}}
+
+#[test]
+fn find_items_answers_an_approved_agent() {{
+    let files = tempfile::tempdir().unwrap();
+    let provider = started(&files);
+    let agent = Consumer::new(&provider);
+    agent.approve(AccessLevel::Full).unwrap();
+    let answer = agent.execute("find_items", r#"{{"words":"SOUP"}}"#);
+    assert_eq!(
+        answer.data_json().unwrap(),
+        serde_json::json!([{{"id": 1, "title": "Tomato soup"}}])
+    );
+    let none = agent.execute("find_items", r#"{{"words":"pizza"}}"#);
+    assert_eq!(none.data_json().unwrap(), serde_json::json!([]));
+}}
+
+#[test]
+fn find_items_rejects_bad_arguments() {{
+    let files = tempfile::tempdir().unwrap();
+    let provider = started(&files);
+    let agent = Consumer::new(&provider);
+    agent.approve(AccessLevel::Full).unwrap();
+    for args in ["{{}}", r#"{{"words":""}}"#, r#"{{"words":"soup","limit":500}}"#] {{
+        let answer = agent.execute("find_items", args);
+        assert_eq!(answer.error_code(), Some(ErrorCode::InvalidArgs), "{{args}}: {{answer}}");
+    }}
+}}
+"##
+    );
+    let gradle = format!(
+        r#"// The {title} app module: an ordinary Android app plus the CETP template module.
+plugins {{ id("com.android.application") version "8.7.3" }}
+
+android {{
+    namespace = "{package}" // also the application id
+    compileSdk = 34
+    defaultConfig {{
+        minSdk = 21
+        targetSdk = 34
+        // The authority agents call, and the Rust library the template loads (lib{lib_name}.so).
+        manifestPlaceholders["cetpAuthority"] = "{package}.tools"
+        manifestPlaceholders["cetpLibrary"] = "{lib_name}"
+        // Serve the Apex agent's plugin host too (off by default):
+        // resValue("bool", "cetp_serve_apex", "true")
+    }}
+}}
+
+dependencies {{ implementation(project(":cetp")) }} // the template module
+"#
+    );
+    let settings = format!(
+        "// This directory is the app module and the root of its Gradle build.\n\
+         pluginManagement {{ repositories {{ google(); mavenCentral() }} }}\n\
+         dependencyResolutionManagement {{ repositories {{ google(); mavenCentral() }} }}\n\n{template}"
+    );
+    let properties = "# The Rust crate the template's cargoNdk task builds, relative to this (root) project.\n\
+                      cetp.rustCrate=..\n\
+                      # Callers need no Android permission; the SDK's authorization decides. See the\n\
+                      # template's README before setting cetp.requireAccessToolsPermission=true.\n"
+        .to_owned();
+    let manifest = "<!-- The template's manifest, merged in, declares the provider, the discovery service and\n     \
+                    the approval screen. Your app's own components go here. -->\n<manifest />\n"
+        .to_owned();
+    let readme = format!(
+        r#"# {title}
+
+The {title} app's data as read-only tools for on-device AI agents, over CETP v1 (and the Apex
+plugin interface when the app turns it on), built with cetp-rs.
+
+```
+Cargo.toml                       the Rust crate: cdylib for the app, rlib for tests and tools
+src/lib.rs                       the tool `find_items`, the provider, export_provider!
+tests/provider.rs                host tests through cetp_provider::testing
+android/build.gradle.kts         the app module: namespace, the two placeholders, the template
+android/settings.gradle.kts      includes the SDK's template module `:cetp`
+android/gradle.properties        where the Rust crate is (cetp.rustCrate=..)
+android/src/main/AndroidManifest.xml
+```
+
+## Commands
+
+```sh
+cargo test           # the provider as an agent app calls it
+cargo cetp check     # schemas per LLM API, conformance, descriptions, scope wording, android/
+cargo cetp mcp       # serve the tools to an MCP client (MCP Inspector, a desktop LLM app)
+```
+
+`cargo cetp mcp --access limited` or `--access unapproved` shows what a limited or a not yet
+approved agent gets; `cargo cetp mcp --help` lists the options.
+
+## On Android
+
+`android/` is a complete Gradle build whose root project is the app module; it needs the
+Android Gradle Plugin, the NDK and `cargo install cargo-ndk` (see the SDK's
+`android-template/README.md`). The application id is `{package}`, agents call the authority
+`{package}.tools`, and the template loads `lib{lib_name}.so`.
+
+## Next steps
+
+- Replace `Items::open` with your data (a database in `app.files_dir()`).
+- Write a doc comment on every tool and every parameter: they are what the model reads.
+- A thing asked for by id that does not exist answers `INVALID_ARGS` naming where valid ids
+  come from; a search that finds nothing answers an empty list (see `ToolError`).
+"#
+    );
+    Ok(vec![
+        (PathBuf::from("Cargo.toml"), cargo),
+        (PathBuf::from("src/lib.rs"), lib),
+        (PathBuf::from("tests/provider.rs"), test),
+        (PathBuf::from("android/build.gradle.kts"), gradle),
+        (PathBuf::from("android/settings.gradle.kts"), settings),
+        (PathBuf::from("android/gradle.properties"), properties),
+        (
+            PathBuf::from("android/src/main/AndroidManifest.xml"),
+            manifest,
+        ),
+        (PathBuf::from("README.md"), readme),
+        (PathBuf::from(".gitignore"), "/target\n".to_owned()),
+    ])
+}
+
+/// Runs `cargo cetp new`: writes the app, refusing a directory that is not empty.
+///
+/// # Errors
+/// [`Error::App`] for a non-empty directory; [`Error::Usage`] for bad names; [`Error::Io`].
+pub fn run(options: &NewOptions) -> Result<()> {
+    let dir = &options.dir;
+    if dir.exists() {
+        let mut entries = std::fs::read_dir(dir).map_err(Error::io(dir))?;
+        if entries.next().is_some() {
+            return Err(Error::App(format!(
+                "{} is not empty; cargo cetp new writes only into a new or empty directory",
+                dir.display()
+            )));
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    let app_dir = dir.canonicalize().map_err(Error::io(dir))?;
+    let files = files(options, &app_dir)?;
+    for (path, text) in &files {
+        let path = app_dir.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+        }
+        std::fs::write(&path, text).map_err(Error::io(&path))?;
+    }
+    let names = Names::of(options)?;
+    eprintln!(
+        "cargo cetp: created `{}` ({}) in {}\n  next: cd {} && cargo test && cargo cetp check",
+        names.crate_name,
+        names.package,
+        app_dir.display(),
+        dir.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(dir: &Path) -> NewOptions {
+        NewOptions {
+            dir: dir.to_path_buf(),
+            name: None,
+            package: None,
+            sdk: SdkSource::Path(crate::sdk_dir()),
+        }
+    }
+
+    #[test]
+    fn names_come_from_the_directory() {
+        let names = Names::of(&options(Path::new("/x/recipes-app"))).unwrap();
+        assert_eq!(names.lib_name, "recipes_app");
+        assert_eq!(names.title, "Recipes app");
+        assert_eq!(names.package, "com.example.recipes_app");
+        let mut bad = options(Path::new("/x/1recipes"));
+        assert!(Names::of(&bad).is_err());
+        bad.name = Some("recipes".into());
+        bad.package = Some("recipes".into());
+        let err = Names::of(&bad).unwrap_err().to_string();
+        assert!(err.contains("not an Android application id"), "{err}");
+    }
+
+    #[test]
+    fn a_non_empty_directory_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let err = run(&options(dir.path())).unwrap_err().to_string();
+        assert!(err.contains("is not empty"), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn the_layout_and_the_sdk_dependency() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = dir.path().join("recipes");
+        run(&options(&app)).unwrap();
+        let read = |p: &str| std::fs::read_to_string(app.join(p)).unwrap();
+        let cargo = read("Cargo.toml");
+        assert!(cargo.contains("edition = \"2024\""));
+        assert!(cargo.contains("crate-type = [\"cdylib\", \"rlib\"]"));
+        let sdk = crate::sdk_dir();
+        assert!(cargo.contains(&format!(
+            "cetp-provider = {{ path = \"{}\", features = [\"jni\"] }}",
+            sdk.join("cetp-provider").display()
+        )));
+        let settings = read("android/settings.gradle.kts");
+        let template = settings
+            .split("file(\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert!(
+            app.join("android")
+                .join(template)
+                .join("src/main/AndroidManifest.xml")
+                .is_file(),
+            "{template}"
+        );
+        assert!(
+            read("android/build.gradle.kts")
+                .contains("manifestPlaceholders[\"cetpLibrary\"] = \"recipes\"")
+        );
+        assert!(read("src/lib.rs").contains("cetp_provider::export_provider!(provider);"));
+
+        let git = NewOptions {
+            sdk: SdkSource::Git {
+                url: "https://example.org/cetp-rs".into(),
+                rev: Some("v0.1".into()),
+            },
+            ..options(&dir.path().join("other"))
+        };
+        let files = files(&git, &dir.path().join("other")).unwrap();
+        assert!(files[0].1.contains(
+            "cetp-provider = { git = \"https://example.org/cetp-rs\", rev = \"v0.1\", features = [\"jni\"] }"
+        ));
+    }
+
+    /// New apps use the SDK's serde and schemars (one copy of each, the same `JsonSchema`).
+    #[test]
+    fn dependency_versions_are_the_sdks() {
+        let workspace = std::fs::read_to_string(crate::sdk_dir().join("Cargo.toml")).unwrap();
+        for (name, version) in [
+            ("serde", SERDE_VERSION),
+            ("schemars", SCHEMARS_VERSION),
+            ("serde_json", SERDE_JSON_VERSION),
+            ("tempfile", TEMPFILE_VERSION),
+        ] {
+            let line = workspace
+                .lines()
+                .find(|l| l.starts_with(&format!("{name} =")))
+                .unwrap_or_else(|| panic!("no {name} in the workspace"));
+            assert!(
+                line.contains(&format!("\"{version}\"")),
+                "{line} vs {version}"
+            );
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! What `check` finds in a provider's description (the runner's `describe`): the schema
+//! compatibility per LLM API, parameters without a description, scope wording. Also what
+//! `cargo xtask schema-report` prints for the samples.
+
+use cetp_provider::schema::{Api, CompatReport, ToolCompat};
+use serde_json::Value;
+
+/// One finding: a warning (or an error) with its fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Whether it fails the check.
+    pub error: bool,
+    /// What is wrong.
+    pub problem: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+impl Finding {
+    /// A warning.
+    pub fn warning(problem: impl Into<String>, fix: impl Into<String>) -> Self {
+        Finding {
+            error: false,
+            problem: problem.into(),
+            fix: fix.into(),
+        }
+    }
+
+    /// An error.
+    pub fn error(problem: impl Into<String>, fix: impl Into<String>) -> Self {
+        Finding {
+            error: true,
+            problem: problem.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let level = if self.error { "error" } else { "warning" };
+        write!(f, "{level}: {}", self.problem)?;
+        if !self.fix.is_empty() {
+            write!(f, "\n  fix: {}", self.fix)?;
+        }
+        Ok(())
+    }
+}
+
+/// The tools of a `list_tools` answer (`{"tools":[…]}`).
+fn tools(list_tools: &Value) -> &[Value] {
+    list_tools["tools"].as_array().map_or(&[], Vec::as_slice)
+}
+
+/// The compatibility report of the tools in a `list_tools` answer: each tool's `parameters`
+/// against every API's rules (`cetp_provider::schema`, feature `schema-report`). `Display`
+/// renders the Markdown table the README carries.
+///
+/// ```
+/// let list = serde_json::json!({"tools": [{"name": "find", "parameters": {"type": "object",
+///     "properties": {"q": {"type": "string", "maxLength": 9}}, "required": ["q"],
+///     "additionalProperties": false}}]});
+/// let table = cargo_cetp::report::compatibility(&list).to_string();
+/// assert!(table.contains("| `find` | ok | no: maxLength | ok |"), "{table}");
+/// ```
+pub fn compatibility(list_tools: &Value) -> CompatReport {
+    CompatReport {
+        rows: tools(list_tools)
+            .iter()
+            .map(|tool| {
+                ToolCompat::check(
+                    tool["name"].as_str().unwrap_or_default(),
+                    &tool["parameters"],
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The APIs that take a schema as it is (no strict mode): what they would reject is worth a
+/// warning; the strict modes and Gemini are adapted by consumers and gateways.
+pub const AS_IS_APIS: [Api; 2] = [Api::OpenAi, Api::Anthropic];
+
+/// Warnings for what an API without strict mode would reject.
+pub fn schema_findings(report: &CompatReport) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for row in &report.rows {
+        for api in AS_IS_APIS {
+            for finding in row.findings(api) {
+                out.push(Finding::warning(
+                    format!("tool `{}`: {api} would reject {finding}", row.tool),
+                    "change the parameter's type or attribute so the schema stays within what \
+                     every API accepts (see the table above)",
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Parameters whose description the model would not get: the declaration as written
+/// (`raw_tools`, built without restating constraints) has none for them.
+///
+/// ```
+/// let raw = serde_json::json!({"tools": [{"name": "find", "parameters": {"type": "object",
+///     "properties": {"q": {"type": "string", "description": "Words."}, "limit": {"type": "integer"}}}}]});
+/// let found = cargo_cetp::report::undescribed_parameters(&raw);
+/// assert_eq!(found.len(), 1);
+/// assert!(found[0].problem.contains("`limit` of tool `find`"));
+/// ```
+pub fn undescribed_parameters(raw_tools: &Value) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for tool in tools(raw_tools) {
+        let name = tool["name"].as_str().unwrap_or_default();
+        let Some(properties) = tool["parameters"]["properties"].as_object() else {
+            continue;
+        };
+        for (param, schema) in properties {
+            let described = schema["description"]
+                .as_str()
+                .is_some_and(|d| !d.trim().is_empty());
+            if !described {
+                out.push(Finding::warning(
+                    format!(
+                        "parameter `{param}` of tool `{name}` has no description, so the model \
+                         has only its name and type to go on"
+                    ),
+                    format!(
+                        "write a `///` doc comment above `{param}` in the `#[tool]` function: \
+                         what it is, with an example value"
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Verbs a scope description should not start with: it completes "allow `<agent>` to read: …",
+/// which already says what the agent does.
+const VERBS: &[&str] = &[
+    "read",
+    "reads",
+    "view",
+    "views",
+    "see",
+    "sees",
+    "access",
+    "accesses",
+    "get",
+    "gets",
+    "list",
+    "lists",
+    "show",
+    "shows",
+    "fetch",
+    "fetches",
+    "search",
+    "searches",
+    "use",
+    "uses",
+    "allow",
+    "allows",
+    "let",
+    "lets",
+    "browse",
+    "browses",
+    "query",
+    "queries",
+    "find",
+    "finds",
+    "manage",
+    "manages",
+    "retrieve",
+    "retrieves",
+    "know",
+    "knows",
+];
+
+/// Scope descriptions that read wrongly where the user and the agent see them: the hint `Open
+/// <app> and allow <agent> to read: <description>` and the consent question `Allow <agent> to
+/// read <description> from <app>?`.
+///
+/// ```
+/// let info = serde_json::json!({"provider_name": "Recipes", "scopes": [
+///     {"name": "recipes.read", "description": "Read your recipes"},
+///     {"name": "menus.read", "description": "your weekly menus"}]});
+/// let found = cargo_cetp::report::scope_wording(&info, "com.example.recipes");
+/// assert_eq!(found.len(), 1);
+/// assert!(found[0].problem.contains("to read: Read your recipes"), "{}", found[0].problem);
+/// assert!(found[0].fix.contains(r#".scope("recipes.read", "your recipes")"#), "{}", found[0].fix);
+/// ```
+pub fn scope_wording(provider_info: &Value, package: &str) -> Vec<Finding> {
+    let app = provider_info["provider_name"].as_str().unwrap_or("the app");
+    let mut out = Vec::new();
+    for scope in provider_info["scopes"].as_array().into_iter().flatten() {
+        let name = scope["name"].as_str().unwrap_or_default();
+        let text = scope["description"].as_str().unwrap_or_default();
+        let reads = format!("\"Open {app} ({package}) and allow <agent> to read: {text}\"");
+        let trimmed = text.trim();
+        let first = trimmed.split_whitespace().next().unwrap_or("");
+        let mut problems = Vec::new();
+        let mut suggestion = trimmed.to_owned();
+        if trimmed.is_empty() {
+            out.push(Finding::warning(
+                format!("scope `{name}` has no description, so the user is asked about `{name}`"),
+                format!(
+                    "describe the data in lower case: `.scope(\"{name}\", \"your …\")`, which \
+                     completes {reads}"
+                ),
+            ));
+            continue;
+        }
+        if VERBS.contains(&first.to_lowercase().as_str()) {
+            problems.push(format!("it starts with the verb \"{first}\""));
+            suggestion = trimmed[first.len()..].trim_start().to_owned();
+        }
+        if suggestion.chars().next().is_some_and(char::is_uppercase) {
+            let word = suggestion.split_whitespace().next().unwrap_or("");
+            // A word in capitals only (an acronym) or a name stays as written.
+            if word.chars().skip(1).all(|c| !c.is_uppercase()) {
+                problems.push("it starts with a capital letter, mid-sentence".to_owned());
+                let mut chars = suggestion.chars();
+                suggestion = chars
+                    .next()
+                    .map(|c| c.to_lowercase().chain(chars).collect())
+                    .unwrap_or_default();
+            }
+        }
+        if suggestion.ends_with('.') {
+            problems.push("it ends with a period, inside the consent question".to_owned());
+            suggestion.pop();
+        }
+        if !problems.is_empty() {
+            out.push(Finding::warning(
+                format!(
+                    "scope `{name}`: {} ({reads})",
+                    problems.join(", and ")
+                ),
+                format!(
+                    "name the data, in lower case, without a verb: `.scope(\"{name}\", \"{suggestion}\")` \
+                     (unless the first word is a name)"
+                ),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn scope_wording_catches_verbs_capitals_and_periods_only() {
+        let info = json!({"provider_name": "Notes", "scopes": [
+            {"name": "a", "description": "your notes: titles, dates and text"},
+            {"name": "b", "description": "Lets the agent see your notes."},
+            {"name": "c", "description": "Your calendar"},
+            {"name": "d", "description": "ICS feeds you subscribed to"},
+            {"name": "e", "description": ""}]});
+        let found = scope_wording(&info, "com.example.notes");
+        let names: Vec<&str> = found
+            .iter()
+            .map(|f| f.problem.split('`').nth(1).unwrap())
+            .collect();
+        assert_eq!(names, ["b", "c", "e"], "{found:#?}");
+        assert!(
+            found[0].fix.contains(r#""the agent see your notes""#),
+            "{}",
+            found[0].fix
+        );
+        assert!(found[0].problem.contains("verb \"Lets\""));
+        assert!(found[0].problem.contains("period"));
+        assert!(
+            found[1].fix.contains(r#""your calendar""#),
+            "{}",
+            found[1].fix
+        );
+    }
+
+    #[test]
+    fn a_constraint_restated_is_not_a_description() {
+        // As written, `limit` had no doc; the served schema says "1 to 50." for it.
+        let raw = json!({"tools": [{"name": "t", "parameters": {"type": "object", "properties": {
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+            "q": {"type": "string", "description": "Words to look for."}}}}]});
+        let found = undescribed_parameters(&raw);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].problem.contains("`limit`"));
+        assert!(!found[0].error);
+    }
+}

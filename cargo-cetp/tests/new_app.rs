@@ -1,0 +1,286 @@
+//! An app made by `cargo cetp new` in a directory outside the workspace, used as its developer
+//! would: `cargo test` there, `cargo cetp check`, then scripted MCP sessions against
+//! `cargo cetp mcp` as a child process over stdio, answers checked field by field.
+//!
+//! Minutes of compiling, so plain `cargo test` leaves it out (`test = false`); `cargo xtask
+//! test` runs it with `cargo test -p cargo-cetp --test new_app`. The app builds into this
+//! workspace's target directory with this workspace's `Cargo.lock`, so the SDK's dependencies
+//! are compiled once for both (`CETP_NEW_APP_TARGET_DIR` chooses another directory).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CETP_NEW_APP_TARGET_DIR")
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR"))
+        .map_or_else(|| workspace().join("target"), PathBuf::from)
+}
+
+fn cargo_cetp(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-cetp"));
+    cmd.arg("cetp")
+        .args(args)
+        .env("CARGO_TARGET_DIR", target_dir());
+    cmd
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("the command starts");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// One MCP session with `cargo cetp mcp`, line-delimited JSON-RPC over the child's stdio.
+struct Session {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Session {
+    fn start(manifest: &Path, extra: &[&str]) -> Self {
+        let mut args = vec!["mcp", "--manifest-path", manifest.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let mut child = cargo_cetp(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("cargo cetp mcp starts");
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        Session {
+            child,
+            input,
+            output,
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.input, "{message}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// Sends a request and returns its answer (the next line on stdout, which carries nothing
+    /// but MCP messages).
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        let answer: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("not a JSON-RPC line ({e}): {line:?}"));
+        assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    }
+
+    fn initialize(&mut self) -> Value {
+        let init = self.request(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "new-app-test", "version": "1"}}),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
+    fn call(&mut self, id: u64, arguments: Value) -> Value {
+        let answer = self.request(
+            id,
+            "tools/call",
+            json!({"name": "find_items", "arguments": arguments}),
+        );
+        answer["result"].clone()
+    }
+
+    /// Closes stdin, as a client that is done does, and waits for the server to exit.
+    fn finish(mut self) {
+        drop(self.input);
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "cargo cetp mcp exited with {status}");
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut self.output, &mut rest).unwrap();
+        assert_eq!(rest, "", "nothing but MCP answers on stdout");
+    }
+}
+
+#[test]
+fn a_new_app_tests_checks_and_serves_mcp() {
+    let scratch = tempfile::tempdir().unwrap();
+    assert!(
+        !scratch
+            .path()
+            .starts_with(workspace().canonicalize().unwrap()),
+        "the app must live outside the workspace"
+    );
+    let app = scratch.path().join("recipes");
+    run(&mut cargo_cetp(&["new", app.to_str().unwrap()]));
+    // The same versions as the SDK's own build, so its compiled dependencies are reused.
+    std::fs::copy(workspace().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
+    let manifest = app.join("Cargo.toml");
+
+    // The app's own tests pass out of the box.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let tests = run(Command::new(&cargo)
+        .arg("test")
+        .current_dir(&app)
+        .env("CARGO_TARGET_DIR", target_dir()));
+    assert!(tests.contains("test result: ok. 4 passed"), "{tests}");
+
+    // `check`: the table, conformance, the Android module, and nothing to fix.
+    let checked = run(&mut cargo_cetp(&[
+        "check",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+    ]));
+    assert!(
+        checked.contains("`recipes`, provider \"Recipes\" for com.example.recipes, 1 tool(s)"),
+        "{checked}"
+    );
+    assert!(
+        checked.contains("| `find_items` | ok | no: maxLength, minLength, required | ok |"),
+        "{checked}"
+    );
+    assert!(checked.contains("CETP v1 conformance: ok"), "{checked}");
+    assert!(checked.contains("authority consumers call: com.example.recipes.tools"));
+    assert!(checked.contains("0 error(s), 0 warning(s)"), "{checked}");
+
+    // An approved agent (the default caller, full access).
+    let mut mcp = Session::start(&manifest, &[]);
+    let init = mcp.initialize();
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "Recipes");
+    assert_eq!(
+        init["result"]["instructions"],
+        "The items you keep in Recipes"
+    );
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+
+    let list = mcp.request(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1);
+    let tool = &tools[0];
+    assert_eq!(tool["name"], "find_items");
+    assert_eq!(tool["title"], "Find items");
+    assert!(
+        tool["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Finds the user's items whose title contains the given words."),
+        "{tool}"
+    );
+    assert_eq!(tool["inputSchema"]["required"], json!(["words"]));
+    assert_eq!(tool["inputSchema"]["additionalProperties"], false);
+    assert_eq!(
+        tool["inputSchema"]["properties"]["words"]["description"],
+        "Words the title must contain, e.g. `soup`. 1 to 100 characters."
+    );
+    assert_eq!(tool["inputSchema"]["properties"]["limit"]["maximum"], 50);
+    assert_eq!(tool["annotations"]["readOnlyHint"], true);
+    assert_eq!(tool["annotations"]["destructiveHint"], false);
+    assert_eq!(tool["outputSchema"]["type"], "object");
+    assert_eq!(tool["outputSchema"]["required"], json!(["result"]));
+    assert_eq!(
+        tool["outputSchema"]["properties"]["result"]["items"]["required"],
+        json!(["id", "title"])
+    );
+
+    let found = mcp.call(3, json!({"words": "soup"}));
+    assert_eq!(found["isError"], false);
+    assert_eq!(
+        found["structuredContent"],
+        json!({"result": [{"id": 1, "title": "Tomato soup"}]})
+    );
+    assert_eq!(found["content"][0]["type"], "text");
+    assert_eq!(
+        found["content"][0]["text"],
+        r#"[{"id":1,"title":"Tomato soup"}]"#
+    );
+
+    let wrong = mcp.call(4, json!({"words": "soup", "limit": 500}));
+    assert_eq!(wrong["isError"], true);
+    assert!(wrong.get("structuredContent").is_none(), "{wrong}");
+    assert_eq!(
+        wrong["content"][0]["text"],
+        "INVALID_ARGS: invalid arguments for `find_items`: at `/limit`: 500 is greater than the \
+         maximum of 50. Expected {words: string (required), limit: integer}."
+    );
+    mcp.finish();
+
+    // An agent the user has not approved gets what an agent on the phone gets.
+    let mut stranger = Session::start(
+        &manifest,
+        &["--access", "unapproved", "--caller", "com.example.stranger"],
+    );
+    stranger.initialize();
+    let refused = stranger.call(2, json!({"words": "soup"}));
+    assert_eq!(refused["isError"], true);
+    let text = refused["content"][0]["text"].as_str().unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with(
+            "AUTH_REQUIRED: the user has not yet allowed com.example.stranger to read scope `items.read` from Recipes"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        lines[1],
+        "Hint: Open Recipes (com.example.recipes) and allow com.example.stranger to read: your saved items"
+    );
+    assert_eq!(
+        lines[2],
+        "Authorize intent: com.example.recipes.CETP_AUTHORIZE"
+    );
+    stranger.finish();
+
+    // What check says once the declaration reads wrongly: warnings with fixes, still exit 0.
+    let lib = app.join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib).unwrap();
+    let changed = source
+        .replace("\"your saved items\"", "\"Read your saved items\"")
+        .replace(
+            "    /// How many items to return at most (default 10).\n",
+            "",
+        );
+    assert_ne!(changed, source);
+    std::fs::write(&lib, changed).unwrap();
+    let checked = run(&mut cargo_cetp(&[
+        "check",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+    ]));
+    assert!(
+        checked.contains(
+            "warning: parameter `limit` of tool `find_items` has no description, so the model has only its name and type to go on"
+        ),
+        "{checked}"
+    );
+    assert!(
+        checked.contains(
+            "warning: scope `items.read`: it starts with the verb \"Read\" (\"Open Recipes (com.example.recipes) and allow <agent> to read: Read your saved items\")"
+        ),
+        "{checked}"
+    );
+    assert!(
+        checked.contains(r#"fix: name the data, in lower case, without a verb: `.scope("items.read", "your saved items")`"#),
+        "{checked}"
+    );
+    assert!(checked.contains("0 error(s), 2 warning(s)"), "{checked}");
+}
