@@ -92,6 +92,7 @@ pub mod auth;
 mod caller;
 mod clock;
 mod context;
+mod descriptor;
 mod error;
 pub mod host;
 #[cfg(feature = "jni")]
@@ -115,6 +116,7 @@ pub use app::App;
 pub use caller::Caller;
 pub use cetp_macros::tool;
 pub use context::{AccessLevel, CallContext, Deadline};
+pub use descriptor::{Annotations, ToolDescriptor};
 pub use error::ToolError;
 pub use limits::Limits;
 pub use provider::{AnyTool, BuildError, Provider, ProviderBuilder};
@@ -124,7 +126,7 @@ pub use provider::{AnyTool, BuildError, Provider, ProviderBuilder};
 /// two copies never disagree.
 pub use schemars;
 pub use state::StateType;
-pub use tool::{Annotations, Tool, ToolDescriptor};
+pub use tool::Tool;
 pub use wire::{ErrorCode, Response};
 
 /// Collects `#[tool]` functions for [`ProviderBuilder::tools`].

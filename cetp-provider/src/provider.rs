@@ -23,12 +23,13 @@ use crate::app::App;
 use crate::auth::{Auth, Authorizer, Need as AuthNeed};
 use crate::caller::Caller;
 use crate::context::{AccessLevel, CallContext, Deadline};
+use crate::descriptor::{ToolDescriptor, ToolFacts};
 use crate::error::{ToolError, panic_text, provider_bug};
 use crate::limits::{InFlight, Limits};
 use crate::log_text::{Escaped, printable};
 use crate::schema::{self, OutputCheck, SchemaError};
 use crate::state::StateType;
-use crate::tool::{Tool, ToolDescriptor, is_valid_tool_name};
+use crate::tool::{Tool, is_valid_tool_name};
 use crate::type_map::TypeMap;
 use crate::validate::ArgsValidator;
 use crate::wire::{self, Response};
@@ -44,13 +45,10 @@ type RunFn = dyn Fn(Value, &CallContext<'_>) -> Result<String, ToolError> + Send
 /// Made by [`tools!`](crate::tools) from `#[tool]` functions, or with [`AnyTool::new`] from a
 /// hand-written [`Tool`].
 pub struct AnyTool {
-    name: &'static str,
-    description: &'static str,
-    scopes: &'static [&'static str],
+    facts: ToolFacts,
     states: Vec<StateType>,
     schema: fn() -> Result<Value, SchemaError>,
     output_schema: fn() -> Option<Result<Value, SchemaError>>,
-    describe: fn(Value, Option<Value>) -> ToolDescriptor,
     run: Box<RunFn>,
 }
 
@@ -69,13 +67,17 @@ impl AnyTool {
     /// ```
     pub fn new<T: Tool>(tool: T) -> Self {
         AnyTool {
-            name: T::NAME,
-            description: T::DESCRIPTION,
-            scopes: T::SCOPES,
+            facts: ToolFacts {
+                name: T::NAME,
+                description: T::DESCRIPTION,
+                scopes: T::SCOPES,
+                title: T::TITLE,
+                idempotent: T::IDEMPOTENT,
+                open_world: T::OPEN_WORLD,
+            },
             states: T::state_types(),
             schema: schema::parameters_schema::<T::Args>,
             output_schema: T::output_schema,
-            describe: ToolDescriptor::new::<T>,
             run: Box::new(move |args, ctx| {
                 let args: T::Args = serde_json::from_value(args).map_err(|e| {
                     ToolError::invalid_args(format!("invalid arguments for `{}`: {e}", T::NAME))
@@ -93,13 +95,15 @@ impl AnyTool {
 
     /// The tool name.
     pub fn name(&self) -> &'static str {
-        self.name
+        self.facts.name
     }
 }
 
 impl fmt::Debug for AnyTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AnyTool").field("name", &self.name).finish()
+        f.debug_struct("AnyTool")
+            .field("name", &self.facts.name)
+            .finish()
     }
 }
 
@@ -462,14 +466,14 @@ impl ProviderBuilder {
         let mut entries = Vec::with_capacity(self.tools.len());
         let mut descriptors = Vec::with_capacity(self.tools.len());
         for tool in self.tools {
-            let name = tool.name;
+            let name = tool.facts.name;
             if !is_valid_tool_name(name) {
                 return Err(BuildError::InvalidToolName(name.to_owned()));
             }
-            if tool.description.trim().is_empty() {
+            if tool.facts.description.trim().is_empty() {
                 return Err(BuildError::MissingDescription(name.to_owned()));
             }
-            if let Some(scope) = tool.scopes.iter().find(|s| !declared.contains(**s)) {
+            if let Some(scope) = tool.facts.scopes.iter().find(|s| !declared.contains(**s)) {
                 return Err(BuildError::UnknownScope {
                     tool: name.to_owned(),
                     scope: (*scope).to_owned(),
@@ -494,7 +498,7 @@ impl ProviderBuilder {
             if by_name.insert(name, entries.len()).is_some() {
                 return Err(BuildError::DuplicateTool(name.to_owned()));
             }
-            descriptors.push((tool.describe)(parameters, output_schema));
+            descriptors.push(ToolDescriptor::new(&tool.facts, parameters, output_schema));
             entries.push(Entry {
                 name,
                 validator,

@@ -1,4 +1,4 @@
-//! The [`Tool`] trait `#[tool]` implements, and the [`ToolDescriptor`] that `list_tools` serves.
+//! The [`Tool`] trait `#[tool]` implements, and the tool-name rule.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -90,7 +90,7 @@ pub trait Tool: Send + Sync + 'static {
     /// The scopes a caller must hold to run the tool (see [`crate::auth`]).
     const SCOPES: &'static [&'static str] = &[];
     /// A short human-readable name (`None`: derived from [`Tool::NAME`], see
-    /// [`ToolDescriptor::title`]).
+    /// [`ToolDescriptor::title`](crate::ToolDescriptor::title)).
     const TITLE: Option<&'static str> = None;
     /// Calling the tool again with the same arguments gives the same answer while the app's
     /// data stays the same (MCP's `idempotentHint`).
@@ -118,153 +118,6 @@ pub trait Tool: Send + Sync + 'static {
     fn call(&self, args: Self::Args, ctx: &CallContext<'_>) -> Result<Self::Output, ToolError>;
 }
 
-/// A tool as `list_tools` describes it.
-///
-/// The CETP v1 fields come first (`name`, `description`, `parameters`); `title`,
-/// `annotations` and `output_schema` are additive (v1 consumers ignore unknown fields).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolDescriptor {
-    /// The tool name.
-    pub name: String,
-    /// The description shown to the model.
-    pub description: String,
-    /// The normalized JSON Schema of the arguments (always an object schema).
-    pub parameters: serde_json::Value,
-    /// The scopes the tool needs; not part of the CETP v1 `list_tools` answer.
-    #[serde(skip)]
-    pub scopes: Vec<String>,
-    title: String,
-    annotations: Annotations,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output_schema: Option<serde_json::Value>,
-}
-
-impl ToolDescriptor {
-    pub(crate) fn new<T: Tool>(
-        parameters: serde_json::Value,
-        output_schema: Option<serde_json::Value>,
-    ) -> Self {
-        ToolDescriptor {
-            name: T::NAME.to_owned(),
-            description: T::DESCRIPTION.trim().to_owned(),
-            parameters,
-            scopes: T::SCOPES.iter().map(|s| (*s).to_owned()).collect(),
-            title: T::TITLE.map_or_else(|| default_title(T::NAME), str::to_owned),
-            annotations: Annotations {
-                read_only_hint: true,
-                destructive_hint: false,
-                idempotent_hint: T::IDEMPOTENT,
-                open_world_hint: T::OPEN_WORLD,
-            },
-            output_schema,
-        }
-    }
-
-    /// A descriptor with default metadata, for unit tests of code that reads descriptors.
-    #[cfg(test)]
-    pub(crate) fn for_test(name: &str, parameters: serde_json::Value) -> Self {
-        ToolDescriptor {
-            name: name.to_owned(),
-            description: format!("The {name} tool."),
-            parameters,
-            scopes: Vec::new(),
-            title: default_title(name),
-            annotations: Annotations {
-                read_only_hint: true,
-                destructive_hint: false,
-                idempotent_hint: false,
-                open_world_hint: false,
-            },
-            output_schema: None,
-        }
-    }
-
-    /// A short name for people: `#[tool(title = "…")]`, or else the tool name with `_` as
-    /// spaces and a capital first letter.
-    ///
-    /// ```
-    /// use cetp_provider::{Provider, tool, tools};
-    ///
-    /// /// Searches the notes.
-    /// #[tool]
-    /// fn search_notes() -> Vec<String> { Vec::new() }
-    ///
-    /// /// Lists the tags.
-    /// #[tool(title = "Your tags")]
-    /// fn list_tags() -> Vec<String> { Vec::new() }
-    ///
-    /// let provider = Provider::builder("Notes").tools(tools![search_notes, list_tags]).build().unwrap();
-    /// assert_eq!(provider.tools()[0].title(), "Search notes");
-    /// assert_eq!(provider.tools()[1].title(), "Your tags");
-    /// ```
-    pub fn title(&self) -> &str {
-        &self.title
-    }
-
-    /// The behaviour hints, MCP's `ToolAnnotations`.
-    pub fn annotations(&self) -> Annotations {
-        self.annotations
-    }
-
-    /// The normalized JSON Schema of the result, when the result type has one.
-    pub fn output_schema(&self) -> Option<&serde_json::Value> {
-        self.output_schema.as_ref()
-    }
-}
-
-/// `search_notes` → `Search notes`.
-fn default_title(name: &str) -> String {
-    let spaced = name.replace('_', " ");
-    let mut chars = spaced.trim().chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
-/// What a tool does to the world, in MCP's vocabulary (`readOnlyHint`, `destructiveHint`,
-/// `idempotentHint`, `openWorldHint`, spelled as MCP spells them so a consumer that bridges to
-/// MCP passes the object through unchanged).
-///
-/// Every CETP v1 tool is read-only: `readOnlyHint` is always `true` and `destructiveHint`
-/// always `false`. A tool that writes has no place in this SDK by design (`#[tool]` has no
-/// attribute for it), because an agent calls tools without the user watching each call.
-/// `#[tool(idempotent, open_world)]` set the other two.
-///
-/// In `list_tools`: `"annotations":{"readOnlyHint":true,"destructiveHint":false,
-/// "idempotentHint":false,"openWorldHint":false}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Annotations {
-    read_only_hint: bool,
-    destructive_hint: bool,
-    idempotent_hint: bool,
-    open_world_hint: bool,
-}
-
-impl Annotations {
-    /// Always `true`: the tool does not change anything.
-    pub fn read_only(&self) -> bool {
-        self.read_only_hint
-    }
-
-    /// Always `false`: the tool destroys nothing.
-    pub fn destructive(&self) -> bool {
-        self.destructive_hint
-    }
-
-    /// Whether repeating a call with the same arguments gives the same answer while the data
-    /// stays the same.
-    pub fn idempotent(&self) -> bool {
-        self.idempotent_hint
-    }
-
-    /// Whether the tool reaches beyond the app's own data.
-    pub fn open_world(&self) -> bool {
-        self.open_world_hint
-    }
-}
-
 /// Whether `name` is a valid tool name: `[a-z][a-z0-9_]{0,63}`. The one rule: the provider
 /// checks every tool with it when it builds, and `#[tool]` with it at compile time.
 ///
@@ -288,7 +141,7 @@ pub const fn is_valid_tool_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{default_title, is_valid_tool_name};
+    use super::is_valid_tool_name;
 
     #[test]
     fn the_tool_name_rule() {
@@ -306,12 +159,5 @@ mod tests {
         ] {
             assert!(!is_valid_tool_name(invalid), "{invalid}");
         }
-    }
-
-    #[test]
-    fn default_titles() {
-        assert_eq!(default_title("search_notes"), "Search notes");
-        assert_eq!(default_title("a"), "A");
-        assert_eq!(default_title("notes_between_2"), "Notes between 2");
     }
 }

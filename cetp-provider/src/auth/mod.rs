@@ -253,9 +253,9 @@ pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, Store
 use crate::app::App;
 use crate::caller::Caller;
 use crate::context::AccessLevel;
+use crate::descriptor::ToolDescriptor;
 use crate::error::ToolError;
 use crate::log_text::Escaped;
-use crate::tool::ToolDescriptor;
 use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;

@@ -93,10 +93,10 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
 use crate::caller::Caller;
+use crate::descriptor::ToolDescriptor;
 use crate::error::ToolError;
 use crate::log_text::printable;
 use crate::provider::{Need, Provider, ToolCall};
-use crate::tool::ToolDescriptor;
 use crate::wire::Response;
 
 /// The property a result that is not a JSON object is wrapped in, for MCP's `outputSchema` and

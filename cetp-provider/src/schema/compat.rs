@@ -6,7 +6,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::rules::{Api, RuleSet};
-use crate::tool::ToolDescriptor;
+use crate::descriptor::ToolDescriptor;
 
 /// One thing an API would reject (or silently drop) in a tool definition.
 #[derive(Debug, Clone, PartialEq, Eq)]

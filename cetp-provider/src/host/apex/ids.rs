@@ -1,6 +1,6 @@
 //! Apex tool ids: how a tool name becomes the function name the Apex agent gives the model.
 
-use crate::tool::ToolDescriptor;
+use crate::descriptor::ToolDescriptor;
 
 /// Longest tool id every LLM API accepts as a function name.
 pub const MAX_TOOL_ID_LEN: usize = 64;

@@ -127,10 +127,10 @@ pub use ids::{MAX_TOOL_ID_LEN, ToolIds};
 
 use crate::app::App;
 use crate::caller::Caller;
+use crate::descriptor::ToolDescriptor;
 use crate::error::{ToolError, panic_text};
 use crate::log_text::{Escaped, printable};
 use crate::provider::{HostSettings, Need, Provider, ProviderBuilder, ToolCall};
-use crate::tool::ToolDescriptor;
 use crate::wire::{self, ErrorCode, Response};
 use connections::{Connections, Transition};
 
