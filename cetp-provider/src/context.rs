@@ -74,6 +74,27 @@ impl Deadline {
         Deadline { at: None }
     }
 
+    /// `time_left` from now on `clock`: for testing a tool with a deadline of your own (the
+    /// provider gives every call its deadline; see [`CallContext::with_deadline`]). With the
+    /// `test-util` feature.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use cetp_provider::Deadline;
+    /// use cetp_provider::auth::SystemClock;
+    ///
+    /// let deadline = Deadline::new(SystemClock, Duration::from_secs(60));
+    /// assert!(!deadline.is_past());
+    /// assert!(deadline.time_left() <= Duration::from_secs(60));
+    /// assert!(Deadline::new(SystemClock, Duration::ZERO).is_past());
+    /// ```
+    #[cfg(any(test, feature = "test-util"))]
+    #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
+    pub fn new(clock: impl Clock, time_left: Duration) -> Self {
+        let now_ms = clock.now_ms();
+        Deadline::after(&(Arc::new(clock) as Arc<dyn Clock>), now_ms, time_left)
+    }
+
     /// `after` from `start_ms` on `clock`.
     pub(crate) fn after(clock: &Arc<dyn Clock>, start_ms: u64, after: Duration) -> Self {
         let after_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
@@ -162,6 +183,25 @@ impl<'a> CallContext<'a> {
     #[must_use]
     pub fn with_access(mut self, access: AccessLevel) -> Self {
         self.access = access;
+        self
+    }
+
+    /// Sets the deadline (a hand-made context has none). With the `test-util` feature.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use cetp_provider::{CallContext, Caller, Deadline};
+    /// use cetp_provider::auth::SystemClock;
+    ///
+    /// let caller = Caller::unknown();
+    /// let ctx = CallContext::new(&caller).with_deadline(Deadline::new(SystemClock, Duration::ZERO));
+    /// assert!(ctx.deadline().check().is_err());
+    /// ```
+    #[cfg(any(test, feature = "test-util"))]
+    #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: Deadline) -> Self {
+        self.deadline = deadline;
         self
     }
 
