@@ -30,7 +30,7 @@ pub fn search_notes(
     db: &Database,
     ctx: &CallContext,
 ) -> Result<Vec<Hit>, ToolError> {
-    queries::search(db, &query, tag.as_deref(), limit, ctx.access())
+    queries::search(db, &query, tag.as_deref(), limit, ctx)
 }
 
 /// Fetches one note by id, with its full text (limited callers get title, date and tags).
@@ -42,13 +42,13 @@ pub fn get_note(
     db: &Database,
     ctx: &CallContext,
 ) -> Result<Note, ToolError> {
-    queries::note(db, id, ctx.access())
+    queries::note(db, id, ctx)
 }
 
 /// Lists every tag with the number of notes carrying it, most used first.
 #[tool(scopes = ["tags.read"])]
-pub fn list_tags(db: &Database) -> Result<Vec<TagCount>, ToolError> {
-    queries::tags(db)
+pub fn list_tags(db: &Database, ctx: &CallContext) -> Result<Vec<TagCount>, ToolError> {
+    queries::tags(db, ctx)
 }
 
 /// Lists the notes written between two days (both included, 366 days at most), oldest
@@ -63,8 +63,9 @@ pub fn notes_between(
     #[schemars(range(min = 1, max = 200))]
     limit: Option<u32>,
     db: &Database,
+    ctx: &CallContext,
 ) -> Result<NoteList, ToolError> {
-    queries::between(db, from, to, limit)
+    queries::between(db, from, to, limit, ctx)
 }
 
 /// Declares the provider over the notes database (its path, or a [`Database`]).

@@ -1,7 +1,8 @@
 //! The tool bodies: SQL over the notes database, opened read-only.
 //!
 //! Nothing here knows about CETP except [`ToolError`] (what a failure tells the model) and
-//! [`AccessLevel`] (how much a caller may see). This is the code an app has, or would write,
+//! the [`CallContext`]'s [`AccessLevel`] (how much a caller may see) and
+//! [`Deadline`] (when SQLite must stop). This is the code an app has, or would write,
 //! anyway; `src/lib.rs` holds the integration.
 //!
 //! The schema is the one [`crate::demo`] creates: `notes(id, title, body, created)`,
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
-use cetp_provider::{AccessLevel, ToolError};
+use cetp_provider::{AccessLevel, CallContext, Deadline, ToolError};
 use chrono::NaiveDate;
 use rusqlite::{Connection, OpenFlags, Row, params};
 use schemars::JsonSchema;
@@ -129,6 +130,10 @@ impl From<PathBuf> for Database {
 /// most 16 threads (15 pool threads and the main one).
 pub const POOL_SIZE: usize = 16;
 
+/// How many virtual-machine steps SQLite runs between two looks at the call's deadline (a few
+/// microseconds of work, so a query stops within well under a millisecond of it).
+pub const PROGRESS_STEPS: std::ffi::c_int = 1_000;
+
 impl Database {
     /// The notes database at `path`; nothing is opened yet.
     pub fn new(path: impl Into<PathBuf>) -> Self {
@@ -152,19 +157,34 @@ impl Database {
 
     /// Runs `read` with a read-only connection, then keeps the connection for the next call.
     ///
+    /// SQLite stops at `deadline`: every [`PROGRESS_STEPS`] steps of a statement it asks
+    /// whether the time is up, and if so the statement fails, and with it the call (with the
+    /// deadline's error), so a query that takes too long frees its thread.
+    ///
     /// # Errors
-    /// `INTERNAL_ERROR` if there is no database at the path or it cannot be read; whatever
-    /// `read` returns.
+    /// `INTERNAL_ERROR` if there is no database at the path or it cannot be read, or the
+    /// deadline passed; whatever `read` returns.
     pub fn read<T>(
         &self,
+        deadline: &Deadline,
         read: impl FnOnce(&Connection) -> Result<T, ToolError>,
     ) -> Result<T, ToolError> {
+        deadline.check()?;
         let idle = self.idle().pop();
         let conn = match idle {
             Some(conn) => conn,
             None => self.open()?,
         };
-        let result = read(&conn);
+        let watched = deadline.time_left() != std::time::Duration::MAX;
+        if watched {
+            let deadline = deadline.clone();
+            conn.progress_handler(PROGRESS_STEPS, Some(move || deadline.is_past()));
+        }
+        // An interrupted statement fails with SQLite's words; the deadline's say what to do.
+        let result = read(&conn).or_else(|err| deadline.check().and(Err(err)));
+        if watched {
+            conn.progress_handler(0, None::<fn() -> bool>);
+        }
         let mut idle = self.idle();
         if idle.len() < POOL_SIZE {
             idle.push(conn);
@@ -217,7 +237,7 @@ pub fn search(
     query: &str,
     tag: Option<&str>,
     limit: Option<u32>,
-    access: AccessLevel,
+    ctx: &CallContext,
 ) -> Result<Vec<Hit>, ToolError> {
     let limit = limit.unwrap_or(DEFAULT_HITS);
     let terms = fts_terms(query).ok_or_else(|| {
@@ -225,10 +245,15 @@ pub fn search(
             "the query `{query}` has no words to search for; send one or more words (letters or digits)"
         ))
     })?;
+    let access = ctx.access();
     if access == AccessLevel::Limited {
-        return db.read(|conn| search_titles_and_tags(conn, query, tag, limit));
+        return db.read(ctx.deadline(), |conn| {
+            search_titles_and_tags(conn, query, tag, limit)
+        });
     }
-    db.read(|conn| search_terms(conn, &terms, tag, limit, access))
+    db.read(ctx.deadline(), |conn| {
+        search_terms(conn, &terms, tag, limit, access)
+    })
 }
 
 fn search_terms(
@@ -317,8 +342,8 @@ fn search_titles_and_tags(
 ///
 /// # Errors
 /// `INVALID_ARGS` if there is no such note; `INTERNAL_ERROR` if the database fails.
-pub fn note(db: &Database, id: i64, access: AccessLevel) -> Result<Note, ToolError> {
-    db.read(|conn| note_by_id(conn, id, access))
+pub fn note(db: &Database, id: i64, ctx: &CallContext) -> Result<Note, ToolError> {
+    db.read(ctx.deadline(), |conn| note_by_id(conn, id, ctx.access()))
 }
 
 fn note_by_id(conn: &Connection, id: i64, access: AccessLevel) -> Result<Note, ToolError> {
@@ -352,8 +377,8 @@ fn note_by_id(conn: &Connection, id: i64, access: AccessLevel) -> Result<Note, T
 ///
 /// # Errors
 /// `INTERNAL_ERROR` if the database fails.
-pub fn tags(db: &Database) -> Result<Vec<TagCount>, ToolError> {
-    db.read(|conn| {
+pub fn tags(db: &Database, ctx: &CallContext) -> Result<Vec<TagCount>, ToolError> {
+    db.read(ctx.deadline(), |conn| {
         let mut stmt = conn
             .prepare_cached(
                 "SELECT tag, count(*) AS notes FROM tags GROUP BY tag ORDER BY notes DESC, tag",
@@ -381,6 +406,7 @@ pub fn between(
     from: NaiveDate,
     to: NaiveDate,
     limit: Option<u32>,
+    ctx: &CallContext,
 ) -> Result<NoteList, ToolError> {
     let limit = limit.unwrap_or(DEFAULT_LISTED);
     if from > to {
@@ -399,7 +425,7 @@ pub fn between(
     let end = to
         .succ_opt()
         .map_or_else(|| "9999-12-32".to_owned(), |d| d.to_string());
-    db.read(|conn| notes_in(conn, &start, &end, limit))
+    db.read(ctx.deadline(), |conn| notes_in(conn, &start, &end, limit))
 }
 
 fn notes_in(conn: &Connection, start: &str, end: &str, limit: u32) -> Result<NoteList, ToolError> {
@@ -474,7 +500,16 @@ fn db_error(err: rusqlite::Error) -> ToolError {
 
 #[cfg(test)]
 mod tests {
+    use cetp_provider::Caller;
+    use cetp_provider::auth::Clock;
+
     use super::*;
+
+    /// A context with full access and no deadline, as a hand-made one has.
+    fn full() -> CallContext<'static> {
+        static CALLER: std::sync::OnceLock<Caller> = std::sync::OnceLock::new();
+        CallContext::new(CALLER.get_or_init(Caller::unknown))
+    }
 
     #[test]
     fn fts_terms_quote_every_word_so_operators_are_plain_words() {
@@ -492,7 +527,7 @@ mod tests {
         let path = dir.path().join("notes.db");
         crate::demo::create(&path).unwrap();
         let db = Database::new(&path);
-        db.read(|conn| {
+        db.read(&Deadline::none(), |conn| {
             for write in [
                 "DELETE FROM notes",
                 "UPDATE notes SET title = 'x'",
@@ -523,8 +558,8 @@ mod tests {
             "nothing is opened before a call"
         );
         for id in 1..=50 {
-            note(&db, id, AccessLevel::Full).unwrap();
-            tags(&db).unwrap();
+            note(&db, id, &full()).unwrap();
+            tags(&db, &full()).unwrap();
         }
         assert_eq!(db.connections_opened(), 1);
         // Calls in flight at once each get a connection; all of them are kept afterwards.
@@ -533,7 +568,7 @@ mod tests {
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| {
-                    db.read(|_| {
+                    db.read(&Deadline::none(), |_| {
                         barrier.wait();
                         Ok(())
                     })
@@ -542,7 +577,7 @@ mod tests {
             }
         });
         assert_eq!(db.connections_opened(), threads);
-        note(&db, 1, AccessLevel::Full).unwrap();
+        note(&db, 1, &full()).unwrap();
         assert_eq!(db.connections_opened(), threads);
     }
 
@@ -551,15 +586,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = Database::new(dir.path().join("absent.db"));
         let day = |text: &str| text.parse::<NaiveDate>().unwrap();
-        let reversed = between(&db, day("2024-03-02"), day("2024-03-01"), None).unwrap_err();
+        let reversed =
+            between(&db, day("2024-03-02"), day("2024-03-01"), None, &full()).unwrap_err();
         assert_eq!(
             reversed.code(),
             cetp_provider::ErrorCode::InvalidArgs,
             "{reversed}"
         );
-        let long = between(&db, day("2023-01-01"), day("2024-03-01"), None).unwrap_err();
+        let long = between(&db, day("2023-01-01"), day("2024-03-01"), None, &full()).unwrap_err();
         assert_eq!(long.code(), cetp_provider::ErrorCode::InvalidArgs, "{long}");
-        let wordless = search(&db, "🌱", None, None, AccessLevel::Full).unwrap_err();
+        let wordless = search(&db, "🌱", None, None, &full()).unwrap_err();
         assert_eq!(
             wordless.code(),
             cetp_provider::ErrorCode::InvalidArgs,
@@ -568,11 +604,70 @@ mod tests {
         assert_eq!(db.connections_opened(), 0);
     }
 
+    /// A clock that moves one millisecond each time it is read, so a deadline passes after a
+    /// known number of looks however fast the machine is.
+    #[derive(Default)]
+    struct Ticking(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+    impl Clock for Ticking {
+        fn now_ms(&self) -> u64 {
+            self.0.fetch_add(1, Ordering::Relaxed)
+        }
+    }
+
+    #[test]
+    fn a_query_stops_at_the_deadline_and_its_connection_serves_the_next_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.db");
+        crate::demo::create(&path).unwrap();
+        let db = Database::new(&path);
+        let ticks = Ticking::default();
+        let looks = std::sync::Arc::clone(&ticks.0);
+        let deadline = Deadline::new(ticks, std::time::Duration::from_millis(50));
+        // Two million rows: far more steps than the deadline allows, unless SQLite stops at the deadline.
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2000000) \
+                       SELECT count(*) FROM c";
+        let err = db
+            .read(&deadline, |conn| {
+                conn.query_row(endless, [], |row| row.get::<_, i64>(0))
+                    .map_err(db_error)
+            })
+            .unwrap_err();
+        assert_eq!(err.code(), cetp_provider::ErrorCode::InternalError);
+        assert!(err.message().contains("deadline"), "{err}");
+        let looked = looks.load(Ordering::Relaxed);
+        assert!((50..60).contains(&looked), "SQLite looked {looked} times");
+        // The same connection answers the next call in full: the watch went with the call.
+        let counted: i64 = db
+            .read(&Deadline::none(), |conn| {
+                conn.query_row(endless, [], |row| row.get(0))
+                    .map_err(db_error)
+            })
+            .unwrap();
+        assert_eq!(counted, 2_000_000);
+        assert_eq!(db.connections_opened(), 1);
+    }
+
+    #[test]
+    fn a_call_already_past_its_deadline_opens_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::new(dir.path().join("notes.db")).on_first_use(crate::demo::seed);
+        let caller = Caller::unknown();
+        let late = CallContext::new(&caller).with_deadline(Deadline::new(
+            cetp_provider::auth::SystemClock,
+            std::time::Duration::ZERO,
+        ));
+        let err = tags(&db, &late).unwrap_err();
+        assert!(err.message().contains("deadline"), "{err}");
+        assert_eq!(db.connections_opened(), 0);
+        assert!(!dir.path().join("notes.db").exists());
+    }
+
     #[test]
     fn a_missing_database_is_an_internal_error_naming_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("absent.db");
-        let err = tags(&Database::new(&path)).unwrap_err();
+        let err = tags(&Database::new(&path), &full()).unwrap_err();
         assert_eq!(err.code(), cetp_provider::ErrorCode::InternalError);
         assert!(err.message().contains("absent.db"), "{err}");
         assert!(!path.exists(), "opening must not create the file");
@@ -613,7 +708,7 @@ mod tests {
         let path = dir.path().join("notes.db");
         crate::demo::create(&path).unwrap();
         let db = Database::new(&path);
-        db.read(|conn| {
+        db.read(&Deadline::none(), |conn| {
             let read = tables_read(conn, || {
                 let hits = search_titles_and_tags(conn, "café Lisbon", Some("travel"), 10).unwrap();
                 assert!(hits.iter().all(|h| h.snippet.is_none()));
