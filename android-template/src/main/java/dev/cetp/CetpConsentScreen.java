@@ -258,22 +258,28 @@ final class CetpConsentScreen {
    */
   private String when(JSONObject request, long now) {
     long ago = Math.max(0, now - request.optLong(Wire.ADMIN_KEY_REQUESTED_AT_MS, now));
-    int minutes = (int) Math.min(Integer.MAX_VALUE, ago / CetpViews.MINUTE_MS);
+    int minutes = minutes(ago / CetpViews.MINUTE_MS);
     String asked =
         minutes == 0
             ? activity.getString(R.string.cetp_request_asked_now)
-            : activity.getResources().getQuantityString(R.plurals.cetp_request_asked, minutes, minutes);
+            : quantity(R.plurals.cetp_request_asked, minutes);
     long expires = request.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
     if (expires <= 0) {
       return asked;
     }
+    // Rounded up: "in 1 minute" until it lapses.
     long left = Math.max(0, expires - now);
-    int inMinutes =
-        (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + CetpViews.MINUTE_MS - 1) / CetpViews.MINUTE_MS));
+    int inMinutes = Math.max(1, minutes((left + CetpViews.MINUTE_MS - 1) / CetpViews.MINUTE_MS));
     return activity.getString(
-        R.string.cetp_request_when,
-        asked,
-        activity.getResources().getQuantityString(R.plurals.cetp_request_expires, inMinutes, inMinutes));
+        R.string.cetp_request_when, asked, quantity(R.plurals.cetp_request_expires, inMinutes));
+  }
+
+  private static int minutes(long count) {
+    return (int) Math.min(Integer.MAX_VALUE, count);
+  }
+
+  private String quantity(int plurals, int count) {
+    return activity.getResources().getQuantityString(plurals, count, count);
   }
 
   /**
