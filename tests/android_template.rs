@@ -1,7 +1,7 @@
 //! The Android template (`android-template/`) spells the protocol strings it needs in Java and
 //! XML; this test proves they equal `cetp_provider::wire`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use cetp_provider::{ErrorCode, wire};
@@ -85,6 +85,65 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
         ("META_AUTHORITY", wire::META_AUTHORITY),
         ("META_VERSION", wire::META_VERSION),
         ("ACCESS_PERMISSION", wire::ACCESS_PERMISSION),
+        ("ADMIN_OP", wire::ADMIN_OP),
+        ("ADMIN_OP_STATE", wire::ADMIN_OP_STATE),
+        ("ADMIN_OP_APPROVE", wire::ADMIN_OP_APPROVE),
+        ("ADMIN_OP_DENY", wire::ADMIN_OP_DENY),
+        ("ADMIN_OP_REVOKE", wire::ADMIN_OP_REVOKE),
+        ("ADMIN_OP_CLEAR_DENIAL", wire::ADMIN_OP_CLEAR_DENIAL),
+        ("ADMIN_KEY_ID", wire::ADMIN_KEY_ID),
+        ("ADMIN_KEY_SCOPES", wire::ADMIN_KEY_SCOPES),
+        ("ADMIN_KEY_ACCESS", wire::ADMIN_KEY_ACCESS),
+        ("ADMIN_KEY_DURATION_SECS", wire::ADMIN_KEY_DURATION_SECS),
+        ("ADMIN_KEY_CALLER_UID", wire::ADMIN_KEY_CALLER_UID),
+        ("ADMIN_KEY_PACKAGE", wire::ADMIN_KEY_PACKAGE),
+        (
+            "ADMIN_KEY_CERTIFICATE_SHA256",
+            wire::ADMIN_KEY_CERTIFICATE_SHA256,
+        ),
+        ("ADMIN_KEY_OK", wire::ADMIN_KEY_OK),
+        ("ADMIN_KEY_ERROR", wire::ADMIN_KEY_ERROR),
+        ("ADMIN_KEY_KIND", wire::ADMIN_KEY_KIND),
+        ("ADMIN_KEY_DECISIONS_LOST", wire::ADMIN_KEY_DECISIONS_LOST),
+        ("ADMIN_KEY_STATE", wire::ADMIN_KEY_STATE),
+        ("ADMIN_KEY_PROVIDER_NAME", wire::ADMIN_KEY_PROVIDER_NAME),
+        ("ADMIN_KEY_PENDING", wire::ADMIN_KEY_PENDING),
+        ("ADMIN_KEY_GRANTS", wire::ADMIN_KEY_GRANTS),
+        ("ADMIN_KEY_DENIALS", wire::ADMIN_KEY_DENIALS),
+        ("ADMIN_KEY_STORE_OPEN", wire::ADMIN_KEY_STORE_OPEN),
+        ("ADMIN_KEY_NOW_MS", wire::ADMIN_KEY_NOW_MS),
+        (
+            "ADMIN_KEY_OFFERS_LIMITED_ACCESS",
+            wire::ADMIN_KEY_OFFERS_LIMITED_ACCESS,
+        ),
+        ("ADMIN_KEY_NAME", wire::ADMIN_KEY_NAME),
+        ("ADMIN_KEY_DESCRIPTION", wire::ADMIN_KEY_DESCRIPTION),
+        ("ADMIN_KEY_UID", wire::ADMIN_KEY_UID),
+        ("ADMIN_KEY_PACKAGES", wire::ADMIN_KEY_PACKAGES),
+        (
+            "ADMIN_KEY_FIRST_REQUESTED_MS",
+            wire::ADMIN_KEY_FIRST_REQUESTED_MS,
+        ),
+        ("ADMIN_KEY_REQUESTED_AT_MS", wire::ADMIN_KEY_REQUESTED_AT_MS),
+        ("ADMIN_KEY_EXPIRES_AT_MS", wire::ADMIN_KEY_EXPIRES_AT_MS),
+        ("ADMIN_KEY_PER_SCOPE", wire::ADMIN_KEY_PER_SCOPE),
+        ("ADMIN_KEY_SCOPE", wire::ADMIN_KEY_SCOPE),
+        ("ADMIN_KEY_NO_SCOPE", wire::ADMIN_KEY_NO_SCOPE),
+        ("ADMIN_KEY_LAST_ACCESS_MS", wire::ADMIN_KEY_LAST_ACCESS_MS),
+        ("ADMIN_KEY_CALLS_DAY", wire::ADMIN_KEY_CALLS_DAY),
+        ("ADMIN_KEY_CALLS_WEEK", wire::ADMIN_KEY_CALLS_WEEK),
+        ("ADMIN_KEY_DENIED_AT_MS", wire::ADMIN_KEY_DENIED_AT_MS),
+        ("ADMIN_ACCESS_FULL", wire::ADMIN_ACCESS_FULL),
+        ("ADMIN_ACCESS_LIMITED", wire::ADMIN_ACCESS_LIMITED),
+        (
+            "ADMIN_ERROR_UNKNOWN_REQUEST",
+            wire::ADMIN_ERROR_UNKNOWN_REQUEST,
+        ),
+        (
+            "ADMIN_ERROR_SCOPE_NOT_REQUESTED",
+            wire::ADMIN_ERROR_SCOPE_NOT_REQUESTED,
+        ),
+        ("ADMIN_ERROR_NOT_FOUND", wire::ADMIN_ERROR_NOT_FOUND),
     ]
     .into_iter()
     .map(|(k, v)| (k, v.to_owned()))
@@ -245,4 +304,164 @@ fn the_aidl_file_is_the_apex_contract_byte_for_byte() {
         template_file("build.gradle.kts").contains("aidl = true"),
         "the template must enable AGP's AIDL compilation"
     );
+}
+
+/// Every word of the approval screens' admin JSON, as `cetp_provider::wire` spells it.
+fn admin_vocabulary() -> BTreeSet<&'static str> {
+    [
+        wire::ADMIN_OP,
+        wire::ADMIN_OP_STATE,
+        wire::ADMIN_OP_APPROVE,
+        wire::ADMIN_OP_DENY,
+        wire::ADMIN_OP_REVOKE,
+        wire::ADMIN_OP_CLEAR_DENIAL,
+        wire::ADMIN_KEY_ID,
+        wire::ADMIN_KEY_SCOPES,
+        wire::ADMIN_KEY_ACCESS,
+        wire::ADMIN_KEY_DURATION_SECS,
+        wire::ADMIN_KEY_CALLER_UID,
+        wire::ADMIN_KEY_PACKAGE,
+        wire::ADMIN_KEY_CERTIFICATE_SHA256,
+        wire::ADMIN_KEY_OK,
+        wire::ADMIN_KEY_ERROR,
+        wire::ADMIN_KEY_KIND,
+        wire::ADMIN_KEY_MESSAGE,
+        wire::ADMIN_KEY_DECISIONS_LOST,
+        wire::ADMIN_KEY_STATE,
+        wire::ADMIN_KEY_PROVIDER_NAME,
+        wire::ADMIN_KEY_PENDING,
+        wire::ADMIN_KEY_GRANTS,
+        wire::ADMIN_KEY_DENIALS,
+        wire::ADMIN_KEY_STORE_OPEN,
+        wire::ADMIN_KEY_UNSAVED_CHANGES,
+        wire::ADMIN_KEY_NOW_MS,
+        wire::ADMIN_KEY_OFFERS_LIMITED_ACCESS,
+        wire::ADMIN_KEY_NAME,
+        wire::ADMIN_KEY_DESCRIPTION,
+        wire::ADMIN_KEY_UID,
+        wire::ADMIN_KEY_PACKAGES,
+        wire::ADMIN_KEY_FIRST_REQUESTED_MS,
+        wire::ADMIN_KEY_REQUESTED_AT_MS,
+        wire::ADMIN_KEY_EXPIRES_AT_MS,
+        wire::ADMIN_KEY_GRANTED_AT_MS,
+        wire::ADMIN_KEY_PER_SCOPE,
+        wire::ADMIN_KEY_SCOPE,
+        wire::ADMIN_KEY_NO_SCOPE,
+        wire::ADMIN_KEY_LAST_ACCESS_MS,
+        wire::ADMIN_KEY_CALLS_DAY,
+        wire::ADMIN_KEY_CALLS_WEEK,
+        wire::ADMIN_KEY_TOOLS,
+        wire::ADMIN_KEY_DENIED_AT_MS,
+        wire::ADMIN_ACCESS_FULL,
+        wire::ADMIN_ACCESS_LIMITED,
+        wire::ADMIN_ERROR_UNKNOWN_REQUEST,
+        wire::ADMIN_ERROR_SCOPE_NOT_REQUESTED,
+        wire::ADMIN_ERROR_NOT_FOUND,
+        wire::ADMIN_ERROR_PERSIST_FAILED,
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// The string literals of Java `source`, comments and char literals skipped, escapes kept as
+/// written.
+fn java_string_literals(source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut star = false;
+                for c in chars.by_ref() {
+                    if star && c == '/' {
+                        break;
+                    }
+                    star = c == '*';
+                }
+            }
+            '\'' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '\'' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '"' => {
+                let mut literal = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            literal.push(c);
+                            literal.extend(chars.next());
+                        }
+                        '"' => break,
+                        _ => literal.push(c),
+                    }
+                }
+                out.push(literal);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn the_template_spells_admin_json_keys_only_in_wire_java() {
+    assert_eq!(
+        java_string_literals(
+            r#"a("x\"y", '"'); // "c"
+            /* "d" */ b("e");"#
+        ),
+        [r#"x\"y"#, "e"]
+    );
+    let vocabulary = admin_vocabulary();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../android-template/src/main/java");
+    let mut files = Vec::new();
+    let mut dirs = vec![dir];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "java") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.iter().any(|f| f.ends_with("dev/cetp/CetpAdmin.java")));
+    let mut problems = Vec::new();
+    let mut readers = 0;
+    for file in files.iter().filter(|f| !f.ends_with("dev/cetp/Wire.java")) {
+        let source = std::fs::read_to_string(file).unwrap();
+        // The classes that read or write JSON (the admin JSON among it); elsewhere "package"
+        // may well be a URI scheme.
+        if !source.contains("import org.json.") {
+            continue;
+        }
+        readers += 1;
+        for literal in java_string_literals(&source) {
+            if vocabulary.contains(literal.as_str()) {
+                problems.push(format!(
+                    "{}: \"{literal}\" is an admin JSON word; use its Wire.ADMIN_* constant",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(readers >= 4, "only {readers} template classes read JSON");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -1,5 +1,5 @@
 //! The provider behind the Android end-to-end tests of what the notes sample cannot show
-//! deterministically: **grant expiry** and **rate limits**.
+//! deterministically: **grant expiry**, **per-scope approvals** and **rate limits**.
 //!
 //! It is an ordinary user-approval provider (the default policy) with two test-only choices:
 //!
@@ -15,7 +15,13 @@
 //! | tool | scope | answer |
 //! |---|---|---|
 //! | `count_entries` | `diary.read` | the number of diary entries |
+//! | `entry_access` | `diary.read` | the access level the call got: `"full"` or `"limited"` |
+//! | `photo_access` | `diary.photos` | the same, for the diary's photos |
 //! | `ping` | none | `"pong"`; rate limited |
+//!
+//! Two scopes, so that a test can approve one with one access level and expiry, the other
+//! later with another, and read back through `entry_access` and `photo_access` what each
+//! tool sees.
 #![deny(missing_docs)]
 
 use std::path::PathBuf;
@@ -23,7 +29,7 @@ use std::time::Duration;
 
 use cetp_provider::auth::{Auth, Clock, RateLimit};
 use cetp_provider::host::apex::Apex;
-use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
+use cetp_provider::{App, CallContext, Provider, ProviderBuilder, tool, tools};
 
 /// The file the test clock reads, in the app's files directory.
 pub const CLOCK_FILE: &str = "cetp-test-clock-ms";
@@ -62,6 +68,26 @@ pub fn count_entries() -> u32 {
     42
 }
 
+/// How much of the diary's entries this call may see: "full" or "limited".
+#[tool(scopes = ["diary.read"])]
+pub fn entry_access(ctx: &CallContext) -> &'static str {
+    level(ctx)
+}
+
+/// How much of the diary's photos this call may see: "full" or "limited".
+#[tool(scopes = ["diary.photos"])]
+pub fn photo_access(ctx: &CallContext) -> &'static str {
+    level(ctx)
+}
+
+fn level(ctx: &CallContext) -> &'static str {
+    if ctx.access().is_limited() {
+        "limited"
+    } else {
+        "full"
+    }
+}
+
 /// Answers "pong"; at most three calls at once, then one per hour.
 #[tool]
 pub fn ping() -> &'static str {
@@ -74,7 +100,8 @@ pub fn provider(app: &App) -> ProviderBuilder {
     Provider::builder("Diary")
         .description("A diary, for authorization tests")
         .scope("diary.read", "your diary entries")
-        .tools(tools![count_entries, ping])
+        .scope("diary.photos", "your diary photos")
+        .tools(tools![count_entries, entry_access, photo_access, ping])
         // Apex hosts older than version 2 must refuse this plugin.
         .apex(Apex::new().min_host_version(2))
         .auth(
@@ -92,9 +119,9 @@ cetp_provider::export_provider!(provider);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cetp_provider::ErrorCode;
     use cetp_provider::auth::Approval;
     use cetp_provider::testing::Consumer;
+    use cetp_provider::{AccessLevel, ErrorCode};
 
     #[test]
     fn the_clock_follows_the_file() {
@@ -138,6 +165,52 @@ mod tests {
         assert_eq!(
             agent.execute("count_entries", "{}").error_code(),
             Some(ErrorCode::AuthRequired)
+        );
+    }
+
+    #[test]
+    fn each_scope_keeps_the_access_and_expiry_it_was_approved_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock_file = dir.path().join(CLOCK_FILE);
+        let app = App::new("dev.cetp.authfixture", dir.path());
+        let provider = provider(&app).app(app).build().unwrap();
+        let agent = Consumer::new(&provider);
+        let auth = provider.authorizer();
+        assert_eq!(
+            agent.execute("entry_access", "{}").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+        let request = auth.pending().remove(0);
+        auth.approve(
+            &request.id,
+            Approval::as_listed(&request)
+                .access(AccessLevel::Limited)
+                .expires_after(Duration::from_secs(3600)),
+        )
+        .unwrap();
+        assert_eq!(
+            agent.execute("photo_access", "{}").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+        let request = auth.pending().remove(0);
+        auth.approve(&request.id, Approval::as_listed(&request))
+            .unwrap();
+        assert_eq!(
+            agent.execute("entry_access", "{}").data_json().unwrap(),
+            "limited"
+        );
+        assert_eq!(
+            agent.execute("photo_access", "{}").data_json().unwrap(),
+            "full"
+        );
+        std::fs::write(&clock_file, (START_MS + 3_600_000).to_string()).unwrap();
+        assert_eq!(
+            agent.execute("entry_access", "{}").error_code(),
+            Some(ErrorCode::AuthRequired)
+        );
+        assert_eq!(
+            agent.execute("photo_access", "{}").data_json().unwrap(),
+            "full"
         );
     }
 }

@@ -29,7 +29,7 @@ final class CetpAdmin {
   static final class Reply {
     /** Whether the operation succeeded. */
     final boolean ok;
-    /** {@code unknown_request}, {@code persist_failed}, ...; empty when {@link #ok}. */
+    /** {@link Wire#ADMIN_ERROR_UNKNOWN_REQUEST}, ...; empty when {@link #ok}. */
     final String errorKind;
     /** The provider's state after the operation; null when the provider is not reachable. */
     final JSONObject state;
@@ -51,9 +51,9 @@ final class CetpAdmin {
 
     /** Whether the user's choice was refused because the request changed or was answered. */
     boolean requestChanged() {
-      return errorKind.equals("unknown_request")
-          || errorKind.equals("scope_not_requested")
-          || errorKind.equals("not_found");
+      return errorKind.equals(Wire.ADMIN_ERROR_UNKNOWN_REQUEST)
+          || errorKind.equals(Wire.ADMIN_ERROR_SCOPE_NOT_REQUESTED)
+          || errorKind.equals(Wire.ADMIN_ERROR_NOT_FOUND);
     }
   }
 
@@ -85,15 +85,18 @@ final class CetpAdmin {
   /** Operations asked for whose reply has not been delivered yet. */
   private static final AtomicInteger UNDELIVERED = new AtomicInteger();
 
+  /** {@link Reply#errorKind} when the native library is not loaded or answered nonsense. */
+  private static final String UNREACHABLE_KIND = "unreachable";
+
   /** The reply when the native library is not loaded or answered nonsense. */
-  private static final Reply UNREACHABLE = new Reply(false, "unreachable", null, false, -1);
+  private static final Reply UNREACHABLE = new Reply(false, UNREACHABLE_KIND, null, false, -1);
 
   /**
    * The state, with pending requests restricted to {@code callerUid} (the app whose request the
    * screen shows) when it is not negative.
    */
   static void state(int callerUid, Callback callback) {
-    submit(() -> send(caller(object("op", "state"), callerUid)), callback);
+    submit(() -> send(caller(op(Wire.ADMIN_OP_STATE), callerUid)), callback);
   }
 
   /**
@@ -110,12 +113,12 @@ final class CetpAdmin {
       boolean countWaiting,
       Callback callback) {
     Json request =
-        object("op", "approve")
-            .putOpt("id", id)
-            .putOpt("scopes", new JSONArray(scopes))
-            .putOpt("access", limited ? "limited" : "full");
+        op(Wire.ADMIN_OP_APPROVE)
+            .putOpt(Wire.ADMIN_KEY_ID, id)
+            .putOpt(Wire.ADMIN_KEY_SCOPES, new JSONArray(scopes))
+            .putOpt(Wire.ADMIN_KEY_ACCESS, limited ? Wire.ADMIN_ACCESS_LIMITED : Wire.ADMIN_ACCESS_FULL);
     if (durationSecs > 0) {
-      request.putOpt("duration_secs", durationSecs);
+      request.putOpt(Wire.ADMIN_KEY_DURATION_SECS, durationSecs);
     }
     submit(() -> decide(caller(request, callerUid), countWaiting), callback);
   }
@@ -123,7 +126,10 @@ final class CetpAdmin {
   /** Denies request {@code id}; the same rules as {@link #approve}. */
   static void deny(String id, int callerUid, boolean countWaiting, Callback callback) {
     submit(
-        () -> decide(caller(object("op", "deny").putOpt("id", id), callerUid), countWaiting),
+        () ->
+            decide(
+                caller(op(Wire.ADMIN_OP_DENY).putOpt(Wire.ADMIN_KEY_ID, id), callerUid),
+                countWaiting),
         callback);
   }
 
@@ -132,9 +138,9 @@ final class CetpAdmin {
     submit(
         () ->
             send(
-                object("op", "revoke")
-                    .putOpt("package", pkg)
-                    .putOpt("certificate_sha256", certificate)),
+                op(Wire.ADMIN_OP_REVOKE)
+                    .putOpt(Wire.ADMIN_KEY_PACKAGE, pkg)
+                    .putOpt(Wire.ADMIN_KEY_CERTIFICATE_SHA256, certificate)),
         callback);
   }
 
@@ -143,9 +149,9 @@ final class CetpAdmin {
     submit(
         () ->
             send(
-                object("op", "clear_denial")
-                    .putOpt("package", pkg)
-                    .putOpt("certificate_sha256", certificate)),
+                op(Wire.ADMIN_OP_CLEAR_DENIAL)
+                    .putOpt(Wire.ADMIN_KEY_PACKAGE, pkg)
+                    .putOpt(Wire.ADMIN_KEY_CERTIFICATE_SHA256, certificate)),
         callback);
   }
 
@@ -201,13 +207,13 @@ final class CetpAdmin {
     if (!reply.ok || !countWaiting) {
       return reply;
     }
-    Reply all = send(object("op", "state"));
-    int waiting = CetpViews.array(all.state, "pending").length();
+    Reply all = send(op(Wire.ADMIN_OP_STATE));
+    int waiting = CetpViews.array(all.state, Wire.ADMIN_KEY_PENDING).length();
     return new Reply(reply.ok, reply.errorKind, reply.state, reply.decisionsLost, waiting);
   }
 
   private static Json caller(Json request, int callerUid) {
-    return callerUid >= 0 ? request.putOpt("caller_uid", callerUid) : request;
+    return callerUid >= 0 ? request.putOpt(Wire.ADMIN_KEY_CALLER_UID, callerUid) : request;
   }
 
   /** One request through the bridge, on the worker thread. */
@@ -225,24 +231,29 @@ final class CetpAdmin {
     }
     try {
       JSONObject parsed = new JSONObject(reply);
-      JSONObject error = parsed.optJSONObject("error");
-      String kind = error == null ? "" : error.optString("kind");
-      boolean ok = parsed.optBoolean("ok");
+      JSONObject error = parsed.optJSONObject(Wire.ADMIN_KEY_ERROR);
+      String kind = error == null ? "" : error.optString(Wire.ADMIN_KEY_KIND);
+      boolean ok = parsed.optBoolean(Wire.ADMIN_KEY_OK);
       if (!ok) {
         Log.w(
             CetpRuntime.TAG,
-            "CETP approval screen: " + request.json.optString("op") + " failed: " + error);
+            "CETP approval screen: " + request.json.optString(Wire.ADMIN_OP) + " failed: " + error);
       }
       return new Reply(
-          ok, ok ? "" : kind, parsed.optJSONObject("state"), parsed.optBoolean("decisions_lost"), -1);
+          ok,
+          ok ? "" : kind,
+          parsed.optJSONObject(Wire.ADMIN_KEY_STATE),
+          parsed.optBoolean(Wire.ADMIN_KEY_DECISIONS_LOST),
+          -1);
     } catch (JSONException e) {
       Log.e(CetpRuntime.TAG, "CETP approval screen: unreadable admin reply", e);
       return UNREACHABLE;
     }
   }
 
-  private static Json object(String key, String value) {
-    return new Json().putOpt(key, value);
+  /** A request for the operation {@code op} (one of {@code Wire.ADMIN_OP_*}). */
+  private static Json op(String op) {
+    return new Json().putOpt(Wire.ADMIN_OP, op);
   }
 
   /** A JSONObject builder whose puts cannot fail (keys are constants, values are finite). */

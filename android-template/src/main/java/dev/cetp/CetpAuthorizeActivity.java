@@ -6,7 +6,10 @@ import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.os.Build;
 import android.os.Bundle;
+import android.os.Handler;
+import android.os.Looper;
 import android.os.Process;
+import android.os.SystemClock;
 import android.util.Log;
 import android.widget.Button;
 import android.widget.Toast;
@@ -39,6 +42,11 @@ import org.json.JSONObject;
  * <p>The provider's state is read, and decisions are saved, on {@link CetpAdmin}'s background
  * thread; the dialog disables its decision controls while a decision is being saved, and a
  * decision still being saved when the dialog is recreated (rotation) is settled by the new one.
+ *
+ * <p>A pending request lapses ({@code expires_at_ms}) unless its app asks again. A lapsed request
+ * is never offered: the dialog drops requests the state says have lapsed, and reads the state
+ * again when a request it shows reaches its expiry (the request list also says every minute
+ * when each app asked).
  */
 public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen.Decisions {
   /** How long Allow stays disabled after a request appears, so a tap meant for something else cannot land on it. */
@@ -61,6 +69,11 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   /** In the list: the user answered at least one request (the dialog closes when none is left). */
   private boolean answered;
   private CetpConsentScreen screen;
+  /** The re-read when a request shown lapses, and the list's minute ticks. */
+  private final Handler timers = new Handler(Looper.getMainLooper());
+  /** The provider's clock when the state shown was read, and the uptime then. */
+  private long stateNowMs;
+  private long stateReadAtUptime;
 
   @Override
   protected void onCreate(Bundle savedInstanceState) {
@@ -99,6 +112,19 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     if (deciding == null) {
       refresh();
     }
+  }
+
+  @Override
+  protected void onStop() {
+    super.onStop();
+    // Coming back reads the state again (onRestart) and sets the timers anew.
+    timers.removeCallbacksAndMessages(null);
+  }
+
+  @Override
+  protected void onDestroy() {
+    timers.removeCallbacksAndMessages(null);
+    super.onDestroy();
   }
 
   @Override
@@ -173,13 +199,16 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     if (gone()) {
       return;
     }
+    timers.removeCallbacksAndMessages(null);
     JSONObject state = reply.state;
-    if (state == null || !state.optBoolean("store_open")) {
+    if (state == null || !state.optBoolean(Wire.ADMIN_KEY_STORE_OPEN)) {
       deciding = null;
       screen.showEmpty(R.string.cetp_unavailable, takeNotice(), false, false);
       return;
     }
-    JSONArray pending = mine(CetpViews.array(state, "pending"));
+    stateNowMs = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
+    stateReadAtUptime = SystemClock.uptimeMillis();
+    JSONArray pending = mine(CetpViews.array(state, Wire.ADMIN_KEY_PENDING), stateNowMs);
     if (deciding != null) {
       // A decision was being saved when this dialog was recreated; the worker saved it before
       // reading this state. Gone from the pending requests: it went through.
@@ -195,12 +224,14 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       }
     }
     boolean lost = reply.decisionsLost;
-    String provider = state.optString("provider_name");
+    String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
     JSONObject request = listing() ? find(pending, chosen) : first(pending);
     if (request == null) {
       chosen = null;
       if (listing() && pending.length() > 0) {
-        screen.showRequests(pending, provider, takeNotice(), lost);
+        screen.showRequests(pending, provider, stateNowMs, takeNotice(), lost);
+        whenLapsed(pending);
+        timers.postDelayed(this::tick, CetpViews.MINUTE_MS);
       } else if (answered && notice == null) {
         finish();
       } else {
@@ -208,18 +239,13 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       }
       return;
     }
+    whenLapsed(new JSONArray().put(request));
     String shownNotice = takeNotice();
-    if (shownNotice == null && !lost && screen.isShowing(request)) {
+    if (shownNotice == null && !lost && screen.isShowing(request, state)) {
       // Back on the same request, unchanged: the user's choices on it stay.
       return;
     }
-    screen.showRequest(
-        request,
-        provider,
-        state.optBoolean("offers_limited_access", true),
-        shownNotice,
-        lost,
-        listing());
+    screen.showRequest(request, state, shownNotice, lost, listing());
     Button allow = screen.allowButton();
     allow.postDelayed(
         () -> {
@@ -230,6 +256,32 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
         ALLOW_ENABLE_DELAY_MS);
   }
 
+  /** Reads the state again when the first of {@code shown} lapses, unless it is asked for again. */
+  private void whenLapsed(JSONArray shown) {
+    long first = Long.MAX_VALUE;
+    for (int i = 0; i < shown.length(); i++) {
+      long at = shown.optJSONObject(i).optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
+      if (at > 0) {
+        first = Math.min(first, at);
+      }
+    }
+    if (first != Long.MAX_VALUE) {
+      timers.postDelayed(
+          () -> {
+            if (deciding == null) {
+              refresh();
+            }
+          },
+          Math.max(0, first - stateNowMs));
+    }
+  }
+
+  /** Every minute on the list: when each app asked, said again. */
+  private void tick() {
+    screen.updateTimes(stateNowMs + (SystemClock.uptimeMillis() - stateReadAtUptime));
+    timers.postDelayed(this::tick, CetpViews.MINUTE_MS);
+  }
+
   private String takeNotice() {
     String shown = notice;
     notice = null;
@@ -237,17 +289,24 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   }
 
   /**
-   * The requests this dialog may offer: with a known app only those recorded from its UID (whatever
-   * the provider's filter did), otherwise all, in order of first request.
+   * The requests this dialog may offer at {@code now} (the provider's clock): with a known app
+   * only those recorded from its UID (whatever the provider's filter did), otherwise all, in
+   * order of first request; never one that has lapsed.
    */
-  private JSONArray mine(JSONArray pending) {
+  private JSONArray mine(JSONArray pending, long now) {
     JSONArray out = new JSONArray();
     for (int i = 0; i < pending.length(); i++) {
       JSONObject request = pending.optJSONObject(i);
       if (request == null) {
         continue;
       }
-      if (!listing() && (request.isNull("uid") || request.optInt("uid", -1) != requestUid)) {
+      if (!listing()
+          && (request.isNull(Wire.ADMIN_KEY_UID)
+              || request.optInt(Wire.ADMIN_KEY_UID, -1) != requestUid)) {
+        continue;
+      }
+      long expires = request.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
+      if (expires > 0 && expires <= now) {
         continue;
       }
       out.put(request);
@@ -273,7 +332,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     }
     for (int i = 0; i < pending.length(); i++) {
       JSONObject request = pending.optJSONObject(i);
-      if (id.equals(request.optString("id"))) {
+      if (id.equals(request.optString(Wire.ADMIN_KEY_ID))) {
         return request;
       }
     }
@@ -281,7 +340,9 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   }
 
   private static long firstAsked(JSONObject request) {
-    return request.optLong("first_requested_ms", request.optLong("requested_at_ms", Long.MAX_VALUE));
+    return request.optLong(
+        Wire.ADMIN_KEY_FIRST_REQUESTED_MS,
+        request.optLong(Wire.ADMIN_KEY_REQUESTED_AT_MS, Long.MAX_VALUE));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -291,7 +352,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   public void approve(JSONObject request, List<String> scopes, boolean limited, long durationSecs) {
     if (startDeciding(request, RESULT_OK)) {
       CetpAdmin.approve(
-          request.optString("id"),
+          request.optString(Wire.ADMIN_KEY_ID),
           scopes,
           limited,
           durationSecs,
@@ -305,7 +366,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   public void deny(JSONObject request) {
     if (startDeciding(request, RESULT_CANCELED)) {
       CetpAdmin.deny(
-          request.optString("id"),
+          request.optString(Wire.ADMIN_KEY_ID),
           uidOf(request),
           !listing(),
           reply -> afterDecision(reply, RESULT_CANCELED));
@@ -317,7 +378,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     if (deciding != null) {
       return false;
     }
-    deciding = request.optString("id");
+    deciding = request.optString(Wire.ADMIN_KEY_ID);
     decidingResult = result;
     screen.setDeciding(true);
     return true;
@@ -328,7 +389,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     if (!listing()) {
       return requestUid;
     }
-    return request.isNull("uid") ? -1 : request.optInt("uid", -1);
+    return request.isNull(Wire.ADMIN_KEY_UID) ? -1 : request.optInt(Wire.ADMIN_KEY_UID, -1);
   }
 
   private void afterDecision(CetpAdmin.Reply reply, int result) {
@@ -370,7 +431,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
 
   @Override
   public void review(JSONObject request) {
-    chosen = request.optString("id");
+    chosen = request.optString(Wire.ADMIN_KEY_ID);
     refresh();
   }
 

@@ -14,14 +14,20 @@ import android.widget.LinearLayout;
 import android.widget.RadioGroup;
 import android.widget.TextView;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import org.json.JSONArray;
 import org.json.JSONObject;
 
 /**
- * The consent dialog's content, from its layouts: one request ({@code cetp_consent}), the list of
- * every waiting request when Android did not say which app opened the dialog ({@code
- * cetp_requests}), nothing to decide ({@code cetp_consent_empty}) or still reading ({@code
+ * The consent dialog's content, from its layouts: one request ({@code cetp_consent}), with what
+ * the app already has above the question; the list of every waiting request when Android did
+ * not say which app opened the dialog ({@code cetp_requests}), each with when it asked and when
+ * it lapses; nothing to decide ({@code cetp_consent_empty}) or still reading ({@code
  * cetp_loading}). It fills the views in; {@link CetpAuthorizeActivity} decides what to show.
  */
 final class CetpConsentScreen {
@@ -51,8 +57,11 @@ final class CetpConsentScreen {
   /** The controls of the request shown, disabled while a decision is being saved. */
   private final List<View> decisionControls = new ArrayList<>();
   private Button allow;
-  /** What the request shown looked like (its id and scopes), or null. */
+  /** What the request shown looked like (its id, its scopes, what the app had), or null. */
   private String shownRequest;
+  /** On the list of waiting requests: each one's line saying when it asked and lapses. */
+  private final List<TextView> whenLines = new ArrayList<>();
+  private final List<JSONObject> whenRequests = new ArrayList<>();
 
   CetpConsentScreen(Activity activity, Decisions decisions) {
     this.activity = activity;
@@ -77,43 +86,58 @@ final class CetpConsentScreen {
   }
 
   /**
-   * The dialog for {@code request} of a provider named {@code provider}; {@code limitedOffered}
-   * shows the full / limited choice, {@code fromList} the way back to the list. Allow stays
-   * disabled: the Activity enables it (see {@link #allowButton()}) after a short delay.
+   * The dialog for {@code request}, read from {@code state} (the admin JSON: the provider's name,
+   * whether it offers limited access, what the requesting app already has); {@code fromList}
+   * shows the way back to the list. Allow stays disabled: the Activity enables it (see {@link
+   * #allowButton()}) after a short delay.
    */
   void showRequest(
       JSONObject request,
-      String provider,
-      boolean limitedOffered,
+      JSONObject state,
       String notice,
       boolean decisionsLost,
       boolean fromList) {
+    String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
+    boolean limitedOffered = state.optBoolean(Wire.ADMIN_KEY_OFFERS_LIMITED_ACCESS, true);
+    List<String[]> held = held(state, request);
     show(R.layout.cetp_consent);
-    shownRequest = identity(request);
+    shownRequest = identity(request, held);
     notices(notice, decisionsLost);
-    JSONArray packages = CetpViews.array(request, "packages");
+    JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
     List<String> labels = new ArrayList<>();
     for (int i = 0; i < packages.length(); i++) {
-      labels.add(CetpViews.appLabel(activity, packages.optJSONObject(i).optString("name")));
+      labels.add(CetpViews.appLabel(activity, packages.optJSONObject(i).optString(Wire.ADMIN_KEY_NAME)));
     }
     String who = CetpViews.isolate(activity, String.join(", ", labels));
 
     ImageView icon = activity.findViewById(R.id.cetp_icon);
     if (packages.length() > 0) {
-      CetpViews.showIcon(icon, packages.optJSONObject(0).optString("name"));
+      CetpViews.showIcon(icon, packages.optJSONObject(0).optString(Wire.ADMIN_KEY_NAME));
     } else {
       icon.setVisibility(View.GONE);
     }
+
+    LinearLayout heldRows = activity.findViewById(R.id.cetp_held_scopes);
+    for (String[] row : held) {
+      CetpViews.addScopeRow(heldRows, row[0], row[1]);
+    }
+    activity.findViewById(R.id.cetp_held).setVisibility(held.isEmpty() ? View.GONE : View.VISIBLE);
 
     List<String> scopeNames = new ArrayList<>();
     String scopeWords = scopeWords(request, scopeNames);
     // The provider's own words are in the provider's language, which may not be the screen's.
     String providerName = CetpViews.isolate(activity, provider);
-    String question =
-        scopeWords.isEmpty()
-            ? activity.getString(R.string.cetp_question_tools, who, providerName)
-            : activity.getString(
-                R.string.cetp_question, who, CetpViews.isolate(activity, scopeWords), providerName);
+    String question;
+    if (scopeWords.isEmpty()) {
+      question = activity.getString(R.string.cetp_question_tools, who, providerName);
+    } else {
+      question =
+          activity.getString(
+              held.isEmpty() ? R.string.cetp_question : R.string.cetp_question_more,
+              who,
+              CetpViews.isolate(activity, scopeWords),
+              providerName);
+    }
     TextView headline = text(R.id.cetp_question);
     headline.setText(bold(question, who));
 
@@ -122,7 +146,7 @@ final class CetpConsentScreen {
     for (int i = 0; i < packages.length(); i++) {
       JSONObject p = packages.optJSONObject(i);
       View row = inflater.inflate(R.layout.cetp_consent_package, list, false);
-      ((TextView) row.findViewById(R.id.cetp_package)).setText(p.optString("name"));
+      ((TextView) row.findViewById(R.id.cetp_package)).setText(p.optString(Wire.ADMIN_KEY_NAME));
       CetpViews.showCertificate(row.findViewById(R.id.cetp_certificate), CetpViews.firstCertificate(p));
       list.addView(row);
     }
@@ -168,9 +192,11 @@ final class CetpConsentScreen {
 
   /**
    * Every waiting request, none chosen for the user: each app with its icon, label, package and
-   * certificate, what it asks for, and Review.
+   * certificate, what it asks for, when it asked and when the request lapses (at {@code now}, the
+   * provider's clock), and Review.
    */
-  void showRequests(JSONArray pending, String provider, String notice, boolean decisionsLost) {
+  void showRequests(
+      JSONArray pending, String provider, long now, String notice, boolean decisionsLost) {
     show(R.layout.cetp_requests);
     notices(notice, decisionsLost);
     TextView title = text(R.id.cetp_requests_title);
@@ -186,14 +212,15 @@ final class CetpConsentScreen {
         continue;
       }
       View item = inflater.inflate(R.layout.cetp_request_item, list, false);
-      JSONArray packages = CetpViews.array(request, "packages");
+      JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
       JSONObject first = packages.optJSONObject(0);
-      String pkg = first == null ? "" : first.optString("name");
+      String pkg = first == null ? "" : first.optString(Wire.ADMIN_KEY_NAME);
       CetpViews.showApp(item, pkg, first == null ? null : CetpViews.firstCertificate(first));
       if (packages.length() > 1) {
         List<String> labels = new ArrayList<>();
         for (int p = 0; p < packages.length(); p++) {
-          labels.add(CetpViews.appLabel(activity, packages.optJSONObject(p).optString("name")));
+          labels.add(
+              CetpViews.appLabel(activity, packages.optJSONObject(p).optString(Wire.ADMIN_KEY_NAME)));
         }
         ((TextView) item.findViewById(R.id.cetp_app_label)).setText(String.join(", ", labels));
       }
@@ -203,6 +230,10 @@ final class CetpConsentScreen {
               words.isEmpty()
                   ? activity.getString(R.string.cetp_request_scopes_any)
                   : activity.getString(R.string.cetp_request_scopes, words));
+      TextView when = item.findViewById(R.id.cetp_request_when);
+      when.setText(when(request, now));
+      whenLines.add(when);
+      whenRequests.add(request);
       item.findViewById(R.id.cetp_review).setOnClickListener(v -> decisions.review(request));
       list.addView(item);
     }
@@ -212,15 +243,177 @@ final class CetpConsentScreen {
   }
 
   /**
-   * Whether {@code request} is shown now as it is (same id, same scopes), so the user's choices
-   * on it may stay.
+   * On the list of waiting requests: says again when each asked and when it lapses, at {@code
+   * now} (the provider's clock, as the Activity reckons it since the state was read).
    */
-  boolean isShowing(JSONObject request) {
-    return shownRequest != null && shownRequest.equals(identity(request));
+  void updateTimes(long now) {
+    for (int i = 0; i < whenLines.size(); i++) {
+      whenLines.get(i).setText(when(whenRequests.get(i), now));
+    }
   }
 
-  private static String identity(JSONObject request) {
-    return request.optString("id") + " " + CetpViews.array(request, "scopes");
+  /**
+   * <i>Asked 2 minutes ago · expires in 8 minutes</i>: when {@code request} was last asked for,
+   * and when it lapses unless the app asks again.
+   */
+  private String when(JSONObject request, long now) {
+    long ago = Math.max(0, now - request.optLong(Wire.ADMIN_KEY_REQUESTED_AT_MS, now));
+    int minutes = minutes(ago / CetpViews.MINUTE_MS);
+    String asked =
+        minutes == 0
+            ? activity.getString(R.string.cetp_request_asked_now)
+            : quantity(R.plurals.cetp_request_asked, minutes);
+    long expires = request.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
+    if (expires <= 0) {
+      return asked;
+    }
+    // Rounded up: "in 1 minute" until it lapses.
+    long left = Math.max(0, expires - now);
+    int inMinutes = Math.max(1, minutes((left + CetpViews.MINUTE_MS - 1) / CetpViews.MINUTE_MS));
+    return activity.getString(
+        R.string.cetp_request_when, asked, quantity(R.plurals.cetp_request_expires, inMinutes));
+  }
+
+  private static int minutes(long count) {
+    return (int) Math.min(Integer.MAX_VALUE, count);
+  }
+
+  private String quantity(int plurals, int count) {
+    return activity.getResources().getQuantityString(plurals, count, count);
+  }
+
+  /**
+   * Whether {@code request} is shown now as it is (same id, same scopes, the app having the same
+   * as before), so the user's choices on it may stay.
+   */
+  boolean isShowing(JSONObject request, JSONObject state) {
+    return shownRequest != null && shownRequest.equals(identity(request, held(state, request)));
+  }
+
+  private static String identity(JSONObject request, List<String[]> held) {
+    StringBuilder out =
+        new StringBuilder(request.optString(Wire.ADMIN_KEY_ID))
+            .append(' ')
+            .append(CetpViews.array(request, Wire.ADMIN_KEY_SCOPES));
+    for (String[] row : held) {
+      out.append('\n').append(row[0]).append(' ').append(row[1]);
+    }
+    return out.toString();
+  }
+
+  /**
+   * What the app that made {@code request} already has, as rows of (what, access and expiry):
+   * each scope in force that a grant of one of its packages (with the certificate the request
+   * recorded) gives, in the provider's declaration order, then the tools that need no scope.
+   * Where two of its packages hold one scope differently, the row says the most either gives
+   * (full over limited, the later expiry), so it never understates what the app can read. Scopes
+   * asked for now and lapsed ones are not among them.
+   */
+  private List<String[]> held(JSONObject state, JSONObject request) {
+    long now = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
+    Set<String> asked = new HashSet<>();
+    JSONArray requested = CetpViews.array(request, Wire.ADMIN_KEY_SCOPES);
+    for (int i = 0; i < requested.length(); i++) {
+      JSONObject scope = requested.optJSONObject(i);
+      if (scope != null) {
+        asked.add(scope.optString(Wire.ADMIN_KEY_NAME));
+      }
+    }
+    Map<String, JSONObject> byScope = new LinkedHashMap<>();
+    JSONObject noScope = null;
+    JSONArray grants = CetpViews.array(state, Wire.ADMIN_KEY_GRANTS);
+    for (int g = 0; g < grants.length(); g++) {
+      JSONObject grant = grants.optJSONObject(g);
+      if (grant == null || !sameApp(grant, request)) {
+        continue;
+      }
+      JSONArray perScope = CetpViews.array(grant, Wire.ADMIN_KEY_PER_SCOPE);
+      for (int i = 0; i < perScope.length(); i++) {
+        JSONObject entry = perScope.optJSONObject(i);
+        String scope = entry == null ? null : entry.optString(Wire.ADMIN_KEY_SCOPE);
+        if (scope == null || asked.contains(scope) || !CetpViews.inForce(entry, now)) {
+          continue;
+        }
+        byScope.put(scope, wider(byScope.get(scope), entry));
+      }
+      JSONObject own = grant.optJSONObject(Wire.ADMIN_KEY_NO_SCOPE);
+      if (own != null && CetpViews.inForce(own, now)) {
+        noScope = wider(noScope, own);
+      }
+    }
+    List<String[]> rows = new ArrayList<>();
+    Map<String, String> words = CetpGrantsScreen.scopeWords(state);
+    List<String> order = new ArrayList<>(words.keySet());
+    for (String scope : byScope.keySet()) {
+      if (!order.contains(scope)) {
+        order.add(scope);
+      }
+    }
+    for (String scope : order) {
+      JSONObject entry = byScope.get(scope);
+      if (entry == null) {
+        continue;
+      }
+      String described = words.get(scope);
+      rows.add(
+          new String[] {
+            activity.getString(
+                R.string.cetp_grant_scopes,
+                CetpViews.isolate(activity, described == null ? scope : described)),
+            CetpViews.terms(activity, entry, now)
+          });
+    }
+    if (noScope != null) {
+      rows.add(
+          new String[] {
+            activity.getString(R.string.cetp_grant_scopes_any),
+            CetpViews.terms(activity, noScope, now)
+          });
+    }
+    return rows;
+  }
+
+  /**
+   * Whether {@code grant} is pinned to a package of {@code request} and to a certificate the
+   * platform reported for that package (the identity a call would be admitted by).
+   */
+  private static boolean sameApp(JSONObject grant, JSONObject request) {
+    String cert = CetpViews.optString(grant, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
+    if (cert == null) {
+      return false;
+    }
+    String pkg = grant.optString(Wire.ADMIN_KEY_PACKAGE);
+    JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
+    for (int i = 0; i < packages.length(); i++) {
+      JSONObject p = packages.optJSONObject(i);
+      if (p == null || !pkg.equals(p.optString(Wire.ADMIN_KEY_NAME))) {
+        continue;
+      }
+      JSONArray certs = CetpViews.array(p, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
+      for (int c = 0; c < certs.length(); c++) {
+        if (cert.toLowerCase(Locale.ROOT).equals(certs.optString(c).toLowerCase(Locale.ROOT))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Of two approvals of one scope (either may be null), the one that gives more. */
+  private static JSONObject wider(JSONObject a, JSONObject b) {
+    if (a == null) {
+      return b;
+    }
+    if (CetpViews.limited(a) != CetpViews.limited(b)) {
+      return CetpViews.limited(a) ? b : a;
+    }
+    if (a.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)) {
+      return a;
+    }
+    if (b.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)) {
+      return b;
+    }
+    return a.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) >= b.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) ? a : b;
   }
 
   /** The Allow button of the request shown, or null. */
@@ -239,6 +432,8 @@ final class CetpConsentScreen {
     allow = null;
     shownRequest = null;
     decisionControls.clear();
+    whenLines.clear();
+    whenRequests.clear();
     activity.setContentView(layout);
     int margin = activity.getResources().getDimensionPixelSize(R.dimen.cetp_dialog_margin);
     int max = activity.getResources().getDimensionPixelSize(R.dimen.cetp_dialog_max_width);
@@ -264,13 +459,14 @@ final class CetpConsentScreen {
 
   /** The request's scopes in the provider's words, comma-separated; their names into {@code names}. */
   private static String scopeWords(JSONObject request, List<String> names) {
-    JSONArray scopes = CetpViews.array(request, "scopes");
+    JSONArray scopes = CetpViews.array(request, Wire.ADMIN_KEY_SCOPES);
     List<String> words = new ArrayList<>();
     for (int i = 0; i < scopes.length(); i++) {
       JSONObject scope = scopes.optJSONObject(i);
-      names.add(scope.optString("name"));
-      String description = scope.optString("description");
-      words.add(description.isEmpty() ? scope.optString("name") : description);
+      String name = scope.optString(Wire.ADMIN_KEY_NAME);
+      names.add(name);
+      String description = scope.optString(Wire.ADMIN_KEY_DESCRIPTION);
+      words.add(description.isEmpty() ? name : description);
     }
     return String.join(", ", words);
   }

@@ -13,9 +13,10 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 
 /**
- * Apps with access ({@code res/layout/cetp_grants.xml}): every allowed app with what it may read,
- * how much, until when, and when it last read and how often (the provider's on-device access
- * log); every declined app; and the actions Remove access and Let it ask again.
+ * Apps with access ({@code res/layout/cetp_grants.xml}): every allowed app with, per scope, what it
+ * may read, how much and until when (and what it may use without scopes), when it last read and
+ * how often (the provider's on-device access log); every declined app; and the actions Remove
+ * access and Let it ask again.
  */
 final class CetpGrantsScreen {
   /** What the Activity does with the user's actions. */
@@ -38,7 +39,7 @@ final class CetpGrantsScreen {
   void show(JSONObject state, String notice, boolean decisionsLost) {
     activity.setContentView(R.layout.cetp_grants);
     actionButtons.clear();
-    String provider = state.optString("provider_name");
+    String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
     text(R.id.cetp_title).setText(activity.getString(R.string.cetp_manage_title, provider));
     text(R.id.cetp_intro).setText(activity.getString(R.string.cetp_manage_intro, provider));
     TextView message = text(R.id.cetp_message);
@@ -46,44 +47,20 @@ final class CetpGrantsScreen {
     message.setVisibility(notice != null ? View.VISIBLE : View.GONE);
     text(R.id.cetp_decisions_lost).setVisibility(decisionsLost ? View.VISIBLE : View.GONE);
 
-    Map<String, String> scopeWords = new LinkedHashMap<>();
-    JSONArray declared = CetpViews.array(state, "scopes");
-    for (int i = 0; i < declared.length(); i++) {
-      JSONObject scope = declared.optJSONObject(i);
-      String description = scope.optString("description");
-      scopeWords.put(scope.optString("name"), description.isEmpty() ? scope.optString("name") : description);
-    }
-    long now = state.optLong("now_ms", System.currentTimeMillis());
+    Map<String, String> scopeWords = scopeWords(state);
+    long now = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
     LayoutInflater inflater = activity.getLayoutInflater();
 
-    JSONArray grants = CetpViews.array(state, "grants");
+    JSONArray grants = CetpViews.array(state, Wire.ADMIN_KEY_GRANTS);
     text(R.id.cetp_no_grants).setVisibility(grants.length() == 0 ? View.VISIBLE : View.GONE);
     LinearLayout grantList = activity.findViewById(R.id.cetp_grants);
     for (int n = 0; n < grants.length(); n++) {
       JSONObject grant = grants.optJSONObject(n);
-      String pkg = grant.optString("package");
-      String cert = grant.isNull("certificate_sha256") ? null : grant.optString("certificate_sha256");
+      String pkg = grant.optString(Wire.ADMIN_KEY_PACKAGE);
+      String cert = CetpViews.optString(grant, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
       View card = inflater.inflate(R.layout.cetp_grant_item, grantList, false);
       CetpViews.showApp(card, pkg, cert);
-      JSONArray scopes = CetpViews.array(grant, "scopes");
-      List<String> words = new ArrayList<>();
-      for (int i = 0; i < scopes.length(); i++) {
-        String scope = scopes.optString(i);
-        String described = scopeWords.get(scope);
-        words.add(described == null ? scope : described);
-      }
-      ((TextView) card.findViewById(R.id.cetp_grant_scopes))
-          .setText(
-              words.isEmpty()
-                  ? activity.getString(R.string.cetp_grant_scopes_any)
-                  : activity.getString(R.string.cetp_grant_scopes, String.join(", ", words)));
-      String level =
-          activity.getString(
-              "limited".equals(grant.optString("access"))
-                  ? R.string.cetp_grant_access_limited
-                  : R.string.cetp_grant_access_full);
-      ((TextView) card.findViewById(R.id.cetp_grant_terms))
-          .setText(activity.getString(R.string.cetp_grant_terms, level, until(grant, now)));
+      showScopes(card.findViewById(R.id.cetp_grant_scopes), grant, scopeWords, now);
       ((TextView) card.findViewById(R.id.cetp_history)).setText(history(grant));
       View revoke = card.findViewById(R.id.cetp_revoke);
       revoke.setOnClickListener(v -> actions.revoke(pkg, cert));
@@ -91,25 +68,69 @@ final class CetpGrantsScreen {
       grantList.addView(card);
     }
 
-    JSONArray denials = CetpViews.array(state, "denials");
+    JSONArray denials = CetpViews.array(state, Wire.ADMIN_KEY_DENIALS);
     text(R.id.cetp_no_denials).setVisibility(denials.length() == 0 ? View.VISIBLE : View.GONE);
     LinearLayout denialList = activity.findViewById(R.id.cetp_denials);
     for (int n = 0; n < denials.length(); n++) {
       JSONObject denial = denials.optJSONObject(n);
-      String pkg = denial.optString("package");
-      String cert = denial.isNull("certificate_sha256") ? null : denial.optString("certificate_sha256");
+      String pkg = denial.optString(Wire.ADMIN_KEY_PACKAGE);
+      String cert = CetpViews.optString(denial, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
       View card = inflater.inflate(R.layout.cetp_denial_item, denialList, false);
       CetpViews.showApp(card, pkg, cert);
       ((TextView) card.findViewById(R.id.cetp_denied_on))
           .setText(
               activity.getString(
-                  R.string.cetp_denied_on, CetpViews.date(activity, denial.optLong("denied_at_ms"))));
+                  R.string.cetp_denied_on,
+                  CetpViews.date(activity, denial.optLong(Wire.ADMIN_KEY_DENIED_AT_MS))));
       View again = card.findViewById(R.id.cetp_allow_again);
       again.setOnClickListener(v -> actions.clearDenial(pkg, cert));
       actionButtons.add(again);
       denialList.addView(card);
     }
     CetpViews.guard(actionButtons.toArray(new View[0]));
+  }
+
+  /**
+   * The provider's declared scopes, name to the provider's words for them (the name when it gave
+   * none), in declaration order.
+   */
+  static Map<String, String> scopeWords(JSONObject state) {
+    Map<String, String> words = new LinkedHashMap<>();
+    JSONArray declared = CetpViews.array(state, Wire.ADMIN_KEY_SCOPES);
+    for (int i = 0; i < declared.length(); i++) {
+      JSONObject scope = declared.optJSONObject(i);
+      String name = scope.optString(Wire.ADMIN_KEY_NAME);
+      String description = scope.optString(Wire.ADMIN_KEY_DESCRIPTION);
+      words.put(name, description.isEmpty() ? name : description);
+    }
+    return words;
+  }
+
+  /**
+   * One row per scope of {@code grant}, each with the access and expiry the user chose for it
+   * (an expired one says so until the provider drops it), then one for the tools that need no
+   * scope when the user allowed those.
+   */
+  private void showScopes(
+      LinearLayout rows, JSONObject grant, Map<String, String> scopeWords, long now) {
+    JSONArray perScope = CetpViews.array(grant, Wire.ADMIN_KEY_PER_SCOPE);
+    for (int i = 0; i < perScope.length(); i++) {
+      JSONObject entry = perScope.optJSONObject(i);
+      String scope = entry.optString(Wire.ADMIN_KEY_SCOPE);
+      String words = scopeWords.get(scope);
+      CetpViews.addScopeRow(
+          rows,
+          activity.getString(
+              R.string.cetp_grant_scopes, CetpViews.isolate(activity, words == null ? scope : words)),
+          CetpViews.terms(activity, entry, now));
+    }
+    JSONObject noScope = grant.optJSONObject(Wire.ADMIN_KEY_NO_SCOPE);
+    if (noScope != null) {
+      CetpViews.addScopeRow(
+          rows,
+          activity.getString(R.string.cetp_grant_scopes_any),
+          CetpViews.terms(activity, noScope, now));
+    }
   }
 
   /** Disables (or enables again) Remove access and Let it ask again while one is being saved. */
@@ -119,26 +140,16 @@ final class CetpGrantsScreen {
     }
   }
 
-  private String until(JSONObject grant, long now) {
-    if (grant.isNull("expires_at_ms") || !grant.has("expires_at_ms")) {
-      return activity.getString(R.string.cetp_grant_forever);
-    }
-    long expires = grant.optLong("expires_at_ms");
-    return activity.getString(
-        expires <= now ? R.string.cetp_grant_expired : R.string.cetp_grant_until,
-        CetpViews.date(activity, expires));
-  }
-
   /** What the access log says about the grant's app. */
   private String history(JSONObject grant) {
-    if (!grant.has("last_access_ms") || grant.isNull("last_access_ms")) {
+    if (grant.isNull(Wire.ADMIN_KEY_LAST_ACCESS_MS)) {
       return activity.getString(R.string.cetp_history_never);
     }
-    int day = (int) Math.min(Integer.MAX_VALUE, grant.optLong("calls_day"));
-    int week = (int) Math.min(Integer.MAX_VALUE, grant.optLong("calls_week"));
+    int day = (int) Math.min(Integer.MAX_VALUE, grant.optLong(Wire.ADMIN_KEY_CALLS_DAY));
+    int week = (int) Math.min(Integer.MAX_VALUE, grant.optLong(Wire.ADMIN_KEY_CALLS_WEEK));
     return activity.getString(
         R.string.cetp_history,
-        CetpViews.date(activity, grant.optLong("last_access_ms")),
+        CetpViews.date(activity, grant.optLong(Wire.ADMIN_KEY_LAST_ACCESS_MS)),
         activity.getResources().getQuantityString(R.plurals.cetp_calls_today, day, day),
         activity.getResources().getQuantityString(R.plurals.cetp_calls_week, week, week));
   }

@@ -7,11 +7,14 @@ import android.os.Build;
 import android.text.BidiFormatter;
 import android.text.TextDirectionHeuristics;
 import android.text.TextUtils;
+import android.view.LayoutInflater;
 import android.view.MotionEvent;
 import android.view.View;
+import android.view.ViewGroup;
 import android.widget.ImageView;
 import android.widget.TextView;
 import java.text.DateFormat;
+import java.text.SimpleDateFormat;
 import java.util.Date;
 import java.util.Locale;
 import org.json.JSONArray;
@@ -19,14 +22,17 @@ import org.json.JSONObject;
 
 /**
  * What both approval screens share besides their layouts: how an app is shown (icon, sanitized
- * label, certificate fingerprint), the touch filter of decision controls, dates in the screen's
- * language, and reading the admin JSON.
+ * label, certificate fingerprint), what it has per scope (access and expiry), the touch filter of
+ * decision controls, dates and times in the screen's language, and reading the admin JSON.
  */
 final class CetpViews {
   private CetpViews() {}
 
   /** Labels are cut to this many characters (after sanitizing). */
   static final int MAX_LABEL_CHARS = 60;
+
+  static final long MINUTE_MS = 60_000L;
+  static final long DAY_MS = 24 * 60 * MINUTE_MS;
 
   /**
    * Whether {@code event} came through while another window covered this one, wholly or in part.
@@ -180,11 +186,73 @@ final class CetpViews {
   }
 
   static String firstCertificate(JSONObject pkg) {
-    JSONArray certs = pkg.optJSONArray("certificate_sha256");
+    JSONArray certs = pkg.optJSONArray(Wire.ADMIN_KEY_CERTIFICATE_SHA256);
     if (certs != null) {
       return certs.length() == 0 ? null : certs.optString(0);
     }
-    return pkg.isNull("certificate_sha256") ? null : pkg.optString("certificate_sha256", null);
+    return optString(pkg, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
+  }
+
+  /** {@code o}'s string under {@code key}, or null when it is absent or JSON null. */
+  static String optString(JSONObject o, String key) {
+    return o == null || o.isNull(key) ? null : o.optString(key, null);
+  }
+
+  /**
+   * Whether a scope's approval ({@code per_scope} entry, {@code no_scope}) is in force at {@code
+   * now} (the provider's clock): it never expires, or not yet.
+   */
+  static boolean inForce(JSONObject entry, long now) {
+    return entry.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)
+        || entry.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) > now;
+  }
+
+  /** Whether the approval {@code entry} gives limited access. */
+  static boolean limited(JSONObject entry) {
+    return Wire.ADMIN_ACCESS_LIMITED.equals(entry.optString(Wire.ADMIN_KEY_ACCESS));
+  }
+
+  /**
+   * A scope's access and expiry as one line: <i>Limited access · until 3:30 PM</i>, <i>Full
+   * access · for 3 more days</i>, <i>Full access · until you remove it</i>, <i>… · expired Jan 1,
+   * 2026, 1:00 AM; it will ask again</i>.
+   */
+  static String terms(Context context, JSONObject entry, long now) {
+    String level =
+        context.getString(
+            limited(entry) ? R.string.cetp_grant_access_limited : R.string.cetp_grant_access_full);
+    return context.getString(R.string.cetp_grant_terms, level, expiry(context, entry, now));
+  }
+
+  /**
+   * When the approval {@code entry} ends, as the platform says it of a setting that lapses: the
+   * time of day within 24 hours, the days left (rounded up) after that, never, or when it did.
+   */
+  static String expiry(Context context, JSONObject entry, long now) {
+    if (entry.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)) {
+      return context.getString(R.string.cetp_grant_forever);
+    }
+    long at = entry.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS);
+    if (at <= now) {
+      return context.getString(R.string.cetp_grant_expired, date(context, at));
+    }
+    long left = at - now;
+    if (left < DAY_MS) {
+      return context.getString(R.string.cetp_grant_until_time, time(context, at));
+    }
+    int days = (int) Math.min(Integer.MAX_VALUE, (left + DAY_MS - 1) / DAY_MS);
+    return context.getResources().getQuantityString(R.plurals.cetp_grant_for_days, days, days);
+  }
+
+  /**
+   * Adds a {@code cetp_scope_row} to {@code parent}: {@code what} (the scope in words) over
+   * {@code terms} (its access and expiry).
+   */
+  static void addScopeRow(ViewGroup parent, CharSequence what, CharSequence terms) {
+    View row = LayoutInflater.from(parent.getContext()).inflate(R.layout.cetp_scope_row, parent, false);
+    ((TextView) row.findViewById(R.id.cetp_scope)).setText(what);
+    ((TextView) row.findViewById(R.id.cetp_scope_terms)).setText(terms);
+    parent.addView(row);
   }
 
   /** The first 8 bytes of a hex SHA-256 digest, as {@code 5F:2A:91:C0:11:22:33:44…}. */
@@ -212,6 +280,14 @@ final class CetpViews {
   static String date(Context context, long ms) {
     return DateFormat.getDateTimeInstance(DateFormat.MEDIUM, DateFormat.SHORT, locale(context))
         .format(new Date(ms));
+  }
+
+  /** A time of day in the screen's language, in the 12- or 24-hour form the user chose. */
+  static String time(Context context, long ms) {
+    Locale locale = locale(context);
+    String skeleton = android.text.format.DateFormat.is24HourFormat(context) ? "Hm" : "hm";
+    String pattern = android.text.format.DateFormat.getBestDateTimePattern(locale, skeleton);
+    return new SimpleDateFormat(pattern, locale).format(new Date(ms));
   }
 
   /** The language the screen's resources were chosen for. */

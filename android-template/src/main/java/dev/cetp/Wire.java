@@ -85,4 +85,100 @@ public final class Wire {
   public static final int PROTOCOL_VERSION = 1;
   /** The permission the CETP v1 manifest puts on the provider. */
   public static final String ACCESS_PERMISSION = "com.clawseed.permission.ACCESS_TOOLS";
+
+  // The approval screens' admin JSON (CetpAdmin, CetpRuntime.admin): cetp_provider::wire::ADMIN_*.
+
+  /** Admin request key: the operation. */
+  public static final String ADMIN_OP = "op";
+  /** {@link #ADMIN_OP}: read the state. */
+  public static final String ADMIN_OP_STATE = "state";
+  /** {@link #ADMIN_OP}: approve a pending request. */
+  public static final String ADMIN_OP_APPROVE = "approve";
+  /** {@link #ADMIN_OP}: deny a pending request. */
+  public static final String ADMIN_OP_DENY = "deny";
+  /** {@link #ADMIN_OP}: remove an app's grants. */
+  public static final String ADMIN_OP_REVOKE = "revoke";
+  /** {@link #ADMIN_OP}: let a declined app ask again. */
+  public static final String ADMIN_OP_CLEAR_DENIAL = "clear_denial";
+
+  /** Admin key: a pending request's id. */
+  public static final String ADMIN_KEY_ID = "id";
+  /** Admin key: scopes (an approval's names; declared or requested scopes; a grant's names). */
+  public static final String ADMIN_KEY_SCOPES = "scopes";
+  /** Admin key: {@link #ADMIN_ACCESS_FULL} or {@link #ADMIN_ACCESS_LIMITED}. */
+  public static final String ADMIN_KEY_ACCESS = "access";
+  /** Admin request key: how long an approval lasts, in seconds (absent: no expiry). */
+  public static final String ADMIN_KEY_DURATION_SECS = "duration_secs";
+  /** Admin request key: the UID of the app that opened the screen. */
+  public static final String ADMIN_KEY_CALLER_UID = "caller_uid";
+  /** Admin key: a package name. */
+  public static final String ADMIN_KEY_PACKAGE = "package";
+  /** Admin key: a signing certificate's hex SHA-256 (a list on a pending request's package). */
+  public static final String ADMIN_KEY_CERTIFICATE_SHA256 = "certificate_sha256";
+
+  /** Admin reply key: whether the operation worked. */
+  public static final String ADMIN_KEY_OK = "ok";
+  /** Admin reply key: what went wrong. */
+  public static final String ADMIN_KEY_ERROR = "error";
+  /** Admin reply key: the error's kind (one of the {@code ADMIN_ERROR_*} values, or another). */
+  public static final String ADMIN_KEY_KIND = "kind";
+  /** Admin reply key: the stored decisions were lost. */
+  public static final String ADMIN_KEY_DECISIONS_LOST = "decisions_lost";
+  /** Admin reply key: the state after the operation. */
+  public static final String ADMIN_KEY_STATE = "state";
+
+  /** Admin state key: the provider's name. */
+  public static final String ADMIN_KEY_PROVIDER_NAME = "provider_name";
+  /** Admin state key: the requests waiting for the user. */
+  public static final String ADMIN_KEY_PENDING = "pending";
+  /** Admin state key: the stored grants. */
+  public static final String ADMIN_KEY_GRANTS = "grants";
+  /** Admin state key: the stored denials. */
+  public static final String ADMIN_KEY_DENIALS = "denials";
+  /** Admin state key: whether a grant store is open. */
+  public static final String ADMIN_KEY_STORE_OPEN = "store_open";
+  /** Admin state key: the provider's clock, in ms since the Unix epoch. */
+  public static final String ADMIN_KEY_NOW_MS = "now_ms";
+  /** Admin state key: whether the screen offers limited access. */
+  public static final String ADMIN_KEY_OFFERS_LIMITED_ACCESS = "offers_limited_access";
+  /** Admin state key: the name of a scope or of a pending request's package. */
+  public static final String ADMIN_KEY_NAME = "name";
+  /** Admin state key: what a scope gives access to, in the provider's words. */
+  public static final String ADMIN_KEY_DESCRIPTION = "description";
+  /** Admin state key: a pending request's calling UID. */
+  public static final String ADMIN_KEY_UID = "uid";
+  /** Admin state key: a pending request's packages. */
+  public static final String ADMIN_KEY_PACKAGES = "packages";
+  /** Admin state key: when a pending request was first made. */
+  public static final String ADMIN_KEY_FIRST_REQUESTED_MS = "first_requested_ms";
+  /** Admin state key: when a pending request was last made. */
+  public static final String ADMIN_KEY_REQUESTED_AT_MS = "requested_at_ms";
+  /** Admin state key: when a pending request, a grant or one of its scopes lapses. */
+  public static final String ADMIN_KEY_EXPIRES_AT_MS = "expires_at_ms";
+  /** Admin state key: a grant's approved scopes, each with its own access and expiry. */
+  public static final String ADMIN_KEY_PER_SCOPE = "per_scope";
+  /** Admin state key: the scope of a {@link #ADMIN_KEY_PER_SCOPE} entry. */
+  public static final String ADMIN_KEY_SCOPE = "scope";
+  /** Admin state key: what a grant gives the tools that need no scope (null: nothing). */
+  public static final String ADMIN_KEY_NO_SCOPE = "no_scope";
+  /** Admin state key: a grant's last call. */
+  public static final String ADMIN_KEY_LAST_ACCESS_MS = "last_access_ms";
+  /** Admin state key: a grant's calls in the last 24 hours. */
+  public static final String ADMIN_KEY_CALLS_DAY = "calls_day";
+  /** Admin state key: a grant's calls in the last 7 days. */
+  public static final String ADMIN_KEY_CALLS_WEEK = "calls_week";
+  /** Admin state key: when the user declined an app. */
+  public static final String ADMIN_KEY_DENIED_AT_MS = "denied_at_ms";
+
+  /** {@link #ADMIN_KEY_ACCESS}: everything the tools return. */
+  public static final String ADMIN_ACCESS_FULL = "full";
+  /** {@link #ADMIN_KEY_ACCESS}: the reduced view the tools choose. */
+  public static final String ADMIN_ACCESS_LIMITED = "limited";
+
+  /** {@link #ADMIN_KEY_KIND}: the request is no longer pending (answered, replaced, expired). */
+  public static final String ADMIN_ERROR_UNKNOWN_REQUEST = "unknown_request";
+  /** {@link #ADMIN_KEY_KIND}: the approval named a scope the request does not list. */
+  public static final String ADMIN_ERROR_SCOPE_NOT_REQUESTED = "scope_not_requested";
+  /** {@link #ADMIN_KEY_KIND}: the revocation or cleared denial matched nothing. */
+  public static final String ADMIN_ERROR_NOT_FOUND = "not_found";
 }

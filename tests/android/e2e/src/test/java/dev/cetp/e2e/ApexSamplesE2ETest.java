@@ -77,6 +77,15 @@ public class ApexSamplesE2ETest {
     ARGS.put("expenses", expenses);
   }
 
+  /** Each sample's app name (its {@code android:label}), by bundle name. */
+  static final Map<String, String> LABELS = new LinkedHashMap<>();
+
+  static {
+    LABELS.put("minimal", "Minimal sample");
+    LABELS.put("notes", "Notes");
+    LABELS.put("expenses", "Expenses");
+  }
+
   private HostBundle bundle;
   private ManifestInstaller.Installed app;
   private String packageName;
@@ -193,7 +202,8 @@ public class ApexSamplesE2ETest {
     assertEquals(1, posted.size());
     Notification n = posted.get(0);
     String title = shadowOf(n).getContentTitle().toString();
-    assertTrue(title, title.startsWith("Apex wants to use "));
+    // The app's name, as its manifest's label gives it (not its package name).
+    assertEquals("Apex wants to use " + LABELS.get(bundle.name()), title);
     assertTrue(shadowOf(n).getContentText().toString(), shadowOf(n).getContentText().toString().contains(APEX));
     // The tap opens the app's own (not exported) entry of the approval screen, for Apex's request.
     Intent open = shadowOf(n.contentIntent).getSavedIntent();

@@ -2,6 +2,7 @@ package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import android.content.Intent;
@@ -22,11 +23,15 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TimeZone;
+import org.json.JSONArray;
+import org.json.JSONObject;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -38,12 +43,15 @@ import org.robolectric.annotation.Config;
 import org.robolectric.annotation.GraphicsMode;
 
 /**
- * What the phone's owner sees, on {@code tests/auth-provider} ("Diary", a fixed clock): the consent
- * dialog, the list of waiting requests and Apps with access rendered with native graphics on a 411
- * × 891 dp phone, in the light and the night theme, in Arabic (right to left) and Japanese, and
- * with large fonts on a 360 dp phone, compared with golden PNGs ({@link Screenshots}) and checked
- * for accessibility ({@link Accessibility}); and both screens in every shipped language, checked
- * for accessibility and for English left on them. Runs in {@code bundle-auth-provider}.
+ * What the phone's owner sees, on {@code tests/auth-provider} ("Diary", two scopes, a clock the
+ * test sets): the consent dialog (also for an app that already has a scope), the list of waiting
+ * requests and Apps with access (also with a limited and an expired scope) rendered with native
+ * graphics on a 411 × 891 dp phone, in the light and the night theme, in Arabic (right to left)
+ * and Japanese, and with large fonts on a 360 dp phone, compared with golden PNGs ({@link
+ * Screenshots}) and checked for accessibility ({@link Accessibility}); both screens in every
+ * shipped language, checked for accessibility and for English left on them; and what the screens
+ * say of each scope's access and expiry and of each request's age and lapse, read back from the
+ * provider and from what its tools see. Runs in {@code bundle-auth-provider}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(AuthProviderBundle.class)
@@ -55,6 +63,8 @@ public class ApprovalScreensTest {
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
   static final String MANAGE = PACKAGE + ".CETP_MANAGE_GRANTS";
   static final long START_MS = 1_767_225_600_000L;
+  static final long MINUTE_MS = 60_000L;
+  static final long HOUR_MS = 60 * MINUTE_MS;
   static final String CLOCK_FILE = "cetp-test-clock-ms";
 
   static final int AGENT_UID = 10_123;
@@ -115,7 +125,7 @@ public class ApprovalScreensTest {
   /** Renders the screen, checks accessibility, compares with golden {@code name}. */
   private static void check(ApprovalScreen screen, String name) throws IOException {
     Bitmap shot = Screenshots.render(screen.activity());
-    List<String> problems = Accessibility.problems(screen.activity(), shot);
+    List<String> problems = Accessibility.problemsScrolledThrough(screen.activity(), shot);
     assertTrue(name + ":\n" + String.join("\n", problems), problems.isEmpty());
     if (name != null) {
       Screenshots.assertMatchesGolden(name, shot);
@@ -163,12 +173,253 @@ public class ApprovalScreensTest {
    */
   @Test
   public void requestsListLight() throws IOException {
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
-    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
-    ApprovalScreen screen = ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE));
-    screens.add(screen);
+    ApprovalScreen screen = twoAppsWaiting();
     assertEquals(screen.text(), "2 apps want to read from Diary", screen.texts().get(0));
     check(screen, "requests-light");
+  }
+
+  /**
+   * The agent asked at the start, the widget 3 minutes later; 5 minutes after the start the list
+   * is opened by an app Android does not name.
+   */
+  private ApprovalScreen twoAppsWaiting() throws IOException {
+    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
+    setClock(START_MS + 3 * MINUTE_MS);
+    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
+    setClock(START_MS + 5 * MINUTE_MS);
+    ApprovalScreen screen = ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE));
+    screens.add(screen);
+    return screen;
+  }
+
+  /**
+   * Each waiting request says when its app asked and when it lapses (an app that stops asking is
+   * forgotten 10 minutes after its last request), updated while the list stays open; a request
+   * that lapses leaves the list without the user doing anything, and is never offered.
+   */
+  @Test
+  public void theRequestListSaysWhenEachAppAskedAndDropsARequestThatLapses() throws IOException {
+    ApprovalScreen screen = twoAppsWaiting();
+    List<String> when = whenLines(screen);
+    assertEquals(
+        screen.text(),
+        Arrays.asList(
+            "Asked 5 minutes ago \u00b7 expires in 5 minutes",
+            "Asked 2 minutes ago \u00b7 expires in 8 minutes"),
+        when);
+    screen.stayOpen(Duration.ofMinutes(1));
+    assertEquals(
+        screen.text(),
+        Arrays.asList(
+            "Asked 6 minutes ago \u00b7 expires in 4 minutes",
+            "Asked 3 minutes ago \u00b7 expires in 7 minutes"),
+        whenLines(screen));
+    // The agent's request lapses 10 minutes after it asked.
+    setClock(START_MS + 10 * MINUTE_MS);
+    screen.stayOpen(Duration.ofMinutes(4));
+    assertEquals(screen.text(), "1 app wants to read from Diary", screen.texts().get(0));
+    assertFalse(screen.text(), screen.texts().contains("ClawSeed"));
+    assertTrue(screen.text(), screen.texts().contains("Weather Widget"));
+    assertEquals(null, screen.find("cetp:review:1"));
+    assertEquals(
+        screen.text(),
+        Arrays.asList("Asked 7 minutes ago \u00b7 expires in 3 minutes"),
+        whenLines(screen));
+  }
+
+  /** The dialog of one app's request, left open until the request lapses, offers it no longer. */
+  @Test
+  public void aDialogLeftOpenUntilItsRequestLapsesOffersNothing() throws IOException {
+    ApprovalScreen screen = agentAsks();
+    assertTrue(screen.find("cetp:allow").isEnabled());
+    setClock(START_MS + 10 * MINUTE_MS);
+    screen.stayOpen(Duration.ofMinutes(10));
+    assertEquals(null, screen.find("cetp:allow"));
+    assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
+    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
+  }
+
+  private static List<String> whenLines(ApprovalScreen screen) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; screen.find("cetp:request:when:" + i) != null; i++) {
+      out.add(((TextView) screen.find("cetp:request:when:" + i)).getText().toString());
+    }
+    return out;
+  }
+
+  /** The agent asks for its diary entries, and the user allows them, limited, for 1 hour. */
+  private void agentHasEntriesLimitedForAnHour() {
+    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "entry_access").errorCode());
+    ApprovalScreen first = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    screens.add(first);
+    assertNull(first.text(), first.find("cetp:held"));
+    first.tap("cetp:access:limited").tap("cetp:duration:hour").tap("cetp:allow");
+    assertTrue(first.isFinishing());
+    assertEquals("\"limited\"", call(AGENT_UID, "entry_access").data());
+  }
+
+  /** Ten minutes later it asks for the diary's photos too, and opens the dialog. */
+  private ApprovalScreen agentAsksForPhotosToo() throws IOException {
+    setClock(START_MS + 10 * MINUTE_MS);
+    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "photo_access").errorCode());
+    ApprovalScreen screen = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    screens.add(screen);
+    return screen;
+  }
+
+  /** 1:00 AM of the first day (UTC), as the screens write a time of day in US English. */
+  static final String ONE_AM = "1:00 AM";
+
+  /**
+   * The dialog of an app that already has a scope says so before the question, with that scope's
+   * access and expiry, and asks only about the new one; allowing it full, forever, leaves the
+   * first limited and lapsing when it did (in the provider's state, in what the tools see, on
+   * Apps with access).
+   */
+  @Test
+  public void aLaterApprovalLeavesWhatTheAppAlreadyHadAsItWas() throws Exception {
+    agentHasEntriesLimitedForAnHour();
+    ApprovalScreen screen = agentAsksForPhotosToo();
+    List<String> texts = screen.texts();
+    assertEquals(
+        screen.text(),
+        Arrays.asList(
+            "Already allowed",
+            "May read your diary entries",
+            "Limited access \u00b7 until " + ONE_AM,
+            "Your answer below is only for what it asks for now; this stays as it is.",
+            "Allow ClawSeed to also read your diary photos from Diary?"),
+        texts.subList(0, 5));
+    // TalkBack announces the question.
+    assertEquals(texts.get(4), screen.activity().getTitle().toString());
+
+    screen.tap("cetp:duration:forever").tap("cetp:access:full").tap("cetp:allow");
+    assertTrue(screen.isFinishing());
+
+    // What the provider keeps: entries as first approved, photos as just approved.
+    JSONArray grants = ApprovalScreen.adminState().getJSONArray("grants");
+    assertEquals(grants.toString(), 1, grants.length());
+    JSONArray perScope = grants.getJSONObject(0).getJSONArray("per_scope");
+    assertEquals(perScope.toString(), 2, perScope.length());
+    JSONObject entries = perScope.getJSONObject(0);
+    assertEquals("diary.read", entries.getString("scope"));
+    assertEquals("limited", entries.getString("access"));
+    assertEquals(START_MS + HOUR_MS, entries.getLong("expires_at_ms"));
+    JSONObject photos = perScope.getJSONObject(1);
+    assertEquals("diary.photos", photos.getString("scope"));
+    assertEquals("full", photos.getString("access"));
+    assertTrue(photos.toString(), photos.isNull("expires_at_ms"));
+    // What the tools see.
+    assertEquals("\"limited\"", call(AGENT_UID, "entry_access").data());
+    assertEquals("\"full\"", call(AGENT_UID, "photo_access").data());
+
+    // Apps with access: one row per scope.
+    ApprovalScreen list = ApprovalScreen.launchExplicit(grantsIntent());
+    screens.add(list);
+    List<String> rows = list.texts();
+    int at = rows.indexOf("May read your diary entries");
+    assertTrue(list.text(), at >= 0);
+    assertEquals(
+        list.text(),
+        Arrays.asList(
+            "May read your diary entries",
+            "Limited access \u00b7 until " + ONE_AM,
+            "May read your diary photos",
+            "Full access \u00b7 until you remove it"),
+        rows.subList(at, at + 4));
+
+    // The hour is up: the entries lapse, the photos stay.
+    setClock(START_MS + HOUR_MS);
+    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "entry_access").errorCode());
+    assertEquals("\"full\"", call(AGENT_UID, "photo_access").data());
+  }
+
+  /**
+   * An app allowed only the tools that need no scope (it asked for nothing else): Apps with
+   * access says so on a row of its own, and when it later asks for the diary the dialog names it
+   * as already allowed.
+   */
+  @Test
+  public void whatAnAppMayUseWithoutScopesIsARowOfItsOwn() throws Exception {
+    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "ping").errorCode());
+    ApprovalScreen first = ApprovalScreen.launchFrom(OTHER, new Intent(AUTHORIZE));
+    screens.add(first);
+    assertEquals(first.text(), "Allow Weather Widget to use the tools of Diary?", first.texts().get(0));
+    first.tap("cetp:allow");
+    assertEquals("\"pong\"", call(OTHER_UID, "ping").data());
+
+    ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
+    screens.add(grants);
+    List<String> rows = grants.texts();
+    int at = rows.indexOf("May use the tools (no specific data)");
+    assertTrue(grants.text(), at >= 0);
+    assertEquals(grants.text(), "Full access \u00b7 for 1 more day", rows.get(at + 1));
+
+    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
+    ApprovalScreen more = ApprovalScreen.launchFrom(OTHER, new Intent(AUTHORIZE));
+    screens.add(more);
+    assertEquals(
+        more.text(),
+        Arrays.asList(
+            "Already allowed",
+            "May use the tools (no specific data)",
+            "Full access \u00b7 for 1 more day",
+            "Your answer below is only for what it asks for now; this stays as it is.",
+            "Allow Weather Widget to also read your diary entries from Diary?"),
+        more.texts().subList(0, 5));
+  }
+
+  @Test
+  public void consentDialogOfAnAppThatAlreadyHasAScopeLight() throws IOException {
+    agentHasEntriesLimitedForAnHour();
+    check(agentAsksForPhotosToo(), "consent-held-light");
+  }
+
+  @Test
+  @Config(qualifiers = "+ar-rEG")
+  public void consentDialogOfAnAppThatAlreadyHasAScopeInArabicRightToLeft() throws IOException {
+    agentHasEntriesLimitedForAnHour();
+    ApprovalScreen screen = agentAsksForPhotosToo();
+    assertEquals(
+        android.view.View.LAYOUT_DIRECTION_RTL, screen.find("cetp:held").getLayoutDirection());
+    check(screen, "consent-held-ar");
+  }
+
+  @Test
+  @Config(qualifiers = "w360dp-h740dp-port-xhdpi", fontScale = 2.0f)
+  public void consentDialogOfAnAppThatAlreadyHasAScopeAtTwiceTheFontSizeIsAccessible()
+      throws IOException {
+    agentHasEntriesLimitedForAnHour();
+    check(agentAsksForPhotosToo(), null);
+  }
+
+  /**
+   * Apps with access with one scope expired (full, for an hour, two hours ago: shown until the
+   * provider drops it) and one limited for 30 days.
+   */
+  @Test
+  public void grantsScreenWithALimitedAndAnExpiredScopeLight() throws Exception {
+    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "entry_access").errorCode());
+    ApprovalScreen first = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    screens.add(first);
+    first.tap("cetp:duration:hour").tap("cetp:allow");
+    ApprovalScreen second = agentAsksForPhotosToo();
+    second.tap("cetp:access:limited").tap("cetp:duration:month").tap("cetp:allow");
+    setClock(START_MS + 2 * HOUR_MS);
+    ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
+    screens.add(grants);
+    List<String> rows = grants.texts();
+    int at = rows.indexOf("May read your diary entries");
+    assertTrue(grants.text(), at >= 0);
+    assertEquals(
+        grants.text(),
+        Arrays.asList(
+            "May read your diary entries",
+            "Full access \u00b7 expired Jan 1, 2026, 1:00 AM; it will ask again",
+            "May read your diary photos",
+            "Limited access \u00b7 for 30 more days"),
+        rows.subList(at, at + 4));
+    check(grants, "grants-limited-expired-light");
   }
 
   @Test
@@ -305,8 +556,8 @@ public class ApprovalScreensTest {
   /**
    * The consent dialog shows {@code allow} on its Allow button and {@code manage} on its way to
    * Apps with access; every text of both screens comes from the language's translations (none is
-   * the English one, but the app's and the provider's own words); both pass the accessibility
-   * checks.
+   * the English one, but the app's and the provider's own words), also on the dialog of an app
+   * that already has a scope and on waiting requests listed; all pass the accessibility checks.
    */
   private void inLanguage(String allow, String manage) throws Exception {
     ApprovalScreen consent = agentAsks();
@@ -316,6 +567,17 @@ public class ApprovalScreensTest {
     check(consent, null);
     consent.tap("cetp:allow");
     assertEquals("42", call(AGENT_UID, "count_entries").data());
+    ApprovalScreen more = agentAsksForPhotosToo();
+    assertTrue(more.text(), more.find("cetp:held") != null);
+    assertNoEnglish(more);
+    check(more, null);
+    more.tap("cetp:access:limited").tap("cetp:allow");
+    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
+    ApprovalScreen waiting = ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE));
+    screens.add(waiting);
+    assertTrue(waiting.text(), waiting.find("cetp:request:when") != null);
+    assertNoEnglish(waiting);
+    check(waiting, null);
     ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
     screens.add(grants);
     assertNoEnglish(grants);

@@ -73,7 +73,7 @@ public class MinimalScreensTest {
     assertNull("no full / limited choice", screen.find("cetp:access:limited"));
     assertFalse(screen.text(), screen.text().contains("Limited"));
     Bitmap shot = Screenshots.render(screen.activity());
-    List<String> problems = Accessibility.problems(screen.activity(), shot);
+    List<String> problems = Accessibility.problemsScrolledThrough(screen.activity(), shot);
     assertTrue(String.join("\n", problems), problems.isEmpty());
     Screenshots.assertMatchesGolden(golden, shot);
   }

@@ -3,6 +3,7 @@ package dev.cetp.harness;
 import android.app.Activity;
 import android.graphics.Bitmap;
 import android.graphics.Color;
+import android.graphics.Rect;
 import android.graphics.Typeface;
 import android.text.Layout;
 import android.util.DisplayMetrics;
@@ -10,11 +11,14 @@ import android.util.TypedValue;
 import android.view.View;
 import android.view.ViewGroup;
 import android.widget.CompoundButton;
+import android.widget.ScrollView;
 import android.widget.TextView;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Accessibility checks on a rendered screen, from its view tree and its pixels:
@@ -23,7 +27,9 @@ import java.util.Map;
  *   <li>every clickable control is at least 48 × 48 dp;
  *   <li>every clickable control has a label TalkBack can read (its text or content description);
  *   <li>every text has a contrast of at least 4.5:1 (3:1 for large text: 18 sp, or 14 sp bold)
- *       against the background it is actually drawn on, measured on the rendered screen;
+ *       against the background it is actually drawn on, measured on the rendered screen where it
+ *       shows (the part a scrolling view clips away is measured by {@link #problemsScrolledThrough}
+ *       scrolled into view);
  *   <li>nothing is cut off: no text is ellipsized or taller than its view, and no view reaches past
  *       the screen's sides.
  * </ul>
@@ -42,6 +48,39 @@ public final class Accessibility {
     int[] origin = Screenshots.windowOrigin(activity);
     visit(decor, activity.getResources().getDisplayMetrics(), screen, origin, out);
     return out;
+  }
+
+  /**
+   * {@link #problems} of {@code screen} (the window as rendered now), then of the window rendered
+   * with each scrolling view scrolled to its end, so that what shows only after scrolling is
+   * checked too; each problem once. The scroll positions are put back.
+   */
+  public static List<String> problemsScrolledThrough(Activity activity, Bitmap screen) {
+    Set<String> out = new LinkedHashSet<>(problems(activity, screen));
+    List<ScrollView> scrolling = new ArrayList<>();
+    collectScrolling(activity.getWindow().getDecorView(), scrolling);
+    for (ScrollView view : scrolling) {
+      int before = view.getScrollY();
+      view.scrollTo(0, Integer.MAX_VALUE / 2);
+      out.addAll(problems(activity, Screenshots.render(activity)));
+      view.scrollTo(0, before);
+    }
+    return new ArrayList<>(out);
+  }
+
+  private static void collectScrolling(View view, List<ScrollView> into) {
+    if (view.getVisibility() != View.VISIBLE) {
+      return;
+    }
+    if (view instanceof ScrollView && view.canScrollVertically(1)) {
+      into.add((ScrollView) view);
+    }
+    if (view instanceof ViewGroup) {
+      ViewGroup group = (ViewGroup) view;
+      for (int i = 0; i < group.getChildCount(); i++) {
+        collectScrolling(group.getChildAt(i), into);
+      }
+    }
   }
 
   private static void visit(View view, DisplayMetrics dm, Bitmap screen, int[] origin, List<String> out) {
@@ -76,7 +115,7 @@ public final class Accessibility {
       TextView text = (TextView) view;
       CharSequence value = text.getText();
       if (value != null && value.length() > 0 && view.getWidth() > 0 && view.getHeight() > 0) {
-        checkText(text, name, dm, screen, left, top, out);
+        checkText(text, name, dm, screen, origin, left, top, out);
       }
     }
     if (view instanceof ViewGroup) {
@@ -88,7 +127,14 @@ public final class Accessibility {
   }
 
   private static void checkText(
-      TextView text, String name, DisplayMetrics dm, Bitmap screen, int left, int top, List<String> out) {
+      TextView text,
+      String name,
+      DisplayMetrics dm,
+      Bitmap screen,
+      int[] origin,
+      int left,
+      int top,
+      List<String> out) {
     Layout layout = text.getLayout();
     if (layout == null) {
       out.add(name + " was never laid out");
@@ -104,10 +150,23 @@ public final class Accessibility {
       out.add(name + " needs " + layout.getHeight() + " px but has " + room);
     }
     // Contrast: the text colour against the most common colour in the text's box on screen.
-    int x0 = Math.max(0, left + text.getCompoundPaddingLeft());
-    int y0 = Math.max(0, top + text.getCompoundPaddingTop());
-    int x1 = Math.min(screen.getWidth(), left + text.getWidth() - text.getCompoundPaddingRight());
-    int y1 = Math.min(screen.getHeight(), y0 + Math.min(layout.getHeight(), room));
+    // Only where the text shows: a scrolling parent may clip part or all of it away (other
+    // views are drawn there).
+    Rect shown = new Rect();
+    if (!text.getGlobalVisibleRect(shown)) {
+      return;
+    }
+    shown.offset(origin[0], origin[1]);
+    int x0 = Math.max(Math.max(0, shown.left), left + text.getCompoundPaddingLeft());
+    int y0 = Math.max(Math.max(0, shown.top), top + text.getCompoundPaddingTop());
+    int x1 =
+        Math.min(
+            Math.min(screen.getWidth(), shown.right),
+            left + text.getWidth() - text.getCompoundPaddingRight());
+    int y1 =
+        Math.min(
+            Math.min(screen.getHeight(), shown.bottom),
+            top + text.getCompoundPaddingTop() + Math.min(layout.getHeight(), room));
     if (x1 <= x0 || y1 <= y0) {
       return;
     }

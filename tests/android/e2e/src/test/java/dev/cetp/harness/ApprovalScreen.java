@@ -230,6 +230,18 @@ public final class ApprovalScreen implements AutoCloseable {
   }
 
   /**
+   * The user leaves the screen open for {@code time}: the main looper's clock runs that long (what
+   * the screen set to happen meanwhile, such as reading the state again when a request lapses,
+   * happens), then what that started is waited for ({@link #settle()}). The provider's own clock
+   * is the test's to move.
+   */
+  public ApprovalScreen stayOpen(Duration time) {
+    shadowOf(Looper.getMainLooper()).idleFor(time);
+    settle();
+    return this;
+  }
+
+  /**
    * Waits, without sleeping, until the screens' admin work is done: drains {@code CetpAdmin}'s
    * worker queue, runs what it posted to the main looper, and repeats while replies are still to
    * be delivered (a reply may ask for more).

@@ -1,0 +1,292 @@
+//! The admin JSON's vocabulary is `cetp_provider::wire::ADMIN_*`: every key, operation, access
+//! value and error kind the approval screens read or write is one of those constants, and every
+//! constant is something the admin types really serialize. The template's Java spells the same
+//! constants (`Wire.ADMIN_*`, proven equal by `tests/android_template.rs`), so a field renamed
+//! here breaks a test instead of an approval screen.
+
+#[path = "auth_support/mod.rs"]
+mod support;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use cetp_provider::auth::{AdminError, AdminRequest, Auth, ManualClock};
+use cetp_provider::{AccessLevel, Provider, wire};
+use serde_json::Value;
+use support::*;
+
+const T0: u64 = 1_767_225_600_000;
+
+/// Every `ADMIN_KEY_*` and the operation key.
+const KEYS: &[&str] = &[
+    wire::ADMIN_OP,
+    wire::ADMIN_KEY_ID,
+    wire::ADMIN_KEY_SCOPES,
+    wire::ADMIN_KEY_ACCESS,
+    wire::ADMIN_KEY_DURATION_SECS,
+    wire::ADMIN_KEY_CALLER_UID,
+    wire::ADMIN_KEY_PACKAGE,
+    wire::ADMIN_KEY_CERTIFICATE_SHA256,
+    wire::ADMIN_KEY_OK,
+    wire::ADMIN_KEY_ERROR,
+    wire::ADMIN_KEY_KIND,
+    wire::ADMIN_KEY_MESSAGE,
+    wire::ADMIN_KEY_DECISIONS_LOST,
+    wire::ADMIN_KEY_STATE,
+    wire::ADMIN_KEY_PROVIDER_NAME,
+    wire::ADMIN_KEY_PENDING,
+    wire::ADMIN_KEY_GRANTS,
+    wire::ADMIN_KEY_DENIALS,
+    wire::ADMIN_KEY_STORE_OPEN,
+    wire::ADMIN_KEY_UNSAVED_CHANGES,
+    wire::ADMIN_KEY_NOW_MS,
+    wire::ADMIN_KEY_OFFERS_LIMITED_ACCESS,
+    wire::ADMIN_KEY_NAME,
+    wire::ADMIN_KEY_DESCRIPTION,
+    wire::ADMIN_KEY_UID,
+    wire::ADMIN_KEY_PACKAGES,
+    wire::ADMIN_KEY_FIRST_REQUESTED_MS,
+    wire::ADMIN_KEY_REQUESTED_AT_MS,
+    wire::ADMIN_KEY_EXPIRES_AT_MS,
+    wire::ADMIN_KEY_GRANTED_AT_MS,
+    wire::ADMIN_KEY_PER_SCOPE,
+    wire::ADMIN_KEY_SCOPE,
+    wire::ADMIN_KEY_NO_SCOPE,
+    wire::ADMIN_KEY_LAST_ACCESS_MS,
+    wire::ADMIN_KEY_CALLS_DAY,
+    wire::ADMIN_KEY_CALLS_WEEK,
+    wire::ADMIN_KEY_TOOLS,
+    wire::ADMIN_KEY_DENIED_AT_MS,
+];
+
+/// Every object key anywhere in `value`.
+fn keys_of(value: &Value, into: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                into.insert(key.clone());
+                keys_of(inner, into);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| keys_of(v, into)),
+        _ => {}
+    }
+}
+
+fn json(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).expect("the admin types serialize")
+}
+
+/// A provider whose state has something under every key: a pending request, a grant with a
+/// limited expiring scope, one for the tools without scope, calls in the access log, a denial.
+fn busy_provider(dir: &std::path::Path) -> Provider {
+    let clock = ManualClock::new(T0);
+    let provider = provider(Auth::user_approval().store_dir(dir).clock(clock.clone()));
+    approve(&provider, &agent(), "read_notes", |request| {
+        cetp_provider::auth::Approval::as_listed(request)
+            .access(AccessLevel::Limited)
+            .expires_after(Duration::from_secs(3600))
+    });
+    approve(
+        &provider,
+        &stranger(),
+        "ping",
+        cetp_provider::auth::Approval::as_listed,
+    );
+    clock.advance(Duration::from_secs(60));
+    assert!(call(&provider, &agent(), "read_notes").is_success());
+    assert!(call(&provider, &stranger(), "ping").is_success());
+    // Refused: the spoofed app is denied, the shared UID keeps waiting.
+    assert!(call(&provider, &spoofed(), "read_notes").error().is_some());
+    let spoofed_id = pending_id_for(&provider, &spoofed());
+    provider.authorizer().deny(&spoofed_id).unwrap();
+    assert!(call(&provider, &shared_uid(), "agenda").error().is_some());
+    provider
+}
+
+/// Every request the screens send, one per operation, with every optional field.
+fn every_request() -> Vec<AdminRequest> {
+    vec![
+        AdminRequest::State {
+            caller_uid: Some(10_001),
+        },
+        AdminRequest::Approve {
+            id: "r-1".to_owned(),
+            scopes: vec!["notes".to_owned()],
+            access: AccessLevel::Limited,
+            duration_secs: Some(3600),
+            caller_uid: Some(10_001),
+        },
+        AdminRequest::Deny {
+            id: "r-2".to_owned(),
+            caller_uid: Some(10_001),
+        },
+        AdminRequest::Revoke {
+            package: AGENT.to_owned(),
+            certificate_sha256: Some(CERT_A.to_owned()),
+        },
+        AdminRequest::ClearDenial {
+            package: AGENT.to_owned(),
+            certificate_sha256: Some(CERT_A.to_owned()),
+        },
+    ]
+}
+
+#[test]
+fn the_admin_keys_are_exactly_the_wire_constants() {
+    let constants: BTreeSet<String> = KEYS.iter().map(|k| (*k).to_owned()).collect();
+    assert_eq!(constants.len(), KEYS.len(), "two constants spell one key");
+
+    let dir = tempfile::tempdir().unwrap();
+    let provider = busy_provider(dir.path());
+    let mut seen = BTreeSet::new();
+    for request in every_request() {
+        keys_of(&json(&request), &mut seen);
+    }
+    // A reply that worked and one that did not, and the state on its own.
+    keys_of(
+        &json(
+            &provider
+                .authorizer()
+                .admin(AdminRequest::State { caller_uid: None }),
+        ),
+        &mut seen,
+    );
+    let failed = provider.authorizer().admin(AdminRequest::Deny {
+        id: "no-such-request".to_owned(),
+        caller_uid: None,
+    });
+    assert!(!failed.ok);
+    keys_of(&json(&failed), &mut seen);
+    let state = json(&provider.authorizer().state());
+    keys_of(&state, &mut seen);
+
+    // Something was under every key (nothing was null where the screens look deeper).
+    let grants = state[wire::ADMIN_KEY_GRANTS].as_array().unwrap();
+    assert!(
+        grants
+            .iter()
+            .any(|g| !g[wire::ADMIN_KEY_NO_SCOPE].is_null()),
+        "{state}"
+    );
+    assert!(
+        grants
+            .iter()
+            .any(|g| !g[wire::ADMIN_KEY_TOOLS].as_array().unwrap().is_empty())
+    );
+    assert!(
+        !state[wire::ADMIN_KEY_PENDING]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        !state[wire::ADMIN_KEY_DENIALS]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    let unnamed: Vec<_> = seen.difference(&constants).collect();
+    assert!(
+        unnamed.is_empty(),
+        "admin JSON keys without a wire::ADMIN_* constant: {unnamed:?}"
+    );
+    let unused: Vec<_> = constants.difference(&seen).collect();
+    assert!(
+        unused.is_empty(),
+        "wire::ADMIN_* constants no admin type serializes: {unused:?}"
+    );
+}
+
+#[test]
+fn the_operations_are_the_wire_constants() {
+    let ops: Vec<Value> = every_request()
+        .iter()
+        .map(|r| json(r)[wire::ADMIN_OP].clone())
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            wire::ADMIN_OP_STATE,
+            wire::ADMIN_OP_APPROVE,
+            wire::ADMIN_OP_DENY,
+            wire::ADMIN_OP_REVOKE,
+            wire::ADMIN_OP_CLEAR_DENIAL,
+        ]
+    );
+    // And they parse back: what the Java side writes is what the provider reads.
+    for request in every_request() {
+        let text = serde_json::to_string(&request).unwrap();
+        assert_eq!(
+            serde_json::from_str::<AdminRequest>(&text).unwrap(),
+            request
+        );
+    }
+}
+
+#[test]
+fn the_access_values_are_the_wire_constants() {
+    for (level, spelled) in [
+        (AccessLevel::Full, wire::ADMIN_ACCESS_FULL),
+        (AccessLevel::Limited, wire::ADMIN_ACCESS_LIMITED),
+    ] {
+        let request = AdminRequest::Approve {
+            id: "r".to_owned(),
+            scopes: Vec::new(),
+            access: level,
+            duration_secs: None,
+            caller_uid: None,
+        };
+        assert_eq!(json(&request)[wire::ADMIN_KEY_ACCESS], spelled);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let provider = busy_provider(dir.path());
+    let state = json(&provider.authorizer().state());
+    let agent_grant = state[wire::ADMIN_KEY_GRANTS]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g[wire::ADMIN_KEY_PACKAGE] == AGENT)
+        .unwrap()
+        .clone();
+    assert_eq!(
+        agent_grant[wire::ADMIN_KEY_PER_SCOPE][0][wire::ADMIN_KEY_ACCESS],
+        wire::ADMIN_ACCESS_LIMITED
+    );
+}
+
+#[test]
+fn the_error_kinds_the_screens_act_on_are_the_wire_constants() {
+    for (error, kind) in [
+        (
+            AdminError::UnknownRequest("r".to_owned()),
+            wire::ADMIN_ERROR_UNKNOWN_REQUEST,
+        ),
+        (
+            AdminError::ScopeNotRequested("s".to_owned()),
+            wire::ADMIN_ERROR_SCOPE_NOT_REQUESTED,
+        ),
+        (
+            AdminError::NotFound("p".to_owned()),
+            wire::ADMIN_ERROR_NOT_FOUND,
+        ),
+        (
+            AdminError::Persist("disk full".to_owned()),
+            wire::ADMIN_ERROR_PERSIST_FAILED,
+        ),
+    ] {
+        assert_eq!(error.kind(), kind);
+    }
+    // As a reply carries them.
+    let dir = tempfile::tempdir().unwrap();
+    let provider = busy_provider(dir.path());
+    let reply: Value = serde_json::from_str(
+        &provider.handle_admin_json(r#"{"op":"revoke","package":"com.example.nobody"}"#),
+    )
+    .unwrap();
+    assert_eq!(
+        reply[wire::ADMIN_KEY_ERROR][wire::ADMIN_KEY_KIND],
+        wire::ADMIN_ERROR_NOT_FOUND
+    );
+}
