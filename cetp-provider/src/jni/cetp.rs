@@ -59,15 +59,26 @@ fn native_init<'local>(
     version_code: jlong,
     version_name: JString<'local>,
 ) -> Result<JString<'local>, Error> {
-    let _no_backup_dir = read_or_empty(env, &no_backup_dir)?;
-    let app = App::new(
+    let app = app(
         read_or_empty(env, &package_name)?,
         read_or_empty(env, &files_dir)?,
+        read(env, &no_backup_dir)?,
     )
     .with_version(version_code, read_or_empty(env, &version_name)?);
     match super::runtime().start(app) {
         Ok(()) => Ok(JString::null()),
         Err(reason) => super::strings::new_string(env, &reason),
+    }
+}
+
+/// The app as the template reports it. The no-backup directory is the one the platform reported
+/// (`getNoBackupFilesDir()`) whenever there is one, not one derived from the files dir: only the
+/// platform knows where backups do not reach.
+fn app(package: String, files_dir: String, no_backup_dir: Option<String>) -> App {
+    let app = App::new(package, files_dir);
+    match no_backup_dir.filter(|dir| !dir.is_empty()) {
+        Some(dir) => app.with_no_backup_dir(dir),
+        None => app,
     }
 }
 
@@ -138,4 +149,34 @@ fn native_admin<'local>(
     };
     let request = read_or_empty(env, &request)?;
     super::strings::new_string(env, &running.admin(&request))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn the_no_backup_dir_is_the_one_the_platform_reported() {
+        let reported = super::app(
+            "com.example".into(),
+            "/data/user/0/com.example/files".into(),
+            Some("/data/elsewhere/no_backup".into()),
+        );
+        assert_eq!(
+            reported.no_backup_dir(),
+            Path::new("/data/elsewhere/no_backup")
+        );
+        // Without one (an API level that has none), the sibling of the files dir.
+        for missing in [None, Some(String::new())] {
+            let derived = super::app(
+                "com.example".into(),
+                "/data/user/0/com.example/files".into(),
+                missing,
+            );
+            assert_eq!(
+                derived.no_backup_dir(),
+                Path::new("/data/user/0/com.example/no_backup")
+            );
+        }
+    }
 }
