@@ -10,7 +10,8 @@ mod support;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use cetp_provider::auth::{AdminError, AdminRequest, Auth, ManualClock};
+use cetp_provider::auth::admin::{AdminError, AdminRequest};
+use cetp_provider::auth::{Auth, ManualClock};
 use cetp_provider::{AccessLevel, Provider, wire};
 use serde_json::Value;
 use support::*;
