@@ -2,7 +2,7 @@ package dev.cetp;
 
 /**
  * The CETP v1 strings the Java side needs. They mirror {@code cetp_provider::wire} in Rust; the
- * Rust test {@code cetp-provider/tests/android_template.rs} parses this file and fails if any
+ * Rust test {@code tests/android_template.rs} parses this file and fails if any
  * constant differs from (or is missing in) the Rust crate.
  */
 public final class Wire {

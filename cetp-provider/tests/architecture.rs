@@ -1,0 +1,256 @@
+//! The architecture, as `docs/architecture.md` states it, checked against the source tree:
+//! every file has a row in the doc's file tables (and every row names a file that exists), and
+//! no module of `cetp-provider` depends on itself through others.
+//!
+//! A module is a top-level module of the crate (`auth`, `provider`, …); the hosts under
+//! `src/host/` are one module each (`host::apex`), because they are independent adapters over
+//! the same provider. A dependency is any `crate::…` path in a module's files, a name the crate
+//! root re-exports counting as the module that defines it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Files under `root` (recursively) ending with `extension`, as `/`-separated relative paths.
+fn files(root: &Path, extension: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == extension) {
+                let relative = path.strip_prefix(root).unwrap();
+                let parts: Vec<_> = relative.iter().map(|p| p.to_string_lossy()).collect();
+                found.insert(parts.join("/"));
+            }
+        }
+    }
+    found
+}
+
+/// The first-column entries of the tables under the heading that names `root` in backticks,
+/// up to the next heading of the same or a higher level.
+fn table_entries(doc: &str, root: &str) -> BTreeSet<String> {
+    let marker = format!("`{root}`");
+    let mut lines = doc.lines();
+    let level = loop {
+        let Some(line) = lines.next() else {
+            panic!("docs/architecture.md has no heading naming {marker}");
+        };
+        if line.starts_with('#') && line.contains(&marker) {
+            break line.chars().take_while(|c| *c == '#').count();
+        }
+    };
+    let mut entries = BTreeSet::new();
+    for line in lines {
+        let hashes = line.chars().take_while(|c| *c == '#').count();
+        if hashes > 0 && hashes <= level {
+            break;
+        }
+        let Some(row) = line.strip_prefix("| `") else {
+            continue;
+        };
+        let entry = row.split('`').next().unwrap();
+        assert!(
+            entries.insert(entry.to_owned()),
+            "`{entry}` has two rows under {marker}"
+        );
+    }
+    entries
+}
+
+fn assert_table_matches(root: &str, extension: &str) {
+    let doc = fs::read_to_string(repository().join("docs/architecture.md")).unwrap();
+    let listed = table_entries(&doc, root);
+    let present = files(&repository().join(root), extension);
+    let missing: Vec<_> = present.difference(&listed).collect();
+    let stale: Vec<_> = listed.difference(&present).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "docs/architecture.md's table for `{root}` is out of date:\n  \
+         files without a row: {missing:?}\n  rows without a file: {stale:?}"
+    );
+}
+
+#[test]
+fn every_rust_file_of_the_runtime_has_a_row_in_the_architecture_doc() {
+    assert_table_matches("cetp-provider/src", "rs");
+}
+
+#[test]
+fn every_java_file_of_the_android_library_has_a_row_in_the_architecture_doc() {
+    assert_table_matches("android-template/src/main/java/dev/cetp", "java");
+}
+
+/// The module a file of `src/` belongs to (`None` for the crate root).
+fn module_of(relative: &str) -> Option<String> {
+    let mut parts = relative.split('/');
+    let first = parts.next().unwrap().trim_end_matches(".rs");
+    match (first, parts.next()) {
+        ("lib", None) => None,
+        ("host", Some(second)) if second != "mod.rs" => {
+            Some(format!("host::{}", second.trim_end_matches(".rs")))
+        }
+        _ => Some(first.to_owned()),
+    }
+}
+
+/// Source text without `//` comments (doc comments included: their examples use the public
+/// API, not the crate's modules).
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What `pub use module::{A, B}` lines in the crate root re-export: name → module.
+fn reexports(lib: &str) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    for statement in code(lib).split(';') {
+        let Some(path) = statement.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let Some((module, items)) = path.split_once("::") else {
+            continue;
+        };
+        for item in items.trim_matches(|c| c == '{' || c == '}').split(',') {
+            let item = item.trim();
+            if !item.is_empty() {
+                names.insert(item.to_owned(), module.to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// The modules the paths in `source` that start with `crate::` name.
+fn dependencies(
+    source: &str,
+    modules: &BTreeSet<String>,
+    reexported: &BTreeMap<String, String>,
+) -> BTreeSet<String> {
+    let resolve = |path: &str| -> Option<String> {
+        let mut segments = path.split("::").map(str::trim);
+        let first = segments.next()?;
+        let nested = segments.next().map(|second| format!("{first}::{second}"));
+        if let Some(nested) = nested.filter(|n| modules.contains(n)) {
+            return Some(nested);
+        }
+        if modules.contains(first) {
+            return Some(first.to_owned());
+        }
+        reexported.get(first).cloned()
+    };
+    let mut found = BTreeSet::new();
+    let source = code(source);
+    for (at, _) in source.match_indices("crate::") {
+        let rest = &source[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            found.extend(group.split(',').filter_map(resolve));
+        } else {
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len());
+            found.extend(resolve(&rest[..end]));
+        }
+    }
+    found
+}
+
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = repository().join("cetp-provider/src");
+    let rust_files = files(&src, "rs");
+    let modules: BTreeSet<String> = rust_files.iter().filter_map(|f| module_of(f)).collect();
+    let reexported = reexports(&fs::read_to_string(src.join("lib.rs")).unwrap());
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &rust_files {
+        let Some(module) = module_of(file) else {
+            continue;
+        };
+        let text = fs::read_to_string(src.join(file)).unwrap();
+        let uses = dependencies(&text, &modules, &reexported);
+        let edges = graph.entry(module.clone()).or_default();
+        for target in uses {
+            // A host may use its parent (`host`, the shared host vocabulary).
+            let parent = module.starts_with(&format!("{target}::"));
+            if target != module && !parent && target != "__private" {
+                edges.insert(target);
+            }
+        }
+    }
+    graph
+}
+
+/// A path `from → … → from`, if there is one.
+fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<String>> {
+    let mut stack = vec![vec![from.to_owned()]];
+    let mut seen = BTreeSet::new();
+    while let Some(path) = stack.pop() {
+        let last = path.last().unwrap();
+        for next in graph.get(last).into_iter().flatten() {
+            if next == from {
+                let mut cycle = path.clone();
+                cycle.push(from.to_owned());
+                return Some(cycle);
+            }
+            if seen.insert(next.clone()) {
+                let mut longer = path.clone();
+                longer.push(next.clone());
+                stack.push(longer);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_module_depends_on_itself() {
+    let graph = module_graph();
+    let cycles: Vec<String> = graph
+        .keys()
+        .filter_map(|module| cycle_through(&graph, module))
+        .map(|cycle| cycle.join(" → "))
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "module cycles:\n  {}",
+        cycles.join("\n  ")
+    );
+}
+
+#[test]
+fn the_graph_reader_sees_the_dependencies_it_must() {
+    let graph = module_graph();
+    let depends = |from: &str, to: &str| graph.get(from).is_some_and(|e| e.contains(to));
+    // Known edges through each kind of path: `crate::module::Item`, a nested host module and a
+    // root re-export inside a group (`crate::{App, ProviderBuilder}` in jni/mod.rs).
+    assert!(depends("provider", "validate"));
+    assert!(depends("runtime", "host::apex"));
+    assert!(depends("jni", "app"));
+    assert!(depends("jni", "provider"));
+    // And never an edge into the crate root's support module or from a host to its parent.
+    assert!(!depends("host::cetp", "host"));
+    assert!(graph.values().all(|edges| !edges.contains("__private")));
+
+    let mut cyclic = BTreeMap::new();
+    cyclic.insert("a".to_owned(), BTreeSet::from(["b".to_owned()]));
+    cyclic.insert("b".to_owned(), BTreeSet::from(["c".to_owned()]));
+    cyclic.insert("c".to_owned(), BTreeSet::from(["a".to_owned()]));
+    assert_eq!(
+        cycle_through(&cyclic, "a").map(|c| c.join(" → ")),
+        Some("a → b → c → a".to_owned())
+    );
+    cyclic.get_mut("c").unwrap().clear();
+    assert_eq!(cycle_through(&cyclic, "a"), None);
+}
