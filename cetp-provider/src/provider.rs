@@ -516,15 +516,6 @@ impl ProviderBuilder {
         for (_, check) in &self.host_checks {
             check(&self.host_settings, &descriptors)?;
         }
-        let mut auth = Authorizer::new(
-            self.auth,
-            &self.name,
-            &self.scopes,
-            &descriptors,
-            self.app.as_ref(),
-        )
-        .map_err(BuildError::Auth)?;
-        auth.offers_limited_access = !self.full_access_only;
         let list_tools_json = json!({ "tools": descriptors }).to_string();
         let scopes_json: Vec<Value> = self
             .scopes
@@ -537,10 +528,18 @@ impl ProviderBuilder {
             "scopes": scopes_json,
         })
         .to_string();
+        let mut auth = Authorizer::new(
+            self.auth,
+            &self.name,
+            self.scopes,
+            &descriptors,
+            self.app.as_ref(),
+        )
+        .map_err(BuildError::Auth)?;
+        auth.offers_limited_access = !self.full_access_only;
         Ok(Provider {
             name: self.name,
             description: self.description,
-            scopes: self.scopes,
             descriptors,
             entries,
             by_name,
@@ -588,7 +587,6 @@ struct Entry {
 pub struct Provider {
     name: String,
     description: String,
-    scopes: Vec<(String, String)>,
     descriptors: Vec<ToolDescriptor>,
     entries: Vec<Entry>,
     by_name: HashMap<&'static str, usize>,
@@ -760,7 +758,7 @@ impl Provider {
 
     /// The declared scopes as `(name, description)` pairs.
     pub fn scopes(&self) -> &[(String, String)] {
-        &self.scopes
+        self.auth.scopes()
     }
 
     /// The limits in force.

@@ -611,7 +611,7 @@ impl Authorizer {
     pub(crate) fn new(
         auth: Auth,
         provider_name: &str,
-        scopes: &[(String, String)],
+        scopes: Vec<(String, String)>,
         tools: &[ToolDescriptor],
         app: Option<&App>,
     ) -> Result<Authorizer, String> {
@@ -701,13 +701,19 @@ impl Authorizer {
             refused_rate_limit: auth.refused_rate_limit,
             clock: auth.clock,
             provider_name: provider_name.to_owned(),
-            scopes: scopes.to_vec(),
+            scopes,
             app_package: app.map(|app| app.package_name().to_owned()),
             store,
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
             limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
             offers_limited_access: true,
         })
+    }
+
+    /// The declared scopes as `(name, description)` pairs: held here once, for the decisions
+    /// and the screens, and read by [`Provider::scopes`](crate::Provider::scopes).
+    pub(crate) fn scopes(&self) -> &[(String, String)] {
+        &self.scopes
     }
 
     /// The path of the store file, if the store is on disk (`None` for one kept in memory).
