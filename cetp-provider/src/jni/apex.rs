@@ -7,7 +7,8 @@ use jni::objects::{JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, NativeMethod, jni_str, native_method};
 
-use super::convert::{ClearAndLog, caller, read, strings};
+use super::convert::{CallerParams, ClearAndLog, read, serve, strings};
+use super::strings::new_string;
 use crate::host::apex;
 
 const METHODS: &[NativeMethod] = &[
@@ -92,44 +93,40 @@ type Digests<'local> = JObjectArray<'local, JObjectArray<'local, JString<'local>
 fn native_metadata_json<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,
-    calling_uid: jint,
-    caller_token: jlong,
+    uid: jint,
+    token: jlong,
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<JString<'local>, Error> {
-    let Some(running) = super::running() else {
-        return Ok(JString::null());
+    let who = CallerParams {
+        uid,
+        token,
+        packages: &packages,
+        certificate_digests: &certificate_digests,
     };
-    let caller = caller(
-        env,
-        calling_uid,
-        caller_token,
-        &packages,
-        &certificate_digests,
-    )?;
-    super::strings::new_string(env, &running.apex.metadata_json(&caller))
+    serve(env, who, JString::null(), |env, running, caller| {
+        new_string(env, &running.apex.metadata_json(caller))
+    })
 }
 
 /// `static native String toolsJson(…)`: as [`native_metadata_json`], for `getToolsJson`.
 fn native_tools_json<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,
-    calling_uid: jint,
-    caller_token: jlong,
+    uid: jint,
+    token: jlong,
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<JString<'local>, Error> {
-    let Some(running) = super::running() else {
-        return Ok(JString::null());
+    let who = CallerParams {
+        uid,
+        token,
+        packages: &packages,
+        certificate_digests: &certificate_digests,
     };
-    let caller = caller(
-        env,
-        calling_uid,
-        caller_token,
-        &packages,
-        &certificate_digests,
-    )?;
-    super::strings::new_string(env, &running.apex.tools_json(&caller))
+    serve(env, who, JString::null(), |env, running, caller| {
+        new_string(env, &running.apex.tools_json(caller))
+    })
 }
 
 /// `static native String[] executeTool(String toolId, String argumentsJson, int callingUid,
@@ -142,28 +139,32 @@ fn native_execute_tool<'local>(
     _class: JClass<'local>,
     tool_id: JString<'local>,
     arguments_json: JString<'local>,
-    calling_uid: jint,
-    caller_token: jlong,
+    uid: jint,
+    token: jlong,
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<JObjectArray<'local, JString<'local>>, Error> {
-    let Some(running) = super::running() else {
-        return Ok(JObjectArray::<JString>::null());
+    let who = CallerParams {
+        uid,
+        token,
+        packages: &packages,
+        certificate_digests: &certificate_digests,
     };
-    let tool_id = read(env, &tool_id)?;
-    let arguments = read(env, &arguments_json)?;
-    let caller = caller(
+    serve(
         env,
-        calling_uid,
-        caller_token,
-        &packages,
-        &certificate_digests,
-    )?;
-    let response = running
-        .apex
-        .execute_response(tool_id.as_deref(), arguments.as_deref(), &caller);
-    let code = response.error_code().map(|code| code.as_str());
-    strings(env, &[Some(&apex::render(&response)), code])
+        who,
+        JObjectArray::<JString>::null(),
+        |env, running, caller| {
+            let tool_id = read(env, &tool_id)?;
+            let arguments = read(env, &arguments_json)?;
+            let response =
+                running
+                    .apex
+                    .execute_response(tool_id.as_deref(), arguments.as_deref(), caller);
+            let code = response.error_code().map(|code| code.as_str());
+            strings(env, &[Some(&apex::render(&response)), code])
+        },
+    )
 }
 
 /// `static native void onActivate(int callingUid, long callerToken, String[] packages,
@@ -171,42 +172,40 @@ fn native_execute_tool<'local>(
 fn native_on_activate<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,
-    calling_uid: jint,
-    caller_token: jlong,
+    uid: jint,
+    token: jlong,
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<(), Error> {
-    if let Some(running) = super::running() {
-        let caller = caller(
-            env,
-            calling_uid,
-            caller_token,
-            &packages,
-            &certificate_digests,
-        )?;
-        running.apex.activate(&caller);
-    }
-    Ok(())
+    let who = CallerParams {
+        uid,
+        token,
+        packages: &packages,
+        certificate_digests: &certificate_digests,
+    };
+    serve(env, who, (), |_, running, caller| {
+        running.apex.activate(caller);
+        Ok(())
+    })
 }
 
 /// `static native void onDeactivate(…)`.
 fn native_on_deactivate<'local>(
     env: &mut Env<'local>,
     _class: JClass<'local>,
-    calling_uid: jint,
-    caller_token: jlong,
+    uid: jint,
+    token: jlong,
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<(), Error> {
-    if let Some(running) = super::running() {
-        let caller = caller(
-            env,
-            calling_uid,
-            caller_token,
-            &packages,
-            &certificate_digests,
-        )?;
-        running.apex.deactivate(&caller);
-    }
-    Ok(())
+    let who = CallerParams {
+        uid,
+        token,
+        packages: &packages,
+        certificate_digests: &certificate_digests,
+    };
+    serve(env, who, (), |_, running, caller| {
+        running.apex.deactivate(caller);
+        Ok(())
+    })
 }

@@ -6,7 +6,7 @@ use jni::objects::{JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, NativeMethod, native_method};
 
-use super::convert::{ClearAndLog, caller, pairs, read, read_or_empty};
+use super::convert::{CallerParams, ClearAndLog, pairs, read, read_or_empty, serve};
 use crate::app::App;
 use crate::host::Request;
 
@@ -93,32 +93,35 @@ fn native_call<'local>(
     tool_name: JString<'local>,
     args: JString<'local>,
     request_id: JString<'local>,
-    calling_uid: jint,
-    caller_token: jlong,
+    uid: jint,
+    token: jlong,
     packages: JObjectArray<'local, JString<'local>>,
     certificate_digests: JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
 ) -> Result<JObjectArray<'local, JString<'local>>, Error> {
-    let Some(running) = super::running() else {
-        return Ok(JObjectArray::<JString>::null());
+    let who = CallerParams {
+        uid,
+        token,
+        packages: &packages,
+        certificate_digests: &certificate_digests,
     };
-    let method = read_or_empty(env, &method)?;
-    let tool_name = read(env, &tool_name)?;
-    let args = read(env, &args)?;
-    let request_id = read(env, &request_id)?;
-    let request = Request {
-        method: &method,
-        tool_name: tool_name.as_deref(),
-        args: args.as_deref(),
-        request_id: request_id.as_deref(),
-    };
-    let caller = caller(
+    serve(
         env,
-        calling_uid,
-        caller_token,
-        &packages,
-        &certificate_digests,
-    )?;
-    pairs(env, &running.provider.call(&request, &caller))
+        who,
+        JObjectArray::<JString>::null(),
+        |env, running, caller| {
+            let method = read_or_empty(env, &method)?;
+            let tool_name = read(env, &tool_name)?;
+            let args = read(env, &args)?;
+            let request_id = read(env, &request_id)?;
+            let request = Request {
+                method: &method,
+                tool_name: tool_name.as_deref(),
+                args: args.as_deref(),
+                request_id: request_id.as_deref(),
+            };
+            pairs(env, &running.provider.call(&request, caller))
+        },
+    )
 }
 
 /// `static native String[] constantReply(String method)`: the reply to `method` as key/value

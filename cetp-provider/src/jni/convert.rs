@@ -14,6 +14,7 @@ use super::strings::new_string;
 pub(super) use super::strings::{read, read_or_empty};
 use crate::caller::{Caller, CallerPackage};
 use crate::error::panic_text;
+use crate::runtime::Running;
 use crate::wire::{self, Response};
 
 /// What call-time code needs from the JVM, created on the loading thread in `JNI_OnLoad`: every
@@ -53,6 +54,36 @@ const CALLERS_PER_THREAD: usize = 8;
 thread_local! {
     /// The identities this thread read, by the token the template gave them, newest first.
     static CALLERS: RefCell<Vec<(jlong, Arc<Caller>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The caller's identity as every native serving a caller receives it: `int callingUid, long
+/// callerToken, String[] packages, String[][] certificateDigests` (see [`caller`]).
+pub(super) struct CallerParams<'a, 'local> {
+    pub uid: jint,
+    pub token: jlong,
+    pub packages: &'a JObjectArray<'local, JString<'local>>,
+    pub certificate_digests: &'a JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
+}
+
+/// Answers a native call for a caller: `not_running` if the runtime is not running, else
+/// `answer` with the running runtime and the caller.
+pub(super) fn serve<'local, T>(
+    env: &mut Env<'local>,
+    who: CallerParams<'_, 'local>,
+    not_running: T,
+    answer: impl FnOnce(&mut Env<'local>, &Running, &Caller) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let Some(running) = super::running() else {
+        return Ok(not_running);
+    };
+    let caller = caller(
+        env,
+        who.uid,
+        who.token,
+        who.packages,
+        who.certificate_digests,
+    )?;
+    answer(env, &running, &caller)
 }
 
 /// The caller as the template resolved it.
