@@ -93,12 +93,14 @@ pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
 /// screen the app itself opens from its settings (not reachable from other apps).
 pub const MANAGE_ACTION_SUFFIX: &str = ".CETP_MANAGE_GRANTS";
 
-// The approval screens' admin JSON ([`crate::auth::AdminRequest`] in,
-// [`crate::auth::AdminResponse`] out). It never leaves the provider app, but its keys are a
-// contract between this crate and the template's Java screens, so they are spelled here once
+// The approval screens' admin JSON ([`crate::auth::admin::AdminRequest`] in,
+// [`crate::auth::admin::AdminResponse`] out). It never leaves the provider app, but its keys
+// are a contract between this crate and the template's Java screens, so they are spelled here once
 // and the Java side mirrors them (`Wire.ADMIN_*`). `cetp-provider/tests/admin_wire.rs` proves
-// that these are exactly the keys the admin types serialize.
+// that these are exactly the keys the admin types serialize. They are not API for apps (an app
+// never speaks the admin JSON; the template's screens do), so they are hidden from the docs.
 
+#[doc(hidden)]
 /// Admin request key: the operation, one of the `ADMIN_OP_*` values.
 ///
 /// ```
@@ -119,110 +121,158 @@ pub const MANAGE_ACTION_SUFFIX: &str = ".CETP_MANAGE_GRANTS";
 /// assert_eq!(reply[wire::ADMIN_KEY_STATE][wire::ADMIN_KEY_STORE_OPEN], true);
 /// ```
 pub const ADMIN_OP: &str = "op";
-/// [`ADMIN_OP`]: read the state ([`AdminRequest::State`](crate::auth::AdminRequest::State)).
+#[doc(hidden)]
+/// [`ADMIN_OP`]: read the state ([`AdminRequest::State`](crate::auth::admin::AdminRequest::State)).
 pub const ADMIN_OP_STATE: &str = "state";
+#[doc(hidden)]
 /// [`ADMIN_OP`]: approve a pending request.
 pub const ADMIN_OP_APPROVE: &str = "approve";
+#[doc(hidden)]
 /// [`ADMIN_OP`]: deny a pending request.
 pub const ADMIN_OP_DENY: &str = "deny";
+#[doc(hidden)]
 /// [`ADMIN_OP`]: remove an app's grants.
 pub const ADMIN_OP_REVOKE: &str = "revoke";
+#[doc(hidden)]
 /// [`ADMIN_OP`]: remove an app's denials, so that it may ask again.
 pub const ADMIN_OP_CLEAR_DENIAL: &str = "clear_denial";
 
+#[doc(hidden)]
 /// Admin key: a pending request's id (in a decision, and in the state's `pending`).
 pub const ADMIN_KEY_ID: &str = "id";
+#[doc(hidden)]
 /// Admin key: scopes. An approval's scope names; the provider's declared scopes and a pending
 /// request's scopes (objects with [`ADMIN_KEY_NAME`] and [`ADMIN_KEY_DESCRIPTION`]); a grant's
 /// approved scope names.
 pub const ADMIN_KEY_SCOPES: &str = "scopes";
+#[doc(hidden)]
 /// Admin key: an access level, [`ADMIN_ACCESS_FULL`] or [`ADMIN_ACCESS_LIMITED`].
 pub const ADMIN_KEY_ACCESS: &str = "access";
+#[doc(hidden)]
 /// Admin request key: how long an approval lasts, in seconds (absent: no expiry).
 pub const ADMIN_KEY_DURATION_SECS: &str = "duration_secs";
+#[doc(hidden)]
 /// Admin request key: the UID of the app that opened the screen.
 pub const ADMIN_KEY_CALLER_UID: &str = "caller_uid";
+#[doc(hidden)]
 /// Admin key: a package name (a revocation, a grant, a denial).
 pub const ADMIN_KEY_PACKAGE: &str = "package";
+#[doc(hidden)]
 /// Admin key: the hex SHA-256 of a signing certificate (one string on a grant, a denial or a
 /// revocation; a list on a pending request's package).
 pub const ADMIN_KEY_CERTIFICATE_SHA256: &str = "certificate_sha256";
 
+#[doc(hidden)]
 /// Admin reply key: whether the operation worked.
 pub const ADMIN_KEY_OK: &str = "ok";
+#[doc(hidden)]
 /// Admin reply key: what went wrong, an object with [`ADMIN_KEY_KIND`] and [`ADMIN_KEY_MESSAGE`].
 pub const ADMIN_KEY_ERROR: &str = "error";
+#[doc(hidden)]
 /// Admin reply key: the error's kind ([`AdminError::kind`](crate::auth::AdminError::kind)).
 pub const ADMIN_KEY_KIND: &str = "kind";
+#[doc(hidden)]
 /// Admin reply key: the error's sentence, for the developer's log.
 pub const ADMIN_KEY_MESSAGE: &str = "message";
+#[doc(hidden)]
 /// Admin reply key: the stored decisions were found unreadable and lost.
 pub const ADMIN_KEY_DECISIONS_LOST: &str = "decisions_lost";
+#[doc(hidden)]
 /// Admin reply key: the state after the operation.
 pub const ADMIN_KEY_STATE: &str = "state";
 
+#[doc(hidden)]
 /// Admin state key: the provider's name.
 pub const ADMIN_KEY_PROVIDER_NAME: &str = "provider_name";
+#[doc(hidden)]
 /// Admin state key: the requests waiting for the user.
 pub const ADMIN_KEY_PENDING: &str = "pending";
+#[doc(hidden)]
 /// Admin state key: the stored grants.
 pub const ADMIN_KEY_GRANTS: &str = "grants";
+#[doc(hidden)]
 /// Admin state key: the stored denials.
 pub const ADMIN_KEY_DENIALS: &str = "denials";
+#[doc(hidden)]
 /// Admin state key: whether a grant store is open.
 pub const ADMIN_KEY_STORE_OPEN: &str = "store_open";
+#[doc(hidden)]
 /// Admin state key: a change is in force but not saved yet.
 pub const ADMIN_KEY_UNSAVED_CHANGES: &str = "unsaved_changes";
+#[doc(hidden)]
 /// Admin state key: the provider's clock, in ms since the Unix epoch.
 pub const ADMIN_KEY_NOW_MS: &str = "now_ms";
+#[doc(hidden)]
 /// Admin state key: whether the screen offers limited access.
 pub const ADMIN_KEY_OFFERS_LIMITED_ACCESS: &str = "offers_limited_access";
+#[doc(hidden)]
 /// Admin state key: the name of a scope, of a pending request's package or of a tool.
 pub const ADMIN_KEY_NAME: &str = "name";
+#[doc(hidden)]
 /// Admin state key: what a scope gives access to, in the provider's words.
 pub const ADMIN_KEY_DESCRIPTION: &str = "description";
+#[doc(hidden)]
 /// Admin state key: a pending request's calling UID (`null` when unknown).
 pub const ADMIN_KEY_UID: &str = "uid";
+#[doc(hidden)]
 /// Admin state key: a pending request's packages.
 pub const ADMIN_KEY_PACKAGES: &str = "packages";
+#[doc(hidden)]
 /// Admin state key: when a pending request was first made, in ms since the Unix epoch.
 pub const ADMIN_KEY_FIRST_REQUESTED_MS: &str = "first_requested_ms";
+#[doc(hidden)]
 /// Admin state key: when a pending request was last made, in ms since the Unix epoch.
 pub const ADMIN_KEY_REQUESTED_AT_MS: &str = "requested_at_ms";
+#[doc(hidden)]
 /// Admin state key: when a pending request or a grant (or one of its scopes) lapses, in ms
 /// since the Unix epoch (`null` on a grant: never).
 pub const ADMIN_KEY_EXPIRES_AT_MS: &str = "expires_at_ms";
+#[doc(hidden)]
 /// Admin state key: when a grant (or one of its scopes) was approved, in ms since the Unix epoch.
 pub const ADMIN_KEY_GRANTED_AT_MS: &str = "granted_at_ms";
+#[doc(hidden)]
 /// Admin state key: a grant's approved scopes, each with its own access and expiry.
 pub const ADMIN_KEY_PER_SCOPE: &str = "per_scope";
+#[doc(hidden)]
 /// Admin state key: the scope's name in a [`ADMIN_KEY_PER_SCOPE`] entry.
 pub const ADMIN_KEY_SCOPE: &str = "scope";
+#[doc(hidden)]
 /// Admin state key: what a grant gives the tools that need no scope (`null` when nothing).
 pub const ADMIN_KEY_NO_SCOPE: &str = "no_scope";
+#[doc(hidden)]
 /// Admin state key: a grant's (or one tool's) last call, in ms since the Unix epoch.
 pub const ADMIN_KEY_LAST_ACCESS_MS: &str = "last_access_ms";
+#[doc(hidden)]
 /// Admin state key: calls in the last 24 hours.
 pub const ADMIN_KEY_CALLS_DAY: &str = "calls_day";
+#[doc(hidden)]
 /// Admin state key: calls in the last 7 days.
 pub const ADMIN_KEY_CALLS_WEEK: &str = "calls_week";
+#[doc(hidden)]
 /// Admin state key: a grant's calls per tool.
 pub const ADMIN_KEY_TOOLS: &str = "tools";
+#[doc(hidden)]
 /// Admin state key: when the user declined an app, in ms since the Unix epoch.
 pub const ADMIN_KEY_DENIED_AT_MS: &str = "denied_at_ms";
 
+#[doc(hidden)]
 /// [`ADMIN_KEY_ACCESS`]: everything the tools return.
 pub const ADMIN_ACCESS_FULL: &str = "full";
+#[doc(hidden)]
 /// [`ADMIN_KEY_ACCESS`]: the reduced view the tools choose.
 pub const ADMIN_ACCESS_LIMITED: &str = "limited";
 
+#[doc(hidden)]
 /// [`ADMIN_KEY_KIND`] of a decision on a request that is no longer pending (answered,
 /// replaced or expired).
 pub const ADMIN_ERROR_UNKNOWN_REQUEST: &str = "unknown_request";
+#[doc(hidden)]
 /// [`ADMIN_KEY_KIND`] of an approval naming a scope the request does not list.
 pub const ADMIN_ERROR_SCOPE_NOT_REQUESTED: &str = "scope_not_requested";
+#[doc(hidden)]
 /// [`ADMIN_KEY_KIND`] of a revocation or cleared denial that matched nothing.
 pub const ADMIN_ERROR_NOT_FOUND: &str = "not_found";
+#[doc(hidden)]
 /// [`ADMIN_KEY_KIND`] of a change that could not be saved (nothing changed).
 pub const ADMIN_ERROR_PERSIST_FAILED: &str = "persist_failed";
 

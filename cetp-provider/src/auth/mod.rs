@@ -260,7 +260,7 @@ use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;
 
-pub use crate::wire::AUTHORIZE_ACTION_SUFFIX;
+use crate::wire::AUTHORIZE_ACTION_SUFFIX;
 
 /// Where the store of a provider given no directory lives (in memory; see `fs::MemFs`).
 const MEMORY_STORE_DIR: &str = "/cetp-memory-store";
