@@ -17,10 +17,25 @@ public final class TestJvm {
 
   private TestJvm() {}
 
-  /** @throws IllegalStateException naming the first missing piece */
+  /**
+   * The suite's forks: {@link #requireRobolectric()} and {@code -Xcheck:jni}.
+   *
+   * @throws IllegalStateException naming the first missing piece
+   */
   public static void requireConfigured() {
     List<String> args = ManagementFactory.getRuntimeMXBean().getInputArguments();
     require(args.contains("-Xcheck:jni"), "-Xcheck:jni missing from " + args);
+    requireRobolectric();
+  }
+
+  /**
+   * What any test of a host bundle needs: Robolectric's {@code --add-opens} flags, offline with
+   * the SDK 34 framework jar in {@code robolectric.dependency.dir}, running SDK 34.
+   *
+   * @throws IllegalStateException naming the first missing piece
+   */
+  public static void requireRobolectric() {
+    List<String> args = ManagementFactory.getRuntimeMXBean().getInputArguments();
     require(
         args.contains("--add-opens=java.base/java.lang=ALL-UNNAMED"),
         "Robolectric's --add-opens flags missing from " + args);
