@@ -29,11 +29,13 @@
 
 pub mod android;
 pub mod app;
+pub mod bundle;
 pub mod check;
 pub mod cli;
 pub mod mcp;
 pub mod new;
 pub mod report;
+pub mod robolectric;
 pub mod runner;
 
 use std::path::PathBuf;
@@ -72,6 +74,10 @@ pub enum Error {
     /// The app's provider did not build, or an error-level check failed.
     #[error("{0}")]
     Failed(String),
+    /// A step of building a host bundle (cargo, aapt, aidl, javac, jar) or of running Maven
+    /// failed; the text names the step and what to do.
+    #[error("{0}")]
+    Bundle(String),
 }
 
 impl Error {
@@ -108,5 +114,8 @@ pub fn run(args: &[String]) -> Result<i32> {
         cli::Command::New(options) => new::run(&options).map(|()| 0),
         cli::Command::Check(options) => check::run(&options),
         cli::Command::Mcp(options) => mcp::run(&options),
+        cli::Command::Build(options) => bundle::run(&options).map(|()| 0),
+        cli::Command::Test(options) => robolectric::test(&options),
+        cli::Command::Preview(options) => robolectric::preview(&options).map(|()| 0),
     }
 }
