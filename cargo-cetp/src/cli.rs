@@ -140,7 +140,7 @@ pub const DEFAULT_CERTIFICATE: &str =
 
 /// `cargo cetp --help`.
 pub const HELP: &str = "\
-cargo cetp: create, check and try CETP tool providers
+cargo cetp: create, check, try and test CETP tool providers
 
 Usage: cargo cetp <command> [options]
 

@@ -123,6 +123,26 @@ impl Project {
         let resources = xml(&self.app_dir.join(TEST_RESOURCES));
         let bundle = xml(&self.bundle);
         let name = xml_text(&self.name);
+        let java_after_kotlin = if self.kotlin {
+            r#"
+        <executions>
+          <!-- javac after kotlinc: the lifecycle's own execution is replaced by one that Maven
+               runs after the Kotlin plugin's in the same phase. -->
+          <execution>
+            <id>default-testCompile</id>
+            <phase>none</phase>
+          </execution>
+          <execution>
+            <id>java-test-compile</id>
+            <phase>test-compile</phase>
+            <goals>
+              <goal>testCompile</goal>
+            </goals>
+          </execution>
+        </executions>"#
+        } else {
+            ""
+        };
         let (kotlin_dependency, kotlin_plugin) = if self.kotlin {
             (
                 format!(
@@ -136,7 +156,8 @@ impl Project {
                 ),
                 format!(
                     r#"
-      <!-- The Kotlin tests, compiled with the Java ones (the Java compiler runs after it). -->
+      <!-- The Kotlin tests, compiled before the Java ones (which may use them), with the Java
+           sources in view (which they may use). -->
       <plugin>
         <groupId>org.jetbrains.kotlin</groupId>
         <artifactId>kotlin-maven-plugin</artifactId>
@@ -239,11 +260,12 @@ impl Project {
         <artifactId>maven-resources-plugin</artifactId>
         <version>3.3.1</version>
       </plugin>
+{kotlin_plugin}
       <plugin>
         <groupId>org.apache.maven.plugins</groupId>
         <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.14.0</version>
-      </plugin>{kotlin_plugin}
+        <version>3.14.0</version>{java_after_kotlin}
+      </plugin>
       <!-- The framework jar Robolectric runs, fetched by Maven so that nothing downloads at test
            time (the file keeps the name Robolectric's offline resolver looks for). -->
       <plugin>

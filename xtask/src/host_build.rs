@@ -77,3 +77,32 @@ pub fn build(crate_dir: &Path, release: bool) -> Result<PathBuf, String> {
         .map(|b| b.dir)
         .map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_prints_the_usage_and_unknown_flags_show_it() {
+        assert_eq!(run(&["--help".to_owned()]), Ok(()));
+        assert_eq!(run(&["-h".to_owned()]), Ok(()));
+        let err = run(&["--frobnicate".to_owned()]).unwrap_err();
+        assert!(err.starts_with("unknown flag `--frobnicate`"), "{err}");
+        assert!(
+            err.contains("cargo xtask host-build <crate-dir> [--release]"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bundles_go_where_the_suite_reads_them() {
+        assert_eq!(
+            bundle_root(false),
+            workspace_root().join("target/cetp-host")
+        );
+        assert_eq!(
+            bundle_root(true),
+            workspace_root().join("target/cetp-host-release")
+        );
+    }
+}

@@ -46,7 +46,8 @@ Tasks:
       against android-all with -Werror. See android-template/README.md.
   test
       Every check: fmt, clippy, rustdoc, cargo test, the schema report, a new app made by
-      `cargo cetp new` outside the workspace (its tests, `cargo cetp check`, MCP sessions), the
+      `cargo cetp new` outside the workspace (its tests, `cargo cetp check`, MCP sessions,
+      `cargo cetp build`, `test` and `preview`), the
       MSRV, packaging, android-check, host bundles of the fixture and every sample, and the
       Maven + Robolectric end-to-end suite (with one short round of the benchmarks).
   bench [--quick]

@@ -574,6 +574,74 @@ pub fn android_all_jar() -> Result<PathBuf> {
 mod tests {
     use super::*;
 
+    fn app_on(provider: ProviderSource, provider_dir: PathBuf) -> AppCrate {
+        AppCrate {
+            name: "recipes".into(),
+            lib_name: "recipes".into(),
+            crate_types: vec!["cdylib".into(), "rlib".into()],
+            dir: PathBuf::from("/apps/recipes"),
+            manifest_path: PathBuf::from("/apps/recipes/Cargo.toml"),
+            workspace_root: PathBuf::from("/apps/recipes"),
+            target_dir: PathBuf::from("/apps/recipes/target"),
+            provider,
+            provider_dir,
+            metadata_cetp: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn the_sdk_is_the_checkout_around_the_apps_cetp_provider() {
+        let sdk = crate::sdk_dir();
+        let provider = sdk.join("cetp-provider");
+        let app = app_on(ProviderSource::Path(provider.clone()), provider);
+        let found = Sdk::of(&app).unwrap();
+        assert_eq!(found.dir(), sdk.as_path());
+        assert!(found.template_res().join("values").is_dir());
+        assert!(found.testkit().join("pom.xml").is_file());
+        // A git checkout is found the same way: beside the cetp-provider Cargo checked out.
+        let git = ProviderSource::Git {
+            url: "https://example.org/cetp-rs".into(),
+            commit: "abc".into(),
+        };
+        assert_eq!(
+            Sdk::of(&app_on(git, sdk.join("cetp-provider"))).unwrap(),
+            found
+        );
+        assert_eq!(
+            default_dir(&app, false),
+            PathBuf::from("/apps/recipes/target/cetp-host/recipes")
+        );
+        assert_eq!(
+            default_dir(&app, true),
+            PathBuf::from("/apps/recipes/target/cetp-host-release/recipes")
+        );
+    }
+
+    #[test]
+    fn a_registry_provider_or_a_stray_checkout_is_explained() {
+        let registry = ProviderSource::Registry {
+            version: "0.1.0".into(),
+        };
+        let err = Sdk::of(&app_on(
+            registry,
+            PathBuf::from("/registry/cetp-provider-0.1.0"),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("from a registry, which ships without the Android template"),
+            "{err}"
+        );
+        assert!(err.contains("path = \"<cetp-rs>/cetp-provider\""), "{err}");
+        let stray = tempfile::tempdir().unwrap();
+        let provider = stray.path().join("cetp-provider");
+        let err = Sdk::of(&app_on(ProviderSource::Path(provider.clone()), provider))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not inside an SDK checkout"), "{err}");
+        assert!(err.contains("holds no Android template"), "{err}");
+    }
+
     const TEMPLATE: &str = include_str!("../../../android-template/src/main/AndroidManifest.xml");
 
     fn merged_provider(gradle_properties: &str) -> String {

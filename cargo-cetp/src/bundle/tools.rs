@@ -35,9 +35,15 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
 
 fn describe(cmd: &Command) -> String {
     let mut text = cmd.get_program().to_string_lossy().into_owned();
-    for arg in cmd.get_args() {
+    let args: Vec<_> = cmd.get_args().collect();
+    // A javac of every source file would fill screens: the options, then a count.
+    let shown = if args.len() > 16 { 10 } else { args.len() };
+    for arg in &args[..shown] {
         text.push(' ');
         text.push_str(&arg.to_string_lossy());
+    }
+    if shown < args.len() {
+        text.push_str(&format!(" … ({} more arguments)", args.len() - shown));
     }
     text
 }

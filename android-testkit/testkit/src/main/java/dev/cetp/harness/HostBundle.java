@@ -37,8 +37,9 @@ public final class HostBundle {
       throw new IllegalStateException(
           "-D"
               + PROPERTY
-              + " is not set: bundle tests run in their own Surefire execution (bundle-<name>)"
-              + " of tests/android/e2e/pom.xml");
+              + " is not set: run an app's tests with `cargo cetp test`, which starts the test"
+              + " JVM with its host bundle (in the SDK's own suite, each bundle has its Surefire"
+              + " execution, bundle-<name>, in tests/android/e2e/pom.xml)");
     }
     return at(Paths.get(value));
   }
@@ -51,8 +52,8 @@ public final class HostBundle {
       throw new IllegalStateException(
           "Host bundle "
               + abs
-              + " does not exist. Build it first (cargo xtask host-build), or skip its execution"
-              + " with -Dcetp.skip.<name>=true.");
+              + " does not exist. Build it first (`cargo cetp build`; in the SDK's repository"
+              + " `cargo xtask host-build`), or skip its execution with -Dcetp.skip.<name>=true.");
     }
     requireFile(b.manifest());
     requireFile(b.appJar());
@@ -135,7 +136,7 @@ public final class HostBundle {
               + resourcePackage()
               + " (binary resources): is com/android/tools/test_config.properties in "
               + appJar()
-              + "? Rebuild the bundle with cargo xtask host-build.");
+              + "? Rebuild the bundle with cargo cetp build (or cargo xtask host-build).");
     }
     return parsed;
   }
