@@ -725,8 +725,10 @@ fn run_logged(cmd: &mut Command, log: &Path) -> Result<()> {
         return Ok(());
     }
     let text = fs::read_to_string(log).unwrap_or_default();
+    // Maven's own errors, up to its advice on re-running it.
     let errors: Vec<&str> = text
         .lines()
+        .take_while(|l| !l.contains("-> [Help 1]"))
         .filter(|l| l.starts_with("[ERROR]") && !l.trim_end().ends_with("[ERROR]"))
         .take(40)
         .collect();
