@@ -508,7 +508,7 @@ pub fn test(options: &TestOptions) -> Result<i32> {
 /// `cargo cetp preview`: writes [`PREVIEW_FILES`] and prints their paths.
 ///
 /// # Errors
-/// As [`test`], and [`Error::Failed`] when a screen could not be rendered.
+/// As [`test()`], and [`Error::Failed`] when a screen could not be rendered.
 pub fn preview(options: &PreviewOptions) -> Result<()> {
     let app = AppCrate::locate(options.manifest_path.as_deref())?;
     let sdk = Sdk::of(&app)?;

@@ -32,9 +32,12 @@ public final class Approvals {
 
   /** The access level of a grant, as the admin interface spells it. */
   public enum Access {
+    /** Everything the scopes cover. */
     FULL("full"),
+    /** Only what the provider shows limited callers. */
     LIMITED("limited");
 
+    /** The level as the admin JSON spells it. */
     public final String wire;
 
     Access(String wire) {

@@ -22,6 +22,7 @@ import java.util.stream.Stream;
  * #install()} checks.
  */
 public final class HostBundle {
+  /** The system property naming the bundle directory. */
   public static final String PROPERTY = "cetp.bundle";
 
   private final Path dir;
@@ -69,6 +70,7 @@ public final class HostBundle {
     return b;
   }
 
+  /** The bundle's directory. */
   public Path dir() {
     return dir;
   }
@@ -78,10 +80,12 @@ public final class HostBundle {
     return dir.getFileName().toString();
   }
 
+  /** The merged manifest (placeholders and boolean resources resolved). */
   public Path manifest() {
     return dir.resolve("AndroidManifest.xml");
   }
 
+  /** The app's classes: template, app, {@code R} and {@code test_config.properties}. */
   public Path appJar() {
     return dir.resolve("app.jar");
   }
@@ -123,6 +127,7 @@ public final class HostBundle {
     return requireTestApplication(ManifestInstaller.parse(manifest())).install();
   }
 
+  /** {@link #install()} with {@code options} for the manifest installer. */
   public ManifestInstaller.Installed install(ManifestInstaller.Options options) {
     return requireTestApplication(ManifestInstaller.parse(manifest(), options)).install();
   }

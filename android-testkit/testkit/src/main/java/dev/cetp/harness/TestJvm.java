@@ -12,7 +12,9 @@ import java.util.List;
  * {@code argLine} or {@code systemPropertyVariables} override cannot silently drop it.
  */
 public final class TestJvm {
+  /** The only SDK the suites run. */
   public static final int SDK = 34;
+  /** The framework jar Robolectric must find offline. */
   public static final String ANDROID_ALL_JAR = "android-all-instrumented-14-robolectric-10818077-i7.jar";
 
   private TestJvm() {}
