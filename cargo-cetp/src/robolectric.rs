@@ -578,10 +578,8 @@ fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -> Result<Pa
     fs::create_dir_all(dir).map_err(Error::io(dir))?;
     let pom = dir.join("pom.xml");
     fs::write(&pom, project.pom()).map_err(Error::io(&pom))?;
+    clean_build_output(&dir.join("target"))?;
     let reports = dir.join("target/surefire-reports");
-    if reports.exists() {
-        fs::remove_dir_all(&reports).map_err(Error::io(&reports))?;
-    }
     let log = dir.join("maven.log");
     let mut mvn = maven();
     mvn.arg("-f").arg(&pom).arg("test");
@@ -603,6 +601,30 @@ fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -> Result<Pa
         )));
     }
     Ok(reports)
+}
+
+/// Empties the generated project's build directory but for the framework jar copied into it
+/// (`robolectric-deps/`, 150 MB): classes compiled on an earlier run, from tests since deleted or
+/// from another app of the same name in a shared target directory, would run again otherwise.
+///
+/// # Errors
+/// [`Error::Io`] when something cannot be removed.
+pub fn clean_build_output(target: &Path) -> Result<()> {
+    if !target.is_dir() {
+        return Ok(());
+    }
+    for entry in fs::read_dir(target).map_err(Error::io(target))? {
+        let path = entry.map_err(Error::io(target))?.path();
+        if path.file_name().is_some_and(|n| n == "robolectric-deps") {
+            continue;
+        }
+        if path.is_dir() {
+            fs::remove_dir_all(&path).map_err(Error::io(&path))?;
+        } else {
+            fs::remove_file(&path).map_err(Error::io(&path))?;
+        }
+    }
+    Ok(())
 }
 
 /// Installs the kit into the local Maven repository unless the build there is of the same
@@ -846,6 +868,25 @@ mod tests {
             ]
         );
         assert!(summary(&cases).ends_with("0 passed, 1 failed, 1 skipped\n"));
+    }
+
+    #[test]
+    fn a_run_starts_from_no_compiled_test_but_keeps_the_framework_jar() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        let stale = target.join("test-classes/com/example/recipes/ProviderKotlinTest.class");
+        let jar =
+            target.join("robolectric-deps/android-all-instrumented-14-robolectric-10818077-i7.jar");
+        for file in [&stale, &jar, &target.join("surefire-reports/TEST-x.xml")] {
+            fs::create_dir_all(file.parent().unwrap()).unwrap();
+            fs::write(file, "x").unwrap();
+        }
+        clean_build_output(&target).unwrap();
+        assert!(!stale.exists());
+        assert!(!target.join("test-classes").exists());
+        assert!(!target.join("surefire-reports").exists());
+        assert!(jar.is_file());
+        clean_build_output(&dir.path().join("none")).unwrap();
     }
 
     #[test]
