@@ -404,6 +404,7 @@ mod tests {
             workspace_root: dir.to_path_buf(),
             target_dir: dir.join("target"),
             provider: ProviderSource::Path(dir.join("sdk")),
+            provider_dir: dir.join("sdk/cetp-provider"),
             metadata_cetp: Value::Null,
         }
     }

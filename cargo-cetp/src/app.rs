@@ -97,6 +97,9 @@ pub struct AppCrate {
     pub target_dir: PathBuf,
     /// The `cetp-provider` the app resolves.
     pub provider: ProviderSource,
+    /// The directory of that `cetp-provider` (its `Cargo.toml`'s): in a path or git checkout of
+    /// the SDK, beside `android-template/`.
+    pub provider_dir: PathBuf,
     /// `[package.metadata.cetp]`, if any.
     pub metadata_cetp: Value,
 }
@@ -212,9 +215,14 @@ impl AppCrate {
             .iter()
             .find(|p| p["id"] == provider_id)
             .expect("the resolved package is listed");
+        let provider_manifest = PathBuf::from(string(&provider["manifest_path"]));
+        let provider_dir = provider_manifest
+            .parent()
+            .unwrap_or(&provider_manifest)
+            .to_path_buf();
         let provider = ProviderSource::parse(
             provider["source"].as_str(),
-            Path::new(&string(&provider["manifest_path"])),
+            &provider_manifest,
             &string(&provider["version"]),
         )?;
         Ok(AppCrate {
@@ -229,6 +237,7 @@ impl AppCrate {
             workspace_root: PathBuf::from(string(&metadata["workspace_root"])),
             target_dir: PathBuf::from(string(&metadata["target_directory"])),
             provider,
+            provider_dir,
             metadata_cetp: package["metadata"]["cetp"].clone(),
         })
     }

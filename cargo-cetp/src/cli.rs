@@ -15,6 +15,41 @@ pub enum Command {
     Check(CheckOptions),
     /// `cargo cetp mcp`.
     Mcp(McpOptions),
+    /// `cargo cetp build`.
+    Build(BuildOptions),
+    /// `cargo cetp test`.
+    Test(TestOptions),
+    /// `cargo cetp preview`.
+    Preview(PreviewOptions),
+}
+
+/// `cargo cetp build [--manifest-path …] [--release] [--out …]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// The app's `Cargo.toml` (default: `./Cargo.toml`).
+    pub manifest_path: Option<PathBuf>,
+    /// Build the native library with the release profile.
+    pub release: bool,
+    /// Where the bundle goes (default: `<target>/cetp-host/<dir-name>`).
+    pub out: Option<PathBuf>,
+}
+
+/// `cargo cetp test [--manifest-path …] [--test …]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestOptions {
+    /// The app's `Cargo.toml` (default: `./Cargo.toml`).
+    pub manifest_path: Option<PathBuf>,
+    /// Run only this test class (or Surefire pattern, `Class#method`).
+    pub test: Option<String>,
+}
+
+/// `cargo cetp preview [--manifest-path …] [--out …]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewOptions {
+    /// The app's `Cargo.toml` (default: `./Cargo.toml`).
+    pub manifest_path: Option<PathBuf>,
+    /// Where the PNGs go (default: `<target>/cetp/preview/<dir-name>`).
+    pub out: Option<PathBuf>,
 }
 
 /// Where a new app's `cetp-provider` comes from.
@@ -105,7 +140,7 @@ pub const DEFAULT_CERTIFICATE: &str =
 
 /// `cargo cetp --help`.
 pub const HELP: &str = "\
-cargo cetp: create, check and try CETP tool providers
+cargo cetp: create, check, try and test CETP tool providers
 
 Usage: cargo cetp <command> [options]
 
@@ -115,6 +150,12 @@ Commands:
               descriptions, scope wording, the Android module
   mcp         Serve the app's provider as an MCP server over stdio, to call its tools from an
               MCP client (MCP Inspector, a desktop LLM app) as an agent would
+  build       Build the app's host bundle: its provider, the Android template and the app's Java
+              and resources, to run on this machine's JVM under Robolectric
+  test        Run the app's own Java/Kotlin tests (android/src/test/) with Robolectric against
+              the host bundle, through the SDK's test kit
+  preview     Render the app's consent dialog and Apps with access screen (light, night, Arabic)
+              to PNGs, as the phone's owner will see them
 
 Run `cargo cetp <command> --help` for a command's options.
 ";
@@ -200,6 +241,72 @@ Options:
   -h, --help               This text
 ";
 
+/// `cargo cetp build --help`.
+pub const BUILD_HELP: &str = "\
+cargo cetp build: build the app's host bundle
+
+Usage: cargo cetp build [options]
+
+Builds, for this machine, what the phone would run, so Robolectric can run it on the JVM:
+  lib<name>.so         the app crate as a host cdylib
+  resources.ap_        the template's and the app's resources compiled by aapt (installed with
+                       apt-get when missing and running as root), with the binary manifest
+  app.jar              the Android template's Java, the app's (android/src/main/java) and the
+                       R classes, compiled against android-all (API 34), plus Robolectric's
+                       test_config.properties
+  AndroidManifest.xml  the app's manifest with the template's merged in, placeholders resolved
+The template comes from the SDK checkout the app's cetp-provider dependency resolves to (a path
+or git dependency; a registry version ships without it).
+
+Options:
+  --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
+  --release                Build the native library with the release profile [default
+                           directory: <target>/cetp-host-release/<dir-name>]
+  --out <dir>              Where the bundle goes, replacing what is there
+                           [default: <target>/cetp-host/<dir-name>]
+  -h, --help               This text
+";
+
+/// `cargo cetp test --help`.
+pub const TEST_HELP: &str = "\
+cargo cetp test: run the app's own Robolectric tests against its host bundle
+
+Usage: cargo cetp test [options]
+
+Builds the host bundle (cargo cetp build), installs the SDK's test kit into the local Maven
+repository when it is missing or out of date, generates a Maven project under
+<target>/cetp/test/<dir-name>/ (nothing is written into the app's sources) and runs, with
+Robolectric (SDK 34, offline), the app's tests from:
+  android/src/test/java/     Java tests (JUnit 4)
+  android/src/test/kotlin/   Kotlin tests, compiled with kotlin-maven-plugin when present
+  android/src/test/resources/
+Needs JDK 17 and Maven; the first run downloads Robolectric and the Android framework jars from
+Maven Central (about 500 MB). Prints a summary and where the reports are.
+
+Options:
+  --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
+  --test <pattern>         Run only these tests: a class, Class#method, or a Surefire pattern
+  -h, --help               This text
+";
+
+/// `cargo cetp preview --help`.
+pub const PREVIEW_HELP: &str = "\
+cargo cetp preview: render the app's approval screens to PNG files
+
+Usage: cargo cetp preview [options]
+
+Builds the host bundle, then, under Robolectric's native graphics, has a made-up agent app
+(\"Example Agent\", com.example.agent) call one of the app's tools, opens the consent dialog it
+is sent to and the Apps with access screen after Allow, and renders each in the light theme, the
+night theme and right-to-left in Arabic: six PNGs, with the app's own provider name, scopes and
+their wording. Prints their paths.
+
+Options:
+  --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
+  --out <dir>              Where the PNGs go [default: <target>/cetp/preview/<dir-name>]
+  -h, --help               This text
+";
+
 /// Parses the arguments after `cargo cetp`.
 ///
 /// ```
@@ -220,8 +327,12 @@ pub fn parse(args: &[String]) -> Result<Command> {
         "new" => parse_new(rest),
         "check" => parse_check(rest),
         "mcp" => parse_mcp(rest),
+        "build" => parse_build(rest),
+        "test" => parse_test(rest),
+        "preview" => parse_preview(rest),
         other => Err(Error::Usage(format!(
-            "unknown command `{other}`; the commands are `new`, `check` and `mcp` (see `cargo cetp --help`)"
+            "unknown command `{other}`; the commands are `new`, `check`, `mcp`, `build`, `test` \
+             and `preview` (see `cargo cetp --help`)"
         ))),
     }
 }
@@ -354,6 +465,70 @@ fn parse_check(args: &[String]) -> Result<Command> {
     Ok(Command::Check(options))
 }
 
+fn parse_build(args: &[String]) -> Result<Command> {
+    // `--release` takes no value: handled before the flag reader.
+    let release = args.iter().any(|a| a == "--release");
+    let rest: Vec<String> = args.iter().filter(|a| *a != "--release").cloned().collect();
+    let mut flags = Flags::new("build", &rest);
+    let mut options = BuildOptions {
+        manifest_path: None,
+        release,
+        out: None,
+    };
+    while let Some(item) = flags.next()? {
+        let Item::Flag(flag, value) = item else {
+            return Ok(Command::Help(BUILD_HELP));
+        };
+        match flag.as_str() {
+            "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "out" => options.out = Some(PathBuf::from(value)),
+            other => return Err(flags.unknown(other)),
+        }
+    }
+    no_positional(&flags)?;
+    Ok(Command::Build(options))
+}
+
+fn parse_test(args: &[String]) -> Result<Command> {
+    let mut flags = Flags::new("test", args);
+    let mut options = TestOptions {
+        manifest_path: None,
+        test: None,
+    };
+    while let Some(item) = flags.next()? {
+        let Item::Flag(flag, value) = item else {
+            return Ok(Command::Help(TEST_HELP));
+        };
+        match flag.as_str() {
+            "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "test" => options.test = Some(value),
+            other => return Err(flags.unknown(other)),
+        }
+    }
+    no_positional(&flags)?;
+    Ok(Command::Test(options))
+}
+
+fn parse_preview(args: &[String]) -> Result<Command> {
+    let mut flags = Flags::new("preview", args);
+    let mut options = PreviewOptions {
+        manifest_path: None,
+        out: None,
+    };
+    while let Some(item) = flags.next()? {
+        let Item::Flag(flag, value) = item else {
+            return Ok(Command::Help(PREVIEW_HELP));
+        };
+        match flag.as_str() {
+            "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "out" => options.out = Some(PathBuf::from(value)),
+            other => return Err(flags.unknown(other)),
+        }
+    }
+    no_positional(&flags)?;
+    Ok(Command::Preview(options))
+}
+
 fn parse_mcp(args: &[String]) -> Result<Command> {
     let mut flags = Flags::new("mcp", args);
     let mut options = McpOptions {
@@ -430,6 +605,42 @@ mod tests {
         assert_eq!(parse_str("new --help").unwrap(), Command::Help(NEW_HELP));
         assert_eq!(parse_str("check -h").unwrap(), Command::Help(CHECK_HELP));
         assert_eq!(parse_str("mcp --help").unwrap(), Command::Help(MCP_HELP));
+        assert_eq!(
+            parse_str("build --help").unwrap(),
+            Command::Help(BUILD_HELP)
+        );
+        assert_eq!(parse_str("test -h").unwrap(), Command::Help(TEST_HELP));
+        assert_eq!(
+            parse_str("preview --help").unwrap(),
+            Command::Help(PREVIEW_HELP)
+        );
+    }
+
+    #[test]
+    fn build_test_and_preview_read_their_options() {
+        let Command::Build(build) =
+            parse_str("build --release --out b --manifest-path a/Cargo.toml").unwrap()
+        else {
+            panic!()
+        };
+        assert!(build.release);
+        assert_eq!(build.out, Some(PathBuf::from("b")));
+        assert_eq!(build.manifest_path, Some(PathBuf::from("a/Cargo.toml")));
+        let Command::Test(test) = parse_str("test --test=ProviderTest").unwrap() else {
+            panic!()
+        };
+        assert_eq!(test.test.as_deref(), Some("ProviderTest"));
+        let Command::Preview(preview) = parse_str("preview --out shots").unwrap() else {
+            panic!()
+        };
+        assert_eq!(preview.out, Some(PathBuf::from("shots")));
+        let err = parse_str("build --frobnicate 1").unwrap_err().to_string();
+        assert!(
+            err.contains("`cargo cetp build` has no option `--frobnicate`"),
+            "{err}"
+        );
+        let err = parse_str("test extra").unwrap_err().to_string();
+        assert!(err.contains("unexpected argument `extra`"), "{err}");
     }
 
     #[test]

@@ -1,10 +1,13 @@
-//! `cargo cetp`: create, check and try an app's CETP tool provider, for any crate on disk.
+//! `cargo cetp`: create, check, try and test an app's CETP tool provider, for any crate on disk.
 //!
 //! | command | what it does | module |
 //! |---|---|---|
 //! | `cargo cetp new <dir>` | a new app crate with its Android module, compiling and tested | [`new`] |
 //! | `cargo cetp check` | schemas per LLM API, CETP conformance, descriptions, scope wording, the Android wiring | [`check`] |
 //! | `cargo cetp mcp` | the provider as an MCP server over stdio, to call its tools from any MCP client | [`mcp`] |
+//! | `cargo cetp build` | the host bundle: the provider, the Android template, the app's Java and resources, for the JVM | [`bundle`] |
+//! | `cargo cetp test` | the app's own Robolectric tests against the bundle, through the SDK's test kit | [`robolectric`] |
+//! | `cargo cetp preview` | the consent dialog and Apps with access as PNGs (light, night, Arabic) | [`robolectric`] |
 //!
 //! # How the tools reach an app's provider
 //!
@@ -18,22 +21,29 @@
 //! runner answers `describe` (the `list_tools` and `get_provider_info` data, the CETP
 //! conformance audit, the raw parameter descriptions) and `mcp`.
 //!
-//! Everything about the app comes from `cargo metadata` of the app crate ([`app`]) and its
-//! Android files ([`android`]); the only path of this repository the tool knows is the SDK it
-//! was built from ([`SDK_DIR`]), the default dependency of `cargo cetp new`.
+//! `build`, `test` and `preview` build the app's library as a `cdylib` for this machine and put
+//! it behind the real Android template, taken from the SDK checkout the app's `cetp-provider`
+//! resolves to ([`bundle::Sdk::of`]), to run under Robolectric; `test` and `preview` generate a
+//! Maven project in the app's target directory that runs it with the SDK's test kit
+//! (`android-testkit/`).
 //!
-//! The library is the command: [`run`] takes the arguments after `cargo cetp`. Later commands
-//! (host bundles, the app's Robolectric tests, screen previews) fit beside these: each is a
-//! module with an `Options` type parsed in [`cli`] and a `run` function, sharing [`app`],
-//! [`android`] and [`runner`].
+//! Everything about the app comes from `cargo metadata` of the app crate ([`app`]) and its
+//! Android files ([`android`]); the only path of this repository the tool knows by itself is
+//! the SDK it was built from ([`SDK_DIR`]), the default dependency of `cargo cetp new`.
+//!
+//! The library is the command: [`run`] takes the arguments after `cargo cetp`. Each command has
+//! an `Options` type parsed in [`cli`] and a `run` function in its module, sharing [`app`],
+//! [`android`], [`runner`] and [`bundle`].
 
 pub mod android;
 pub mod app;
+pub mod bundle;
 pub mod check;
 pub mod cli;
 pub mod mcp;
 pub mod new;
 pub mod report;
+pub mod robolectric;
 pub mod runner;
 
 use std::path::PathBuf;
@@ -72,6 +82,10 @@ pub enum Error {
     /// The app's provider did not build, or an error-level check failed.
     #[error("{0}")]
     Failed(String),
+    /// A step of building a host bundle (cargo, aapt, aidl, javac, jar) or of running Maven
+    /// failed; the text names the step and what to do.
+    #[error("{0}")]
+    Bundle(String),
 }
 
 impl Error {
@@ -108,5 +122,8 @@ pub fn run(args: &[String]) -> Result<i32> {
         cli::Command::New(options) => new::run(&options).map(|()| 0),
         cli::Command::Check(options) => check::run(&options),
         cli::Command::Mcp(options) => mcp::run(&options),
+        cli::Command::Build(options) => bundle::run(&options).map(|()| 0),
+        cli::Command::Test(options) => robolectric::test(&options),
+        cli::Command::Preview(options) => robolectric::preview(&options).map(|()| 0),
     }
 }

@@ -10,6 +10,8 @@
 //!   android/settings.gradle.kts the template module `:cetp`
 //!   android/gradle.properties   cetp.rustCrate=..
 //!   android/src/main/AndroidManifest.xml
+//!   android/src/test/java/<package>/ProviderTest.java
+//!                               the provider on Robolectric through the test kit (`cargo cetp test`)
 //!   README.md, .gitignore
 //! ```
 
@@ -359,6 +361,8 @@ android/build.gradle.kts         the app module: namespace, the two placeholders
 android/settings.gradle.kts      includes the SDK's template module `:cetp`
 android/gradle.properties        where the Rust crate is (cetp.rustCrate=..)
 android/src/main/AndroidManifest.xml
+android/src/test/java/           the app's own Robolectric tests (ProviderTest.java), through
+                                 the SDK's test kit
 ```
 
 ## Commands
@@ -367,7 +371,17 @@ android/src/main/AndroidManifest.xml
 cargo test           # the provider as an agent app calls it
 cargo cetp check     # schemas per LLM API, conformance, descriptions, scope wording, android/
 cargo cetp mcp       # serve the tools to an MCP client (MCP Inspector, a desktop LLM app)
+cargo cetp build     # the host bundle: the provider, the Android template, the app's Java
+cargo cetp test      # android/src/test/ on Robolectric against the host bundle (JDK 17, Maven)
+cargo cetp preview   # the consent dialog and Apps with access as PNGs: light, night, Arabic
 ```
+
+`cargo cetp test` compiles the tests in `android/src/test/java` (and `android/src/test/kotlin`)
+with the SDK's test kit (`dev.cetp.testkit`: `CetpTestRule`, `Agent`, `ToolReply`,
+`ConsentDialog`, `AppsWithAccess`) and runs them under Robolectric against the app's host
+bundle, the provider as it runs on a phone; `ProviderTest.java` is an example.
+`cargo cetp test --test ProviderTest` runs one class. Maven downloads Robolectric and the
+Android framework jars on the first run.
 
 `cargo cetp mcp --access limited` or `--access unapproved` shows what a limited or a not yet
 approved agent gets; `cargo cetp mcp --help` lists the options.
@@ -387,6 +401,68 @@ Android Gradle Plugin, the NDK and `cargo install cargo-ndk` (see the SDK's
   come from; a search that finds nothing answers an empty list (see `ToolError`).
 "#
     );
+    let java_package = package.clone();
+    let java_test = format!(
+        r#"package {java_package};
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import android.app.Activity;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.ToolReply;
+import java.nio.charset.StandardCharsets;
+import org.json.JSONObject;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+
+/**
+ * The app as an agent app meets it on a phone: the provider, the Android template and the
+ * consent dialog, under Robolectric against the app's host bundle. Run with `cargo cetp test`.
+ */
+@RunWith(RobolectricTestRunner.class)
+public class ProviderTest {{
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  private Agent agent() {{
+    return cetp.agent(
+        "com.example.agent", "Example Agent", 10_123,
+        "example agent signing key".getBytes(StandardCharsets.UTF_8));
+  }}
+
+  @Test
+  public void theUserAllowsAnAgentOnTheConsentDialog() throws Exception {{
+    Agent agent = agent();
+    ToolReply refused = agent.call("find_items", "{{\"words\":\"soup\"}}").assertError("AUTH_REQUIRED");
+    assertTrue(refused.resolutionHint(), refused.resolutionHint().endsWith("your saved items"));
+
+    try (ConsentDialog dialog = agent.openConsentDialog(refused)) {{
+      assertTrue(dialog.text(), dialog.question().contains("Example Agent"));
+      assertTrue(dialog.text(), dialog.question().contains("your saved items"));
+      dialog.allow(ConsentDialog.Duration.ONE_DAY, Approval.Access.FULL);
+      assertEquals(Activity.RESULT_OK, dialog.resultCode());
+    }}
+
+    JSONObject soup = agent.call("find_items", "{{\"words\":\"soup\"}}").jsonArray().getJSONObject(0);
+    assertEquals("Tomato soup", soup.getString("title"));
+  }}
+
+  @Test
+  public void anApprovedAgentGetsModelReadableErrors() {{
+    Agent agent = agent().approve(Approval.full());
+    agent.call("find_items", "{{\"words\":\"soup\",\"limit\":500}}")
+        .assertError("INVALID_ARGS")
+        .assertMessageContains("500 is greater than the maximum of 50");
+    assertEquals(0, agent.call("find_items", "{{\"words\":\"pizza\"}}").jsonArray().length());
+  }}
+}}
+"#
+    );
     Ok(vec![
         (PathBuf::from("Cargo.toml"), cargo),
         (PathBuf::from("src/lib.rs"), lib),
@@ -397,6 +473,12 @@ Android Gradle Plugin, the NDK and `cargo install cargo-ndk` (see the SDK's
         (
             PathBuf::from("android/src/main/AndroidManifest.xml"),
             manifest,
+        ),
+        (
+            PathBuf::from("android/src/test/java")
+                .join(package.replace('.', "/"))
+                .join("ProviderTest.java"),
+            java_test,
         ),
         (PathBuf::from("README.md"), readme),
         (PathBuf::from(".gitignore"), "/target\n".to_owned()),
@@ -509,6 +591,10 @@ mod tests {
                 .contains("manifestPlaceholders[\"cetpLibrary\"] = \"recipes\"")
         );
         assert!(read("src/lib.rs").contains("cetp_provider::export_provider!(provider);"));
+        let java = read("android/src/test/java/com/example/recipes/ProviderTest.java");
+        assert!(java.starts_with("package com.example.recipes;\n"), "{java}");
+        assert!(java.contains("@Rule public final CetpTestRule cetp = new CetpTestRule();"));
+        assert!(read("README.md").contains("cargo cetp test"));
 
         let git = NewOptions {
             sdk: SdkSource::Git {

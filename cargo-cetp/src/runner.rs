@@ -237,6 +237,7 @@ mod tests {
                 url: "https://example.org/sdk".into(),
                 commit: "abc".into(),
             },
+            provider_dir: dir.join("sdk/cetp-provider"),
             metadata_cetp: Value::Null,
         }
     }

@@ -1,15 +1,21 @@
 //! An app made by `cargo cetp new` in a directory outside the workspace, used as its developer
-//! would: `cargo test` there, `cargo cetp check`, then scripted MCP sessions against
-//! `cargo cetp mcp` as a child process over stdio, answers checked field by field.
+//! would: `cargo test` there, `cargo cetp check`, scripted MCP sessions against `cargo cetp mcp`
+//! as a child process over stdio, answers checked field by field; then the Android side:
+//! `cargo cetp build` (the host bundle), `cargo cetp test` (the app's own Java test, through the
+//! test kit, under Robolectric) and `cargo cetp preview` (the approval screens as PNGs).
 //!
 //! Minutes of compiling, so plain `cargo test` leaves it out (`test = false`); `cargo xtask
 //! test` runs it with `cargo test -p cargo-cetp --test new_app`. The app builds into this
 //! workspace's target directory with this workspace's `Cargo.lock`, so the SDK's dependencies
-//! are compiled once for both (`CETP_NEW_APP_TARGET_DIR` chooses another directory).
+//! are compiled once for both (`CETP_NEW_APP_TARGET_DIR` chooses another directory), and Maven
+//! uses the local repository the SDK's own suite fills (`~/.m2`, or `CETP_M2_REPO`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+use cargo_cetp::robolectric::{PREVIEW_FILES, PREVIEW_SIZE, png_size};
 
 use serde_json::{Value, json};
 
@@ -119,7 +125,7 @@ impl Session {
 }
 
 #[test]
-fn a_new_app_tests_checks_and_serves_mcp() {
+fn a_new_app_tests_checks_serves_mcp_and_runs_on_the_jvm() {
     let scratch = tempfile::tempdir().unwrap();
     assert!(
         !scratch
@@ -250,6 +256,8 @@ fn a_new_app_tests_checks_and_serves_mcp() {
     );
     stranger.finish();
 
+    android_side(&manifest);
+
     // What check says once the declaration reads wrongly: warnings with fixes, still exit 0.
     let lib = app.join("src/lib.rs");
     let source = std::fs::read_to_string(&lib).unwrap();
@@ -283,4 +291,65 @@ fn a_new_app_tests_checks_and_serves_mcp() {
         "{checked}"
     );
     assert!(checked.contains("0 error(s), 2 warning(s)"), "{checked}");
+}
+
+/// `cargo cetp build`, `test` and `preview` on the new app, each timed (printed with
+/// `--nocapture`).
+fn android_side(manifest: &Path) {
+    let manifest = manifest.to_str().unwrap();
+    let started = Instant::now();
+    let built = run(&mut cargo_cetp(&["build", "--manifest-path", manifest]));
+    assert_eq!(built, "", "build reports on stderr only");
+    let bundle = target_dir().join("cetp-host/recipes");
+    for file in [
+        "app.jar",
+        "librecipes.so",
+        "resources.ap_",
+        "AndroidManifest.xml",
+    ] {
+        assert!(
+            bundle.join(file).is_file(),
+            "no {file} in {}",
+            bundle.display()
+        );
+    }
+    eprintln!("cargo cetp build: {:.1} s", started.elapsed().as_secs_f64());
+
+    // The example test `cargo cetp new` wrote, through the test kit.
+    let started = Instant::now();
+    let tested = run(&mut cargo_cetp(&["test", "--manifest-path", manifest]));
+    for line in [
+        "  ok      ProviderTest.anApprovedAgentGetsModelReadableErrors\n",
+        "  ok      ProviderTest.theUserAllowsAnAgentOnTheConsentDialog\n",
+        "2 passed, 0 failed, 0 skipped\n",
+    ] {
+        assert!(tested.contains(line), "no {line:?} in:\n{tested}");
+    }
+    assert!(tested.contains("reports: "), "{tested}");
+    let one = run(&mut cargo_cetp(&[
+        "test",
+        "--manifest-path",
+        manifest,
+        "--test",
+        "ProviderTest#anApprovedAgentGetsModelReadableErrors",
+    ]));
+    assert!(one.contains("1 passed, 0 failed, 0 skipped\n"), "{one}");
+    eprintln!(
+        "cargo cetp test (twice): {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let started = Instant::now();
+    let previewed = run(&mut cargo_cetp(&["preview", "--manifest-path", manifest]));
+    let paths: Vec<&str> = previewed.lines().skip(1).map(str::trim).collect();
+    assert_eq!(paths.len(), PREVIEW_FILES.len(), "{previewed}");
+    for (path, name) in paths.iter().zip(PREVIEW_FILES) {
+        assert!(path.ends_with(&format!("/{name}.png")), "{path} for {name}");
+        let bytes = std::fs::read(path).unwrap();
+        assert_eq!(png_size(&bytes), Some(PREVIEW_SIZE), "{path}");
+    }
+    eprintln!(
+        "cargo cetp preview: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 }

@@ -14,7 +14,6 @@
 use std::process::Command;
 
 use crate::util::{self, workspace_root};
-use crate::{manifest, resources};
 
 const TARGET: &str = "aarch64-linux-android";
 
@@ -52,50 +51,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 
     let work = util::cargo_target_dir().join("cetp-android-check");
-    let template_manifest = workspace_root().join("android-template/src/main/AndroidManifest.xml");
-    let template = std::fs::read_to_string(&template_manifest)
-        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
-    // A library manifest: its namespace is the package. aapt refuses `${...}` in names, so the
-    // placeholders an app fills in get stand-in values of the same shape.
-    let stand_ins: std::collections::BTreeMap<String, String> = [
-        ("applicationId", "com.example.app"),
-        ("cetpAuthority", "com.example.app.tools"),
-        ("cetpLibrary", "app"),
-        ("cetpProviderPermission", ""),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-    .collect();
-    let library_manifest = manifest::with_package(
-        &manifest::substitute(&template, &stand_ins)?,
-        resources::TEMPLATE_PACKAGE,
-    )?;
-    let r_java = resources::compile(&resources::Compile {
-        manifest: &library_manifest,
-        res_dirs: &[resources::template_res()],
-        extra_packages: &[],
-        library: true,
-        work: &work.join("aapt"),
-        package: Some(&work.join("aapt/library.ap_")),
-    })?;
-
-    let android_all = util::android_all_jar()?;
-    let out = work.join("classes");
-    if out.exists() {
-        std::fs::remove_dir_all(&out)
-            .map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
-    }
-    let aidl_java = util::generate_aidl_java(&work.join("aidl"))?;
-    util::javac(
-        &[
-            workspace_root().join("android-template/src/main/java"),
-            aidl_java,
-            r_java,
-        ],
-        &android_all,
-        &out,
-        true,
-    )?;
+    let sdk = cargo_cetp::bundle::Sdk::at(&workspace_root()).map_err(|e| e.to_string())?;
+    cargo_cetp::bundle::check_template(&sdk, &work).map_err(|e| e.to_string())?;
     eprintln!(
         "xtask: android-check passed ({TARGET} check + staticlib builds, template resources (aapt) and javac -Werror)"
     );

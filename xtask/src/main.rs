@@ -16,12 +16,9 @@
 mod android_check;
 mod bench;
 mod demo;
-mod gradle;
 mod host_build;
 mod lines;
-mod manifest;
 mod package;
-mod resources;
 mod schema_report;
 mod test;
 mod util;
@@ -39,16 +36,18 @@ Tasks:
       notes host bundle and runs one Robolectric class (Maven downloads its dependencies on the
       first run; the AIDL compiler must be installed, see README).
   host-build <crate-dir> [--release]
-      Build a host bundle for the JVM end-to-end suite: the crate as a host cdylib, the Android
-      template's Java (+ the app's Java) compiled against android-all, and the merged manifest,
-      in target/cetp-host/<dir-name>/. See docs/host-bundle.md.
+      Build a host bundle for the JVM end-to-end suite with `cargo cetp build`'s code: the crate
+      as a host cdylib, the Android template's Java (+ the app's Java) compiled against
+      android-all, the resources (aapt) and the merged manifest, in
+      target/cetp-host/<dir-name>/. `cargo xtask host-build --help`; docs/host-bundle.md.
   android-check
       rustup target add aarch64-linux-android; cargo check + staticlib builds of cetp-provider
       (feature jni) and the fixture provider for that target; javac of the Android template
       against android-all with -Werror. See android-template/README.md.
   test
       Every check: fmt, clippy, rustdoc, cargo test, the schema report, a new app made by
-      `cargo cetp new` outside the workspace (its tests, `cargo cetp check`, MCP sessions), the
+      `cargo cetp new` outside the workspace (its tests, `cargo cetp check`, MCP sessions,
+      `cargo cetp build`, `test` and `preview`), the
       MSRV, packaging, android-check, host bundles of the fixture and every sample, and the
       Maven + Robolectric end-to-end suite (with one short round of the benchmarks).
   bench [--quick]

@@ -10,13 +10,14 @@
 //!    and the sample line budgets; the tooling features of `cetp-provider` (`mcp`,
 //!    `schema-report`); then the samples' LLM API compatibility report, checked against the
 //!    README's copy; then `cargo cetp` end to end on a new app outside the workspace (`new`, its
-//!    `cargo test`, `check`, scripted MCP sessions: `cargo-cetp/tests/new_app.rs`);
+//!    `cargo test`, `check`, scripted MCP sessions, `build`, `test` with its Java test through
+//!    the test kit, `preview`: `cargo-cetp/tests/new_app.rs`);
 //! 3. the MSRV: `cargo +1.85 check` of the two published crates (the toolchain is installed with
 //!    rustup's minimal profile when missing);
 //! 4. `cargo package --no-verify` of the two published crates;
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
-//!    end-to-end suite over all of them, plus one short round of the JVM benchmark
+//!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor), plus one short round of the JVM benchmark
 //!    (`tests/android/bench`) and of the criterion benchmark, so neither can rot (the real
 //!    measurement is `cargo xtask bench`).
 

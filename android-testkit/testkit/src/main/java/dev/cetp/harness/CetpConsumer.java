@@ -23,16 +23,25 @@ import org.robolectric.RuntimeEnvironment;
  * object to the caller and a non-parcelable reply would go unnoticed.
  */
 public final class CetpConsumer {
+  /** The discovery action consumers query services for. */
   public static final String ACTION_TOOL_PROVIDER = "com.clawseed.action.TOOL_PROVIDER";
+  /** The meta-data naming the provider's authority. */
   public static final String META_AUTHORITY = "com.clawseed.tools.authority";
+  /** The meta-data giving the CETP version (an integer, default 1). */
   public static final String META_VERSION = "com.clawseed.tools.version";
 
+  /** CETP method: the tools and their schemas. */
   public static final String METHOD_LIST_TOOLS = "list_tools";
+  /** CETP method: one tool call. */
   public static final String METHOD_EXECUTE_TOOL = "execute_tool";
+  /** CETP method: the provider's name, description and scopes. */
   public static final String METHOD_GET_PROVIDER_INFO = "get_provider_info";
 
+  /** {@code execute_tool} extra: the tool's name. */
   public static final String EXTRA_TOOL_NAME = "tool_name";
+  /** {@code execute_tool} extra: the arguments' JSON text. */
   public static final String EXTRA_ARGS = "args";
+  /** {@code execute_tool} extra: the caller's request id. */
   public static final String EXTRA_REQUEST_ID = "request_id";
 
   /** Which {@code ContentResolver.call} overload to use. */
@@ -45,8 +54,11 @@ public final class CetpConsumer {
 
   /** One discovered provider. */
   public static final class Discovered {
+    /** The package of the discovery Service. */
     public final String packageName;
+    /** The discovery Service's class. */
     public final String serviceClass;
+    /** The authority to call. */
     public final String authority;
     /** {@code metaData.getInt(version, 1)}, as the consumer reads it. */
     public final int version;
@@ -71,10 +83,12 @@ public final class CetpConsumer {
   private final Context context;
   private final CallForm defaultForm;
 
+  /** A consumer of the test application's context, calling in the {@code content://} Uri form. */
   public CetpConsumer() {
     this(RuntimeEnvironment.getApplication(), CallForm.URI);
   }
 
+  /** A consumer calling from {@code context} in {@code defaultForm}. */
   public CetpConsumer(Context context, CallForm defaultForm) {
     this.context = Objects.requireNonNull(context);
     this.defaultForm = Objects.requireNonNull(defaultForm);
@@ -107,10 +121,12 @@ public final class CetpConsumer {
     return out;
   }
 
+  /** {@code list_tools}, in the default form. */
   public CetpResponse listTools(String authority) {
     return call(authority, METHOD_LIST_TOOLS, new Bundle());
   }
 
+  /** {@code get_provider_info}, in the default form. */
   public CetpResponse getProviderInfo(String authority) {
     return call(authority, METHOD_GET_PROVIDER_INFO, new Bundle());
   }
@@ -128,6 +144,7 @@ public final class CetpConsumer {
     return call(authority, METHOD_EXECUTE_TOOL, extras);
   }
 
+  /** One call in the default form (see {@link #call(CallForm, String, String, Bundle)}). */
   public CetpResponse call(String authority, String method, Bundle extras) {
     return call(defaultForm, authority, method, extras);
   }

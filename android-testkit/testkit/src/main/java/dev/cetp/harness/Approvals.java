@@ -32,9 +32,12 @@ public final class Approvals {
 
   /** The access level of a grant, as the admin interface spells it. */
   public enum Access {
+    /** Everything the scopes cover. */
     FULL("full"),
+    /** Only what the provider shows limited callers. */
     LIMITED("limited");
 
+    /** The level as the admin JSON spells it. */
     public final String wire;
 
     Access(String wire) {
@@ -154,9 +157,21 @@ public final class Approvals {
    * it. Fails if the provider refused.
    */
   public static JSONObject approve(String id, Access access, List<String> scopes) {
+    return approve(id, access, scopes, null);
+  }
+
+  /**
+   * {@link #approve(String, Access, List)} for a grant that lapses {@code duration} after the
+   * approval (null: never), as the screen's duration choices send it ({@code duration_secs}).
+   */
+  public static JSONObject approve(
+      String id, Access access, List<String> scopes, java.time.Duration duration) {
     JSONObject request = object("op", "approve");
     try {
       request.put("id", id).put("access", access.wire);
+      if (duration != null) {
+        request.put("duration_secs", duration.getSeconds());
+      }
       request.put("scopes", new JSONArray(scopes != null ? scopes : listedScopes(id)));
     } catch (JSONException e) {
       throw new AssertionError(e);

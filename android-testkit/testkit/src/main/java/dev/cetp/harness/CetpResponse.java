@@ -14,11 +14,17 @@ import org.json.JSONTokener;
  * other status (or none) is an error, as in the ClawSeed client.
  */
 public final class CetpResponse {
+  /** Reply key: {@code success} or {@code error}. */
   public static final String KEY_STATUS = "status";
+  /** Reply key: the result's JSON text. */
   public static final String KEY_DATA = "data";
+  /** Reply key: the CETP error code. */
   public static final String KEY_ERROR_CODE = "error_code";
+  /** Reply key: the error message for the model. */
   public static final String KEY_ERROR_MESSAGE = "error_message";
+  /** Reply key: what the user should do. */
   public static final String KEY_RESOLUTION_HINT = "resolution_hint";
+  /** Reply key: the consent dialog's action. */
   public static final String KEY_AUTHORIZE_INTENT = "authorize_intent";
 
   private final Bundle bundle;
@@ -46,34 +52,42 @@ public final class CetpResponse {
     return bundle;
   }
 
+  /** The keys of the reply Bundle. */
   public Set<String> keys() {
     return requireBundle().keySet();
   }
 
+  /** The {@code status} value, or null. */
   public String status() {
     return stringOrNull(KEY_STATUS);
   }
 
+  /** Whether the status is exactly {@code success}, as consumers decide. */
   public boolean isSuccess() {
     return "success".equals(status());
   }
 
+  /** The {@code data} value (JSON text), or null. */
   public String data() {
     return stringOrNull(KEY_DATA);
   }
 
+  /** The {@code error_code} value, or null. */
   public String errorCode() {
     return stringOrNull(KEY_ERROR_CODE);
   }
 
+  /** The {@code error_message} value, or null. */
   public String errorMessage() {
     return stringOrNull(KEY_ERROR_MESSAGE);
   }
 
+  /** The {@code resolution_hint} value, or null. */
   public String resolutionHint() {
     return stringOrNull(KEY_RESOLUTION_HINT);
   }
 
+  /** The {@code authorize_intent} value, or null. */
   public String authorizeIntent() {
     return stringOrNull(KEY_AUTHORIZE_INTENT);
   }

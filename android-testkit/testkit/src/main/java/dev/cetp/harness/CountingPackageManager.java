@@ -46,6 +46,7 @@ public class CountingPackageManager extends ShadowApplicationPackageManager {
     return PACKAGE_INFO.get();
   }
 
+  /** Sets every counter back to zero. */
   public static void reset() {
     PACKAGES_FOR_UID.set(0);
     PACKAGE_INFO.set(0);

@@ -72,9 +72,13 @@ public final class ApexHost {
 
   /** One tool as the host registers it. */
   public static final class Tool {
+    /** The id the host hands its model as the function name. */
     public final String id;
+    /** The name shown to people (defaults to the id). */
     public final String name;
+    /** The description (defaults to the id). */
     public final String description;
+    /** The parameters' schema, parsed from {@code parametersSchema}. */
     public final JSONObject schema;
 
     Tool(String id, String name, String description, JSONObject schema) {
@@ -92,9 +96,13 @@ public final class ApexHost {
 
   /** A bound plugin, as the host keeps it. */
   public static final class Plugin {
+    /** The plugin Service. */
     public final ComponentName component;
+    /** The interface the host calls (the Stub itself, or the generated Proxy). */
     public final IApexPlugin api;
+    /** {@code getMetadataJson()}, parsed. */
     public final JSONObject metadata;
+    /** The registered tools, by id. */
     public final Map<String, Tool> tools;
     final ServiceConnection connection;
 
@@ -137,6 +145,7 @@ public final class ApexHost {
     this(mode, HOST_VERSION);
   }
 
+  /** A host claiming to be of version {@code hostVersion} (for the {@code minHostVersion} check). */
   public ApexHost(Mode mode, int hostVersion) {
     this.context = RuntimeEnvironment.getApplication();
     this.mode = mode;
@@ -318,9 +327,13 @@ public final class ApexHost {
 
   /** The transaction codes, in the AIDL file's order. */
   public static final int GET_METADATA = IBinder.FIRST_CALL_TRANSACTION;
+  /** Transaction code of {@code getToolsJson}. */
   public static final int GET_TOOLS = IBinder.FIRST_CALL_TRANSACTION + 1;
+  /** Transaction code of {@code executeTool}. */
   public static final int EXECUTE = IBinder.FIRST_CALL_TRANSACTION + 2;
+  /** Transaction code of {@code onActivate}. */
   public static final int ACTIVATE = IBinder.FIRST_CALL_TRANSACTION + 3;
+  /** Transaction code of {@code onDeactivate}. */
   public static final int DEACTIVATE = IBinder.FIRST_CALL_TRANSACTION + 4;
 
   /** Asserts that {@code text} is an {@code executeTool} error of {@code code}. */

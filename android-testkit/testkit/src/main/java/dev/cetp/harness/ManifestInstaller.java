@@ -54,6 +54,7 @@ import org.xml.sax.SAXParseException;
  * ContentResolver.call(authority, ...)} reaches them.
  */
 public final class ManifestInstaller {
+  /** The {@code android:} attribute namespace. */
   public static final String ANDROID_NS = "http://schemas.android.com/apk/res/android";
 
   /** UID given to installed apps unless {@link Options#uid} says otherwise. */
@@ -70,6 +71,7 @@ public final class ManifestInstaller {
     int defaultTargetSdk = 34;
     final Map<String, String> placeholders = new LinkedHashMap<>();
 
+    /** The UID to install the app under (default {@link #DEFAULT_APP_UID}). */
     public Options uid(int uid) {
       this.uid = uid;
       return this;
@@ -90,17 +92,22 @@ public final class ManifestInstaller {
 
   /** A parsed manifest: the PackageInfo to install plus what PackageInfo cannot hold. */
   public static final class Parsed {
+    /** The package, its application and components. */
     public final PackageInfo packageInfo;
     /** Intent filters per component, in manifest order. */
     public final Map<ComponentName, List<IntentFilter>> activityFilters = new LinkedHashMap<>();
+    /** Intent filters per service. */
     public final Map<ComponentName, List<IntentFilter>> serviceFilters = new LinkedHashMap<>();
+    /** Intent filters per receiver. */
     public final Map<ComponentName, List<IntentFilter>> receiverFilters = new LinkedHashMap<>();
+    /** The permissions the manifest declares. */
     public final List<PermissionInfo> permissions = new ArrayList<>();
 
     Parsed(PackageInfo packageInfo) {
       this.packageInfo = packageInfo;
     }
 
+    /** The package name (the manifest's, or {@code Options.packageName}). */
     public String packageName() {
       return packageInfo.packageName;
     }
@@ -120,6 +127,7 @@ public final class ManifestInstaller {
           "No <provider> with authority '" + authority + "' in " + packageName());
     }
 
+    /** The service of class {@code className}; fails if the manifest has none. */
     public ServiceInfo service(String className) {
       for (ServiceInfo s : nonNull(packageInfo.services)) {
         if (s.name.equals(className)) {
@@ -134,6 +142,7 @@ public final class ManifestInstaller {
       return install(RuntimeEnvironment.getApplication().getPackageManager());
     }
 
+    /** Installs into {@code pm} (see {@link #install()}). */
     public Installed install(PackageManager pm) {
       if (isTheTestApplication()) {
         // Binary-resources mode (a host bundle's test_config.properties): Robolectric already
@@ -182,6 +191,7 @@ public final class ManifestInstaller {
    * (binary-resources mode), its providers are the ones the platform's PackageParser produced.
    */
   public static final class Installed {
+    /** What was installed. */
     public final Parsed manifest;
     private final PackageManager platform;
     private final Map<String, ContentProvider> started = new LinkedHashMap<>();
@@ -191,6 +201,7 @@ public final class ManifestInstaller {
       this.platform = platform;
     }
 
+    /** The installed package. */
     public PackageInfo packageInfo() {
       return manifest.packageInfo;
     }
@@ -265,10 +276,12 @@ public final class ManifestInstaller {
     }
   }
 
+  /** Parses {@code manifest} with default options. */
   public static Parsed parse(Path manifest) {
     return parse(manifest, new Options());
   }
 
+  /** Parses {@code manifest} with {@code options}. */
   public static Parsed parse(Path manifest, Options options) {
     try (InputStream in = Files.newInputStream(manifest)) {
       return parse(in, manifest.toString(), options);
@@ -282,10 +295,12 @@ public final class ManifestInstaller {
     return parse(manifest).install();
   }
 
+  /** Parses and installs {@code manifest} with {@code options}. */
   public static Installed install(Path manifest, Options options) {
     return parse(manifest, options).install();
   }
 
+  /** Parses a manifest from {@code in}; {@code source} names it in errors. */
   public static Parsed parse(InputStream in, String source, Options options) {
     Document doc;
     try {

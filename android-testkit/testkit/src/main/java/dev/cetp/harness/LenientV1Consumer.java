@@ -33,8 +33,11 @@ public final class LenientV1Consumer {
 
   /** One tool as the consumer keeps it. */
   public static final class Tool {
+    /** The tool's name. */
     public final String name;
+    /** Its description. */
     public final String description;
+    /** Its parameters' schema. */
     public final JSONObject parameters;
 
     Tool(String name, String description, JSONObject parameters) {

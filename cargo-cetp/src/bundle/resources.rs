@@ -12,16 +12,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::gradle::ResValue;
-use crate::util;
+use super::gradle::ResValue;
+use super::tools as util;
 
 /// The library package of the template (its `namespace`): its `R` class is `dev.cetp.R`.
 pub const TEMPLATE_PACKAGE: &str = "dev.cetp";
-
-/// The template's resources.
-pub fn template_res() -> PathBuf {
-    util::workspace_root().join("android-template/src/main/res")
-}
 
 /// One resource compilation.
 pub struct Compile<'a> {
@@ -117,7 +112,7 @@ fn xml_text(text: &str) -> String {
 /// mode) and the app's `R` package.
 pub fn test_config_properties(manifest: &Path, resource_apk: &Path, package: &str) -> String {
     let mut out = String::from(
-        "# Written by cargo xtask host-build: Robolectric reads it from the test classpath.\n",
+        "# Written by cargo cetp build: Robolectric reads it from the test classpath.\n",
     );
     for (key, value) in [
         ("android_merged_manifest", manifest.display().to_string()),

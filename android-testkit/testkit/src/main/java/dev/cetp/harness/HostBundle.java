@@ -22,6 +22,7 @@ import java.util.stream.Stream;
  * #install()} checks.
  */
 public final class HostBundle {
+  /** The system property naming the bundle directory. */
   public static final String PROPERTY = "cetp.bundle";
 
   private final Path dir;
@@ -37,8 +38,9 @@ public final class HostBundle {
       throw new IllegalStateException(
           "-D"
               + PROPERTY
-              + " is not set: bundle tests run in their own Surefire execution (bundle-<name>)"
-              + " of tests/android/e2e/pom.xml");
+              + " is not set: run an app's tests with `cargo cetp test`, which starts the test"
+              + " JVM with its host bundle (in the SDK's own suite, each bundle has its Surefire"
+              + " execution, bundle-<name>, in tests/android/e2e/pom.xml)");
     }
     return at(Paths.get(value));
   }
@@ -51,8 +53,8 @@ public final class HostBundle {
       throw new IllegalStateException(
           "Host bundle "
               + abs
-              + " does not exist. Build it first (cargo xtask host-build), or skip its execution"
-              + " with -Dcetp.skip.<name>=true.");
+              + " does not exist. Build it first (`cargo cetp build`; in the SDK's repository"
+              + " `cargo xtask host-build`), or skip its execution with -Dcetp.skip.<name>=true.");
     }
     requireFile(b.manifest());
     requireFile(b.appJar());
@@ -68,6 +70,7 @@ public final class HostBundle {
     return b;
   }
 
+  /** The bundle's directory. */
   public Path dir() {
     return dir;
   }
@@ -77,10 +80,12 @@ public final class HostBundle {
     return dir.getFileName().toString();
   }
 
+  /** The merged manifest (placeholders and boolean resources resolved). */
   public Path manifest() {
     return dir.resolve("AndroidManifest.xml");
   }
 
+  /** The app's classes: template, app, {@code R} and {@code test_config.properties}. */
   public Path appJar() {
     return dir.resolve("app.jar");
   }
@@ -122,6 +127,7 @@ public final class HostBundle {
     return requireTestApplication(ManifestInstaller.parse(manifest())).install();
   }
 
+  /** {@link #install()} with {@code options} for the manifest installer. */
   public ManifestInstaller.Installed install(ManifestInstaller.Options options) {
     return requireTestApplication(ManifestInstaller.parse(manifest(), options)).install();
   }
@@ -135,7 +141,7 @@ public final class HostBundle {
               + resourcePackage()
               + " (binary resources): is com/android/tools/test_config.properties in "
               + appJar()
-              + "? Rebuild the bundle with cargo xtask host-build.");
+              + "? Rebuild the bundle with cargo cetp build (or cargo xtask host-build).");
     }
     return parsed;
   }

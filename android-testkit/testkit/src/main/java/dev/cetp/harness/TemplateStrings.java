@@ -33,8 +33,11 @@ public final class TemplateStrings {
 
   /** One resource: a string (quantity {@code ""}) or the items of a plurals, by quantity. */
   public static final class Entry {
+    /** The resource name. */
     public final String name;
+    /** Whether it is a {@code <plurals>}. */
     public final boolean plurals;
+    /** Its text per quantity ({@code other} for a plain string). */
     public final Map<String, String> byQuantity = new LinkedHashMap<>();
 
     Entry(String name, boolean plurals) {

@@ -20,8 +20,11 @@ import org.json.JSONObject;
 public final class AdminBridgeSpy implements AutoCloseable {
   /** One request as it entered the bridge. */
   public static final class Entry {
+    /** The admin operation ({@code state}, {@code approve}, ...). */
     public final String op;
+    /** The name of the thread that sent it. */
     public final String thread;
+    /** Whether that was the main thread. */
     public final boolean mainThread;
 
     Entry(String op, String thread, boolean mainThread) {

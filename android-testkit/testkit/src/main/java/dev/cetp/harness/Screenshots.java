@@ -87,7 +87,8 @@ public final class Screenshots {
     };
   }
 
-  static BufferedImage toImage(Bitmap bitmap) {
+  /** The bitmap as an AWT image, to write with {@code javax.imageio}. */
+  public static BufferedImage toImage(Bitmap bitmap) {
     int w = bitmap.getWidth();
     int h = bitmap.getHeight();
     int[] pixels = new int[w * h];

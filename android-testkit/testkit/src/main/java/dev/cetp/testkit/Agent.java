@@ -1,0 +1,192 @@
+package dev.cetp.testkit;
+
+import android.os.Bundle;
+import dev.cetp.harness.Approvals;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import java.util.ArrayList;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONException;
+import org.json.JSONObject;
+
+/**
+ * An agent app calling the provider: a package under a UID with a signing certificate, as
+ * {@code Binder.getCallingUid()} and the PackageManager report it to the provider. Every call
+ * is made from its UID and the reply read after a {@code Parcel} round trip.
+ *
+ * <pre>{@code
+ * Agent agent = cetp.agent("com.example.agent");
+ * agent.call("find_items", "{\"words\":\"soup\"}").assertError("AUTH_REQUIRED");
+ * agent.approve(Approval.limited().expiringAfter(Duration.ofDays(1)));
+ * agent.call("find_items", "{\"words\":\"soup\"}").assertSuccess();
+ * }</pre>
+ */
+public final class Agent {
+  private final CetpTestRule rule;
+  private final int uid;
+  private final String packageName;
+  private final String label;
+  private final byte[] certificate;
+
+  Agent(CetpTestRule rule, int uid, String packageName, String label, byte[] certificate) {
+    this.rule = rule;
+    this.uid = uid;
+    this.packageName = packageName;
+    this.label = label;
+    this.certificate = certificate.clone();
+  }
+
+  /** @return the agent's UID */
+  public int uid() {
+    return uid;
+  }
+
+  /** @return the agent's package */
+  public String packageName() {
+    return packageName;
+  }
+
+  /** @return the label the user sees */
+  public String label() {
+    return label;
+  }
+
+  /** @return the lower-case hex SHA-256 of its signing certificate, as grants pin it */
+  public String certificateSha256() {
+    return Callers.sha256Hex(certificate);
+  }
+
+  /** @return {@code list_tools} (CETP), answered to anyone */
+  public ToolReply listTools() {
+    return cetp(CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+  }
+
+  /** @return {@code get_provider_info} (CETP), answered to anyone */
+  public ToolReply providerInfo() {
+    return cetp(CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+  }
+
+  /**
+   * {@code execute_tool} through {@code ContentResolver.call(Uri, …)}, as the ClawSeed client
+   * calls.
+   *
+   * @param tool the tool's name
+   * @param argsJson the arguments as JSON text (null: no {@code args} extra)
+   * @return the reply
+   */
+  public ToolReply call(String tool, String argsJson) {
+    return call(CetpConsumer.CallForm.URI, tool, argsJson);
+  }
+
+  /**
+   * {@code execute_tool} in the given {@code ContentResolver.call} form.
+   *
+   * @param form {@code URI} ({@code content://authority}) or {@code AUTHORITY} (API 29+)
+   * @param tool the tool's name
+   * @param argsJson the arguments as JSON text (null: no {@code args} extra)
+   * @return the reply
+   */
+  public ToolReply call(CetpConsumer.CallForm form, String tool, String argsJson) {
+    Bundle extras = new Bundle();
+    extras.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
+    if (argsJson != null) {
+      extras.putString(CetpConsumer.EXTRA_ARGS, argsJson);
+    }
+    return cetp(form, CetpConsumer.METHOD_EXECUTE_TOOL, extras);
+  }
+
+  private ToolReply cetp(String method, Bundle extras) {
+    return cetp(CetpConsumer.CallForm.URI, method, extras);
+  }
+
+  private ToolReply cetp(CetpConsumer.CallForm form, String method, Bundle extras) {
+    String authority = rule.authority();
+    // The calls arrive from this agent until another one calls (a consumer opens its
+    // authorize_intent right after its call, and the screens see the same caller).
+    Callers.setCallingUid(uid);
+    return ToolReply.of(rule.consumer().call(form, authority, method, extras));
+  }
+
+  /**
+   * The user approves this agent without the screen, through the provider's admin interface (the
+   * one the consent dialog uses): the agent calls every tool once (each answering {@code
+   * AUTH_REQUIRED}, which records what it asks for), then the request is approved as {@code
+   * approval} says.
+   *
+   * @param approval full or limited, which scopes, which expiry
+   * @return this agent
+   * @throws IllegalStateException when the provider does not ask the user (its policy lets the
+   *     agent in, or denies it)
+   */
+  public Agent approve(Approval approval) {
+    List<String> tools = toolNames();
+    if (tools.isEmpty()) {
+      throw new IllegalStateException("the provider lists no tool to ask for");
+    }
+    for (String tool : tools) {
+      ToolReply reply = call(tool, "{}");
+      if (!"AUTH_REQUIRED".equals(reply.errorCode())) {
+        throw new IllegalStateException(
+            "the provider did not ask the user about " + packageName + " (" + tool + ": " + reply
+                + "): its policy decides without approval");
+      }
+    }
+    String id;
+    try {
+      id = Approvals.pendingFrom(uid).getString("id");
+    } catch (JSONException e) {
+      throw new AssertionError(e);
+    }
+    Approvals.approve(id, approval.access.wire, approval.scopes, approval.expiry);
+    return this;
+  }
+
+  /**
+   * Opens the consent dialog as the agent does with the {@code authorize_intent} of a refused
+   * call: an implicit Intent with that action, {@code setPackage} of the provider's app, started
+   * for result (so the dialog knows which app asks).
+   *
+   * @param refused an {@code AUTH_REQUIRED} reply of this agent's
+   * @return the dialog, closed when the test ends
+   */
+  public ConsentDialog openConsentDialog(ToolReply refused) {
+    if (refused.authorizeIntent() == null) {
+      throw new AssertionError("the reply carries no authorize_intent: " + refused);
+    }
+    Callers.setCallingUid(uid);
+    return rule.track(ConsentDialog.open(this, rule.packageName(), refused.authorizeIntent()));
+  }
+
+  /**
+   * Binds the app's Apex plugin Service as the Apex agent does, with this agent as the host
+   * app, through the generated Proxy and real Parcels.
+   *
+   * @return the bound plugin, unbound when the test ends
+   * @throws IllegalStateException when the app does not serve Apex
+   */
+  public ApexPlugin apex() {
+    Callers.setCallingUid(uid);
+    return rule.track(ApexPlugin.bind(rule.packageName(), uid));
+  }
+
+  /** @return the names {@code list_tools} gives this agent */
+  public List<String> toolNames() {
+    List<String> names = new ArrayList<>();
+    try {
+      JSONArray tools = listTools().assertSuccess().jsonObject().getJSONArray("tools");
+      for (int i = 0; i < tools.length(); i++) {
+        JSONObject tool = tools.getJSONObject(i);
+        names.add(tool.getString("name"));
+      }
+    } catch (JSONException e) {
+      throw new AssertionError("list_tools data has no tools array", e);
+    }
+    return names;
+  }
+
+  @Override
+  public String toString() {
+    return label + " (" + packageName + ", uid " + uid + ")";
+  }
+}

@@ -1,0 +1,207 @@
+package dev.cetp.testkit;
+
+import android.content.Context;
+import dev.cetp.harness.Callers;
+import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.HostBundle;
+import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.harness.TestJvm;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import org.junit.rules.TestRule;
+import org.junit.runner.Description;
+import org.junit.runners.model.Statement;
+import org.robolectric.RuntimeEnvironment;
+
+/**
+ * The JUnit 4 rule of an app's own provider tests: before each test it checks that Robolectric
+ * runs as the app needs (offline, SDK 34, the bundle's app as the test application), installs
+ * the host bundle's components from its merged manifest and starts its providers (the template's
+ * {@code CetpToolProvider} loads the app's Rust library on the first call); after it, it closes
+ * every screen and plugin binding the test opened.
+ *
+ * <p>The bundle is the one the test JVM was started with ({@code -Dcetp.bundle}, its {@code
+ * app.jar} on the classpath, its directory on {@code java.library.path}): {@code cargo cetp test}
+ * sets all three. Use it with Robolectric's runner, which gives every test a fresh application:
+ *
+ * <pre>{@code
+ * @RunWith(RobolectricTestRunner.class)
+ * public class ProviderTest {
+ *   @Rule public final CetpTestRule cetp = new CetpTestRule();
+ *
+ *   @Test
+ *   public void listsItsTools() {
+ *     ToolReply tools = cetp.agent("com.example.agent").listTools().assertSuccess();
+ *     assertEquals("find_items",
+ *         tools.jsonObject().getJSONArray("tools").getJSONObject(0).getString("name"));
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>In Kotlin: {@code @get:Rule val cetp = CetpTestRule()}.
+ */
+public final class CetpTestRule implements TestRule {
+  /** The first UID {@link #agent(String)} gives an agent app. */
+  public static final int FIRST_AGENT_UID = 10_200;
+
+  private HostBundle bundle;
+  private ManifestInstaller.Installed installed;
+  private CetpConsumer consumer;
+  private int nextUid = FIRST_AGENT_UID;
+  private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+
+  /** A rule for the bundle this JVM runs ({@code -Dcetp.bundle}). */
+  public CetpTestRule() {}
+
+  @Override
+  public Statement apply(Statement base, Description description) {
+    return new Statement() {
+      @Override
+      public void evaluate() throws Throwable {
+        start();
+        Throwable failure = null;
+        try {
+          base.evaluate();
+        } catch (Throwable t) {
+          failure = t;
+        }
+        Throwable closing = closeAll();
+        if (failure != null) {
+          throw failure;
+        }
+        if (closing != null) {
+          throw closing;
+        }
+      }
+    };
+  }
+
+  private void start() {
+    TestJvm.requireRobolectric();
+    bundle = HostBundle.current();
+    installed = bundle.install();
+    installed.startProviders();
+    consumer = new CetpConsumer();
+  }
+
+  private Throwable closeAll() {
+    Throwable first = null;
+    while (!opened.isEmpty()) {
+      try {
+        opened.pop().close();
+      } catch (Throwable t) {
+        if (first == null) {
+          first = t;
+        }
+      }
+    }
+    return first;
+  }
+
+  private void requireStarted() {
+    if (installed == null) {
+      throw new IllegalStateException(
+          "the rule has not started: declare it as `@Rule public final CetpTestRule cetp = new"
+              + " CetpTestRule();` (Kotlin: `@get:Rule val cetp = CetpTestRule()`) and use it"
+              + " inside a test");
+    }
+  }
+
+  /** @return the host bundle under test */
+  public HostBundle bundle() {
+    requireStarted();
+    return bundle;
+  }
+
+  /** @return the installed app: its parsed manifest and started providers */
+  public ManifestInstaller.Installed installed() {
+    requireStarted();
+    return installed;
+  }
+
+  /** @return the app's package (its application id) */
+  public String packageName() {
+    return installed().manifest.packageName();
+  }
+
+  /** @return the app itself, as Robolectric runs it */
+  public Context context() {
+    return RuntimeEnvironment.getApplication();
+  }
+
+  /**
+   * The authority CETP consumers call, as they discover it (the discovery Service's meta-data).
+   *
+   * @return the authority
+   * @throws IllegalStateException when the app serves no CETP provider
+   */
+  public String authority() {
+    requireStarted();
+    List<CetpConsumer.Discovered> found = consumer.discover();
+    for (CetpConsumer.Discovered provider : found) {
+      if (provider.packageName.equals(packageName())) {
+        return provider.authority;
+      }
+    }
+    throw new IllegalStateException(
+        packageName()
+            + " serves no CETP provider that consumers can discover (found "
+            + found
+            + "); is cetp_serve_cetp false in its Gradle file?");
+  }
+
+  /** @return the CETP consumer the agents call through */
+  CetpConsumer consumer() {
+    requireStarted();
+    return consumer;
+  }
+
+  /**
+   * An agent app installed under the next free UID (from {@link #FIRST_AGENT_UID}), labelled
+   * with its package, signed with a certificate of its own, not approved yet.
+   *
+   * @param packageName the agent's package, e.g. {@code com.example.agent}
+   * @return the agent
+   */
+  public Agent agent(String packageName) {
+    return agent(
+        packageName,
+        packageName,
+        nextUid++,
+        (packageName + " signing certificate").getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * An agent app exactly as given.
+   *
+   * @param packageName its package
+   * @param label the name the user sees (the approval screens show it)
+   * @param uid its UID (10000 and up are apps)
+   * @param certificate its signing certificate's bytes (grants are pinned to their SHA-256)
+   * @return the agent
+   */
+  public Agent agent(String packageName, String label, int uid, byte[] certificate) {
+    requireStarted();
+    Callers.installLabelled(context().getPackageManager(), uid, packageName, label, certificate);
+    return new Agent(this, uid, packageName, label, certificate);
+  }
+
+  /**
+   * Opens Apps with access as the app's own settings would (the screen is not exported: no
+   * other app can open it).
+   *
+   * @return the screen, closed when the test ends
+   */
+  public AppsWithAccess openAppsWithAccess() {
+    requireStarted();
+    return track(AppsWithAccess.open(packageName()));
+  }
+
+  /** Closes {@code closeable} when the test ends. */
+  <T extends AutoCloseable> T track(T closeable) {
+    opened.push(closeable);
+    return closeable;
+  }
+}

@@ -1,0 +1,247 @@
+package dev.cetp.testkit;
+
+import dev.cetp.harness.CetpResponse;
+import org.json.JSONArray;
+import org.json.JSONException;
+import org.json.JSONObject;
+import org.json.JSONTokener;
+
+/**
+ * What one call answered, the same way whichever host carried it: {@link #status()} ({@code
+ * success} or {@code error}), {@link #data()} (the result's JSON text), {@link #errorCode()},
+ * {@link #errorMessage()}, {@link #resolutionHint()} and {@link #authorizeIntent()}.
+ *
+ * <p>Over CETP these are the reply Bundle's keys, read after the Bundle went through a {@code
+ * Parcel} as Binder would carry it. Over Apex, {@code executeTool} answers the result's JSON
+ * text, or {@code Error: <code>: <message>} with a {@code Hint: <hint>} line for {@code
+ * AUTH_REQUIRED}; Apex has no authorize intent.
+ *
+ * <pre>{@code
+ * agent.call("find_items", "{\"words\":\"soup\"}").assertSuccess().jsonArray().length();
+ * agent.call("find_items", "{}").assertError("INVALID_ARGS");
+ * }</pre>
+ */
+public final class ToolReply {
+  /** Which host carried the call. */
+  public enum Via {
+    /** {@code ContentResolver.call} on the provider (CETP v1). */
+    CETP,
+    /** {@code IApexPlugin.executeTool} through the plugin Service's binder. */
+    APEX
+  }
+
+  private final Via via;
+  private final String status;
+  private final String data;
+  private final String errorCode;
+  private final String errorMessage;
+  private final String resolutionHint;
+  private final String authorizeIntent;
+
+  private ToolReply(
+      Via via,
+      String status,
+      String data,
+      String errorCode,
+      String errorMessage,
+      String resolutionHint,
+      String authorizeIntent) {
+    this.via = via;
+    this.status = status;
+    this.data = data;
+    this.errorCode = errorCode;
+    this.errorMessage = errorMessage;
+    this.resolutionHint = resolutionHint;
+    this.authorizeIntent = authorizeIntent;
+  }
+
+  /**
+   * The reply of a CETP call.
+   *
+   * @param response the Bundle as the consumer read it
+   * @return the reply
+   * @throws AssertionError when the provider answered a null Bundle (the consumer's "Provider call
+   *     failed")
+   */
+  public static ToolReply of(CetpResponse response) {
+    if (response.isNull()) {
+      throw new AssertionError("the provider answered a null Bundle");
+    }
+    return new ToolReply(
+        Via.CETP,
+        response.status(),
+        response.data(),
+        response.errorCode(),
+        response.errorMessage(),
+        response.resolutionHint(),
+        response.authorizeIntent());
+  }
+
+  /**
+   * The reply of an Apex {@code executeTool}: a result, or {@code Error: <code>: <message>}
+   * followed by an optional {@code Hint: <hint>} line.
+   *
+   * @param text what {@code executeTool} returned
+   * @return the reply
+   */
+  public static ToolReply ofApex(String text) {
+    if (text == null) {
+      throw new AssertionError("executeTool answered null");
+    }
+    if (!text.startsWith("Error: ")) {
+      return new ToolReply(Via.APEX, "success", text, null, null, null, null);
+    }
+    String first = text;
+    String hint = null;
+    int hintAt = text.indexOf("\nHint: ");
+    if (hintAt >= 0) {
+      first = text.substring(0, hintAt);
+      hint = text.substring(hintAt + "\nHint: ".length());
+    }
+    int colon = first.indexOf(": ", 7);
+    String code = colon < 0 ? first.substring(7) : first.substring(7, colon);
+    String message = colon < 0 ? "" : first.substring(colon + 2);
+    return new ToolReply(Via.APEX, "error", null, code, message, hint, null);
+  }
+
+  /** @return which host carried the call */
+  public Via via() {
+    return via;
+  }
+
+  /** @return {@code success}, {@code error}, or what else the provider put there (null: none) */
+  public String status() {
+    return status;
+  }
+
+  /** @return whether the status is exactly {@code success}, as consumers decide */
+  public boolean isSuccess() {
+    return "success".equals(status);
+  }
+
+  /** @return the result's JSON text (null for an error) */
+  public String data() {
+    return data;
+  }
+
+  /** @return the CETP error code ({@code AUTH_REQUIRED}, {@code INVALID_ARGS}, …), or null */
+  public String errorCode() {
+    return errorCode;
+  }
+
+  /** @return the error message the model reads, or null */
+  public String errorMessage() {
+    return errorMessage;
+  }
+
+  /** @return what the user should do (the hint of {@code AUTH_REQUIRED}), or null */
+  public String resolutionHint() {
+    return resolutionHint;
+  }
+
+  /** @return the action of the consent dialog ({@code <app>.CETP_AUTHORIZE}), or null */
+  public String authorizeIntent() {
+    return authorizeIntent;
+  }
+
+  /**
+   * The result parsed as one JSON value: a {@link JSONObject}, {@link JSONArray}, String, Number,
+   * Boolean or {@link JSONObject#NULL}.
+   *
+   * @return the value
+   * @throws AssertionError when the call failed or the data is not one JSON value
+   */
+  public Object json() {
+    assertSuccess();
+    try {
+      JSONTokener tokens = new JSONTokener(data);
+      Object value = tokens.nextValue();
+      if (tokens.more() && tokens.nextClean() != 0) {
+        throw new AssertionError("text after the JSON value in data: " + data);
+      }
+      return value;
+    } catch (JSONException e) {
+      throw new AssertionError("data is not JSON: " + data, e);
+    }
+  }
+
+  /**
+   * @return the result as a JSON object
+   * @throws AssertionError when it is not one
+   */
+  public JSONObject jsonObject() {
+    Object value = json();
+    if (!(value instanceof JSONObject)) {
+      throw new AssertionError("data is not a JSON object: " + data);
+    }
+    return (JSONObject) value;
+  }
+
+  /**
+   * @return the result as a JSON array
+   * @throws AssertionError when it is not one
+   */
+  public JSONArray jsonArray() {
+    Object value = json();
+    if (!(value instanceof JSONArray)) {
+      throw new AssertionError("data is not a JSON array: " + data);
+    }
+    return (JSONArray) value;
+  }
+
+  /**
+   * Fails unless the call succeeded.
+   *
+   * @return this reply, to go on with {@link #json()}
+   * @throws AssertionError naming the error code and message
+   */
+  public ToolReply assertSuccess() {
+    if (!isSuccess()) {
+      throw new AssertionError("expected success, got " + this);
+    }
+    return this;
+  }
+
+  /**
+   * Fails unless the call was refused with {@code code}.
+   *
+   * @param code the expected CETP error code, e.g. {@code INVALID_ARGS}
+   * @return this reply, to read the message or the hint
+   * @throws AssertionError naming what came instead
+   */
+  public ToolReply assertError(String code) {
+    if (!"error".equals(status) || !code.equals(errorCode)) {
+      throw new AssertionError("expected error " + code + ", got " + this);
+    }
+    return this;
+  }
+
+  /**
+   * Fails unless the error message contains {@code text}.
+   *
+   * @param text what the message must contain
+   * @return this reply
+   * @throws AssertionError showing the message
+   */
+  public ToolReply assertMessageContains(String text) {
+    if (errorMessage == null || !errorMessage.contains(text)) {
+      throw new AssertionError("expected an error message containing \"" + text + "\", got " + this);
+    }
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    if (isSuccess()) {
+      return via + " success: " + data;
+    }
+    return via
+        + " "
+        + status
+        + " "
+        + errorCode
+        + ": "
+        + errorMessage
+        + (resolutionHint == null ? "" : " (hint: " + resolutionHint + ")");
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The test kit for an app's own Robolectric tests of its CETP provider: the app's host bundle
+ * (built by {@code cargo cetp build}) runs on the JVM as the app would on a phone, and the tests
+ * play the agent apps that call it and the user who answers the consent dialog. {@code cargo cetp
+ * test} compiles the tests in {@code android/src/test/java} (and {@code android/src/test/kotlin})
+ * and runs them with this kit.
+ *
+ * <ul>
+ *   <li>{@link dev.cetp.testkit.CetpTestRule}: the JUnit 4 rule that installs the bundle's
+ *       components from its merged manifest and starts its providers;
+ *   <li>{@link dev.cetp.testkit.Agent}: an agent app by UID, package and signing certificate,
+ *       approved ({@link dev.cetp.testkit.Approval}) or not, calling through {@code
+ *       ContentResolver.call} (CETP) or the Apex plugin binder ({@link
+ *       dev.cetp.testkit.ApexPlugin});
+ *   <li>{@link dev.cetp.testkit.ToolReply}: what a call answered, with assertions;
+ *   <li>{@link dev.cetp.testkit.ConsentDialog} and {@link dev.cetp.testkit.AppsWithAccess}: the
+ *       approval screens, read and tapped as the user would.
+ * </ul>
+ *
+ * <pre>{@code
+ * @RunWith(RobolectricTestRunner.class)
+ * public class ProviderTest {
+ *   @Rule public final CetpTestRule cetp = new CetpTestRule();
+ *
+ *   @Test
+ *   public void anAgentAsksTheUserFirst() {
+ *     Agent agent = cetp.agent("com.example.agent");
+ *     ToolReply refused = agent.call("find_items", "{\"words\":\"soup\"}");
+ *     refused.assertError("AUTH_REQUIRED");
+ *     try (ConsentDialog dialog = agent.openConsentDialog(refused)) {
+ *       assertEquals("Allow com.example.agent to read your saved items from Recipes?",
+ *           dialog.question());
+ *       dialog.allow(ConsentDialog.Duration.ONE_DAY, Approval.Access.FULL);
+ *     }
+ *     agent.call("find_items", "{\"words\":\"soup\"}").assertSuccess();
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>The package {@code dev.cetp.harness} holds the machinery underneath (the manifest installer,
+ * the CETP consumer, simulated callers, the Apex host, the screens' driver, screenshots), which
+ * the SDK's own end-to-end suite uses directly.
+ */
+package dev.cetp.testkit;

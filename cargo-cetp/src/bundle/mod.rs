@@ -1,0 +1,695 @@
+//! `cargo cetp build`: the **host bundle** of an app crate, its CETP provider built to run on a
+//! desktop JVM under Robolectric (also `cargo xtask host-build` in the SDK's own repository).
+//!
+//! Output, in `<target>/cetp-host/<dir-name>/` by default (with `--release`:
+//! `<target>/cetp-host-release/<dir-name>/`, the native library built with the release profile),
+//! or in the directory given with `--out`:
+//! - `lib<lib>.so`: the crate built for the host as a `cdylib`;
+//! - `resources.ap_`: the template's `res/` and the app's (`android/src/main/res`, plus the
+//!   `resValue(...)` lines of its Gradle file) compiled by Android's resource compiler (`aapt`,
+//!   installed when missing) against the framework resources, with the binary manifest;
+//! - `app.jar`: the Android template's Java, the Java the AIDL compiler (`aidl`, installed when
+//!   missing) generates from the template's `src/main/aidl`, the app's own Java and the `R`
+//!   classes aapt wrote (`dev.cetp.R` and the app's), compiled with `javac --release 17` against
+//!   `org.robolectric:android-all`; and `com/android/tools/test_config.properties`, which puts
+//!   Robolectric in binary-resources mode on `resources.ap_` (the installed app is then the test
+//!   application);
+//! - `AndroidManifest.xml`: the app's manifest with the template's components merged in and the
+//!   placeholders and boolean resources resolved.
+//!
+//! The Android template (and the test kit `cargo cetp test` installs) come from the SDK the app
+//! depends on: the checkout holding the `cetp-provider` that `cargo metadata` resolves ([`Sdk`]),
+//! never from the current directory. See `docs/host-bundle.md` for the crate layout it expects.
+//!
+//! Placeholders come from the app module's `android/build.gradle.kts`
+//! (`manifestPlaceholders["..."] = "..."`, `namespace`/`applicationId`) and can be set or
+//! overridden under `[package.metadata.cetp]` in `Cargo.toml` (`authority`, `application-id`).
+
+pub(crate) mod gradle;
+pub(crate) mod manifest;
+pub(crate) mod resources;
+pub(crate) mod tools;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use self::gradle::ResValue;
+use self::tools as util;
+use crate::app::{AppCrate, ProviderSource};
+use crate::cli::BuildOptions;
+use crate::{Error, Result};
+
+/// The SDK checkout an app builds against: the directory holding `cetp-provider/`,
+/// `android-template/` and `android-testkit/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sdk {
+    dir: PathBuf,
+}
+
+impl Sdk {
+    /// The SDK checkout in `dir`; fails unless it holds the Android template.
+    ///
+    /// ```
+    /// let sdk = cargo_cetp::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
+    /// assert!(sdk.template().join("src/main/AndroidManifest.xml").is_file());
+    /// assert!(cargo_cetp::bundle::Sdk::at(std::path::Path::new("/")).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::App`] naming the directory and what it lacks.
+    pub fn at(dir: &Path) -> Result<Self> {
+        let manifest = dir.join("android-template/src/main/AndroidManifest.xml");
+        if manifest.is_file() {
+            Ok(Sdk {
+                dir: dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()),
+            })
+        } else {
+            Err(Error::App(format!(
+                "{} holds no Android template (android-template/src/main/AndroidManifest.xml): \
+                 it is not a checkout of the cetp-rs SDK",
+                dir.display()
+            )))
+        }
+    }
+
+    /// The SDK the app depends on: the checkout around the `cetp-provider` that `cargo metadata`
+    /// resolved for it (a path dependency or a git checkout). A `cetp-provider` from a registry
+    /// comes without the Android template, and that is an error saying what to do instead.
+    ///
+    /// # Errors
+    /// [`Error::App`] for a registry dependency or a checkout without the template.
+    pub fn of(app: &AppCrate) -> Result<Self> {
+        if let ProviderSource::Registry { version } = &app.provider {
+            return Err(Error::App(format!(
+                "`{}` depends on cetp-provider {version} from a registry, which ships without the \
+                 Android template and the test kit; depend on a checkout of the SDK instead: \
+                 `cetp-provider = {{ path = \"<cetp-rs>/cetp-provider\", features = [\"jni\"] }}` \
+                 or `{{ git = \"<url>\", rev = \"<rev>\", features = [\"jni\"] }}`",
+                app.name
+            )));
+        }
+        let root = app.provider_dir.parent().unwrap_or(&app.provider_dir);
+        Sdk::at(root).map_err(|e| {
+            Error::App(format!(
+                "the cetp-provider `{}` uses ({}) is not inside an SDK checkout: {e}",
+                app.name,
+                app.provider_dir.display()
+            ))
+        })
+    }
+
+    /// The SDK checkout's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The Android template module, `android-template/`.
+    pub fn template(&self) -> PathBuf {
+        self.dir.join("android-template")
+    }
+
+    /// The template's resources.
+    pub fn template_res(&self) -> PathBuf {
+        self.template().join("src/main/res")
+    }
+
+    /// The template's AIDL sources: the Apex plugin interface.
+    pub fn aidl_root(&self) -> PathBuf {
+        self.template().join("src/main/aidl")
+    }
+
+    /// The Maven build of the test kit, `android-testkit/`.
+    pub fn testkit(&self) -> PathBuf {
+        self.dir.join("android-testkit")
+    }
+}
+
+/// A host bundle that was built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bundle {
+    /// Its directory (`app.jar`, `lib<lib>.so`, `resources.ap_`, `AndroidManifest.xml`).
+    pub dir: PathBuf,
+    /// The application id it runs as.
+    pub package: String,
+    /// The native library's name (`lib<lib_name>.so`).
+    pub lib_name: String,
+}
+
+/// `cargo cetp build`: builds the bundle and says where it is.
+///
+/// # Errors
+/// What [`build`] fails with.
+pub fn run(options: &BuildOptions) -> Result<()> {
+    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let bundle = build(&app, options.release, options.out.as_deref())?;
+    eprintln!("cargo cetp: host bundle ready in {}", bundle.dir.display());
+    Ok(())
+}
+
+/// Where the bundle of `app` goes by default: `<target>/cetp-host/<dir-name>` (debug) or
+/// `<target>/cetp-host-release/<dir-name>`.
+pub fn default_dir(app: &AppCrate, release: bool) -> PathBuf {
+    app.target_dir
+        .join(if release {
+            "cetp-host-release"
+        } else {
+            "cetp-host"
+        })
+        .join(bundle_name(app))
+}
+
+/// The bundle's name: the crate directory's name (`samples/notes` → `notes`).
+pub fn bundle_name(app: &AppCrate) -> String {
+    app.dir
+        .file_name()
+        .map_or_else(|| app.name.clone(), |n| n.to_string_lossy().into_owned())
+}
+
+/// What the bundle build reads from the crate.
+struct App {
+    lib_name: String,
+    manifest: PathBuf,
+    java: Option<PathBuf>,
+    /// The app's own resources (`android/src/main/res`), merged over the template's.
+    res: Option<PathBuf>,
+    /// The resources AGP would generate (`resValue(...)`, `[package.metadata.cetp]` serve-*),
+    /// merged over the app's.
+    res_values: Vec<ResValue>,
+    /// The module's `minSdk` / `targetSdk`, for a manifest without `<uses-sdk>`.
+    min_sdk: Option<u32>,
+    target_sdk: Option<u32>,
+    placeholders: BTreeMap<String, String>,
+    /// Boolean resources the manifest may use (`@bool/…`): the template's `res/values`, then
+    /// the app's, then Gradle `resValue("bool", …)`, then `[package.metadata.cetp]`.
+    bools: BTreeMap<String, String>,
+    /// From `[package.metadata.cetp] application-id` or the Gradle `applicationId`/`namespace`;
+    /// used when the app manifest has no `package` attribute.
+    application_id: Option<String>,
+}
+
+fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
+    let crate_dir = app.dir.as_path();
+    let cargo_toml = &app.manifest_path;
+    let lib_name = app.lib_name.clone();
+    let mut cetp: BTreeMap<String, String> = app
+        .metadata_cetp
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_owned())))
+        .collect();
+
+    let android = crate_dir.join("android/src/main");
+    let manifest = [
+        android.join("AndroidManifest.xml"),
+        crate_dir.join("AndroidManifest.xml"),
+    ]
+    .into_iter()
+    .find(|m| m.is_file())
+    .ok_or_else(|| {
+        format!(
+            "no app manifest: expected {} or {}",
+            android.join("AndroidManifest.xml").display(),
+            crate_dir.join("AndroidManifest.xml").display()
+        )
+    })?;
+    let java = Some(android.join("java")).filter(|j| j.is_dir());
+    let res = Some(android.join("res")).filter(|r| r.is_dir());
+
+    // Placeholders and application id: the app module's build.gradle.kts, overridden by
+    // [package.metadata.cetp] in Cargo.toml.
+    let gradle_file = crate_dir.join("android/build.gradle.kts");
+    let gradle = match fs::read_to_string(&gradle_file) {
+        Ok(text) => gradle::parse(&text),
+        Err(_) => gradle::GradleApp::default(),
+    };
+    let mut placeholders = gradle.placeholders;
+    if let Some(authority) = cetp.remove("authority") {
+        placeholders.insert("cetpAuthority".to_owned(), authority);
+    }
+    if !placeholders.contains_key("cetpAuthority") {
+        return Err(format!(
+            "no provider authority: set manifestPlaceholders[\"cetpAuthority\"] in {} or, in {}:\n\n[package.metadata.cetp]\nauthority = \"com.example.app.clawseed.tools\"\n",
+            gradle_file.display(),
+            cargo_toml.display()
+        ));
+    }
+    if let Some(declared) = placeholders.get("cetpLibrary").filter(|l| **l != lib_name) {
+        return Err(format!(
+            "{} sets cetpLibrary = \"{declared}\" but the crate's library is lib{lib_name}.so",
+            gradle_file.display()
+        ));
+    }
+    placeholders.insert("cetpLibrary".to_owned(), lib_name.clone());
+    // What the template's build.gradle.kts derives from gradle.properties.
+    let gradle_properties =
+        fs::read_to_string(crate_dir.join("android/gradle.properties")).unwrap_or_default();
+    placeholders.insert(
+        "cetpProviderPermission".to_owned(),
+        provider_permission(&gradle_properties).to_owned(),
+    );
+    let application_id = cetp.remove("application-id").or(gradle.application_id);
+    let mut bools = BTreeMap::new();
+    for values in [
+        sdk.template_res().join("values"),
+        android.join("res/values"),
+    ] {
+        let mut files = Vec::new();
+        if values.is_dir() {
+            util::collect_files(&values, "xml", &mut files)?;
+        }
+        files.sort();
+        for file in files {
+            let text = fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            bools.extend(manifest::bool_resources(&text));
+        }
+    }
+    bools.extend(gradle.bools);
+    let mut res_values = gradle.res_values;
+    for (key, resource) in [
+        ("serve-cetp", "cetp_serve_cetp"),
+        ("serve-apex", "cetp_serve_apex"),
+    ] {
+        if let Some(value) = cetp.remove(key) {
+            bools.insert(resource.to_owned(), value.clone());
+            res_values.push(ResValue {
+                kind: "bool".to_owned(),
+                name: resource.to_owned(),
+                value,
+            });
+        }
+    }
+    // A later line for the same resource wins (one values file may define it only once).
+    let mut unique: Vec<ResValue> = Vec::new();
+    for value in res_values {
+        unique.retain(|v| !(v.kind == value.kind && v.name == value.name));
+        unique.push(value);
+    }
+    Ok(App {
+        lib_name,
+        manifest,
+        java,
+        res,
+        res_values: unique,
+        min_sdk: gradle.min_sdk,
+        target_sdk: gradle.target_sdk,
+        placeholders,
+        bools,
+        application_id,
+    })
+}
+
+/// The permission the provider requires (`android:permission`, `${cetpProviderPermission}`):
+/// none unless `gradle.properties` opts in with `cetp.requireAccessToolsPermission=true`, as the
+/// template's `build.gradle.kts` decides on a device build.
+fn provider_permission(gradle_properties: &str) -> &'static str {
+    let opted_in = gradle_properties.lines().any(|line| {
+        line.split_once('=').is_some_and(|(key, value)| {
+            key.trim() == "cetp.requireAccessToolsPermission" && value.trim() == "true"
+        })
+    });
+    if opted_in {
+        "com.clawseed.permission.ACCESS_TOOLS"
+    } else {
+        ""
+    }
+}
+
+/// Builds the host bundle of `crate_app` into `out` (default: [`default_dir`]), replacing any
+/// bundle there, with the Android template of the SDK the app depends on ([`Sdk::of`]).
+///
+/// # Errors
+/// [`Error::App`] for an app or SDK the bundle cannot be built from, [`Error::Bundle`] when a
+/// step fails (cargo, aapt, aidl, javac, jar), with what to do.
+pub fn build(crate_app: &AppCrate, release: bool, out: Option<&Path>) -> Result<Bundle> {
+    let sdk = Sdk::of(crate_app)?;
+    build_with(crate_app, &sdk, release, out)
+}
+
+/// [`build`] against the SDK checkout `sdk`.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_with(
+    crate_app: &AppCrate,
+    sdk: &Sdk,
+    release: bool,
+    out: Option<&Path>,
+) -> Result<Bundle> {
+    let bundle = match out {
+        Some(dir) if dir.is_absolute() => dir.to_path_buf(),
+        Some(dir) => std::env::current_dir().map_err(Error::io("."))?.join(dir),
+        None => default_dir(crate_app, release),
+    };
+    build_inner(crate_app, sdk, release, &bundle).map_err(Error::Bundle)
+}
+
+fn build_inner(
+    crate_app: &AppCrate,
+    sdk: &Sdk,
+    release: bool,
+    bundle: &Path,
+) -> Result<Bundle, String> {
+    let mut app = inspect(crate_app, sdk)?;
+    let name = bundle_name(crate_app);
+
+    // 1. The Rust library, as a host cdylib whatever crate-type the crate declares.
+    let mut cargo = crate::app::cargo();
+    cargo
+        .args(["rustc", "--manifest-path"])
+        .arg(&crate_app.manifest_path)
+        .args(["--lib", "--crate-type", "cdylib"]);
+    if release {
+        cargo.arg("--release");
+    }
+    util::run(&mut cargo)?;
+    let so_name = format!("lib{}.so", app.lib_name);
+    let so = crate_app
+        .target_dir
+        .join(if release { "release" } else { "debug" })
+        .join(&so_name);
+    if !so.is_file() {
+        return Err(format!("cargo did not produce {}", so.display()));
+    }
+
+    // 2. The merged manifest.
+    let template_manifest = sdk.template().join("src/main/AndroidManifest.xml");
+    let template = fs::read_to_string(&template_manifest)
+        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
+    let app_manifest = fs::read_to_string(&app.manifest)
+        .map_err(|e| format!("cannot read {}: {e}", app.manifest.display()))?;
+    let package = manifest::package_name(&app_manifest)
+        .or(app.application_id.clone())
+        .ok_or_else(|| {
+            format!(
+                "no application id: give <manifest> in {} a package attribute, or set namespace/applicationId in android/build.gradle.kts, or application-id under [package.metadata.cetp]",
+                app.manifest.display()
+            )
+        })?;
+    app.placeholders
+        .insert("applicationId".to_owned(), package.clone());
+    let merged = manifest::merge(&template, &app_manifest, &app.placeholders)?;
+    let merged = manifest::with_package(&merged, &package)?;
+    let merged = manifest::with_uses_sdk(&merged, app.min_sdk, app.target_sdk)?;
+    // The text copy for the suite's ManifestInstaller has the boolean resources resolved; aapt
+    // resolves them itself in the binary one.
+    let text_manifest = manifest::resolve_bools(&merged, &app.bools)?;
+
+    // 3. The resources: generated values over the app's res/ over the template's.
+    let work = crate_app
+        .target_dir
+        .join("cetp")
+        .join(if release {
+            "bundle-build-release"
+        } else {
+            "bundle-build"
+        })
+        .join(&name);
+    let generated = work.join("generated-res");
+    if generated.exists() {
+        fs::remove_dir_all(&generated)
+            .map_err(|e| format!("cannot clean {}: {e}", generated.display()))?;
+    }
+    let mut res_dirs = Vec::new();
+    if !app.res_values.is_empty() {
+        let values = generated.join("values");
+        fs::create_dir_all(&values)
+            .map_err(|e| format!("cannot create {}: {e}", values.display()))?;
+        fs::write(
+            values.join("gradle_res_values.xml"),
+            resources::res_values_xml(&app.res_values),
+        )
+        .map_err(|e| format!("cannot write the generated resources: {e}"))?;
+        res_dirs.push(generated.clone());
+    }
+    res_dirs.extend(app.res.clone());
+    res_dirs.push(sdk.template_res());
+    let resource_package = work.join("resources.ap_");
+    let r_java = resources::compile(&resources::Compile {
+        manifest: &merged,
+        res_dirs: &res_dirs,
+        extra_packages: &[resources::TEMPLATE_PACKAGE],
+        library: false,
+        work: &work.join("aapt"),
+        package: Some(&resource_package),
+    })?;
+
+    // 4. The Java: template + app + R, against the Android API surface.
+    let android_all = util::android_all_jar()?;
+    let classes = work.join("classes");
+    if classes.exists() {
+        fs::remove_dir_all(&classes)
+            .map_err(|e| format!("cannot clean {}: {e}", classes.display()))?;
+    }
+    // The Apex plugin interface's Stub/Proxy, generated by the real AIDL compiler.
+    let aidl_java = util::generate_aidl_java(&sdk.aidl_root(), &work.join("aidl"))?;
+    let mut sources = vec![sdk.template().join("src/main/java"), aidl_java, r_java];
+    sources.extend(app.java.clone());
+    util::javac(&sources, &android_all, &classes, false)?;
+
+    // 5. The bundle, replacing any previous one (a stale lib*.so would confuse the suite).
+    let bundle_manifest = bundle.join("AndroidManifest.xml");
+    let bundle_resources = bundle.join("resources.ap_");
+    let test_config = classes.join(resources::TEST_CONFIG_PATH);
+    if let Some(parent) = test_config.parent() {
+        fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    fs::write(
+        &test_config,
+        resources::test_config_properties(&bundle_manifest, &bundle_resources, &package),
+    )
+    .map_err(|e| format!("cannot write {}: {e}", test_config.display()))?;
+    if bundle.exists() {
+        fs::remove_dir_all(bundle)
+            .map_err(|e| format!("cannot clean {}: {e}", bundle.display()))?;
+    }
+    fs::create_dir_all(bundle).map_err(|e| format!("cannot create {}: {e}", bundle.display()))?;
+    let mut jar = util::jdk_tool("jar");
+    jar.arg("--create")
+        .arg("--file")
+        .arg(bundle.join("app.jar"))
+        .arg("-C")
+        .arg(&classes)
+        .arg(".");
+    util::run(&mut jar)?;
+    fs::copy(&so, bundle.join(&so_name))
+        .map_err(|e| format!("cannot copy {}: {e}", so.display()))?;
+    fs::copy(&resource_package, &bundle_resources)
+        .map_err(|e| format!("cannot copy {}: {e}", resource_package.display()))?;
+    fs::write(&bundle_manifest, text_manifest)
+        .map_err(|e| format!("cannot write the manifest: {e}"))?;
+    eprintln!(
+        "cargo cetp: {name} ({package}): {so_name}, app.jar, resources.ap_, AndroidManifest.xml"
+    );
+    Ok(Bundle {
+        dir: bundle.to_path_buf(),
+        package,
+        lib_name: app.lib_name,
+    })
+}
+
+/// The Android template compiled as the library it is, as `cargo xtask android-check` checks it:
+/// its resources with `aapt` (non-constant `R` ids for `dev.cetp`; the manifest's placeholders
+/// get stand-in values of the same shape, since aapt refuses `${…}` in names), then its Java,
+/// that `R` and the Java `aidl` generates, with `javac -Werror` against `android-all`. Writes
+/// only under `work`.
+///
+/// # Errors
+/// [`Error::Bundle`] naming the step that failed.
+pub fn check_template(sdk: &Sdk, work: &Path) -> Result<()> {
+    check_template_inner(sdk, work).map_err(Error::Bundle)
+}
+
+fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
+    let template_manifest = sdk.template().join("src/main/AndroidManifest.xml");
+    let template = fs::read_to_string(&template_manifest)
+        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
+    let stand_ins: BTreeMap<String, String> = [
+        ("applicationId", "com.example.app"),
+        ("cetpAuthority", "com.example.app.tools"),
+        ("cetpLibrary", "app"),
+        ("cetpProviderPermission", ""),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    // A library manifest: its namespace is the package.
+    let library_manifest = manifest::with_package(
+        &manifest::substitute(&template, &stand_ins)?,
+        resources::TEMPLATE_PACKAGE,
+    )?;
+    let r_java = resources::compile(&resources::Compile {
+        manifest: &library_manifest,
+        res_dirs: &[sdk.template_res()],
+        extra_packages: &[],
+        library: true,
+        work: &work.join("aapt"),
+        package: Some(&work.join("aapt/library.ap_")),
+    })?;
+    let android_all = util::android_all_jar()?;
+    let out = work.join("classes");
+    if out.exists() {
+        fs::remove_dir_all(&out).map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
+    }
+    let aidl_java = util::generate_aidl_java(&sdk.aidl_root(), &work.join("aidl"))?;
+    util::javac(
+        &[sdk.template().join("src/main/java"), aidl_java, r_java],
+        &android_all,
+        &out,
+        true,
+    )
+}
+
+/// The AIDL compiler, `aidl`: `CETP_AIDL`, else on `PATH`, else installed with `apt-get` when
+/// running as root; otherwise an error saying what to install.
+///
+/// # Errors
+/// [`Error::Bundle`] saying how to install it.
+pub fn aidl() -> Result<PathBuf> {
+    util::aidl().map_err(Error::Bundle)
+}
+
+/// Android's resource compiler, `aapt`, found or installed as [`aidl`] is (`CETP_AAPT`).
+///
+/// # Errors
+/// [`Error::Bundle`] saying how to install it.
+pub fn aapt() -> Result<PathBuf> {
+    util::aapt().map_err(Error::Bundle)
+}
+
+/// The `org.robolectric:android-all` jar (API 34) Java is compiled against:
+/// `CETP_ANDROID_ALL_JAR`, else the local Maven repository (`CETP_M2_REPO` or `~/.m2/repository`),
+/// fetched with `mvn dependency:get` when missing.
+///
+/// # Errors
+/// [`Error::Bundle`] when it cannot be had.
+pub fn android_all_jar() -> Result<PathBuf> {
+    util::android_all_jar().map_err(Error::Bundle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app_on(provider: ProviderSource, provider_dir: PathBuf) -> AppCrate {
+        AppCrate {
+            name: "recipes".into(),
+            lib_name: "recipes".into(),
+            crate_types: vec!["cdylib".into(), "rlib".into()],
+            dir: PathBuf::from("/apps/recipes"),
+            manifest_path: PathBuf::from("/apps/recipes/Cargo.toml"),
+            workspace_root: PathBuf::from("/apps/recipes"),
+            target_dir: PathBuf::from("/apps/recipes/target"),
+            provider,
+            provider_dir,
+            metadata_cetp: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn the_sdk_is_the_checkout_around_the_apps_cetp_provider() {
+        let sdk = crate::sdk_dir();
+        let provider = sdk.join("cetp-provider");
+        let app = app_on(ProviderSource::Path(provider.clone()), provider);
+        let found = Sdk::of(&app).unwrap();
+        assert_eq!(found.dir(), sdk.as_path());
+        assert!(found.template_res().join("values").is_dir());
+        assert!(found.testkit().join("pom.xml").is_file());
+        // A git checkout is found the same way: beside the cetp-provider Cargo checked out.
+        let git = ProviderSource::Git {
+            url: "https://example.org/cetp-rs".into(),
+            commit: "abc".into(),
+        };
+        assert_eq!(
+            Sdk::of(&app_on(git, sdk.join("cetp-provider"))).unwrap(),
+            found
+        );
+        assert_eq!(
+            default_dir(&app, false),
+            PathBuf::from("/apps/recipes/target/cetp-host/recipes")
+        );
+        assert_eq!(
+            default_dir(&app, true),
+            PathBuf::from("/apps/recipes/target/cetp-host-release/recipes")
+        );
+    }
+
+    #[test]
+    fn a_registry_provider_or_a_stray_checkout_is_explained() {
+        let registry = ProviderSource::Registry {
+            version: "0.1.0".into(),
+        };
+        let err = Sdk::of(&app_on(
+            registry,
+            PathBuf::from("/registry/cetp-provider-0.1.0"),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("from a registry, which ships without the Android template"),
+            "{err}"
+        );
+        assert!(err.contains("path = \"<cetp-rs>/cetp-provider\""), "{err}");
+        let stray = tempfile::tempdir().unwrap();
+        let provider = stray.path().join("cetp-provider");
+        let err = Sdk::of(&app_on(ProviderSource::Path(provider.clone()), provider))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not inside an SDK checkout"), "{err}");
+        assert!(err.contains("holds no Android template"), "{err}");
+    }
+
+    const TEMPLATE: &str = include_str!("../../../android-template/src/main/AndroidManifest.xml");
+
+    fn merged_provider(gradle_properties: &str) -> String {
+        let placeholders: BTreeMap<String, String> = [
+            ("cetpAuthority", "com.x.tools"),
+            ("cetpLibrary", "x"),
+            ("applicationId", "com.x"),
+            (
+                "cetpProviderPermission",
+                provider_permission(gradle_properties),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let merged = manifest::merge(
+            TEMPLATE,
+            r#"<manifest package="com.x"><application /></manifest>"#,
+            &placeholders,
+        )
+        .unwrap();
+        let start = merged.find("<provider").unwrap();
+        let end = start + merged[start..].find('>').unwrap();
+        merged[start..end].to_owned()
+    }
+
+    #[test]
+    fn the_provider_requires_no_permission_by_default() {
+        for props in [
+            "",
+            "cetp.rustCrate=rust\n",
+            "cetp.requireAccessToolsPermission=false\n",
+        ] {
+            let provider = merged_provider(props);
+            assert!(
+                provider.contains(r#"android:permission="""#),
+                "{props:?}: {provider}"
+            );
+        }
+    }
+
+    #[test]
+    fn one_gradle_property_requires_access_tools() {
+        let provider =
+            merged_provider("cetp.rustCrate=rust\ncetp.requireAccessToolsPermission = true\n");
+        assert!(
+            provider.contains(r#"android:permission="com.clawseed.permission.ACCESS_TOOLS""#),
+            "{provider}"
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! The programs a host bundle is built with: the JDK's `javac` and `jar`, Debian's `aapt` and
+//! `aidl` (installed with `apt-get` when missing and running as root), and the
+//! `org.robolectric:android-all` jar from the local Maven repository.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Robolectric build of the SDK 34 framework: the real Android API surface as a plain jar.
+pub const ANDROID_ALL_VERSION: &str = "14-robolectric-10818077";
+
+/// A JDK tool (`javac`, `jar`): from `JAVA_HOME/bin` when set, else from `PATH`.
+pub fn jdk_tool(name: &str) -> Command {
+    if let Some(home) = env::var_os("JAVA_HOME") {
+        let candidate = Path::new(&home).join("bin").join(name);
+        if candidate.is_file() {
+            return Command::new(candidate);
+        }
+    }
+    Command::new(name)
+}
+
+/// Runs `cmd`, echoing it; fails with its exit status.
+pub fn run(cmd: &mut Command) -> Result<(), String> {
+    eprintln!("cargo cetp: running {}", describe(cmd));
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot start {}: {e}", describe(cmd)))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} failed ({status})", describe(cmd)))
+    }
+}
+
+fn describe(cmd: &Command) -> String {
+    let mut text = cmd.get_program().to_string_lossy().into_owned();
+    let args: Vec<_> = cmd.get_args().collect();
+    // A javac of every source file would fill screens: the options, then a count.
+    let shown = if args.len() > 16 { 10 } else { args.len() };
+    for arg in &args[..shown] {
+        text.push(' ');
+        text.push_str(&arg.to_string_lossy());
+    }
+    if shown < args.len() {
+        text.push_str(&format!(" … ({} more arguments)", args.len() - shown));
+    }
+    text
+}
+
+/// The local Maven repository: `CETP_M2_REPO`, else `~/.m2/repository`.
+pub fn m2_repo() -> Result<PathBuf, String> {
+    match env::var_os("CETP_M2_REPO") {
+        Some(repo) => Ok(PathBuf::from(repo)),
+        None => {
+            let home = env::var_os("HOME").ok_or("HOME is not set; set CETP_M2_REPO")?;
+            Ok(Path::new(&home).join(".m2").join("repository"))
+        }
+    }
+}
+
+/// The `org.robolectric:android-all` jar to compile Java against.
+///
+/// `CETP_ANDROID_ALL_JAR` wins; otherwise the jar in the local Maven repository
+/// (`~/.m2/repository`, or `CETP_M2_REPO`), fetched with `mvn dependency:get` when missing.
+pub fn android_all_jar() -> Result<PathBuf, String> {
+    if let Some(jar) = env::var_os("CETP_ANDROID_ALL_JAR") {
+        let jar = PathBuf::from(jar);
+        return if jar.is_file() {
+            Ok(jar)
+        } else {
+            Err(format!(
+                "CETP_ANDROID_ALL_JAR={} is not a file",
+                jar.display()
+            ))
+        };
+    }
+    let repo = m2_repo()?;
+    let jar = repo
+        .join("org/robolectric/android-all")
+        .join(ANDROID_ALL_VERSION)
+        .join(format!("android-all-{ANDROID_ALL_VERSION}.jar"));
+    if !jar.is_file() {
+        let mut mvn = Command::new("mvn");
+        mvn.args([
+            "-q",
+            "dependency:get",
+            &format!("-Dartifact=org.robolectric:android-all:{ANDROID_ALL_VERSION}"),
+            &format!("-Dmaven.repo.local={}", repo.display()),
+        ]);
+        run(&mut mvn)?;
+    }
+    if jar.is_file() {
+        Ok(jar)
+    } else {
+        Err(format!(
+            "{} is still missing after mvn dependency:get",
+            jar.display()
+        ))
+    }
+}
+
+/// Compiles every `.java` file under `source_roots` into `out` against `classpath`.
+pub fn javac(
+    source_roots: &[PathBuf],
+    classpath: &Path,
+    out: &Path,
+    warnings_are_errors: bool,
+) -> Result<(), String> {
+    let mut sources = Vec::new();
+    for root in source_roots {
+        collect_files(root, "java", &mut sources)?;
+    }
+    if sources.is_empty() {
+        return Err("no Java sources to compile".into());
+    }
+    sources.sort();
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut cmd = jdk_tool("javac");
+    // `classfile` warnings come from android-all's own annotations, not from our code.
+    cmd.args([
+        "--release",
+        "17",
+        "-encoding",
+        "UTF-8",
+        "-Xlint:all,-classfile",
+    ]);
+    if warnings_are_errors {
+        cmd.arg("-Werror");
+    }
+    cmd.arg("-classpath")
+        .arg(classpath)
+        .arg("-d")
+        .arg(out)
+        .args(&sources);
+    run(&mut cmd)
+}
+
+/// Appends every file under `dir` whose extension is `ext`.
+pub fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .path();
+        if path.is_dir() {
+            collect_files(&path, ext, into)?;
+        } else if path.extension().is_some_and(|e| e == ext) {
+            into.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The AIDL compiler, installed when missing (see [`debian_tool`]). `CETP_AIDL=/path/to/aidl`
+/// overrides.
+pub fn aidl() -> Result<PathBuf, String> {
+    debian_tool(
+        "aidl",
+        "CETP_AIDL",
+        "it compiles the Apex plugin interface (android-template/src/main/aidl)",
+        "an `aidl` binary from the Android SDK's build-tools",
+    )
+}
+
+/// Android's resource compiler, installed when missing (see [`debian_tool`]).
+/// `CETP_AAPT=/path/to/aapt` overrides.
+pub fn aapt() -> Result<PathBuf, String> {
+    debian_tool(
+        "aapt",
+        "CETP_AAPT",
+        "it compiles the Android template's resources (android-template/src/main/res) and the \
+         app's into R classes and a resource package",
+        "an `aapt` binary from the Android SDK's build-tools",
+    )
+}
+
+/// A tool of the Android build that Debian packages under its own name (`aidl`, `aapt`): the
+/// path in `$<override_var>` if set, else the program on `PATH`, else installed with
+/// `apt-get install -y <program>` when running as root (as CI does), else an error saying what
+/// to install and why (`purpose`), or which `alternative` to point the variable at.
+fn debian_tool(
+    program: &str,
+    override_var: &str,
+    purpose: &str,
+    alternative: &str,
+) -> Result<PathBuf, String> {
+    if let Some(path) = env::var_os(override_var) {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("{override_var}={} is not a file", path.display()))
+        };
+    }
+    if let Some(found) = on_path(program) {
+        return Ok(found);
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    let apt = on_path("apt-get");
+    match (root, apt) {
+        (true, Some(apt)) => {
+            eprintln!("cargo cetp: `{program}` is missing; installing Debian's `{program}`");
+            let mut install = Command::new(&apt);
+            install
+                .args(["install", "-y", "--no-install-recommends", program])
+                .env("DEBIAN_FRONTEND", "noninteractive");
+            if run(&mut install).is_err() {
+                // A fresh image has no package lists yet.
+                run(Command::new(&apt).arg("update"))?;
+                run(&mut install)?;
+            }
+            on_path(program).ok_or_else(|| {
+                format!("`apt-get install {program}` succeeded but `{program}` is not on PATH")
+            })
+        }
+        _ => Err(format!(
+            "`{program}` is not on PATH; {purpose}. Install it with `sudo apt-get install \
+             {program}` (Debian/Ubuntu), or point {override_var} at {alternative}"
+        )),
+    }
+}
+
+/// Generates the Java `Stub`/`Proxy` of every `.aidl` file under `root` (the template's
+/// `src/main/aidl`) into `out` (replaced), with the real AIDL compiler. Returns `out`.
+pub fn generate_aidl_java(root: &Path, out: &Path) -> Result<PathBuf, String> {
+    let aidl = aidl()?;
+    let root = root.to_path_buf();
+    let mut inputs = Vec::new();
+    collect_files(&root, "aidl", &mut inputs)?;
+    inputs.sort();
+    if out.exists() {
+        std::fs::remove_dir_all(out).map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut cmd = Command::new(aidl);
+    cmd.arg("--lang=java")
+        .arg(format!("-I{}", root.display()))
+        .arg(format!("-o{}", out.display()))
+        .args(&inputs);
+    run(&mut cmd)?;
+    Ok(out.to_path_buf())
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    env::split_paths(&env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}

@@ -1,0 +1,899 @@
+//! `cargo cetp test` and `cargo cetp preview`: the app's host bundle run under Robolectric by a
+//! Maven project generated in the app's target directory, with the SDK's test kit
+//! (`android-testkit/`, `dev.cetp:cetp-testkit`).
+//!
+//! Nothing is written into the app's sources or the SDK checkout: the project lives in
+//! `<target>/cetp/test/<dir-name>/` (or `…/preview/…`), points Maven at the app's test sources
+//! where they are (`android/src/test/java`, `android/src/test/kotlin`,
+//! `android/src/test/resources`), and builds the kit, when the local Maven repository lacks it or
+//! holds an older build, with its build directory under the app's target directory too.
+//!
+//! Every test JVM gets what the SDK's own suite gives its forks: the bundle's `app.jar` on the
+//! classpath (its `test_config.properties` puts Robolectric in binary-resources mode: the app is
+//! the test application), the bundle's directory on `java.library.path` and as `-Dcetp.bundle`,
+//! Robolectric offline on SDK 34 with `android-all-instrumented` copied by Maven, and the
+//! `--add-opens` flags Robolectric's own build passes.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::app::AppCrate;
+use crate::bundle::{self, Sdk, tools};
+use crate::cli::{PreviewOptions, TestOptions};
+use crate::{Error, Result};
+
+/// The test kit's Maven coordinates (`android-testkit/testkit/pom.xml`).
+pub const KIT_GROUP: &str = "dev.cetp";
+/// The test kit's artifact id.
+pub const KIT_ARTIFACT: &str = "cetp-testkit";
+/// The test kit's version: the SDK's.
+pub const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Robolectric, as the kit depends on it.
+pub const ROBOLECTRIC_VERSION: &str = "4.16.1";
+/// The instrumented framework jar Robolectric runs (API 34).
+pub const ANDROID_ALL_INSTRUMENTED: &str = "14-robolectric-10818077-i7";
+/// The Kotlin compiler plugin and standard library used for `.kt` tests.
+pub const KOTLIN_VERSION: &str = "2.4.21";
+/// The class of the kit that renders the screens for `cargo cetp preview`.
+pub const PREVIEW_CLASS: &str = "dev.cetp.testkit.ScreenPreview";
+/// The made-up agent app of the preview (label, package).
+pub const PREVIEW_AGENT: (&str, &str) = ("Example Agent", "com.example.agent");
+/// The PNGs `cargo cetp preview` writes, without `.png`: each screen in each look.
+pub const PREVIEW_FILES: [&str; 6] = [
+    "consent-light",
+    "consent-night",
+    "consent-ar",
+    "apps-with-access-light",
+    "apps-with-access-night",
+    "apps-with-access-ar",
+];
+/// Their size in pixels: a 411 × 891 dp phone at xhdpi (2 px per dp), portrait.
+pub const PREVIEW_SIZE: (u32, u32) = (822, 1782);
+
+/// The JVM flags of every test fork: the add-opens Robolectric's own build passes to its test
+/// JVMs, a headless AWT (PNG writing), and a heap that fits Robolectric's SDK 34 sandbox.
+const JVM_ARGS: &str = "-Xms256m -Xmx2g -Djava.awt.headless=true \
+--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
+--add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED \
+--add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.security=ALL-UNNAMED \
+--add-opens=java.base/java.text=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED \
+--add-opens=java.base/jdk.internal.access=ALL-UNNAMED --add-opens=java.desktop/java.awt.font=ALL-UNNAMED \
+--add-opens=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED \
+--add-opens=jdk.compiler/com.sun.tools.javac.main=ALL-UNNAMED \
+--add-opens=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED";
+
+/// Where the app keeps its Robolectric tests, relative to the crate directory.
+pub const TEST_JAVA: &str = "android/src/test/java";
+/// Kotlin tests.
+pub const TEST_KOTLIN: &str = "android/src/test/kotlin";
+/// Test resources.
+pub const TEST_RESOURCES: &str = "android/src/test/resources";
+
+/// What a generated Maven project runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Suite {
+    /// The app's own tests (optionally only `filter`, Surefire's `-Dtest`).
+    AppTests {
+        /// `--test`.
+        filter: Option<String>,
+    },
+    /// The kit's screen preview, writing PNGs into the directory.
+    Preview(PathBuf),
+}
+
+/// The Maven project that runs `suite` for `app` against `bundle`: the text of its `pom.xml`.
+///
+/// ```
+/// # use std::path::{Path, PathBuf};
+/// use cargo_cetp::robolectric::{Project, Suite};
+/// let project = Project {
+///     name: "recipes".into(),
+///     app_dir: PathBuf::from("/apps/recipes"),
+///     bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
+///     suite: Suite::AppTests { filter: None },
+///     kotlin: false,
+/// };
+/// let pom = project.pom();
+/// assert!(pom.contains("<testSourceDirectory>/apps/recipes/android/src/test/java</testSourceDirectory>"));
+/// assert!(pom.contains("<artifactId>cetp-testkit</artifactId>"));
+/// assert!(!pom.contains("kotlin-maven-plugin"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    /// The bundle's name (the crate directory's).
+    pub name: String,
+    /// The app crate's directory.
+    pub app_dir: PathBuf,
+    /// The host bundle's directory.
+    pub bundle: PathBuf,
+    /// What it runs.
+    pub suite: Suite,
+    /// Whether the app has Kotlin tests (`kotlin-maven-plugin` compiles them with the Java ones).
+    pub kotlin: bool,
+}
+
+impl Project {
+    /// The `pom.xml`.
+    pub fn pom(&self) -> String {
+        let xml = |p: &Path| xml_text(&p.to_string_lossy());
+        let java = xml(&self.app_dir.join(TEST_JAVA));
+        let kotlin_dir = xml(&self.app_dir.join(TEST_KOTLIN));
+        let resources = xml(&self.app_dir.join(TEST_RESOURCES));
+        let bundle = xml(&self.bundle);
+        let name = xml_text(&self.name);
+        let java_after_kotlin = if self.kotlin {
+            r#"
+        <executions>
+          <!-- javac after kotlinc: the lifecycle's own execution is replaced by one that Maven
+               runs after the Kotlin plugin's in the same phase. -->
+          <execution>
+            <id>default-testCompile</id>
+            <phase>none</phase>
+          </execution>
+          <execution>
+            <id>java-test-compile</id>
+            <phase>test-compile</phase>
+            <goals>
+              <goal>testCompile</goal>
+            </goals>
+          </execution>
+        </executions>"#
+        } else {
+            ""
+        };
+        let (kotlin_dependency, kotlin_plugin) = if self.kotlin {
+            (
+                format!(
+                    r#"
+    <dependency>
+      <groupId>org.jetbrains.kotlin</groupId>
+      <artifactId>kotlin-stdlib</artifactId>
+      <version>{KOTLIN_VERSION}</version>
+      <scope>test</scope>
+    </dependency>"#
+                ),
+                format!(
+                    r#"
+      <!-- The Kotlin tests, compiled before the Java ones (which may use them), with the Java
+           sources in view (which they may use). -->
+      <plugin>
+        <groupId>org.jetbrains.kotlin</groupId>
+        <artifactId>kotlin-maven-plugin</artifactId>
+        <version>{KOTLIN_VERSION}</version>
+        <configuration>
+          <jvmTarget>17</jvmTarget>
+        </configuration>
+        <executions>
+          <execution>
+            <id>test-compile</id>
+            <phase>test-compile</phase>
+            <goals>
+              <goal>test-compile</goal>
+            </goals>
+            <configuration>
+              <sourceDirs>
+                <sourceDir>{kotlin_dir}</sourceDir>
+                <sourceDir>{java}</sourceDir>
+              </sourceDirs>
+            </configuration>
+          </execution>
+        </executions>
+      </plugin>"#
+                ),
+            )
+        } else {
+            (String::new(), String::new())
+        };
+        let (what, surefire_extra, properties_extra) = match &self.suite {
+            Suite::AppTests { .. } => ("the app's own tests", String::new(), String::new()),
+            Suite::Preview(out) => (
+                "the test kit's screen preview",
+                format!(
+                    r#"
+          <dependenciesToScan>
+            <dependency>{KIT_GROUP}:{KIT_ARTIFACT}</dependency>
+          </dependenciesToScan>
+          <includes>
+            <include>{}.java</include>
+          </includes>"#,
+                    PREVIEW_CLASS.replace('.', "/")
+                ),
+                format!(
+                    r#"
+            <cetp.preview.out>{}</cetp.preview.out>
+            <cetp.preview.agentLabel>{}</cetp.preview.agentLabel>
+            <cetp.preview.agentPackage>{}</cetp.preview.agentPackage>
+            <robolectric.graphicsMode>NATIVE</robolectric.graphicsMode>"#,
+                    xml(out),
+                    PREVIEW_AGENT.0,
+                    PREVIEW_AGENT.1
+                ),
+            ),
+        };
+        let test_sources = match &self.suite {
+            Suite::AppTests { .. } => format!(
+                "    <testSourceDirectory>{java}</testSourceDirectory>\n    <testResources>\n      <testResource>\n        <directory>{resources}</directory>\n      </testResource>\n    </testResources>\n"
+            ),
+            Suite::Preview(_) => String::new(),
+        };
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<!-- Generated by cargo cetp: {what} for {name}, under Robolectric against the host bundle
+     {bundle}. Rewritten on every run; edit nothing here. -->
+<project xmlns="http://maven.apache.org/POM/4.0.0"
+         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>cetp.generated</groupId>
+  <artifactId>{name}-robolectric</artifactId>
+  <version>0</version>
+
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>17</maven.compiler.release>
+    <robolectric.deps.dir>${{project.build.directory}}/robolectric-deps</robolectric.deps.dir>
+  </properties>
+
+  <dependencies>
+    <!-- Robolectric, JUnit 4 and the androidx.test stand-ins come with the kit. -->
+    <dependency>
+      <groupId>{KIT_GROUP}</groupId>
+      <artifactId>{KIT_ARTIFACT}</artifactId>
+      <version>{KIT_VERSION}</version>
+      <scope>test</scope>
+    </dependency>
+    <!-- The Android API the tests compile against (Robolectric runs its own instrumented copy). -->
+    <dependency>
+      <groupId>org.robolectric</groupId>
+      <artifactId>android-all</artifactId>
+      <version>{android_all}</version>
+      <scope>test</scope>
+    </dependency>{kotlin_dependency}
+  </dependencies>
+
+  <build>
+{test_sources}    <plugins>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-resources-plugin</artifactId>
+        <version>3.3.1</version>
+      </plugin>
+{kotlin_plugin}
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-compiler-plugin</artifactId>
+        <version>3.14.0</version>{java_after_kotlin}
+      </plugin>
+      <!-- The framework jar Robolectric runs, fetched by Maven so that nothing downloads at test
+           time (the file keeps the name Robolectric's offline resolver looks for). -->
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-dependency-plugin</artifactId>
+        <version>3.8.1</version>
+        <executions>
+          <execution>
+            <id>robolectric-android-all</id>
+            <phase>generate-test-resources</phase>
+            <goals>
+              <goal>copy</goal>
+            </goals>
+            <configuration>
+              <artifactItems>
+                <artifactItem>
+                  <groupId>org.robolectric</groupId>
+                  <artifactId>android-all-instrumented</artifactId>
+                  <version>{ANDROID_ALL_INSTRUMENTED}</version>
+                </artifactItem>
+              </artifactItems>
+              <outputDirectory>${{robolectric.deps.dir}}</outputDirectory>
+              <overWriteReleases>false</overWriteReleases>
+            </configuration>
+          </execution>
+        </executions>
+      </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-surefire-plugin</artifactId>
+        <version>3.5.4</version>
+        <configuration>
+          <!-- One JVM: the native library loads once per JVM. -->
+          <forkCount>1</forkCount>
+          <reuseForks>true</reuseForks>
+          <forkNode implementation="org.apache.maven.plugin.surefire.extensions.SurefireForkNodeFactory"/>
+          <redirectTestOutputToFile>true</redirectTestOutputToFile>
+          <trimStackTrace>false</trimStackTrace>
+          <failIfNoTests>false</failIfNoTests>
+          <testFailureIgnore>true</testFailureIgnore>
+          <additionalClasspathElements>
+            <additionalClasspathElement>{bundle}/app.jar</additionalClasspathElement>
+          </additionalClasspathElements>
+          <argLine>{JVM_ARGS} -Djava.library.path={bundle}</argLine>
+          <environmentVariables>
+            <RUST_BACKTRACE>0</RUST_BACKTRACE>
+          </environmentVariables>
+          <systemPropertyVariables>
+            <cetp.bundle>{bundle}</cetp.bundle>
+            <robolectric.offline>true</robolectric.offline>
+            <robolectric.dependency.dir>${{robolectric.deps.dir}}</robolectric.dependency.dir>
+            <robolectric.logging.enabled>false</robolectric.logging.enabled>
+            <robolectric.enabledSdks>34</robolectric.enabledSdks>{properties_extra}
+          </systemPropertyVariables>{surefire_extra}
+        </configuration>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+"#,
+            android_all = tools::ANDROID_ALL_VERSION,
+        )
+    }
+}
+
+/// One test case as Surefire reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// The test class.
+    pub class: String,
+    /// The method.
+    pub name: String,
+    /// What happened.
+    pub outcome: Outcome,
+}
+
+/// A test case's outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// It passed.
+    Passed,
+    /// An assertion failed or it threw: the message Surefire recorded.
+    Failed(String),
+    /// It was skipped (`@Ignore`, an assumption).
+    Skipped,
+}
+
+/// The test cases of Surefire's XML reports (`TEST-*.xml`) in `dir`, by class then order.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("TEST-a.B.xml"), r#"<testsuite name="a.B">
+///   <testcase name="ok" classname="a.B" time="0.1"/>
+///   <testcase name="bad" classname="a.B" time="0.1"><failure message="expected &lt;1&gt;" type="java.lang.AssertionError">trace</failure></testcase>
+/// </testsuite>"#).unwrap();
+/// let cases = cargo_cetp::robolectric::read_reports(dir.path()).unwrap();
+/// assert_eq!(cases.len(), 2);
+/// assert_eq!(cases[1].outcome, cargo_cetp::robolectric::Outcome::Failed("java.lang.AssertionError: expected <1>".into()));
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] when the directory or a report cannot be read.
+pub fn read_reports(dir: &Path) -> Result<Vec<Case>> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).map_err(Error::io(dir))? {
+        let path = entry.map_err(Error::io(dir))?.path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if name.starts_with("TEST-") && name.ends_with(".xml") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    let mut cases = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(&file).map_err(Error::io(&file))?;
+        let mut rest = text.as_str();
+        while let Some(start) = rest.find("<testcase") {
+            let after = &rest[start..];
+            let tag_end = after.find('>').unwrap_or(after.len());
+            let tag = &after[..tag_end];
+            let self_closing = tag.ends_with('/');
+            let body_end = if self_closing {
+                tag_end
+            } else {
+                after.find("</testcase>").unwrap_or(after.len())
+            };
+            let body = &after[tag_end.min(body_end)..body_end];
+            let outcome = if let Some(at) = body.find("<failure").or_else(|| body.find("<error")) {
+                let failure = &body[at..];
+                let failure_tag = &failure[..failure.find('>').unwrap_or(failure.len())];
+                let message = attribute(failure_tag, "message").unwrap_or_default();
+                let kind = attribute(failure_tag, "type").unwrap_or_default();
+                Outcome::Failed(match (kind.is_empty(), message.is_empty()) {
+                    (false, false) => format!("{kind}: {message}"),
+                    (false, true) => kind,
+                    _ => message,
+                })
+            } else if body.contains("<skipped") {
+                Outcome::Skipped
+            } else {
+                Outcome::Passed
+            };
+            cases.push(Case {
+                class: attribute(tag, "classname").unwrap_or_default(),
+                name: attribute(tag, "name").unwrap_or_default(),
+                outcome,
+            });
+            rest = &after[body_end.max(1)..];
+        }
+    }
+    Ok(cases)
+}
+
+/// The summary `cargo cetp test` prints: one line per test, then the counts.
+///
+/// ```
+/// use cargo_cetp::robolectric::{Case, Outcome, summary};
+/// let cases = [
+///     Case { class: "com.x.ProviderTest".into(), name: "lists".into(), outcome: Outcome::Passed },
+///     Case { class: "com.x.ProviderTest".into(), name: "calls".into(), outcome: Outcome::Failed("boom".into()) },
+/// ];
+/// let text = summary(&cases);
+/// assert!(text.contains("  ok      ProviderTest.lists\n"));
+/// assert!(text.contains("  FAILED  ProviderTest.calls: boom\n"));
+/// assert!(text.ends_with("1 passed, 1 failed, 0 skipped\n"));
+/// ```
+pub fn summary(cases: &[Case]) -> String {
+    let mut out = String::new();
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for case in cases {
+        let class = case.class.rsplit('.').next().unwrap_or(&case.class);
+        match &case.outcome {
+            Outcome::Passed => {
+                passed += 1;
+                out.push_str(&format!("  ok      {class}.{}\n", case.name));
+            }
+            Outcome::Failed(message) => {
+                failed += 1;
+                let first = message.lines().next().unwrap_or_default();
+                out.push_str(&format!("  FAILED  {class}.{}: {first}\n", case.name));
+            }
+            Outcome::Skipped => {
+                skipped += 1;
+                out.push_str(&format!("  skipped {class}.{}\n", case.name));
+            }
+        }
+    }
+    out.push_str(&format!(
+        "{passed} passed, {failed} failed, {skipped} skipped\n"
+    ));
+    out
+}
+
+/// `cargo cetp test`: exit code 0 when every test passed (and there was one), 1 otherwise.
+///
+/// # Errors
+/// [`Error::App`] when the app has no tests in the documented place; [`Error::Bundle`] when the
+/// bundle, the kit or the Maven build fails (compile errors are printed).
+pub fn test(options: &TestOptions) -> Result<i32> {
+    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let java = app.dir.join(TEST_JAVA);
+    let kotlin_dir = app.dir.join(TEST_KOTLIN);
+    let kotlin = has_files(&kotlin_dir, "kt") || has_files(&java, "kt");
+    if !has_files(&java, "java") && !kotlin {
+        return Err(Error::App(format!(
+            "`{}` has no Robolectric tests: put them in {} (Java) or {} (Kotlin); `cargo cetp \
+             new` writes an example (see cargo-cetp/README.md, \"The app's own tests\")",
+            app.name,
+            java.display(),
+            kotlin_dir.display()
+        )));
+    }
+    let sdk = Sdk::of(&app)?;
+    let bundle = bundle::build_with(&app, &sdk, false, None)?;
+    install_kit(&app, &sdk)?;
+    let name = bundle::bundle_name(&app);
+    let dir = app.target_dir.join("cetp/test").join(&name);
+    let project = Project {
+        name,
+        app_dir: app.dir.clone(),
+        bundle: bundle.dir.clone(),
+        suite: Suite::AppTests {
+            filter: options.test.clone(),
+        },
+        kotlin,
+    };
+    let reports = run_project(&project, &dir, options.test.as_deref())?;
+    let cases = read_reports(&reports)?;
+    print!("{}", summary(&cases));
+    println!(
+        "reports: {} (each class's output in <class>-output.txt)",
+        reports.display()
+    );
+    let failed = cases
+        .iter()
+        .any(|c| matches!(c.outcome, Outcome::Failed(_)));
+    Ok(if failed || cases.is_empty() { 1 } else { 0 })
+}
+
+/// `cargo cetp preview`: writes [`PREVIEW_FILES`] and prints their paths.
+///
+/// # Errors
+/// As [`test()`], and [`Error::Failed`] when a screen could not be rendered.
+pub fn preview(options: &PreviewOptions) -> Result<()> {
+    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let sdk = Sdk::of(&app)?;
+    let bundle = bundle::build_with(&app, &sdk, false, None)?;
+    install_kit(&app, &sdk)?;
+    let name = bundle::bundle_name(&app);
+    let out = match &options.out {
+        Some(dir) if dir.is_absolute() => dir.clone(),
+        Some(dir) => std::env::current_dir().map_err(Error::io("."))?.join(dir),
+        None => app.target_dir.join("cetp/preview").join(&name),
+    };
+    for file in PREVIEW_FILES {
+        let png = out.join(format!("{file}.png"));
+        if png.exists() {
+            fs::remove_file(&png).map_err(Error::io(&png))?;
+        }
+    }
+    fs::create_dir_all(&out).map_err(Error::io(&out))?;
+    let dir = app.target_dir.join("cetp/preview-project").join(&name);
+    let project = Project {
+        name,
+        app_dir: app.dir.clone(),
+        bundle: bundle.dir,
+        suite: Suite::Preview(out.clone()),
+        kotlin: false,
+    };
+    let reports = run_project(&project, &dir, None)?;
+    let cases = read_reports(&reports)?;
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| match &c.outcome {
+            Outcome::Failed(message) => Some(format!("{}: {message}", c.name)),
+            _ => None,
+        })
+        .collect();
+    if !failures.is_empty() || cases.is_empty() {
+        return Err(Error::Failed(format!(
+            "the screens could not be rendered: {}; see {}",
+            if failures.is_empty() {
+                "nothing ran".to_owned()
+            } else {
+                failures.join("; ")
+            },
+            reports.display()
+        )));
+    }
+    println!(
+        "cargo cetp preview: {} ({}) as {} ({}) sees it:",
+        bundle.package, bundle.lib_name, PREVIEW_AGENT.0, PREVIEW_AGENT.1
+    );
+    for file in PREVIEW_FILES {
+        let png = out.join(format!("{file}.png"));
+        if !png.is_file() {
+            return Err(Error::Failed(format!(
+                "{} was not written; see {}",
+                png.display(),
+                reports.display()
+            )));
+        }
+        println!("  {}", png.display());
+    }
+    Ok(())
+}
+
+/// Writes the project into `dir` and runs `mvn test` there; returns the reports directory.
+fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -> Result<PathBuf> {
+    fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    let pom = dir.join("pom.xml");
+    fs::write(&pom, project.pom()).map_err(Error::io(&pom))?;
+    clean_build_output(&dir.join("target"))?;
+    let reports = dir.join("target/surefire-reports");
+    let log = dir.join("maven.log");
+    let mut mvn = maven();
+    mvn.arg("-f").arg(&pom).arg("test");
+    if let Some(filter) = filter {
+        mvn.arg(format!("-Dtest={filter}"))
+            .arg("-Dsurefire.failIfNoSpecifiedTests=false");
+    }
+    eprintln!(
+        "cargo cetp: running the tests with Maven in {} (log: {})",
+        dir.display(),
+        log.display()
+    );
+    run_logged(&mut mvn, &log)?;
+    if !reports.is_dir() {
+        return Err(Error::Bundle(format!(
+            "Maven ran no test (no {}); see {}",
+            reports.display(),
+            log.display()
+        )));
+    }
+    Ok(reports)
+}
+
+/// Empties the generated project's build directory but for the framework jar copied into it
+/// (`robolectric-deps/`, 150 MB): classes compiled on an earlier run, from tests since deleted or
+/// from another app of the same name in a shared target directory, would run again otherwise.
+///
+/// # Errors
+/// [`Error::Io`] when something cannot be removed.
+pub fn clean_build_output(target: &Path) -> Result<()> {
+    if !target.is_dir() {
+        return Ok(());
+    }
+    for entry in fs::read_dir(target).map_err(Error::io(target))? {
+        let path = entry.map_err(Error::io(target))?.path();
+        if path.file_name().is_some_and(|n| n == "robolectric-deps") {
+            continue;
+        }
+        if path.is_dir() {
+            fs::remove_dir_all(&path).map_err(Error::io(&path))?;
+        } else {
+            fs::remove_file(&path).map_err(Error::io(&path))?;
+        }
+    }
+    Ok(())
+}
+
+/// Installs the kit into the local Maven repository unless the build there is of the same
+/// sources ([`kit_digest`], kept in a file beside the installed jar).
+fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
+    let digest = kit_digest(sdk)?;
+    let installed = m2_repo()?
+        .join(KIT_GROUP.replace('.', "/"))
+        .join(KIT_ARTIFACT)
+        .join(KIT_VERSION);
+    let jar = installed.join(format!("{KIT_ARTIFACT}-{KIT_VERSION}.jar"));
+    let stamp = installed.join(format!("{KIT_ARTIFACT}-{KIT_VERSION}.sources-digest"));
+    if jar.is_file() && fs::read_to_string(&stamp).ok().as_deref() == Some(digest.as_str()) {
+        return Ok(());
+    }
+    let aidl = bundle::aidl()?;
+    let build = app.target_dir.join("cetp/testkit-build");
+    let log = app.target_dir.join("cetp/testkit-build.log");
+    fs::create_dir_all(&build).map_err(Error::io(&build))?;
+    eprintln!(
+        "cargo cetp: installing the test kit {KIT_GROUP}:{KIT_ARTIFACT}:{KIT_VERSION} from {} \
+         into the local Maven repository (log: {})",
+        sdk.testkit().display(),
+        log.display()
+    );
+    let mut mvn = maven();
+    mvn.arg("-f")
+        .arg(sdk.testkit().join("pom.xml"))
+        .args(["install", "-DskipTests"])
+        .arg(format!("-Dcetp.kit.out={}", build.display()))
+        .arg(format!("-Dcetp.aidl={}", aidl.display()));
+    run_logged(&mut mvn, &log)?;
+    fs::write(&stamp, &digest).map_err(Error::io(&stamp))?;
+    Ok(())
+}
+
+/// A digest of the kit's sources (every file under `android-testkit/` but build output, and the
+/// template's AIDL it compiles): a changed SDK checkout gets its kit installed again.
+///
+/// ```
+/// let sdk = cargo_cetp::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
+/// let digest = cargo_cetp::robolectric::kit_digest(&sdk).unwrap();
+/// assert_eq!(digest.len(), 16);
+/// assert_eq!(digest, cargo_cetp::robolectric::kit_digest(&sdk).unwrap());
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] when a source cannot be read.
+pub fn kit_digest(sdk: &Sdk) -> Result<String> {
+    let mut files = BTreeSet::new();
+    for root in [sdk.testkit(), sdk.aidl_root()] {
+        collect(&root, &mut files)?;
+    }
+    // FNV-1a, 64 bits: a change detector, not a security measure.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            hash ^= u64::from(*b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    for file in files {
+        let relative = file.strip_prefix(sdk.dir()).unwrap_or(&file);
+        feed(relative.to_string_lossy().as_bytes());
+        feed(&[0]);
+        feed(&fs::read(&file).map_err(Error::io(&file))?);
+        feed(&[0]);
+    }
+    Ok(format!("{hash:016x}"))
+}
+
+fn collect(dir: &Path, into: &mut BTreeSet<PathBuf>) -> Result<()> {
+    for entry in fs::read_dir(dir).map_err(Error::io(dir))? {
+        let path = entry.map_err(Error::io(dir))?.path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            collect(&path, into)?;
+        } else {
+            into.insert(path);
+        }
+    }
+    Ok(())
+}
+
+fn has_files(dir: &Path, ext: &str) -> bool {
+    let mut found = Vec::new();
+    dir.is_dir() && tools::collect_files(dir, ext, &mut found).is_ok() && !found.is_empty()
+}
+
+/// The local Maven repository: `CETP_M2_REPO`, else `~/.m2/repository`.
+fn m2_repo() -> Result<PathBuf> {
+    tools::m2_repo().map_err(Error::Bundle)
+}
+
+/// `mvn -B --no-transfer-progress`, with `-Dmaven.repo.local` when `CETP_M2_REPO` is set.
+fn maven() -> Command {
+    let mut mvn = Command::new("mvn");
+    mvn.args(["-B", "--no-transfer-progress"]);
+    if let Some(repo) = std::env::var_os("CETP_M2_REPO") {
+        mvn.arg(format!(
+            "-Dmaven.repo.local={}",
+            PathBuf::from(repo).display()
+        ));
+    }
+    mvn
+}
+
+/// Runs `cmd` with its output in `log`; on failure, the log's error lines.
+fn run_logged(cmd: &mut Command, log: &Path) -> Result<()> {
+    let file = fs::File::create(log).map_err(Error::io(log))?;
+    let err = file.try_clone().map_err(Error::io(log))?;
+    let status = cmd.stdout(file).stderr(err).status().map_err(|e| {
+        Error::Bundle(format!(
+            "cannot run Maven (`mvn`; install Maven 3.8+ and JDK 17): {e}"
+        ))
+    })?;
+    if status.success() {
+        return Ok(());
+    }
+    let text = fs::read_to_string(log).unwrap_or_default();
+    // Maven's own errors, up to its advice on re-running it.
+    let errors: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.contains("-> [Help 1]"))
+        .filter(|l| l.starts_with("[ERROR]") && !l.trim_end().ends_with("[ERROR]"))
+        .take(40)
+        .collect();
+    Err(Error::Bundle(format!(
+        "Maven failed ({status}); see {}:\n{}",
+        log.display(),
+        errors.join("\n")
+    )))
+}
+
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let needle = format!(" {name}=\"");
+    let start = tag.find(&needle)? + needle.len();
+    let len = tag[start..].find('"')?;
+    Some(unescape(&tag[start..start + len]))
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&#10;", "\n")
+        .replace("&amp;", "&")
+}
+
+fn xml_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The width and height of a PNG file's image (its `IHDR`).
+///
+/// ```
+/// let sizes = cargo_cetp::robolectric::png_size(&[0u8; 8]);
+/// assert_eq!(sizes, None);
+/// ```
+pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" || &bytes[12..16] != b"IHDR" {
+        return None;
+    }
+    let width = u32::from_be_bytes(bytes[16..20].try_into().ok()?);
+    let height = u32::from_be_bytes(bytes[20..24].try_into().ok()?);
+    Some((width, height))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(suite: Suite, kotlin: bool) -> Project {
+        Project {
+            name: "recipes".into(),
+            app_dir: PathBuf::from("/apps/recipes"),
+            bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
+            suite,
+            kotlin,
+        }
+    }
+
+    #[test]
+    fn the_project_runs_the_bundle_as_the_suite_does() {
+        let pom = project(Suite::AppTests { filter: None }, false).pom();
+        for expected in [
+            "<additionalClasspathElement>/apps/recipes/target/cetp-host/recipes/app.jar</additionalClasspathElement>",
+            "-Djava.library.path=/apps/recipes/target/cetp-host/recipes</argLine>",
+            "<cetp.bundle>/apps/recipes/target/cetp-host/recipes</cetp.bundle>",
+            "<robolectric.offline>true</robolectric.offline>",
+            "<robolectric.enabledSdks>34</robolectric.enabledSdks>",
+            "<artifactId>android-all-instrumented</artifactId>",
+            "<version>14-robolectric-10818077-i7</version>",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "<directory>/apps/recipes/android/src/test/resources</directory>",
+        ] {
+            assert!(pom.contains(expected), "missing {expected} in:\n{pom}");
+        }
+        assert!(!pom.contains("dependenciesToScan"));
+    }
+
+    #[test]
+    fn kotlin_tests_get_the_kotlin_compiler() {
+        let pom = project(Suite::AppTests { filter: None }, true).pom();
+        assert!(pom.contains("<artifactId>kotlin-maven-plugin</artifactId>"));
+        assert!(pom.contains(&format!("<version>{KOTLIN_VERSION}</version>")));
+        assert!(pom.contains("<sourceDir>/apps/recipes/android/src/test/kotlin</sourceDir>"));
+    }
+
+    #[test]
+    fn the_preview_runs_the_kits_class_with_native_graphics() {
+        let pom = project(Suite::Preview(PathBuf::from("/out")), false).pom();
+        assert!(pom.contains("<dependency>dev.cetp:cetp-testkit</dependency>"));
+        assert!(pom.contains("<include>dev/cetp/testkit/ScreenPreview.java</include>"));
+        assert!(pom.contains("<cetp.preview.out>/out</cetp.preview.out>"));
+        assert!(pom.contains("<robolectric.graphicsMode>NATIVE</robolectric.graphicsMode>"));
+        assert!(!pom.contains("testSourceDirectory"));
+    }
+
+    #[test]
+    fn errors_and_skips_are_read_from_the_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(
+            dir.path().join("TEST-com.x.ATest.xml"),
+            "<testsuite><testcase name=\"e\" classname=\"com.x.ATest\"><error type=\"java.lang.IllegalStateException\"/></testcase>\
+             <testcase name=\"s\" classname=\"com.x.ATest\"><skipped/></testcase></testsuite>",
+        )
+        .unwrap();
+        fs::write(dir.path().join("com.x.ATest.txt"), "not a report").unwrap();
+        let cases = read_reports(dir.path()).unwrap();
+        assert_eq!(
+            cases.iter().map(|c| c.outcome.clone()).collect::<Vec<_>>(),
+            [
+                Outcome::Failed("java.lang.IllegalStateException".into()),
+                Outcome::Skipped
+            ]
+        );
+        assert!(summary(&cases).ends_with("0 passed, 1 failed, 1 skipped\n"));
+    }
+
+    #[test]
+    fn a_run_starts_from_no_compiled_test_but_keeps_the_framework_jar() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        let stale = target.join("test-classes/com/example/recipes/ProviderKotlinTest.class");
+        let jar =
+            target.join("robolectric-deps/android-all-instrumented-14-robolectric-10818077-i7.jar");
+        for file in [&stale, &jar, &target.join("surefire-reports/TEST-x.xml")] {
+            fs::create_dir_all(file.parent().unwrap()).unwrap();
+            fs::write(file, "x").unwrap();
+        }
+        clean_build_output(&target).unwrap();
+        assert!(!stale.exists());
+        assert!(!target.join("test-classes").exists());
+        assert!(!target.join("surefire-reports").exists());
+        assert!(jar.is_file());
+        clean_build_output(&dir.path().join("none")).unwrap();
+    }
+
+    #[test]
+    fn png_sizes_come_from_the_header() {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend_from_slice(&822u32.to_be_bytes());
+        png.extend_from_slice(&1782u32.to_be_bytes());
+        assert_eq!(png_size(&png), Some(PREVIEW_SIZE));
+    }
+}
