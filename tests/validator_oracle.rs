@@ -33,6 +33,8 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use cetp_provider::Provider;
+use cetp_provider::auth::Auth;
 use cetp_provider::testing::Consumer;
 use oracle::{Case, echo_provider, oracle, run_cases, wrap};
 use proptest::prelude::*;
@@ -505,6 +507,48 @@ fn integer_valued_numbers_reach_the_tool_as_integers() {
         .unwrap()
         .to_owned();
     assert_eq!(echoed, r#"{"id":1,"ids":[0,2,-3],"share":1.0}"#);
+}
+
+/// Returns the id it was given.
+#[cetp_provider::tool]
+fn note_id(
+    /// The note id.
+    id: u64,
+    /// A signed offset.
+    offset: Option<i32>,
+) -> String {
+    format!("{id} {offset:?}")
+}
+
+#[test]
+fn integer_valued_numbers_deserialize_into_rust_integers() {
+    let provider = Provider::builder("Notes")
+        .tools(cetp_provider::tools![note_id])
+        .auth(Auth::open())
+        .build()
+        .unwrap();
+    let consumer = Consumer::new(&provider);
+    for (args, answer) in [
+        (r#"{"id": 1.0}"#, "1 None"),
+        (r#"{"id": -0}"#, "0 None"),
+        (r#"{"id": 7, "offset": -2.0}"#, "7 Some(-2)"),
+        (r#"{"id": 3e2}"#, "300 None"),
+    ] {
+        let reply = consumer.execute("note_id", args);
+        assert_eq!(
+            reply.data_json().ok(),
+            Some(json!(answer)),
+            "{args}: {reply}"
+        );
+    }
+    let fraction = consumer.execute("note_id", r#"{"id": 1.5}"#);
+    assert_eq!(
+        fraction.error_message(),
+        Some(
+            "invalid arguments for `note_id`: at `/id`: 1.5 is not of type \"integer\". \
+             Expected {id: integer (required), offset: integer}."
+        )
+    );
 }
 
 #[test]
