@@ -12,7 +12,9 @@
 //! groups fold non-ASCII letters too. Constructs a linear-time engine cannot run
 //! (backreferences, lookaround) or that `regex_lite` has no tables for (`\p{…}`) are refused.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 /// Why a pattern cannot be compiled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +39,7 @@ pub(crate) fn compile(pattern: &str) -> Result<regex_lite::Regex, PatternError> 
         .parse()?
         .expect("a parser that builds returns a tree");
     let mut out = String::with_capacity(pattern.len() * 2);
-    Translator::default().emit(&ast, Flags::default(), 0, &mut out)?;
+    Translator.emit(&ast, Flags::default(), 0, &mut out)?;
     regex_lite::Regex::new(&out).map_err(|e| PatternError::Engine(e.to_string()))
 }
 
@@ -169,7 +171,6 @@ impl Frame {
             let current = std::mem::take(&mut self.current);
             self.alternatives.push(concat(current));
         }
-        self.names_before.append(&mut self.names_here);
     }
 
     fn into_ast(mut self) -> Ast {
@@ -200,7 +201,10 @@ struct Parser<'a> {
     groups: u64,
     largest_backreference: u64,
     referenced: Vec<String>,
-    declared: Vec<String>,
+    declared: HashSet<String>,
+    /// How many open groups have each name in the alternative being read: a name may not be
+    /// declared twice in one alternative (names may repeat across alternatives).
+    active: HashMap<String, usize>,
 }
 
 type Parsed<T> = Result<T, PatternError>;
@@ -216,7 +220,8 @@ impl<'a> Parser<'a> {
             groups: 0,
             largest_backreference: 0,
             referenced: Vec::new(),
-            declared: Vec::new(),
+            declared: HashSet::new(),
+            active: HashMap::new(),
         }
     }
 
@@ -270,7 +275,12 @@ impl<'a> Parser<'a> {
             match c {
                 '|' => {
                     let build = self.build;
-                    self.frame().finish_alternative(build);
+                    let frame = self.frames.last_mut().expect("the pattern frame stays");
+                    frame.finish_alternative(build);
+                    for name in frame.names_here.drain(..) {
+                        release(&mut self.active, &name);
+                        frame.names_before.push(name);
+                    }
                     self.after = After::Start;
                 }
                 '(' => self.open_group()?,
@@ -363,10 +373,11 @@ impl<'a> Parser<'a> {
                 }
                 '<' => {
                     let name = self.group_name()?;
-                    if self.frames.iter().any(|f| f.names_here.contains(&name)) {
+                    if self.active.get(&name).is_some_and(|n| *n > 0) {
                         return Err(PatternError::Syntax);
                     }
-                    self.declared.push(name.clone());
+                    self.declared.insert(name.clone());
+                    *self.active.entry(name.clone()).or_default() += 1;
                     self.frame().names_here.push(name);
                     self.groups += 1;
                     GroupKind::Plain
@@ -428,6 +439,9 @@ impl<'a> Parser<'a> {
             return Err(PatternError::Syntax);
         }
         let mut frame = self.frames.pop().expect("an open group");
+        for name in &frame.names_before {
+            *self.active.entry(name.clone()).or_default() += 1;
+        }
         let parent = self.frame();
         parent.names_here.append(&mut frame.names_here);
         parent.names_here.append(&mut frame.names_before);
@@ -666,6 +680,12 @@ impl<'a> Parser<'a> {
     }
 }
 
+fn release(active: &mut HashMap<String, usize>, name: &str) {
+    if let Some(count) = active.get_mut(name) {
+        *count = count.saturating_sub(1);
+    }
+}
+
 /// A repetition count, saturating at `u32::MAX`.
 fn count(digits: &str) -> u32 {
     digits.parse().unwrap_or(u32::MAX)
@@ -679,14 +699,10 @@ fn decimal_greater(left: &str, right: &str) -> bool {
 }
 
 /// Writes an [`Ast`] in `regex_lite` syntax.
-#[derive(Default)]
-struct Translator {
-    /// For case-insensitive groups: every character and the characters it folds with.
-    folds: Option<Folds>,
-}
+struct Translator;
 
 impl Translator {
-    fn emit(&mut self, ast: &Ast, flags: Flags, depth: usize, out: &mut String) -> Parsed<()> {
+    fn emit(&self, ast: &Ast, flags: Flags, depth: usize, out: &mut String) -> Parsed<()> {
         if depth > MAX_DEPTH {
             return Err(PatternError::Unsupported("groups nested more than 64 deep"));
         }
@@ -775,10 +791,11 @@ impl Translator {
 
     /// `ranges`, plus under `i` every character that folds with one of them; sorted and merged.
     /// Surrogate code points, which no text holds, are left out.
-    fn fold(&mut self, ranges: Vec<(u32, u32)>, flags: Flags) -> Parsed<Vec<(u32, u32)>> {
+    fn fold(&self, ranges: Vec<(u32, u32)>, flags: Flags) -> Parsed<Vec<(u32, u32)>> {
         let mut ranges = without_surrogates(ranges);
         if flags.ignore_case {
-            let folds = self.folds.get_or_insert_with(Folds::new);
+            static FOLDS: OnceLock<Folds> = OnceLock::new();
+            let folds = FOLDS.get_or_init(Folds::new);
             let mut extra = Vec::new();
             for &(low, high) in &ranges {
                 folds.add_partners(low, high, &mut extra);
@@ -789,7 +806,7 @@ impl Translator {
     }
 }
 
-/// Case partners: for each character with another case, the characters it maps to or from by
+/// Case partners (built once, when a pattern first uses `i`): for each character with another case, the characters it maps to or from by
 /// the standard library's one-character case mappings (Unicode simple case folding but for a
 /// few special cases).
 struct Folds {
@@ -1066,6 +1083,16 @@ mod tests {
             ),
             Err(PatternError::Unsupported(_))
         ));
+    }
+
+    #[test]
+    fn many_group_names_are_checked_in_linear_time() {
+        let names: String = (0..5000).map(|i| format!("(?<n{i}>a)")).collect();
+        assert!(is_valid(&names));
+        assert!(!is_valid(&format!("{names}(?<n7>b)")));
+        let alternatives: String = (0..5000).map(|_| "(?<n>a)|").collect();
+        assert!(is_valid(&alternatives));
+        assert!(is_valid("(?:(?<n>a)|(?<n>b))\\k<n>") && !is_valid("(?<n>a)(?:(?<n>b)|c)"));
     }
 
     #[test]

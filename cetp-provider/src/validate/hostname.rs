@@ -37,6 +37,11 @@ pub(crate) fn is_idn_hostname(text: &str) -> bool {
             label.len()
         } else {
             let chars: Vec<char> = label.chars().collect();
+            // Every character takes at least one place in the A-label: a longer label cannot
+            // fit (and is not worth encoding).
+            if chars.len() > 63 {
+                return false;
+            }
             let hyphen_rule = chars.first() != Some(&'-')
                 && chars.last() != Some(&'-')
                 && !(chars.get(2) == Some(&'-') && chars.get(3) == Some(&'-'));

@@ -967,11 +967,21 @@ fn as_integer(n: &Number) -> Option<Value> {
     }
 }
 
+/// Whether two items are equal as JSON Schema compares them. Long arrays go through a set of
+/// canonical spellings, so a caller cannot make the check quadratic.
 fn has_duplicates(items: &[Value]) -> bool {
-    items
-        .iter()
-        .enumerate()
-        .any(|(i, a)| items[i + 1..].iter().any(|b| num::json_eq(a, b)))
+    if items.len() <= 16 {
+        return items
+            .iter()
+            .enumerate()
+            .any(|(i, a)| items[i + 1..].iter().any(|b| num::json_eq(a, b)));
+    }
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    items.iter().any(|item| {
+        let mut key = String::new();
+        num::canonical(item, &mut key);
+        !seen.insert(key)
+    })
 }
 
 /// `"a", "b" or "c"`, or the first two and how many others.
@@ -1064,6 +1074,21 @@ mod tests {
             ),
             ["/a~1b~0c: 1 is not of type \"string\""]
         );
+    }
+
+    #[test]
+    fn unique_items_compares_as_json_schema_does_at_any_length() {
+        let schema = json!({"uniqueItems": true});
+        for length in [3, 40] {
+            let mut items: Vec<Value> = (0..length).map(|i| json!({"n": i, "tags": [i]})).collect();
+            assert!(violations(schema.clone(), Value::Array(items.clone())).is_empty());
+            items.push(json!({"tags": [2.0], "n": 2.0}));
+            assert_eq!(
+                violations(schema.clone(), Value::Array(items)).len(),
+                1,
+                "{length}"
+            );
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! (`1` equals `1.0`).
 
 use std::cmp::Ordering;
+use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
@@ -189,6 +190,50 @@ pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
                     .all(|(k, v)| y.get(k).is_some_and(|other| json_eq(v, other)))
         }
         _ => a == b,
+    }
+}
+
+/// Writes `value` so that two values are written alike exactly when [`json_eq`] holds: numbers
+/// as their decimal (`1.0` as `1`), object members in key order.
+pub(crate) fn canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(n) => {
+            let decimal = Decimal::of(Num::of(n));
+            let negative = match Num::of(n) {
+                Num::Int(i) => i < 0,
+                Num::Float(f) => f < 0.0,
+            };
+            if decimal.mantissa == 0 {
+                out.push('0');
+            } else {
+                if negative {
+                    out.push('-');
+                }
+                let _ = write!(out, "{}e{}", decimal.mantissa, decimal.exponent);
+            }
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                canonical(item, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            let mut keys: Vec<&String> = members.keys().collect();
+            keys.sort();
+            out.push('{');
+            for key in keys {
+                let _ = write!(out, "{}:", Value::from(key.as_str()));
+                canonical(&members[key], out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        other => {
+            let _ = write!(out, "{other}");
+        }
     }
 }
 
