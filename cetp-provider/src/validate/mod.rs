@@ -38,7 +38,6 @@ const MAX_VIOLATION_CHARS: usize = 240;
 
 /// A compiled argument schema.
 pub(crate) struct ArgsValidator {
-    schema: Value,
     compiled: Node,
     signature: String,
 }
@@ -49,7 +48,6 @@ impl ArgsValidator {
     /// linear-time engine cannot compile.
     pub(crate) fn new(schema: &Value) -> Result<Self, String> {
         Ok(ArgsValidator {
-            schema: schema.clone(),
             compiled: compile(schema)?,
             signature: signature(schema),
         })
@@ -84,11 +82,13 @@ impl ArgsValidator {
                 ),
             ));
         }
-        drop_null_optionals(&self.schema, &mut value);
+        self.compiled.drop_null_optionals(&mut value);
         let mut report = Report::keeping(MAX_REPORTED);
         self.compiled.check(&value, &Path::Root, &mut report);
         if report.total == 0 {
-            self.compiled.integers(&mut value);
+            if report.floats_as_integers {
+                self.compiled.integers(&mut value);
+            }
             return Ok(value);
         }
         let violations: Vec<String> = report
@@ -174,33 +174,6 @@ fn truncate(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_owned(),
-    }
-}
-
-/// Removes `"key": null` where `key` is an optional property, recursively along the schema.
-fn drop_null_optionals(schema: &Value, value: &mut Value) {
-    match value {
-        Value::Object(obj) => {
-            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-                return;
-            };
-            let required = schema.get("required").and_then(Value::as_array);
-            let is_required = |k: &str| required.is_some_and(|r| r.iter().any(|v| v == k));
-            obj.retain(|k, v| !(v.is_null() && props.contains_key(k) && !is_required(k)));
-            for (k, v) in obj.iter_mut() {
-                if let Some(sub) = props.get(k) {
-                    drop_null_optionals(sub, v);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
-                for item in items {
-                    drop_null_optionals(item_schema, item);
-                }
-            }
-        }
-        _ => {}
     }
 }
 

@@ -28,6 +28,8 @@ pub(crate) enum Node {
 /// The keywords of one schema object, ready to check.
 #[derive(Debug, Default)]
 pub(crate) struct Rules {
+    /// `type` or an `enum`/`const` of integers admits only integers here (see `integers`).
+    integers_only: bool,
     types: Option<Types>,
     constant: Option<Value>,
     enumeration: Option<Vec<Value>>,
@@ -71,6 +73,14 @@ const TYPE_NAMES: [&str; 7] = [
 ];
 
 impl Types {
+    const NULL: u8 = 1;
+    const BOOLEAN: u8 = 1 << 1;
+    const INTEGER: u8 = 1 << 2;
+    const NUMBER: u8 = 1 << 3;
+    const STRING: u8 = 1 << 4;
+    const ARRAY: u8 = 1 << 5;
+    const OBJECT: u8 = 1 << 6;
+
     fn named(name: &str) -> Option<Types> {
         TYPE_NAMES
             .iter()
@@ -78,26 +88,37 @@ impl Types {
             .map(|i| Types(1 << i))
     }
 
-    fn has(self, name: &str) -> bool {
-        Types::named(name).is_some_and(|t| self.0 & t.0 != 0)
+    fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
     }
 
     fn admits(self, value: &Value) -> bool {
-        match value {
-            Value::Null => self.has("null"),
-            Value::Bool(_) => self.has("boolean"),
+        let bit = match value {
+            Value::Null => Types::NULL,
+            Value::Bool(_) => Types::BOOLEAN,
             Value::Number(n) => {
-                self.has("number") || (self.has("integer") && Num::of(n).is_integer())
+                return self.has(Types::NUMBER)
+                    || (self.has(Types::INTEGER) && Num::of(n).is_integer());
             }
-            Value::String(_) => self.has("string"),
-            Value::Array(_) => self.has("array"),
-            Value::Object(_) => self.has("object"),
-        }
+            Value::String(_) => Types::STRING,
+            Value::Array(_) => Types::ARRAY,
+            Value::Object(_) => Types::OBJECT,
+        };
+        self.has(bit)
     }
 
     /// Only integers: a float with no fraction is handed on as an integer.
     fn integer_only(self) -> bool {
-        self.has("integer") && !self.has("number")
+        self.has(Types::INTEGER) && !self.has(Types::NUMBER)
+    }
+
+    /// The names, in message order.
+    fn names(self) -> impl Iterator<Item = &'static str> {
+        TYPE_NAMES
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| self.has(1 << i))
+            .map(|(_, name)| *name)
     }
 }
 
@@ -205,6 +226,13 @@ fn compile_at(schema: &Value, at: &mut Pointer) -> Result<Node, String> {
         contains.min = contains_bounds.0.unwrap_or(1);
         contains.max = contains_bounds.1;
     }
+    rules.integers_only = rules.types.is_some_and(Types::integer_only)
+        || rules
+            .enumeration
+            .iter()
+            .flatten()
+            .chain(&rules.constant)
+            .any(|option| option.is_i64() || option.is_u64());
     if let (Some(test), then, otherwise) = condition {
         rules.condition = Some(Condition {
             test,
@@ -525,6 +553,8 @@ pub(crate) struct Report {
     probe: bool,
     pub(crate) violations: Vec<Violation>,
     pub(crate) total: usize,
+    /// A float was checked where only integers are admitted: [`Node::integers`] has work.
+    pub(crate) floats_as_integers: bool,
 }
 
 impl Report {
@@ -534,6 +564,7 @@ impl Report {
             probe: false,
             violations: Vec::new(),
             total: 0,
+            floats_as_integers: false,
         }
     }
 
@@ -543,6 +574,7 @@ impl Report {
             probe: true,
             violations: Vec::new(),
             total: 0,
+            floats_as_integers: false,
         }
     }
 
@@ -570,12 +602,53 @@ impl Node {
         probe.total == 0
     }
 
+    /// [`Node::is_valid`] for a branch whose integers [`Node::integers`] hands on when it holds:
+    /// tells `report` if it saw a float where only integers are admitted.
+    fn branch_holds(&self, value: &Value, report: &mut Report) -> bool {
+        let mut probe = Report::probe();
+        self.check(value, &Path::Root, &mut probe);
+        report.floats_as_integers |= probe.floats_as_integers;
+        probe.total == 0
+    }
+
     /// Adds every violation of `value` (at `path`) to `report`.
     pub(crate) fn check(&self, value: &Value, path: &Path<'_>, report: &mut Report) {
         match self {
             Node::Any => {}
             Node::Never => report.add(path, || format!("False schema does not allow {value}")),
             Node::Rules(rules) => rules.check(value, path, report),
+        }
+    }
+
+    /// Removes `"key": null` where `key` is an optional property (models often send them),
+    /// recursively along `properties` and `items`.
+    pub(crate) fn drop_null_optionals(&self, value: &mut Value) {
+        let Node::Rules(rules) = self else {
+            return;
+        };
+        match value {
+            Value::Object(members) if !rules.properties.is_empty() => {
+                members.retain(|name, member| {
+                    !(member.is_null()
+                        && rules.properties.iter().any(|(known, _)| known == name)
+                        && !rules.required.iter().any(|required| required == name))
+                });
+                for (name, member) in members.iter_mut() {
+                    if let Some((_, node)) =
+                        rules.properties.iter().find(|(known, _)| known == name)
+                    {
+                        node.drop_null_optionals(member);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(node) = &rules.items {
+                    for item in items {
+                        node.drop_null_optionals(item);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -609,13 +682,12 @@ impl Rules {
 
     /// `type`, `const`, `enum`.
     fn check_value(&self, value: &Value, path: &Path<'_>, report: &mut Report) {
+        if self.integers_only && value.as_number().is_some_and(Number::is_f64) {
+            report.floats_as_integers = true;
+        }
         if let Some(types) = self.types.filter(|t| !t.admits(value)) {
             report.add(path, || {
-                let names: Vec<String> = TYPE_NAMES
-                    .iter()
-                    .filter(|name| types.has(name))
-                    .map(|name| format!("\"{name}\""))
-                    .collect();
+                let names: Vec<String> = types.names().map(|name| format!("\"{name}\"")).collect();
                 if names.len() == 1 {
                     format!("{value} is not of type {}", names[0])
                 } else {
@@ -767,14 +839,14 @@ impl Rules {
                 format!("{value} has more than {max} propert{}", plural_y(max))
             });
         }
-        for name in self.required.iter().filter(|n| !members.contains_key(*n)) {
+        for name in self.required.iter().filter(|n| !has_member(members, n)) {
             report.add(path, || {
                 format!("{} is a required property", Value::from(name.as_str()))
             });
         }
         for (trigger, needed) in &self.dependent_required {
-            if members.contains_key(trigger) {
-                for name in needed.iter().filter(|n| !members.contains_key(*n)) {
+            if has_member(members, trigger) {
+                for name in needed.iter().filter(|n| !has_member(members, n)) {
                     report.add(path, || {
                         format!("{} is a required property", Value::from(name.as_str()))
                     });
@@ -842,7 +914,12 @@ impl Rules {
                 return;
             }
         }
-        if !self.any_of.is_empty() && !self.any_of.iter().any(|node| node.is_valid(value)) {
+        if !self.any_of.is_empty()
+            && !self
+                .any_of
+                .iter()
+                .any(|node| node.branch_holds(value, report))
+        {
             report.add(path, || {
                 format!(
                     "{value} is not valid under any of the schemas listed in the 'anyOf' keyword"
@@ -850,7 +927,13 @@ impl Rules {
             });
         }
         if !self.one_of.is_empty() {
-            match self.one_of.iter().filter(|node| node.is_valid(value)).take(2).count() {
+            let holding = self
+                .one_of
+                .iter()
+                .filter(|node| node.branch_holds(value, report))
+                .take(2)
+                .count();
+            match holding {
                 1 => {}
                 0 => report.add(path, || {
                     format!("{value} is not valid under any of the schemas listed in the 'oneOf' keyword")
@@ -866,7 +949,7 @@ impl Rules {
             }
         }
         if let Some(condition) = &self.condition {
-            let branch = if condition.test.is_valid(value) {
+            let branch = if condition.test.branch_holds(value, report) {
                 &condition.then
             } else {
                 &condition.otherwise
@@ -879,14 +962,7 @@ impl Rules {
 
     fn integers(&self, value: &mut Value) {
         if let Value::Number(n) = value {
-            let admits_integer_only = self.types.is_some_and(Types::integer_only)
-                || self
-                    .enumeration
-                    .iter()
-                    .flatten()
-                    .chain(&self.constant)
-                    .any(|option| option.is_i64() || option.is_u64());
-            if admits_integer_only {
+            if self.integers_only {
                 if let Some(integer) = as_integer(n) {
                     *value = integer;
                 }
@@ -950,6 +1026,16 @@ impl Rules {
                 node.integers(value);
             }
         }
+    }
+}
+
+/// Whether `members` has `name`: a scan for the few members arguments have, cheaper than
+/// hashing the name.
+fn has_member(members: &Map<String, Value>, name: &str) -> bool {
+    if members.len() <= 8 {
+        members.keys().any(|key| key == name)
+    } else {
+        members.contains_key(name)
     }
 }
 
