@@ -4,7 +4,7 @@
 //! rules for joiners, middle dots and digit mixes); `idn-hostname` also takes those labels in
 //! Unicode form.
 
-use unicode_general_category::{GeneralCategory, get_general_category};
+use super::unicode::{is_letter_mark_or_digit, is_mark};
 
 /// `hostname`: an ASCII DNS name.
 pub(crate) fn is_hostname(text: &str) -> bool {
@@ -227,30 +227,6 @@ const VIRAMAS: &[u32] = &[
     0x1134D, 0x11442, 0x114C2, 0x115BF, 0x1163F, 0x116B6, 0x1172B, 0x11839, 0x119E0, 0x11A34,
     0x11A47, 0x11A99, 0x11C3F, 0x11D44, 0x11D45, 0x11D97,
 ];
-
-fn is_mark(c: char) -> bool {
-    matches!(
-        get_general_category(c),
-        GeneralCategory::NonspacingMark
-            | GeneralCategory::SpacingMark
-            | GeneralCategory::EnclosingMark
-    )
-}
-
-/// RFC 5892 `PVALID` by general category: letters, combining marks and decimal digits.
-fn is_letter_mark_or_digit(c: char) -> bool {
-    matches!(
-        get_general_category(c),
-        GeneralCategory::UppercaseLetter
-            | GeneralCategory::LowercaseLetter
-            | GeneralCategory::TitlecaseLetter
-            | GeneralCategory::ModifierLetter
-            | GeneralCategory::OtherLetter
-            | GeneralCategory::NonspacingMark
-            | GeneralCategory::SpacingMark
-            | GeneralCategory::DecimalNumber
-    )
-}
 
 /// A label in Unicode form: no leading combining mark, the contextual rules of RFC 5892
 /// appendix A, and otherwise only ASCII, letters, marks and digits.

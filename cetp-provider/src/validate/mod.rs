@@ -23,6 +23,7 @@ mod format;
 mod hostname;
 mod node;
 mod num;
+mod unicode;
 mod uri;
 
 use serde_json::{Map, Value};
