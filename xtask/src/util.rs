@@ -243,7 +243,8 @@ pub fn generate_aidl_java(out: &Path) -> Result<PathBuf, String> {
     Ok(out.to_path_buf())
 }
 
-fn on_path(program: &str) -> Option<PathBuf> {
+/// The file `program` on `PATH`, if any.
+pub fn on_path(program: &str) -> Option<PathBuf> {
     env::split_paths(&env::var_os("PATH")?)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
