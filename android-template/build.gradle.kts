@@ -73,6 +73,10 @@ val cargoNdk by tasks.registering(Exec::class) {
     args += listOf("-o", outDir.get().asFile.absolutePath, "build")
     if (rustProfile == "release") args += "--release" else args += listOf("--profile", rustProfile)
     commandLine(args)
+    // The SDK catches panics at the JNI edge and refuses to start under panic = "abort", so the
+    // task keeps unwinding whatever the profile says. Size settings (lto, codegen-units,
+    // opt-level) are the app's choice, in its own [profile.release]: README.md gives measured ones.
+    environment("CARGO_PROFILE_${rustProfile.uppercase().replace('-', '_')}_PANIC", "unwind")
 }
 
 tasks.named("preBuild") { dependsOn(cargoNdk) }

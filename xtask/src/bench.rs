@@ -8,8 +8,9 @@
 //!    hand-written provider on the same SQLite file, interleaved rounds, median and spread,
 //!    PackageManager queries per call, RSS and Java heap growth, the cold start;
 //! 3. the Rust half alone: the criterion benchmark `cetp-provider/benches/dispatch.rs`;
-//! 4. the size of each sample's release `cdylib`, stripped, with the `aarch64-linux-android`
-//!    `staticlib` alongside as an upper bound (no NDK linker here for an Android `cdylib`).
+//! 4. the size of each sample's release `cdylib`, stripped, for x86_64 Linux and for
+//!    `aarch64-linux-android` (linked here without the NDK, see `bench/sizes.rs`), and where the
+//!    bytes of two of them go.
 //!
 //! `--quick` runs 3 rounds and 10⁴ memory calls instead of 15 and 10⁵ (for trying changes;
 //! the committed figures come from a full run).
@@ -21,11 +22,10 @@ use std::process::Command;
 use crate::host_build;
 use crate::util::{self, cargo_target_dir, workspace_root};
 
+mod sizes;
+
 const BEGIN: &str = "<!-- bench:begin (written by `cargo xtask bench`; edit around it) -->";
 const END: &str = "<!-- bench:end -->";
-
-/// The samples whose release library sizes are reported.
-const SAMPLES: &[&str] = &["samples/minimal", "samples/notes", "samples/expenses"];
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut quick = false;
@@ -104,7 +104,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let criterion = criterion_table()?;
 
     step("library sizes");
-    let sizes = size_table()?;
+    let sizes = sizes::table()?;
 
     let machine = machine();
     let mut section = String::new();
@@ -182,83 +182,6 @@ fn nanos(ns: f64) -> String {
 /// A JSON file criterion wrote, if it is there and parses.
 fn json(path: &Path) -> Option<serde_json::Value> {
     serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
-}
-
-/// Stripped release `cdylib` per sample, and the Android `staticlib` as an upper bound.
-fn size_table() -> Result<String, String> {
-    util::run(Command::new("rustup").args(["target", "add", "aarch64-linux-android"]))?;
-    let mut out = String::from(
-        "| sample | release `cdylib` (x86_64 Linux), stripped | `staticlib` for aarch64-linux-android (upper bound) |\n|---|---|---|\n",
-    );
-    for sample in SAMPLES {
-        let crate::package::Package {
-            name: package,
-            lib_name: lib,
-            ..
-        } = crate::package::read(&host_build::resolve_dir(sample)?)?;
-
-        util::run(util::cargo().args([
-            "rustc",
-            "-p",
-            &package,
-            "--release",
-            "--lib",
-            "--crate-type",
-            "cdylib",
-        ]))?;
-        let so = cargo_target_dir()
-            .join("release")
-            .join(format!("lib{lib}.so"));
-        let stripped = cargo_target_dir()
-            .join("cetp-bench-sizes")
-            .join(format!("lib{lib}.stripped.so"));
-        fs::create_dir_all(stripped.parent().expect("a parent"))
-            .map_err(|e| format!("cannot create the size directory: {e}"))?;
-        util::run(
-            Command::new("strip")
-                .arg("--strip-all")
-                .arg(&so)
-                .arg("-o")
-                .arg(&stripped),
-        )?;
-
-        let mut android = util::cargo();
-        android.args([
-            "rustc",
-            "-p",
-            &package,
-            "--release",
-            "--lib",
-            "--crate-type",
-            "staticlib",
-            "--target",
-            "aarch64-linux-android",
-        ]);
-        let staticlib = match util::run(&mut android) {
-            Ok(()) => size(
-                &cargo_target_dir()
-                    .join("aarch64-linux-android/release")
-                    .join(format!("lib{lib}.a")),
-            )?,
-            // C dependencies (SQLite) need the NDK's compiler, which this machine lacks.
-            Err(_) => "not built: needs the NDK's C compiler".to_owned(),
-        };
-        out.push_str(&format!(
-            "| `{sample}` | {} | {staticlib} |\n",
-            size(&stripped)?
-        ));
-    }
-    Ok(out)
-}
-
-fn size(path: &Path) -> Result<String, String> {
-    let bytes = fs::metadata(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        .len();
-    Ok(format!(
-        "{:.2} MiB ({bytes} bytes)",
-        bytes as f64 / (1024.0 * 1024.0)
-    ))
 }
 
 /// CPU model, core count, OS, Rust and Java versions.

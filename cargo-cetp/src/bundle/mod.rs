@@ -40,6 +40,8 @@ use crate::app::{AppCrate, ProviderSource};
 use crate::cli::BuildOptions;
 use crate::{Error, Result};
 
+pub use self::tools::{DebianTool, debian_tool, on_path};
+
 /// The SDK checkout an app builds against: the directory holding `cetp-provider/`,
 /// `android-template/` and `android-testkit/`.
 #[derive(Debug, Clone, PartialEq, Eq)]

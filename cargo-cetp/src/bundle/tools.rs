@@ -156,36 +156,54 @@ pub fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<(
 /// The AIDL compiler, installed when missing (see [`debian_tool`]). `CETP_AIDL=/path/to/aidl`
 /// overrides.
 pub fn aidl() -> Result<PathBuf, String> {
-    debian_tool(
-        "aidl",
-        "CETP_AIDL",
-        "it compiles the Apex plugin interface (android-template/src/main/aidl)",
-        "an `aidl` binary from the Android SDK's build-tools",
-    )
+    debian_tool(&DebianTool {
+        program: "aidl",
+        package: "aidl",
+        override_var: "CETP_AIDL",
+        purpose: "it compiles the Apex plugin interface (android-template/src/main/aidl)",
+        alternative: "an `aidl` binary from the Android SDK's build-tools",
+    })
 }
 
 /// Android's resource compiler, installed when missing (see [`debian_tool`]).
 /// `CETP_AAPT=/path/to/aapt` overrides.
 pub fn aapt() -> Result<PathBuf, String> {
-    debian_tool(
-        "aapt",
-        "CETP_AAPT",
-        "it compiles the Android template's resources (android-template/src/main/res) and the \
-         app's into R classes and a resource package",
-        "an `aapt` binary from the Android SDK's build-tools",
-    )
+    debian_tool(&DebianTool {
+        program: "aapt",
+        package: "aapt",
+        override_var: "CETP_AAPT",
+        purpose: "it compiles the Android template's resources (android-template/src/main/res) \
+                  and the app's into R classes and a resource package",
+        alternative: "an `aapt` binary from the Android SDK's build-tools",
+    })
 }
 
-/// A tool of the Android build that Debian packages under its own name (`aidl`, `aapt`): the
-/// path in `$<override_var>` if set, else the program on `PATH`, else installed with
-/// `apt-get install -y <program>` when running as root (as CI does), else an error saying what
-/// to install and why (`purpose`), or which `alternative` to point the variable at.
-fn debian_tool(
-    program: &str,
-    override_var: &str,
-    purpose: &str,
-    alternative: &str,
-) -> Result<PathBuf, String> {
+/// A program the build needs that Debian packages: how to find it, install it, or say why not.
+#[derive(Debug, Clone, Copy)]
+pub struct DebianTool<'a> {
+    /// The program's name on `PATH` (`aidl`, `aarch64-linux-gnu-gcc`).
+    pub program: &'a str,
+    /// The Debian package that installs it (`aidl`, `gcc-aarch64-linux-gnu`).
+    pub package: &'a str,
+    /// The environment variable that points at the program instead (`CETP_AIDL`).
+    pub override_var: &'a str,
+    /// Why the build needs it, for the error when it cannot be installed.
+    pub purpose: &'a str,
+    /// What else the variable can point at, for the same error.
+    pub alternative: &'a str,
+}
+
+/// The path in `$override_var` if set, else the program on `PATH`, else installed with
+/// `apt-get install -y <package>` when running as root (as CI does), else an error saying what
+/// to install and why.
+pub fn debian_tool(tool: &DebianTool<'_>) -> Result<PathBuf, String> {
+    let DebianTool {
+        program,
+        package,
+        override_var,
+        purpose,
+        alternative,
+    } = *tool;
     if let Some(path) = env::var_os(override_var) {
         let path = PathBuf::from(path);
         return if path.is_file() {
@@ -205,10 +223,10 @@ fn debian_tool(
     let apt = on_path("apt-get");
     match (root, apt) {
         (true, Some(apt)) => {
-            eprintln!("cargo cetp: `{program}` is missing; installing Debian's `{program}`");
+            eprintln!("cargo cetp: `{program}` is missing; installing Debian's `{package}`");
             let mut install = Command::new(&apt);
             install
-                .args(["install", "-y", "--no-install-recommends", program])
+                .args(["install", "-y", "--no-install-recommends", package])
                 .env("DEBIAN_FRONTEND", "noninteractive");
             if run(&mut install).is_err() {
                 // A fresh image has no package lists yet.
@@ -216,12 +234,12 @@ fn debian_tool(
                 run(&mut install)?;
             }
             on_path(program).ok_or_else(|| {
-                format!("`apt-get install {program}` succeeded but `{program}` is not on PATH")
+                format!("`apt-get install {package}` succeeded but `{program}` is not on PATH")
             })
         }
         _ => Err(format!(
             "`{program}` is not on PATH; {purpose}. Install it with `sudo apt-get install \
-             {program}` (Debian/Ubuntu), or point {override_var} at {alternative}"
+             {package}` (Debian/Ubuntu), or point {override_var} at {alternative}"
         )),
     }
 }
@@ -247,7 +265,8 @@ pub fn generate_aidl_java(root: &Path, out: &Path) -> Result<PathBuf, String> {
     Ok(out.to_path_buf())
 }
 
-fn on_path(program: &str) -> Option<PathBuf> {
+/// The file `program` in a directory of `PATH`, if any.
+pub fn on_path(program: &str) -> Option<PathBuf> {
     env::split_paths(&env::var_os("PATH")?)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())

@@ -11,7 +11,7 @@ use crate::error::provider_bug;
 /// on (tests and debug builds); a release build advertises the schema and checks nothing.
 pub(crate) struct OutputCheck {
     #[cfg(debug_assertions)]
-    validator: Option<jsonschema::Validator>,
+    validator: Option<crate::validate::Node>,
 }
 
 impl OutputCheck {
@@ -21,9 +21,7 @@ impl OutputCheck {
         {
             let validator = schema
                 .map(|schema| {
-                    jsonschema::draft202012::options()
-                        .should_validate_formats(true)
-                        .build(schema)
+                    crate::validate::compile(schema)
                         .map_err(|e| SchemaError::Invalid(format!("output schema: {e}")))
                 })
                 .transpose()?;
@@ -44,9 +42,15 @@ impl OutputCheck {
             let value: Value = serde_json::from_str(&data).map_err(|e| {
                 provider_bug(format_args!("the result of `{tool}` is not JSON: {e}"))
             })?;
-            if let Some(error) = validator.iter_errors(&value).next() {
-                let at = error.instance_path().to_string();
-                let at = if at.is_empty() { "/".to_owned() } else { at };
+            let mut report = crate::validate::Report::keeping(1);
+            validator.check(&value, &crate::validate::Path::Root, &mut report);
+            if let Some(violation) = report.violations.first() {
+                let at = if violation.path.is_empty() {
+                    "/"
+                } else {
+                    &violation.path
+                };
+                let error = &violation.message;
                 log::error!(
                     "the result of `{tool}` does not match its output schema at {at}: {error}"
                 );

@@ -2,12 +2,33 @@
 //! `list_tools` advertises, before the tool runs, and every violation is reported with its JSON
 //! path in words a model can act on.
 //!
-//! `pattern` and `patternProperties` run on the `regex` crate's engine, which matches in time
-//! linear in the input: a caller cannot make one call cost seconds of CPU with a crafted value.
-//! That engine has no backreferences (`\1`) and no lookaround (`(?=…)`, `(?<!…)`); a schema
-//! using them is rejected when the provider is built.
+//! The validator is this crate's own, written for JSON Schema 2020-12 as the SDK emits it
+//! (`node`): every keyword a schema may carry is enforced, and a schema with one that is not
+//! (`unevaluatedProperties`, the reference keywords, an unknown keyword or `format`) fails
+//! [`crate::ProviderBuilder::build`] with the keyword and its JSON pointer, so nothing is
+//! advertised unchecked. Lengths count Unicode code points, numbers compare exactly whatever
+//! their JSON spelling, and an integer written as `1.0` or `-0` is handed to the tool as an
+//! integer.
+//!
+//! Every `format` JSON Schema 2020-12 defines is checked (`format`, `hostname`, `uri`).
+//! `pattern` and `patternProperties` are ECMA-262 regular expressions (`ecma`), run on the
+//! `regex-lite` engine, which matches in time linear in the input: a caller cannot make one call
+//! cost seconds of CPU with a crafted value. A linear-time engine has no backreferences (`\1`)
+//! and no lookaround (`(?=…)`, `(?<!…)`), and `regex-lite` has no Unicode property classes
+//! (`\p{L}`); a schema using them is rejected when the provider is built, naming the pattern
+//! and its place.
+
+mod ecma;
+mod format;
+mod hostname;
+mod node;
+mod num;
+mod unicode;
+mod uri;
 
 use serde_json::{Map, Value};
+
+pub(crate) use node::{Node, Path, Report, compile};
 
 use crate::error::ToolError;
 
@@ -18,20 +39,17 @@ const MAX_VIOLATION_CHARS: usize = 240;
 
 /// A compiled argument schema.
 pub(crate) struct ArgsValidator {
-    schema: Value,
-    compiled: jsonschema::Validator,
+    compiled: Node,
     signature: String,
 }
 
 impl ArgsValidator {
-    /// Compiles a normalized schema. Fails if the schema is invalid JSON Schema or has a
-    /// pattern the linear-time engine cannot compile.
+    /// Compiles a normalized schema. Fails, naming the keyword and its JSON pointer, if the
+    /// schema has a keyword or `format` the validator does not check, or a pattern the
+    /// linear-time engine cannot compile.
     pub(crate) fn new(schema: &Value) -> Result<Self, String> {
-        check_patterns(schema, &mut String::new())?;
-        let compiled = options().build(schema).map_err(|e| e.to_string())?;
         Ok(ArgsValidator {
-            schema: schema.clone(),
-            compiled,
+            compiled: compile(schema)?,
             signature: signature(schema),
         })
     }
@@ -39,7 +57,8 @@ impl ArgsValidator {
     /// Parses `args` text into the object the tool receives, or explains what is wrong.
     ///
     /// Absent, empty or `null` arguments mean `{}`. Optional properties set to `null` are
-    /// treated as absent (models often send them).
+    /// treated as absent (models often send them). Integer-valued numbers (`1.0`, `-0`) where
+    /// the schema admits only integers come out as integers.
     pub(crate) fn check(&self, tool: &str, args: Option<&str>) -> Result<Value, ToolError> {
         let text = args.map(str::trim).unwrap_or("");
         let mut value = if text.is_empty() {
@@ -64,26 +83,30 @@ impl ArgsValidator {
                 ),
             ));
         }
-        drop_null_optionals(&self.schema, &mut value);
-        let mut violations: Vec<String> = Vec::new();
-        let mut total = 0usize;
-        for error in self.compiled.iter_errors(&value) {
-            total += 1;
-            if violations.len() < MAX_REPORTED {
-                let path = error.instance_path().to_string();
-                let path = if path.is_empty() { "/" } else { path.as_str() };
-                violations.push(format!(
-                    "at `{path}`: {}",
-                    truncate(&error.to_string(), MAX_VIOLATION_CHARS)
-                ));
+        self.compiled.drop_null_optionals(&mut value);
+        let mut report = Report::keeping(MAX_REPORTED);
+        self.compiled.check(&value, &Path::Root, &mut report);
+        if report.total == 0 {
+            if report.floats_as_integers {
+                self.compiled.integers(&mut value);
             }
-        }
-        if total == 0 {
             return Ok(value);
         }
+        let violations: Vec<String> = report
+            .violations
+            .iter()
+            .map(|v| {
+                let path = if v.path.is_empty() {
+                    "/"
+                } else {
+                    v.path.as_str()
+                };
+                format!("at `{path}`: {}", truncate(&v.message, MAX_VIOLATION_CHARS))
+            })
+            .collect();
         let mut detail = violations.join("; ");
-        if total > violations.len() {
-            detail.push_str(&format!(" (and {} more)", total - violations.len()));
+        if report.total > violations.len() {
+            detail.push_str(&format!(" (and {} more)", report.total - violations.len()));
         }
         Err(self.invalid(tool, &detail))
     }
@@ -94,61 +117,6 @@ impl ArgsValidator {
             "invalid arguments for `{tool}`: {detail}. Expected {}.",
             self.signature
         ))
-    }
-}
-
-fn options() -> jsonschema::ValidationOptions<'static> {
-    jsonschema::draft202012::options()
-        .should_validate_formats(true)
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-}
-
-/// Finds the first `pattern` / `patternProperties` key under `schema` (at JSON pointer `at`)
-/// that the linear-time engine cannot compile, and says why in terms of the schema.
-fn check_patterns(schema: &Value, at: &mut String) -> Result<(), String> {
-    let compiles = |pattern: &str| {
-        options()
-            .build(&serde_json::json!({ "pattern": pattern }))
-            .is_ok()
-    };
-    let explain = |pattern: &str, at: &str| {
-        format!(
-            "the pattern `{pattern}` at `{at}` cannot be compiled by the linear-time regex engine used for `pattern` (the `regex` crate, which has no backreferences such as `\\1` and no lookaround such as `(?=…)`); rewrite it without them, or check the value in the tool"
-        )
-    };
-    match schema {
-        Value::Object(map) => {
-            for (key, value) in map {
-                let len = at.len();
-                at.push('/');
-                at.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                if key == "pattern" {
-                    if let Some(pattern) = value.as_str().filter(|p| !compiles(p)) {
-                        return Err(explain(pattern, at));
-                    }
-                }
-                if key == "patternProperties" {
-                    if let Some(patterns) = value.as_object() {
-                        if let Some(pattern) = patterns.keys().find(|p| !compiles(p)) {
-                            return Err(explain(pattern, at));
-                        }
-                    }
-                }
-                check_patterns(value, at)?;
-                at.truncate(len);
-            }
-            Ok(())
-        }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let len = at.len();
-                at.push_str(&format!("/{i}"));
-                check_patterns(item, at)?;
-                at.truncate(len);
-            }
-            Ok(())
-        }
-        _ => Ok(()),
     }
 }
 
@@ -210,33 +178,6 @@ fn truncate(text: &str, max_chars: usize) -> String {
     }
 }
 
-/// Removes `"key": null` where `key` is an optional property, recursively along the schema.
-fn drop_null_optionals(schema: &Value, value: &mut Value) {
-    match value {
-        Value::Object(obj) => {
-            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-                return;
-            };
-            let required = schema.get("required").and_then(Value::as_array);
-            let is_required = |k: &str| required.is_some_and(|r| r.iter().any(|v| v == k));
-            obj.retain(|k, v| !(v.is_null() && props.contains_key(k) && !is_required(k)));
-            for (k, v) in obj.iter_mut() {
-                if let Some(sub) = props.get(k) {
-                    drop_null_optionals(sub, v);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
-                for item in items {
-                    drop_null_optionals(item_schema, item);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,7 +224,7 @@ mod tests {
     #[test]
     fn patterns_the_linear_engine_cannot_compile_are_named_with_their_place() {
         let schema = |pattern: &str| json!({"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}});
-        for pattern in [r"^(a|a)+\1b$", r"(?=a)b", r"a(?<!b)"] {
+        for pattern in [r"^(a|a)+\1b$", r"(?=a)b", r"a(?<!b)", r"\p{L}"] {
             let err = ArgsValidator::new(&schema(pattern)).err().unwrap();
             assert!(
                 err.contains(&format!("`{pattern}` at `/properties/code/pattern`"))
