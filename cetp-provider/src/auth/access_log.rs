@@ -81,6 +81,55 @@ struct Key {
     tool: String,
 }
 
+/// A [`Key`]'s parts, borrowed or owned, so that a lookup needs no owned key. `Key`'s derived
+/// order compares the fields in declaration order, as the tuple order below does, and
+/// `Key::borrow` hands out the same parts: the two orders agree, as `Borrow` requires.
+trait KeyParts {
+    fn parts(&self) -> (&str, Option<&str>, &str);
+}
+
+impl KeyParts for Key {
+    fn parts(&self) -> (&str, Option<&str>, &str) {
+        (
+            &self.package,
+            self.certificate_sha256.as_deref(),
+            &self.tool,
+        )
+    }
+}
+
+impl KeyParts for (&str, Option<&str>, &str) {
+    fn parts(&self) -> (&str, Option<&str>, &str) {
+        *self
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn KeyParts + 'a> for Key {
+    fn borrow(&self) -> &(dyn KeyParts + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn KeyParts + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for dyn KeyParts + '_ {}
+
+impl PartialOrd for dyn KeyParts + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for dyn KeyParts + '_ {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.parts().cmp(&other.parts())
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Entry {
     last_ms: u64,
@@ -205,15 +254,22 @@ impl AccessLog {
     ) {
         let now_hour = now_ms / HOUR_MS;
         let mut inner = self.lock();
-        let key = Key {
-            package: package.to_owned(),
-            certificate_sha256: certificate_sha256.map(str::to_owned),
-            tool: tool.to_owned(),
-        };
-        if !inner.entries.contains_key(&key) && inner.entries.len() >= MAX_ENTRIES {
-            evict_least_recent(&mut inner.entries);
+        let view = (package, certificate_sha256, tool);
+        // Looked up by borrowed parts: a known grant's call allocates nothing here.
+        if !inner.entries.contains_key(&view as &dyn KeyParts) {
+            if inner.entries.len() >= MAX_ENTRIES {
+                evict_least_recent(&mut inner.entries);
+            }
+            let key = Key {
+                package: package.to_owned(),
+                certificate_sha256: certificate_sha256.map(str::to_owned),
+                tool: tool.to_owned(),
+            };
+            inner.entries.insert(key, Entry::default());
         }
-        let entry = inner.entries.entry(key).or_default();
+        let Some(entry) = inner.entries.get_mut(&view as &dyn KeyParts) else {
+            return;
+        };
         entry.last_ms = entry.last_ms.max(now_ms);
         entry.prune(now_hour);
         match entry.hours.last_mut() {
@@ -433,6 +489,48 @@ mod tests {
         assert_eq!(
             log.summary("com.example.other", None, T0),
             AccessSummary::default()
+        );
+    }
+
+    #[test]
+    fn borrowed_parts_order_keys_as_the_keys_do() {
+        let parts = [
+            ("a", None, "t"),
+            ("a", Some(""), "t"),
+            ("a", Some("aa"), "s"),
+            ("a", Some("aa"), "t"),
+            ("a.b", None, ""),
+            ("ab", Some("0"), "t"),
+            ("b", None, "a"),
+        ];
+        let keys: Vec<Key> = parts
+            .iter()
+            .map(|&(package, cert, tool)| Key {
+                package: package.into(),
+                certificate_sha256: cert.map(Into::into),
+                tool: tool.into(),
+            })
+            .collect();
+        for (i, a) in keys.iter().enumerate() {
+            for (j, b) in keys.iter().enumerate() {
+                let by_key = a.cmp(b);
+                assert_eq!(by_key, i.cmp(&j), "{a:?} against {b:?}");
+                let borrowed: &dyn KeyParts = &parts[j];
+                assert_eq!((a as &dyn KeyParts).cmp(borrowed), by_key);
+            }
+        }
+        // Every one found again by its parts, counted on its own entry.
+        let log = AccessLog::in_memory();
+        for &(package, cert, tool) in parts.iter().chain(parts.iter()) {
+            log.record(package, cert, tool, T0);
+        }
+        let inner = log.lock();
+        assert_eq!(inner.entries.len(), parts.len());
+        assert!(
+            inner
+                .entries
+                .values()
+                .all(|e| e.hours == [(T0 / HOUR_MS, 2)])
         );
     }
 

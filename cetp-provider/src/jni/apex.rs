@@ -98,15 +98,12 @@ fn native_metadata_json<'local>(
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<JString<'local>, Error> {
-    let who = CallerParams {
-        uid,
-        token,
-        packages: &packages,
-        certificate_digests: &certificate_digests,
-    };
-    serve(env, who, JString::null(), |env, running, caller| {
-        new_string(env, &running.apex.metadata_json(caller))
-    })
+    serve(
+        env,
+        CallerParams(uid, token, &packages, &certificate_digests),
+        JString::null(),
+        |env, running, caller| new_string(env, &running.apex.metadata_json(caller)),
+    )
 }
 
 /// `static native String toolsJson(…)`: as [`native_metadata_json`], for `getToolsJson`.
@@ -118,15 +115,12 @@ fn native_tools_json<'local>(
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<JString<'local>, Error> {
-    let who = CallerParams {
-        uid,
-        token,
-        packages: &packages,
-        certificate_digests: &certificate_digests,
-    };
-    serve(env, who, JString::null(), |env, running, caller| {
-        new_string(env, &running.apex.tools_json(caller))
-    })
+    serve(
+        env,
+        CallerParams(uid, token, &packages, &certificate_digests),
+        JString::null(),
+        |env, running, caller| new_string(env, &running.apex.tools_json(caller)),
+    )
 }
 
 /// `static native String[] executeTool(String toolId, String argumentsJson, int callingUid,
@@ -144,15 +138,9 @@ fn native_execute_tool<'local>(
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<JObjectArray<'local, JString<'local>>, Error> {
-    let who = CallerParams {
-        uid,
-        token,
-        packages: &packages,
-        certificate_digests: &certificate_digests,
-    };
     serve(
         env,
-        who,
+        CallerParams(uid, token, &packages, &certificate_digests),
         JObjectArray::<JString>::null(),
         |env, running, caller| {
             let tool_id = read(env, &tool_id)?;
@@ -177,16 +165,15 @@ fn native_on_activate<'local>(
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<(), Error> {
-    let who = CallerParams {
-        uid,
-        token,
-        packages: &packages,
-        certificate_digests: &certificate_digests,
-    };
-    serve(env, who, (), |_, running, caller| {
-        running.apex.activate(caller);
-        Ok(())
-    })
+    serve(
+        env,
+        CallerParams(uid, token, &packages, &certificate_digests),
+        (),
+        |_, running, caller| {
+            running.apex.activate(caller);
+            Ok(())
+        },
+    )
 }
 
 /// `static native void onDeactivate(…)`.
@@ -198,14 +185,13 @@ fn native_on_deactivate<'local>(
     packages: Packages<'local>,
     certificate_digests: Digests<'local>,
 ) -> Result<(), Error> {
-    let who = CallerParams {
-        uid,
-        token,
-        packages: &packages,
-        certificate_digests: &certificate_digests,
-    };
-    serve(env, who, (), |_, running, caller| {
-        running.apex.deactivate(caller);
-        Ok(())
-    })
+    serve(
+        env,
+        CallerParams(uid, token, &packages, &certificate_digests),
+        (),
+        |_, running, caller| {
+            running.apex.deactivate(caller);
+            Ok(())
+        },
+    )
 }

@@ -98,15 +98,9 @@ fn native_call<'local>(
     packages: JObjectArray<'local, JString<'local>>,
     certificate_digests: JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
 ) -> Result<JObjectArray<'local, JString<'local>>, Error> {
-    let who = CallerParams {
-        uid,
-        token,
-        packages: &packages,
-        certificate_digests: &certificate_digests,
-    };
     serve(
         env,
-        who,
+        CallerParams(uid, token, &packages, &certificate_digests),
         JObjectArray::<JString>::null(),
         |env, running, caller| {
             let method = read_or_empty(env, &method)?;

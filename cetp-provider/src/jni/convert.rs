@@ -58,12 +58,13 @@ thread_local! {
 
 /// The caller's identity as every native serving a caller receives it: `int callingUid, long
 /// callerToken, String[] packages, String[][] certificateDigests` (see [`caller`]).
-pub(super) struct CallerParams<'a, 'local> {
-    pub uid: jint,
-    pub token: jlong,
-    pub packages: &'a JObjectArray<'local, JString<'local>>,
-    pub certificate_digests: &'a JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
-}
+/// In that order: UID, token, packages, certificate digests.
+pub(super) struct CallerParams<'a, 'local>(
+    pub jint,
+    pub jlong,
+    pub &'a JObjectArray<'local, JString<'local>>,
+    pub &'a JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
+);
 
 /// Answers a native call for a caller: `not_running` if the runtime is not running, else
 /// `answer` with the running runtime and the caller.
@@ -76,13 +77,7 @@ pub(super) fn serve<'local, T>(
     let Some(running) = super::running() else {
         return Ok(not_running);
     };
-    let caller = caller(
-        env,
-        who.uid,
-        who.token,
-        who.packages,
-        who.certificate_digests,
-    )?;
+    let caller = caller(env, who.0, who.1, who.2, who.3)?;
     answer(env, &running, &caller)
 }
 
