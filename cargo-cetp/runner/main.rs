@@ -153,14 +153,18 @@ fn mcp(app: &App, options: &Options) -> Result<(), String> {
     };
     if let Some(level) = level {
         let consumer = Consumer::new(&provider).as_caller(caller.clone());
+        // The probe's refusals and the approval are the runner's own set-up, not the session's:
+        // they stay out of the log.
+        let logging = log::max_level();
+        log::set_max_level(logging.min(log::LevelFilter::Warn));
         let asks = provider.tools().iter().any(|tool| {
             consumer.execute(&tool.name, r#"{"cetp_runner_probe":1}"#).error_code()
                 == Some(ErrorCode::AuthRequired)
         });
-        if asks {
-            consumer
-                .approve(level)
-                .map_err(|e| format!("cannot approve {caller}: {e}"))?;
+        let approved = if asks { Some(consumer.approve(level)) } else { None };
+        log::set_max_level(logging);
+        if let Some(approved) = approved {
+            approved.map_err(|e| format!("cannot approve {caller}: {e}"))?;
         } else {
             log::warn!(
                 "{caller} is admitted without an approval (an open policy, an allowlist, or an earlier approval in the files directory): --access {} changes nothing",

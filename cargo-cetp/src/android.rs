@@ -264,17 +264,27 @@ pub fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<Finding
             ));
         }
     }
-    if let Some(start) = manifest.find("<application") {
-        let tag = &manifest[start
-            ..manifest[start..]
-                .find('>')
-                .map_or(manifest.len(), |e| start + e)];
-        if !tag.contains("android:supportsRtl=\"true\"") {
-            out.push(Finding::warning(
-                format!("the <application> of {manifest_name} lacks android:supportsRtl=\"true\""),
-                "add it: the approval screens are laid out for right-to-left languages too",
-            ));
+    match manifest.find("<application") {
+        Some(start) => {
+            let tag = &manifest[start
+                ..manifest[start..]
+                    .find('>')
+                    .map_or(manifest.len(), |e| start + e)];
+            if !tag.contains("android:supportsRtl=\"true\"") {
+                out.push(Finding::warning(
+                    format!(
+                        "the <application> of {manifest_name} lacks android:supportsRtl=\"true\""
+                    ),
+                    "add it: the approval screens are laid out for right-to-left languages too",
+                ));
+            }
         }
+        None => out.push(Finding::warning(
+            format!(
+                "{manifest_name} has no <application>, so nothing declares android:supportsRtl=\"true\" and the approval screens stay left to right in Arabic and Hebrew"
+            ),
+            "add `<application android:label=\"…\" android:supportsRtl=\"true\" />` inside <manifest>",
+        )),
     }
     (notes, out)
 }
@@ -436,7 +446,17 @@ mod tests {
             "include(\":cetp\")\nproject(\":cetp\").projectDir = file(\"../sdk/android-template\")\n",
         );
         write(d, "android/gradle.properties", "cetp.rustCrate=..\n");
+        // A manifest without <application> declares no right-to-left support.
         write(d, "android/src/main/AndroidManifest.xml", "<manifest />\n");
+        let module = AndroidModule::read(&app(d));
+        let (_, findings) = lint(&app(d), &module);
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert!(format!("{findings:?}").contains("has no <application>"));
+        write(
+            d,
+            "android/src/main/AndroidManifest.xml",
+            "<manifest><application android:label=\"Recipes\" android:supportsRtl=\"true\" /></manifest>\n",
+        );
         let module = AndroidModule::read(&app(d));
         assert_eq!(
             module.package(&app(d)).as_deref(),

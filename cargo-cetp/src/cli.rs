@@ -172,7 +172,9 @@ Writes, in <dir> (which must not exist or be empty):
   tests/provider.rs               host tests through cetp_provider::testing
   android/                        the Android app module: build.gradle.kts (placeholders),
                                   settings.gradle.kts (the SDK's template module),
-                                  gradle.properties, src/main/AndroidManifest.xml
+                                  gradle.properties, src/main/AndroidManifest.xml,
+                                  src/test/java/.../ProviderTest.java (its own Robolectric
+                                  test, run by `cargo cetp test`)
   README.md                       what is where, and the commands
 
 Options:

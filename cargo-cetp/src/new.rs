@@ -126,7 +126,9 @@ pub fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf, Strin
                     sdk.display()
                 )));
             }
+            // Both relative, so that the app and the SDK checkout can move together.
             let template = relative(&app_dir.join("android"), &sdk.join("android-template"));
+            let provider = relative(app_dir, &provider);
             (
                 format!("path = {}", toml_string(&provider.to_string_lossy())),
                 format!(
@@ -347,9 +349,14 @@ dependencies {{ implementation(project(":cetp")) }} // the template module
                       # Callers need no Android permission; the SDK's authorization decides. See the\n\
                       # template's README before setting cetp.requireAccessToolsPermission=true.\n"
         .to_owned();
-    let manifest = "<!-- The template's manifest, merged in, declares the provider, the discovery service and\n     \
-                    the approval screen. Your app's own components go here. -->\n<manifest />\n"
-        .to_owned();
+    let manifest = format!(
+        "<!-- The template's manifest, merged in, declares the provider, the discovery service and\n     \
+         the approval screen. Your app's own components go here; supportsRtl lets the approval\n     \
+         screens read right to left in Arabic and Hebrew. -->\n\
+         <manifest xmlns:android=\"http://schemas.android.com/apk/res/android\">\n    \
+         <application android:label=\"{title}\" android:supportsRtl=\"true\" />\n\
+         </manifest>\n"
+    );
     let readme = format!(
         r#"# {title}
 
@@ -569,11 +576,21 @@ mod tests {
         let cargo = read("Cargo.toml");
         assert!(cargo.contains("edition = \"2024\""));
         assert!(cargo.contains("crate-type = [\"cdylib\", \"rlib\"]"));
-        let sdk = crate::sdk_dir();
-        assert!(cargo.contains(&format!(
-            "cetp-provider = {{ path = \"{}\", features = [\"jni\"] }}",
-            sdk.join("cetp-provider").display()
-        )));
+        let sdk = crate::sdk_dir().canonicalize().unwrap();
+        let provider = cargo
+            .split("cetp-provider = { path = \"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert!(provider.starts_with(".."), "{cargo}");
+        assert_eq!(
+            app.join(provider).canonicalize().unwrap(),
+            sdk.join("cetp-provider"),
+            "{cargo}"
+        );
+        assert!(cargo.contains("\", features = [\"jni\"] }"), "{cargo}");
         let settings = read("android/settings.gradle.kts");
         let template = settings
             .split("file(\"")

@@ -8,9 +8,14 @@
 //!   main.rs        `describe` and `mcp` (the text of cargo-cetp/runner/main.rs)
 //! ```
 //!
-//! It builds into the app's target directory, so the app's dependencies are compiled once for
-//! both, and a second run with nothing changed rebuilds nothing. Files are only rewritten when
-//! their text changes.
+//! It builds into a target directory of its own, `<target>/cetp/runner-<package>/target`. The
+//! app's library is compiled there against `cetp-provider` with the feature `mcp`, which the
+//! app's own builds do not enable; and the `rlib` of a crate that is also a `cdylib` has no hash
+//! in its file name, so in one target directory the two builds would overwrite each other's
+//! `lib<app>.rlib` while cargo took both for fresh ("multiple different versions of crate
+//! `cetp_provider`" on the next run). The first run compiles the dependencies once more; after
+//! that, a run with nothing changed rebuilds nothing. Files are only rewritten when their text
+//! changes.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -110,9 +115,10 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
     let dir = generate(app)?;
     let manifest = dir.join("Cargo.toml");
     let mut cmd = cargo();
+    let target_dir = dir.join("target");
     cmd.args(["build", "--quiet", "--manifest-path"])
         .arg(&manifest)
-        .env("CARGO_TARGET_DIR", &app.target_dir)
+        .env("CARGO_TARGET_DIR", &target_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -135,7 +141,10 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
         .wait()
         .map_err(|e| Error::Command(format!("cargo did not finish: {e}")))?;
     if !status.success() {
-        let why = if output.contains(BUILDER_FN) {
+        let missing = output
+            .lines()
+            .any(|line| line.contains("cannot find") && line.contains(BUILDER_FN));
+        let why = if missing {
             format!(
                 "`{}` has no `{BUILDER_FN}`: call `cetp_provider::export_provider!(your_build_fn);` \
                  once, at the root of src/lib.rs (and use a cetp-provider that defines it)",
@@ -149,7 +158,7 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
             app.name
         )));
     }
-    let binary = app.target_dir.join("debug").join(format!(
+    let binary = target_dir.join("debug").join(format!(
         "cetp-runner-{}{}",
         app.name,
         std::env::consts::EXE_SUFFIX

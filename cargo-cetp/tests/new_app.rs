@@ -291,6 +291,19 @@ fn a_new_app_tests_checks_serves_mcp_and_runs_on_the_jvm() {
         "{checked}"
     );
     assert!(checked.contains("0 error(s), 2 warning(s)"), "{checked}");
+
+    // The app's own build in between (without the runner's features) changes nothing for
+    // `check`: the two never share a library file.
+    run(Command::new(&cargo)
+        .args(["test", "--no-run"])
+        .current_dir(&app)
+        .env("CARGO_TARGET_DIR", target_dir()));
+    let again = run(&mut cargo_cetp(&[
+        "check",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+    ]));
+    assert!(again.contains("0 error(s), 2 warning(s)"), "{again}");
 }
 
 /// `cargo cetp build`, `test` and `preview` on the new app, each timed (printed with
