@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::app::AppCrate;
+use crate::bundle::gradle::{self, string_literal, strip_comment};
 use crate::report::Finding;
 
 /// The components the template's manifest declares (an app declaring one again gets two).
@@ -69,33 +70,14 @@ impl AndroidModule {
     }
 
     fn read_gradle(&mut self, text: &str) {
-        let mut namespace = None;
-        for line in text.lines() {
-            let line = strip_comment(line);
-            if line.contains("project(\":cetp\")") && line.contains("implementation") {
-                self.uses_template = true;
-            }
-            for statement in line.split(['{', '}', ';']) {
-                let Some((lhs, rhs)) = statement.split_once('=') else {
-                    continue;
-                };
-                let Some(value) = literal(rhs) else { continue };
-                let lhs = lhs.trim();
-                if let Some(key) = lhs
-                    .strip_prefix("manifestPlaceholders[")
-                    .and_then(|k| k.strip_suffix(']'))
-                    .and_then(literal)
-                {
-                    self.placeholders.insert(key, value);
-                } else if lhs == "applicationId" {
-                    self.application_id = Some(value);
-                } else if lhs == "namespace" {
-                    namespace = Some(value);
-                }
-            }
-        }
+        self.uses_template = text
+            .lines()
+            .map(strip_comment)
+            .any(|line| line.contains("project(\":cetp\")") && line.contains("implementation"));
+        let read = gradle::parse(text);
+        self.placeholders.extend(read.placeholders);
         if self.application_id.is_none() {
-            self.application_id = namespace;
+            self.application_id = read.application_id;
         }
     }
 
@@ -339,7 +321,7 @@ fn template_dir(text: &str) -> Option<String> {
     text.lines().map(strip_comment).find_map(|line| {
         let rest = line.split("project(\":cetp\").projectDir").nth(1)?;
         let inner = rest.split("file(").nth(1)?;
-        literal(inner.split(')').next()?)
+        string_literal(inner.split(')').next()?)
     })
 }
 
@@ -358,28 +340,10 @@ fn placeholders_used(manifest: &str) -> Vec<String> {
     out
 }
 
-fn literal(text: &str) -> Option<String> {
-    let inner = text.trim().strip_prefix('"')?.strip_suffix('"')?;
-    (!inner.contains(['"', '\\', '$'])).then(|| inner.to_owned())
-}
-
 fn attribute(tag: &str, name: &str) -> Option<String> {
     let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
     let len = tag[start..].find('"')?;
     Some(tag[start..start + len].to_owned())
-}
-
-fn strip_comment(line: &str) -> &str {
-    let mut in_string = false;
-    let bytes = line.as_bytes();
-    for i in 0..bytes.len() {
-        match bytes[i] {
-            b'"' => in_string = !in_string,
-            b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => return &line[..i],
-            _ => {}
-        }
-    }
-    line
 }
 
 /// The path `from` takes to reach `to`, both absolute, as `../..`-style relative text.

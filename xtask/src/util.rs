@@ -35,37 +35,11 @@ pub fn cargo() -> Command {
     cmd
 }
 
-/// A JDK tool (`javac`, `jar`): from `JAVA_HOME/bin` when set, else from `PATH`.
-pub fn jdk_tool(name: &str) -> Command {
-    if let Some(home) = env::var_os("JAVA_HOME") {
-        let candidate = Path::new(&home).join("bin").join(name);
-        if candidate.is_file() {
-            return Command::new(candidate);
-        }
-    }
-    Command::new(name)
-}
+pub use cargo_cetp::bundle::jdk_tool;
 
 /// Runs `cmd`, echoing it; fails with its exit status.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
-    eprintln!("xtask: running {}", describe(cmd));
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot start {}: {e}", describe(cmd)))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{} failed ({status})", describe(cmd)))
-    }
-}
-
-fn describe(cmd: &Command) -> String {
-    let mut text = cmd.get_program().to_string_lossy().into_owned();
-    for arg in cmd.get_args() {
-        text.push(' ');
-        text.push_str(&arg.to_string_lossy());
-    }
-    text
+    cargo_cetp::bundle::run_as("xtask", cmd)
 }
 
 /// The AIDL compiler (installed when missing; see `cargo_cetp::bundle::aidl`).

@@ -87,12 +87,13 @@ pub fn parse(text: &str) -> GradleApp {
 }
 
 /// `"text"` (surrounding whitespace allowed) without escapes or templates.
-fn string_literal(text: &str) -> Option<String> {
+pub(crate) fn string_literal(text: &str) -> Option<String> {
     let inner = text.trim().strip_prefix('"')?.strip_suffix('"')?;
     (!inner.contains(['"', '\\', '$'])).then(|| inner.to_owned())
 }
 
-fn strip_comment(line: &str) -> &str {
+/// `line` up to a `//` comment outside a string.
+pub(crate) fn strip_comment(line: &str) -> &str {
     let mut in_string = false;
     let bytes = line.as_bytes();
     for i in 0..bytes.len() {

@@ -40,7 +40,7 @@ use crate::app::{AppCrate, ProviderSource};
 use crate::cli::BuildOptions;
 use crate::{Error, Result};
 
-pub use self::tools::{DebianTool, debian_tool, on_path};
+pub use self::tools::{DebianTool, debian_tool, jdk_tool, on_path, run_as};
 
 /// The SDK checkout an app builds against: the directory holding `cetp-provider/`,
 /// `android-template/` and `android-testkit/`.

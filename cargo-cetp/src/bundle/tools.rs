@@ -22,7 +22,12 @@ pub fn jdk_tool(name: &str) -> Command {
 
 /// Runs `cmd`, echoing it; fails with its exit status.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
-    eprintln!("cargo cetp: running {}", describe(cmd));
+    run_as("cargo cetp", cmd)
+}
+
+/// [`run`], echoing the command after `who: ` (`xtask` for the repository's own chores).
+pub fn run_as(who: &str, cmd: &mut Command) -> Result<(), String> {
+    eprintln!("{who}: running {}", describe(cmd));
     let status = cmd
         .status()
         .map_err(|e| format!("cannot start {}: {e}", describe(cmd)))?;
