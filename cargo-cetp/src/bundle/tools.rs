@@ -25,7 +25,8 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
     run_as("cargo cetp", cmd)
 }
 
-/// [`run`], echoing the command after `who: ` (`xtask` for the repository's own chores).
+/// Runs `cmd`, echoing it after `who: ` (`cargo cetp`, or `xtask` for the repository's own
+/// chores); fails with its exit status.
 pub fn run_as(who: &str, cmd: &mut Command) -> Result<(), String> {
     eprintln!("{who}: running {}", describe(cmd));
     let status = cmd
