@@ -347,14 +347,22 @@ pub fn note(db: &Database, id: i64, ctx: &CallContext) -> Result<Note, ToolError
 }
 
 fn note_by_id(conn: &Connection, id: i64, access: AccessLevel) -> Result<Note, ToolError> {
-    let mut stmt = conn
-        .prepare_cached(
+    // A limited caller's statement never names the body: SQLite then never reads it (a long
+    // body's overflow pages included), so the body cannot even decide how long the answer takes.
+    let sql = match access {
+        AccessLevel::Full => {
             "SELECT n.id, n.title, n.created, \
                     (SELECT json_group_array(tag) FROM (SELECT tag FROM tags WHERE note_id = n.id ORDER BY tag)), \
                     n.body \
-             FROM notes n WHERE n.id = ?1",
-        )
-        .map_err(db_error)?;
+             FROM notes n WHERE n.id = ?1"
+        }
+        AccessLevel::Limited => {
+            "SELECT n.id, n.title, n.created, \
+                    (SELECT json_group_array(tag) FROM (SELECT tag FROM tags WHERE note_id = n.id ORDER BY tag)) \
+             FROM notes n WHERE n.id = ?1"
+        }
+    };
+    let mut stmt = conn.prepare_cached(sql).map_err(db_error)?;
     let mut rows = stmt.query([id]).map_err(db_error)?;
     let row = rows.next().map_err(db_error)?.ok_or_else(|| {
         ToolError::invalid_args(format!(
@@ -729,6 +737,40 @@ mod tests {
                 search_terms(conn, "\"café\"", None, 10, AccessLevel::Full).unwrap();
             });
             assert!(full.iter().any(|(t, _)| t == "notes_fts"), "{full:?}");
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn a_limited_get_note_never_reads_the_body() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.db");
+        crate::demo::create(&path).unwrap();
+        let db = Database::new(&path);
+        db.read(&Deadline::none(), |conn| {
+            let limited = tables_read(conn, || {
+                let note = note_by_id(conn, 16, AccessLevel::Limited).unwrap();
+                assert!(note.body.is_none());
+            });
+            assert!(limited.iter().any(|(t, c)| t == "notes" && c == "title"));
+            assert!(
+                !limited.iter().any(|(_, c)| c == "body"),
+                "the limited get_note reads {limited:?}"
+            );
+            // The full one does (the check sees it).
+            let full = tables_read(conn, || {
+                assert!(
+                    note_by_id(conn, 16, AccessLevel::Full)
+                        .unwrap()
+                        .body
+                        .is_some()
+                );
+            });
+            assert!(
+                full.iter().any(|(t, c)| t == "notes" && c == "body"),
+                "{full:?}"
+            );
             Ok(())
         })
         .unwrap();
