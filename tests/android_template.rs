@@ -308,59 +308,11 @@ fn the_aidl_file_is_the_apex_contract_byte_for_byte() {
 
 /// Every word of the approval screens' admin JSON, as `cetp_provider::wire` spells it.
 fn admin_vocabulary() -> BTreeSet<&'static str> {
-    [
-        wire::ADMIN_OP,
-        wire::ADMIN_OP_STATE,
-        wire::ADMIN_OP_APPROVE,
-        wire::ADMIN_OP_DENY,
-        wire::ADMIN_OP_REVOKE,
-        wire::ADMIN_OP_CLEAR_DENIAL,
-        wire::ADMIN_KEY_ID,
-        wire::ADMIN_KEY_SCOPES,
-        wire::ADMIN_KEY_ACCESS,
-        wire::ADMIN_KEY_DURATION_SECS,
-        wire::ADMIN_KEY_CALLER_UID,
-        wire::ADMIN_KEY_PACKAGE,
-        wire::ADMIN_KEY_CERTIFICATE_SHA256,
-        wire::ADMIN_KEY_OK,
-        wire::ADMIN_KEY_ERROR,
-        wire::ADMIN_KEY_KIND,
-        wire::ADMIN_KEY_MESSAGE,
-        wire::ADMIN_KEY_DECISIONS_LOST,
-        wire::ADMIN_KEY_STATE,
-        wire::ADMIN_KEY_PROVIDER_NAME,
-        wire::ADMIN_KEY_PENDING,
-        wire::ADMIN_KEY_GRANTS,
-        wire::ADMIN_KEY_DENIALS,
-        wire::ADMIN_KEY_STORE_OPEN,
-        wire::ADMIN_KEY_UNSAVED_CHANGES,
-        wire::ADMIN_KEY_NOW_MS,
-        wire::ADMIN_KEY_OFFERS_LIMITED_ACCESS,
-        wire::ADMIN_KEY_NAME,
-        wire::ADMIN_KEY_DESCRIPTION,
-        wire::ADMIN_KEY_UID,
-        wire::ADMIN_KEY_PACKAGES,
-        wire::ADMIN_KEY_FIRST_REQUESTED_MS,
-        wire::ADMIN_KEY_REQUESTED_AT_MS,
-        wire::ADMIN_KEY_EXPIRES_AT_MS,
-        wire::ADMIN_KEY_GRANTED_AT_MS,
-        wire::ADMIN_KEY_PER_SCOPE,
-        wire::ADMIN_KEY_SCOPE,
-        wire::ADMIN_KEY_NO_SCOPE,
-        wire::ADMIN_KEY_LAST_ACCESS_MS,
-        wire::ADMIN_KEY_CALLS_DAY,
-        wire::ADMIN_KEY_CALLS_WEEK,
-        wire::ADMIN_KEY_TOOLS,
-        wire::ADMIN_KEY_DENIED_AT_MS,
-        wire::ADMIN_ACCESS_FULL,
-        wire::ADMIN_ACCESS_LIMITED,
-        wire::ADMIN_ERROR_UNKNOWN_REQUEST,
-        wire::ADMIN_ERROR_SCOPE_NOT_REQUESTED,
-        wire::ADMIN_ERROR_NOT_FOUND,
-        wire::ADMIN_ERROR_PERSIST_FAILED,
-    ]
-    .into_iter()
-    .collect()
+    wire::ADMIN_KEYS
+        .iter()
+        .chain(wire::ADMIN_VALUES)
+        .copied()
+        .collect()
 }
 
 /// The string literals of Java `source`, comments and char literals skipped, escapes kept as

@@ -275,6 +275,64 @@ pub const ADMIN_ERROR_NOT_FOUND: &str = "not_found";
 #[doc(hidden)]
 /// [`ADMIN_KEY_KIND`] of a change that could not be saved (nothing changed).
 pub const ADMIN_ERROR_PERSIST_FAILED: &str = "persist_failed";
+#[doc(hidden)]
+/// Every key of the admin JSON ([`ADMIN_OP`] and the `ADMIN_KEY_*`), for the tests that hold
+/// the serialized types and the Java screens to them.
+pub const ADMIN_KEYS: &[&str] = &[
+    ADMIN_OP,
+    ADMIN_KEY_ID,
+    ADMIN_KEY_SCOPES,
+    ADMIN_KEY_ACCESS,
+    ADMIN_KEY_DURATION_SECS,
+    ADMIN_KEY_CALLER_UID,
+    ADMIN_KEY_PACKAGE,
+    ADMIN_KEY_CERTIFICATE_SHA256,
+    ADMIN_KEY_OK,
+    ADMIN_KEY_ERROR,
+    ADMIN_KEY_KIND,
+    ADMIN_KEY_MESSAGE,
+    ADMIN_KEY_DECISIONS_LOST,
+    ADMIN_KEY_STATE,
+    ADMIN_KEY_PROVIDER_NAME,
+    ADMIN_KEY_PENDING,
+    ADMIN_KEY_GRANTS,
+    ADMIN_KEY_DENIALS,
+    ADMIN_KEY_STORE_OPEN,
+    ADMIN_KEY_UNSAVED_CHANGES,
+    ADMIN_KEY_NOW_MS,
+    ADMIN_KEY_OFFERS_LIMITED_ACCESS,
+    ADMIN_KEY_NAME,
+    ADMIN_KEY_DESCRIPTION,
+    ADMIN_KEY_UID,
+    ADMIN_KEY_PACKAGES,
+    ADMIN_KEY_FIRST_REQUESTED_MS,
+    ADMIN_KEY_REQUESTED_AT_MS,
+    ADMIN_KEY_EXPIRES_AT_MS,
+    ADMIN_KEY_GRANTED_AT_MS,
+    ADMIN_KEY_PER_SCOPE,
+    ADMIN_KEY_SCOPE,
+    ADMIN_KEY_NO_SCOPE,
+    ADMIN_KEY_LAST_ACCESS_MS,
+    ADMIN_KEY_CALLS_DAY,
+    ADMIN_KEY_CALLS_WEEK,
+    ADMIN_KEY_TOOLS,
+    ADMIN_KEY_DENIED_AT_MS,
+];
+#[doc(hidden)]
+/// Every value word of the admin JSON (the `ADMIN_OP_*`, `ADMIN_ACCESS_*` and `ADMIN_ERROR_*`).
+pub const ADMIN_VALUES: &[&str] = &[
+    ADMIN_OP_STATE,
+    ADMIN_OP_APPROVE,
+    ADMIN_OP_DENY,
+    ADMIN_OP_REVOKE,
+    ADMIN_OP_CLEAR_DENIAL,
+    ADMIN_ACCESS_FULL,
+    ADMIN_ACCESS_LIMITED,
+    ADMIN_ERROR_UNKNOWN_REQUEST,
+    ADMIN_ERROR_SCOPE_NOT_REQUESTED,
+    ADMIN_ERROR_NOT_FOUND,
+    ADMIN_ERROR_PERSIST_FAILED,
+];
 
 /// The answer to one CETP call: the result as JSON text, or a [`ToolError`].
 ///
@@ -398,6 +456,25 @@ impl fmt::Display for Response {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_admin_word_is_in_one_list() {
+        let source = include_str!("wire.rs");
+        let declared = source
+            .lines()
+            .filter(|l| l.starts_with("pub const ADMIN_") && l.contains(": &str ="))
+            .count();
+        assert_eq!(
+            super::ADMIN_KEYS.len() + super::ADMIN_VALUES.len(),
+            declared,
+            "a new ADMIN_* constant goes into ADMIN_KEYS or ADMIN_VALUES"
+        );
+        // Keys are distinct words (a value such as `state` may also be a key).
+        let mut keys = super::ADMIN_KEYS.to_vec();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), super::ADMIN_KEYS.len(), "a key is listed twice");
+    }
+
     use super::*;
 
     #[test]

@@ -19,46 +19,7 @@ use support::*;
 const T0: u64 = 1_767_225_600_000;
 
 /// Every `ADMIN_KEY_*` and the operation key.
-const KEYS: &[&str] = &[
-    wire::ADMIN_OP,
-    wire::ADMIN_KEY_ID,
-    wire::ADMIN_KEY_SCOPES,
-    wire::ADMIN_KEY_ACCESS,
-    wire::ADMIN_KEY_DURATION_SECS,
-    wire::ADMIN_KEY_CALLER_UID,
-    wire::ADMIN_KEY_PACKAGE,
-    wire::ADMIN_KEY_CERTIFICATE_SHA256,
-    wire::ADMIN_KEY_OK,
-    wire::ADMIN_KEY_ERROR,
-    wire::ADMIN_KEY_KIND,
-    wire::ADMIN_KEY_MESSAGE,
-    wire::ADMIN_KEY_DECISIONS_LOST,
-    wire::ADMIN_KEY_STATE,
-    wire::ADMIN_KEY_PROVIDER_NAME,
-    wire::ADMIN_KEY_PENDING,
-    wire::ADMIN_KEY_GRANTS,
-    wire::ADMIN_KEY_DENIALS,
-    wire::ADMIN_KEY_STORE_OPEN,
-    wire::ADMIN_KEY_UNSAVED_CHANGES,
-    wire::ADMIN_KEY_NOW_MS,
-    wire::ADMIN_KEY_OFFERS_LIMITED_ACCESS,
-    wire::ADMIN_KEY_NAME,
-    wire::ADMIN_KEY_DESCRIPTION,
-    wire::ADMIN_KEY_UID,
-    wire::ADMIN_KEY_PACKAGES,
-    wire::ADMIN_KEY_FIRST_REQUESTED_MS,
-    wire::ADMIN_KEY_REQUESTED_AT_MS,
-    wire::ADMIN_KEY_EXPIRES_AT_MS,
-    wire::ADMIN_KEY_GRANTED_AT_MS,
-    wire::ADMIN_KEY_PER_SCOPE,
-    wire::ADMIN_KEY_SCOPE,
-    wire::ADMIN_KEY_NO_SCOPE,
-    wire::ADMIN_KEY_LAST_ACCESS_MS,
-    wire::ADMIN_KEY_CALLS_DAY,
-    wire::ADMIN_KEY_CALLS_WEEK,
-    wire::ADMIN_KEY_TOOLS,
-    wire::ADMIN_KEY_DENIED_AT_MS,
-];
+const KEYS: &[&str] = wire::ADMIN_KEYS;
 
 /// Every object key anywhere in `value`.
 fn keys_of(value: &Value, into: &mut BTreeSet<String>) {
