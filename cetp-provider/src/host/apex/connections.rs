@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::caller::Caller;
 
-/// How many hosts are remembered at most; the least recently seen inactive one goes first.
+/// How many hosts are remembered at most. When the table is full, the least recently seen
+/// inactive host makes room for a newcomer; a host with open bindings is never dropped, and a
+/// newcomer finding only such hosts is not counted (its hooks do not run).
 pub const MAX_TRACKED_HOSTS: usize = 32;
 
 /// How long an inactive host is remembered, in ms (a day).
@@ -54,18 +56,26 @@ impl Connections {
         forget_stale(&mut hosts, now_ms);
         let index = match hosts.iter().position(|h| h.uid == caller.uid()) {
             Some(index) => index,
-            None if !activate => return Transition::Unchanged,
+            // A deactivation of a host never counted, or a caller without a package (an
+            // isolated process, a UID the platform names no app for): no slot, no hook.
+            None if !activate || caller.package_names().next().is_none() => {
+                return Transition::Unchanged;
+            }
             None => {
                 if hosts.len() >= MAX_TRACKED_HOSTS {
-                    // Inactive ones first, then the least recently seen.
-                    if let Some(oldest) = hosts
+                    // Only an inactive host makes room (the least recently seen); a full table
+                    // of open bindings keeps them all and the newcomer is not counted, so its
+                    // hooks do not run (each activation would otherwise look like a first one).
+                    let Some(oldest) = hosts
                         .iter()
                         .enumerate()
-                        .min_by_key(|(_, h)| (h.active > 0, h.last_seen_ms))
+                        .filter(|(_, h)| h.active == 0)
+                        .min_by_key(|(_, h)| h.last_seen_ms)
                         .map(|(i, _)| i)
-                    {
-                        hosts.remove(oldest);
-                    }
+                    else {
+                        return Transition::Unchanged;
+                    };
+                    hosts.remove(oldest);
                 }
                 hosts.push(HostConnection {
                     host: "apex".to_owned(),

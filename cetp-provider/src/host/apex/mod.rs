@@ -76,7 +76,11 @@
 //! [`MAX_TRACKED_HOSTS`], inactive ones forgotten after a day; the approval screen's state lists
 //! them as `connections`). The hooks of [`Apex::on_activate`] / [`Apex::on_deactivate`] run only
 //! for a caller that may discover the provider, and only when its first binding opens and its
-//! last one closes: a host calling `onActivate` a thousand times runs the hook once.
+//! last one closes: a host calling `onActivate` a thousand times runs the hook once. A host
+//! with open bindings is never dropped from the table to make room: when all
+//! [`MAX_TRACKED_HOSTS`] entries have open bindings, a newcomer is not counted and runs no hook,
+//! and a caller the platform names no package for (an isolated process) takes no entry and
+//! runs no hook.
 //!
 //! # Example
 //!
@@ -128,7 +132,7 @@ pub use ids::{MAX_TOOL_ID_LEN, ToolIds};
 use crate::app::App;
 use crate::caller::Caller;
 use crate::descriptor::ToolDescriptor;
-use crate::error::{ToolError, panic_text};
+use crate::error::ToolError;
 use crate::log_text::{Escaped, printable};
 use crate::provider::{HostSettings, Need, Provider, ProviderBuilder, ToolCall};
 use crate::wire::{self, ErrorCode, Response};
@@ -468,10 +472,11 @@ impl ApexHost {
         let Some(hook) = hook else { return };
         if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook(caller))) {
             let count = self.hook_failures.fetch_add(1, Ordering::Relaxed) + 1;
+            // The panic's text is the app's and may quote anything: it is not logged.
+            drop(payload);
             log::error!(
-                "Apex {what} hook panicked for {} (failure {count}): {}",
-                Escaped(caller),
-                Escaped(panic_text(&*payload))
+                "Apex {what} hook panicked for {} (failure {count})",
+                Escaped(caller)
             );
         }
     }
