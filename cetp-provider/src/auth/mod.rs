@@ -153,9 +153,11 @@
 //! Pending requests are kept in memory only; a consumer that retries after a restart simply
 //! asks again. Repeats from one caller merge into its request, which keeps its place: the list
 //! is in order of first request. No app can push another app's request off the list: each UID
-//! has **one** request (a new identity of the same UID replaces its own), at most
-//! [`DEFAULT_MAX_PENDING`] are kept, and when the list is full new UIDs wait (their calls still
-//! get `AUTH_REQUIRED`) rather than anyone being dropped. A request **expires**
+//! has **one** request (a new identity of the same UID replaces its own), UIDs showing the
+//! same signed package share one request, at most [`DEFAULT_MAX_PENDING`] are kept (plus
+//! [`RESERVED_FOR_KNOWN`] for identities the user already decided on), and when the list is
+//! full new identities wait (their calls still get `AUTH_REQUIRED`) rather than anyone being
+//! dropped. A request **expires**
 //! [`PENDING_IDLE_EXPIRY`] (10 minutes) after the last call that asked for it and
 //! [`PENDING_MAX_AGE`] (30 minutes) after the first at the latest
 //! ([`PendingRequest::expires_at_ms`]); a call answered `RATE_LIMITED` does not count as asking,
@@ -245,7 +247,8 @@ pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
 #[cfg(not(feature = "test-util"))]
 pub(crate) use fs::{OsFs, StoreFs};
 pub use pending::{
-    PENDING_IDLE_EXPIRY, PENDING_MAX_AGE, PendingPackage, PendingRequest, ScopeInfo,
+    PENDING_IDLE_EXPIRY, PENDING_MAX_AGE, PendingPackage, PendingRequest, RESERVED_FOR_KNOWN,
+    ScopeInfo,
 };
 pub use rate::RateLimit;
 pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, StoreError};
@@ -493,8 +496,9 @@ impl Auth {
         self
     }
 
-    /// How many pending requests to keep, one per UID at most (default
-    /// [`DEFAULT_MAX_PENDING`]). When the list is full, no request on it is dropped: a new UID's
+    /// How many pending requests to keep, one per UID and per signed package at most (default
+    /// [`DEFAULT_MAX_PENDING`]), plus [`RESERVED_FOR_KNOWN`] for identities the user already
+    /// decided on. When the list is full, no request on it is dropped: a new identity's
     /// request is not recorded (its call still gets `AUTH_REQUIRED`) until one expires
     /// ([`PENDING_IDLE_EXPIRY`], [`PENDING_MAX_AGE`]).
     pub fn max_pending(mut self, max: usize) -> Self {
@@ -950,7 +954,10 @@ impl Authorizer {
         };
         let shown: &[String] = if like_discovery { &[] } else { &missing };
         self.charge_refusal(caller, now)?;
-        match self.pending_queue().record(caller, &missing, now) {
+        // `candidates` are the grants for this identity, in force or not: the user decided
+        // on it before, and its request may take a reserved slot.
+        let known = !candidates.is_empty();
+        match self.pending_queue().record(caller, &missing, known, now) {
             Some(id) => log::info!(
                 "CETP: {} needs approval for {:?} (pending request {id})",
                 Escaped(&caller.describe()),

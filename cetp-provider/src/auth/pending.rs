@@ -1,10 +1,14 @@
 //! Pending authorization requests: callers that got `AUTH_REQUIRED` and wait for the user.
 //!
-//! The list is bounded in two ways, so that no app can push another app's request off it:
+//! The list is bounded in three ways, so that no app can push another app's request off it:
 //! **one request per UID** (repeats merge into it; a new identity of the same UID, such as a
-//! shared UID whose packages changed, replaces that UID's own request), and at most
-//! [`DEFAULT_MAX_PENDING`](super::DEFAULT_MAX_PENDING) requests in all, past which new UIDs'
-//! requests are not recorded until one expires (they still get `AUTH_REQUIRED`). A request
+//! shared UID whose packages changed, replaces that UID's own request), **one request per
+//! signed package** (another UID showing a package with the same certificates merges into the
+//! request that names it, so many UIDs showing one identity hold one slot), and at most
+//! [`DEFAULT_MAX_PENDING`](super::DEFAULT_MAX_PENDING) requests in all, past which new
+//! identities' requests are not recorded until one expires (they still get `AUTH_REQUIRED`).
+//! [`RESERVED_FOR_KNOWN`] more slots are kept for identities the user already decided on, so an
+//! approved agent asking for more is recorded while strangers fill the list. A request
 //! expires [`PENDING_IDLE_EXPIRY`] after the last call that asked for it, and
 //! [`PENDING_MAX_AGE`] after the first at the latest. Only calls that get `AUTH_REQUIRED`
 //! count as asking: one answered `RATE_LIMITED` changes nothing.
@@ -89,6 +93,8 @@ pub(crate) struct Entry {
     pub(crate) scopes: BTreeSet<String>,
     pub(crate) first_requested_ms: u64,
     pub(crate) requested_at_ms: u64,
+    /// Whether the user had decided on the identity when it was recorded.
+    pub(crate) known: bool,
 }
 
 impl Entry {
@@ -102,7 +108,19 @@ impl Entry {
     fn is_expired(&self, now_ms: u64) -> bool {
         self.expires_at_ms() <= now_ms
     }
+
+    /// Another call asking for `scopes` under this request; returns its id.
+    fn merge(&mut self, scopes: &[String], now_ms: u64) -> String {
+        self.scopes.extend(scopes.iter().cloned());
+        self.requested_at_ms = now_ms;
+        self.id.clone()
+    }
 }
+
+/// How many requests beyond the list's maximum may come from identities the user already
+/// decided on (a grant in force or expired): an agent asking for a new scope, or again after
+/// its grant expired, is recorded even while never-seen identities fill the list.
+pub const RESERVED_FOR_KNOWN: usize = 8;
 
 /// At most `max` requests, one per UID, in order of first request; a repeat from the same
 /// caller is merged into its request, which keeps its place. See the [module docs](self).
@@ -138,11 +156,14 @@ impl PendingQueue {
     }
 
     /// Records that `caller` lacks `scopes`; returns the request id, or `None` when the list
-    /// is full of other UIDs' requests.
+    /// is full of other identities' requests. `known` says whether the user already decided on
+    /// the caller's identity (a grant for it, in force or not): such a request may take one of
+    /// the [`RESERVED_FOR_KNOWN`] slots beyond `max`.
     pub(crate) fn record(
         &mut self,
         caller: &Caller,
         scopes: &[String],
+        known: bool,
         now_ms: u64,
     ) -> Option<String> {
         self.expire(now_ms);
@@ -152,16 +173,27 @@ impl PendingQueue {
             .iter_mut()
             .find(|e| e.uid == caller.uid() && e.packages == packages)
         {
-            entry.scopes.extend(scopes.iter().cloned());
-            entry.requested_at_ms = now_ms;
-            return Some(entry.id.clone());
+            return Some(entry.merge(scopes, now_ms));
         }
         // One request per UID: a new identity of the UID replaces its own old request (the
         // screen showing the old one then gets `unknown_request` and reloads).
         if let Some(uid) = caller.uid() {
             self.entries.retain(|e| e.uid != Some(uid));
         }
-        if self.entries.len() >= self.max {
+        // One request per (package, certificate): another UID showing a signed package that a
+        // request already names merges into that request, which keeps its place and its UID.
+        if let Some(entry) = self
+            .entries
+            .iter_mut()
+            .find(|e| shares_signed_package(&e.packages, &packages))
+        {
+            return Some(entry.merge(scopes, now_ms));
+        }
+        // Never-decided identities hold at most `max` entries, so the reserved ones are always
+        // there for identities the user decided on.
+        let all = self.entries.len();
+        let strangers = self.entries.iter().filter(|e| !e.known).count();
+        if all >= self.max.saturating_add(RESERVED_FOR_KNOWN) || (!known && strangers >= self.max) {
             return None;
         }
         let id = next_id();
@@ -172,6 +204,7 @@ impl PendingQueue {
             scopes: scopes.iter().cloned().collect(),
             first_requested_ms: now_ms,
             requested_at_ms: now_ms,
+            known,
         });
         Some(id)
     }
@@ -192,6 +225,15 @@ impl PendingQueue {
     pub(crate) fn entries(&self, now_ms: u64) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(move |e| !e.is_expired(now_ms))
     }
+}
+
+/// Whether `a` and `b` name the same package with the same known certificates.
+fn shares_signed_package(a: &[PendingPackage], b: &[PendingPackage]) -> bool {
+    a.iter().any(|p| {
+        !p.certificate_sha256.is_empty()
+            && b.iter()
+                .any(|q| q.name == p.name && q.certificate_sha256 == p.certificate_sha256)
+    })
 }
 
 /// The caller's packages sorted by name; certificates lower-cased, in the platform's order.

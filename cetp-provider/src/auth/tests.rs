@@ -87,29 +87,44 @@ fn tracked_buckets_are_bounded_and_idle_ones_go_first() {
 fn pending_queue_coalesces_keeps_one_request_per_uid_and_never_reuses_ids() {
     let mut queue = PendingQueue::new(2);
     let a = Caller::app(1, "a").with_certificate("AB");
-    let id = queue.record(&a, &["x".into()], 1).unwrap();
-    assert_eq!(queue.record(&a, &["y".into()], 2).as_deref(), Some(&*id));
+    let id = queue.record(&a, &["x".into()], false, 1).unwrap();
+    assert_eq!(
+        queue.record(&a, &["y".into()], false, 2).as_deref(),
+        Some(&*id)
+    );
     let entry = queue.get(&id, 2).unwrap();
     assert_eq!(entry.scopes.iter().collect::<Vec<_>>(), ["x", "y"]);
     assert_eq!(entry.requested_at_ms, 2);
     assert_eq!(entry.packages[0].certificate_sha256, ["ab"]);
-    // Same packages under another UID is another caller.
-    let other = queue.record(&Caller::app(2, "a").with_certificate("ab"), &[], 3);
+    // The same signed package under another UID merges into the request naming it.
+    let same = queue.record(
+        &Caller::app(9, "a").with_certificate("ab"),
+        &["z".into()],
+        false,
+        3,
+    );
+    assert_eq!(same.as_deref(), Some(&*id));
+    assert_eq!(queue.get(&id, 3).unwrap().uid, Some(1));
+    assert_eq!(queue.entries(3).count(), 1);
+    // Another certificate is another identity.
+    let other = queue.record(&Caller::app(2, "a").with_certificate("cd"), &[], false, 3);
     assert!(other.is_some() && other.as_deref() != Some(&*id));
-    // Full: a third UID is not recorded, and nobody is dropped for it.
-    assert_eq!(queue.record(&Caller::app(3, "c"), &[], 4), None);
+    // Full: a third identity is not recorded, and nobody is dropped for it.
+    assert_eq!(queue.record(&Caller::app(3, "c"), &[], false, 4), None);
     assert!(queue.get(&id, 4).is_some());
+    // An identity the user decided on before takes a reserved slot.
+    assert!(queue.record(&Caller::app(4, "k"), &[], true, 4).is_some());
     // UID 2 under another identity replaces its own request.
     let renamed = queue
-        .record(&Caller::app(2, "b").with_certificate("ab"), &[], 5)
+        .record(&Caller::app(2, "b").with_certificate("ef"), &[], false, 5)
         .unwrap();
     assert!(queue.get(other.as_deref().unwrap(), 5).is_none());
-    assert_eq!(queue.entries(5).count(), 2);
+    assert_eq!(queue.entries(5).count(), 3);
     assert!(queue.remove(&renamed).is_some());
     assert!(queue.remove(&renamed).is_none());
     // Another queue (another provider) never hands out the same ids.
     let mut later = PendingQueue::new(2);
-    assert_ne!(later.record(&a, &[], 6).as_deref(), Some(&*id));
+    assert_ne!(later.record(&a, &[], false, 6).as_deref(), Some(&*id));
 }
 
 #[test]
@@ -118,19 +133,19 @@ fn pending_requests_expire_idle_or_old() {
     let max = u64::try_from(PENDING_MAX_AGE.as_millis()).unwrap();
     let mut queue = PendingQueue::new(4);
     let a = Caller::app(1, "a");
-    let id = queue.record(&a, &[], 0).unwrap();
+    let id = queue.record(&a, &[], false, 0).unwrap();
     assert_eq!(queue.get(&id, 0).unwrap().expires_at_ms(), idle);
     assert!(queue.get(&id, idle - 1).is_some());
     assert!(queue.get(&id, idle).is_none());
     // Asked for again and again, it still lapses at the maximum age.
-    let id = queue.record(&a, &[], idle).unwrap();
+    let id = queue.record(&a, &[], false, idle).unwrap();
     let mut now = idle;
     while now + 1_000 < idle + max {
         now += 1_000;
-        assert_eq!(queue.record(&a, &[], now).as_deref(), Some(&*id));
+        assert_eq!(queue.record(&a, &[], false, now).as_deref(), Some(&*id));
     }
     assert_eq!(queue.get(&id, now).unwrap().expires_at_ms(), idle + max);
-    let fresh = queue.record(&a, &[], idle + max).unwrap();
+    let fresh = queue.record(&a, &[], false, idle + max).unwrap();
     assert_ne!(fresh, id);
     assert_eq!(
         queue.get(&fresh, idle + max).unwrap().first_requested_ms,
