@@ -742,6 +742,32 @@ impl GrantStore {
     }
 }
 
+/// A store closed with a change in force that no save reached the disk with (the disk was
+/// full, no call or decision came since it recovered) tries once more: a restart that closes the
+/// provider keeps the narrowing. What still cannot be saved is lost with the process, and logged.
+impl Drop for GrantStore {
+    fn drop(&mut self) {
+        if !self.unsaved() {
+            return;
+        }
+        let data = self.snapshot();
+        match self.save(&data) {
+            Ok(()) => {
+                self.unsaved.store(false, Ordering::Relaxed);
+                log::info!(
+                    "CETP grant store `{}`: the pending change is saved on close",
+                    self.path.display()
+                );
+            }
+            Err(failure) => log::error!(
+                "CETP grant store `{}` closes with a change in force that could not be saved ({}); a restart undoes it",
+                self.path.display(),
+                failure.error
+            ),
+        }
+    }
+}
+
 /// What loading a store directory found.
 struct Resolved {
     data: StoreData,
