@@ -223,7 +223,9 @@ pub(crate) fn provider_bug(what: impl fmt::Display) -> ToolError {
     ))
 }
 
-/// The message of a caught panic, for logs.
+/// The message of a caught panic: the reason a provider's build function gave at start-up.
+/// Never logged for a call (a tool's panic may quote anything).
+#[cfg(feature = "jni")]
 pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
     payload
         .downcast_ref::<&str>()

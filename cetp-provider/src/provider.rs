@@ -24,7 +24,7 @@ use crate::auth::{Auth, Authorizer, Need as AuthNeed};
 use crate::caller::Caller;
 use crate::context::{AccessLevel, CallContext, Deadline};
 use crate::descriptor::{ToolDescriptor, ToolFacts};
-use crate::error::{ToolError, panic_text, provider_bug};
+use crate::error::{ToolError, provider_bug};
 use crate::limits::{InFlight, Limits};
 use crate::log_text::{Escaped, printable};
 use crate::schema::{self, OutputCheck, SchemaError};
@@ -844,7 +844,7 @@ impl Provider {
     /// discovery is gated, the `request_id`, the tool itself, the `args` size, authorization
     /// (once per call), the arguments against the schema, the tool inside the panic boundary
     /// with its [`Deadline`], the output check, and the reply's wire size. The outcome is
-    /// logged with caller-controlled text escaped.
+    /// logged: the tool and caller escaped, an error by its code only.
     pub fn execute(&self, call: ToolCall<'_>, caller: &Caller) -> Response {
         let tool = call.tool.as_ref().ok().map(ToolRef::name);
         let response = match self.run(call, caller) {
@@ -856,7 +856,8 @@ impl Provider {
 
     /// A reply made ready for the wire and logged: a result over
     /// [`Limits::max_result_bytes`] becomes an `INTERNAL_ERROR` saying so, long error texts are
-    /// capped, and one log line records the outcome (`what` names the call). Hosts pass every
+    /// capped, and one log line records the outcome (`what` names the call, escaped; an error
+    /// by its code, never its message, which may quote the caller's values). Hosts pass every
     /// answer they make themselves through it; [`execute`](Self::execute) already does.
     pub fn reply(&self, what: &str, caller: &Caller, response: Response) -> Response {
         let response = wire_size::fit(response, what, self.limits.max_result_bytes);
@@ -869,11 +870,12 @@ impl Provider {
                 );
             }
             Response::Error(err) => {
+                // The code only: a message may quote the caller's values or the app's text.
                 log::info!(
                     "CETP `{}` from {} -> {}",
                     Escaped(what),
                     Escaped(caller),
-                    Escaped(err)
+                    err.code()
                 );
             }
         }
@@ -933,12 +935,13 @@ impl Provider {
         let result = match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
             Ok(result) => result,
             Err(payload) => {
+                // Neither the panic's text (the app's, which may quote anything) nor the
+                // caller's `request_id` is logged; the reference ties the line to the reply.
+                drop(payload);
                 let reference = self.reference.fetch_add(1, Ordering::Relaxed);
                 log::error!(
-                    "tool `{name}` panicked (request {}, ref {reference}, {}): {}",
-                    Escaped(call.request_id.unwrap_or("-")),
-                    Escaped(caller),
-                    Escaped(panic_text(&*payload))
+                    "tool `{name}` panicked (ref {reference}, {})",
+                    Escaped(caller)
                 );
                 return Err(internal_failure(name, call.request_id, reference));
             }
@@ -1004,6 +1007,7 @@ mod tests {
         open: Mutex<bool>,
         changed: Condvar,
         waiting: Mutex<usize>,
+        refused: std::sync::atomic::AtomicUsize,
         arrived: Condvar,
     }
 
@@ -1021,6 +1025,22 @@ mod tests {
                     .0;
             }
             Ok(())
+        }
+
+        /// Counts a call that came back without entering the tool.
+        fn turned_away(&self) {
+            self.refused.fetch_add(1, Ordering::SeqCst);
+            let _waiting = self.waiting.lock().unwrap();
+            self.arrived.notify_all();
+        }
+
+        /// Waits until `n` calls either wait in the tool or came back; returns how many wait.
+        fn until_settled(&self, n: usize) -> usize {
+            let mut waiting = self.waiting.lock().unwrap();
+            while *waiting + self.refused.load(Ordering::SeqCst) < n {
+                waiting = self.arrived.wait(waiting).unwrap();
+            }
+            *waiting
         }
 
         fn until_waiting(&self, n: usize) {
@@ -1056,43 +1076,51 @@ mod tests {
 
     #[test]
     fn one_caller_cannot_hold_every_thread_and_slots_come_back() {
+        const CALLS: usize = 16;
         let clock = ManualClock::new(0);
         let provider = provider(&clock);
         let hostile = Caller::app(10_666, "com.hostile");
         let agent = Caller::app(10_001, "com.agent");
         let max = provider.limits().max_calls_in_flight_per_caller;
+        let gate = provider.states.get::<Gate>().unwrap();
         let (done, answers) = std::sync::mpsc::channel();
-        let threads: Vec<_> = (0..16)
+        let threads: Vec<_> = (0..CALLS)
             .map(|_| {
                 let (provider, hostile, done) =
                     (Arc::clone(&provider), hostile.clone(), done.clone());
                 std::thread::spawn(move || {
-                    done.send(call(&provider, "wait_for_release", &hostile))
-                        .unwrap();
+                    let answer = call(&provider, "wait_for_release", &hostile);
+                    let refused = !answer.is_success();
+                    done.send(answer).unwrap();
+                    if refused {
+                        provider.states.get::<Gate>().unwrap().turned_away();
+                    }
                 })
             })
             .collect();
-        // The calls over the cap answer at once, while `max` of them hang in the tool.
-        for _ in 0..16 - max {
-            let refused = answers.recv().unwrap();
+        // Every call either waits in the tool or came back: counted together, so a wrong
+        // limit fails the assertions below instead of leaving the test waiting.
+        let entered = gate.until_settled(CALLS);
+        let refused: Vec<Response> = answers.try_iter().collect();
+        let running = provider.in_flight.running(Some(10_666));
+        // The approved agent is served while the hostile app's calls hang.
+        let served = (0..100)
+            .filter(|_| call(&provider, "quick", &agent).data() == Some("\"quick\""))
+            .count();
+        gate.release();
+        let released: Vec<Response> = (0..entered).map(|_| answers.recv().unwrap()).collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!((entered, running), (max, max), "calls in the tool at once");
+        assert_eq!(refused.len(), CALLS - max);
+        for answer in &refused {
             assert_eq!(
-                refused.error_code(),
+                answer.error_code(),
                 Some(ErrorCode::RateLimited),
-                "{refused}"
+                "{answer}"
             );
         }
-        let gate = provider.states.get::<Gate>().unwrap();
-        gate.until_waiting(max);
-        assert_eq!(provider.in_flight.running(Some(10_666)), max);
-        // The approved agent is served while the hostile app's calls hang.
-        for _ in 0..100 {
-            assert_eq!(call(&provider, "quick", &agent).data(), Some("\"quick\""));
-        }
-        gate.release();
-        for _ in 0..max {
-            assert_eq!(answers.recv().unwrap().data(), Some("\"released\""));
-        }
-        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(served, 100);
+        assert!(released.iter().all(|a| a.data() == Some("\"released\"")));
         assert_eq!(provider.in_flight.running(Some(10_666)), 0);
     }
 

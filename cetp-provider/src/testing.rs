@@ -3,7 +3,8 @@
 //! [`Consumer`] calls [`Provider::call`], the entry point the Android bridge uses, and hands back
 //! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
 //! provider against CETP v1 in one line; [`check_noninterference`] checks that Limited answers
-//! do not depend on the data Limited hides.
+//! do not depend on the data Limited hides. With the `test-util` feature, `capture_logs`
+//! collects what a call logs, to check that no argument value or app text reaches the log.
 //!
 //! ```
 //! use cetp_provider::{ErrorCode, Provider, tool, tools};
@@ -31,8 +32,13 @@
 //! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
 //! ```
 
+#[cfg(feature = "test-util")]
+mod logs;
 mod noninterference;
 
+#[cfg(feature = "test-util")]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
+pub use logs::capture_logs;
 pub use noninterference::{NoninterferenceError, Pairs, check_noninterference};
 
 use serde_json::Value;

@@ -104,13 +104,16 @@ impl Provider {
             Ok(_) => Response::Success(data.to_owned()),
             Err(refused) => Response::Error(refused),
         };
-        let response = match request.method {
+        let (what, response) = match request.method {
             wire::METHOD_EXECUTE_TOOL => return self.execute(tool_call(self, request), caller),
-            wire::METHOD_LIST_TOOLS => discovery(self.list_tools_json()),
-            wire::METHOD_GET_PROVIDER_INFO => discovery(self.provider_info_json()),
-            other => Response::Error(unknown_method(other)),
+            wire::METHOD_LIST_TOOLS => (request.method, discovery(self.list_tools_json())),
+            wire::METHOD_GET_PROVIDER_INFO => {
+                (request.method, discovery(self.provider_info_json()))
+            }
+            // The caller's text is answered, not logged.
+            other => ("an unknown method", Response::Error(unknown_method(other))),
         };
-        self.reply(&printable(request.method), caller, response)
+        self.reply(what, caller, response)
     }
 
     /// The reply to `method` if it is the same for every caller, so a host may keep it and

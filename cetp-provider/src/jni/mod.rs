@@ -191,11 +191,15 @@ fn install_logging() {
                 .with_tag("cetp")
                 .with_max_level(log::LevelFilter::Info),
         );
-        // stderr goes nowhere on Android: send panic messages (with their location) to logcat,
-        // then let the previous hook do whatever it did.
+        // stderr goes nowhere on Android: send where a panic happened to logcat (not its
+        // message, which may quote the caller's values or the app's data), then let the
+        // previous hook do whatever it did.
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            log::error!("{info}");
+            match info.location() {
+                Some(at) => log::error!("panic at {}:{}:{}", at.file(), at.line(), at.column()),
+                None => log::error!("panic"),
+            }
             previous(info);
         }));
     });

@@ -51,9 +51,8 @@ impl OutputCheck {
                     &violation.path
                 };
                 let error = &violation.message;
-                log::error!(
-                    "the result of `{tool}` does not match its output schema at {at}: {error}"
-                );
+                // Where and why stay out of the log: both may quote the result's data.
+                log::error!("the result of `{tool}` does not match its output schema");
                 return Err(provider_bug(format_args!(
                     "the result of `{tool}` does not match the output schema the provider \
                      advertises (at {at}: {error})"
