@@ -1,6 +1,6 @@
 //! The pending list against many look-alikes, through `Provider::call` and the authorizer:
 //! UIDs showing one signed package share one request, and an identity the user already
-//! decided on is recorded even while never-seen identities fill the list.
+//! approved is recorded even while never-seen identities fill the list.
 
 #[path = "auth_support/mod.rs"]
 mod support;
@@ -66,7 +66,7 @@ fn uids_showing_one_signed_package_hold_one_slot() {
 }
 
 #[test]
-fn an_identity_the_user_decided_on_is_recorded_while_strangers_fill_the_list() {
+fn an_identity_the_user_approved_is_recorded_while_strangers_fill_the_list() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(1_000_000);
     let provider = unlimited(dir.path(), &clock, 2);

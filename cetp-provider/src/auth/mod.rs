@@ -155,7 +155,7 @@
 //! is in order of first request. No app can push another app's request off the list: each UID
 //! has **one** request (a new identity of the same UID replaces its own), UIDs showing the
 //! same signed package share one request, at most [`DEFAULT_MAX_PENDING`] are kept (plus
-//! [`RESERVED_FOR_KNOWN`] for identities the user already decided on), and when the list is
+//! [`RESERVED_FOR_KNOWN`] for identities the user already approved), and when the list is
 //! full new identities wait (their calls still get `AUTH_REQUIRED`) rather than anyone being
 //! dropped. A request **expires**
 //! [`PENDING_IDLE_EXPIRY`] (10 minutes) after the last call that asked for it and
@@ -498,7 +498,7 @@ impl Auth {
 
     /// How many pending requests to keep, one per UID and per signed package at most (default
     /// [`DEFAULT_MAX_PENDING`]), plus [`RESERVED_FOR_KNOWN`] for identities the user already
-    /// decided on. When the list is full, no request on it is dropped: a new identity's
+    /// approved. When the list is full, no request on it is dropped: a new identity's
     /// request is not recorded (its call still gets `AUTH_REQUIRED`) until one expires
     /// ([`PENDING_IDLE_EXPIRY`], [`PENDING_MAX_AGE`]).
     pub fn max_pending(mut self, max: usize) -> Self {

@@ -7,7 +7,7 @@
 //! request that names it, so many UIDs showing one identity hold one slot), and at most
 //! [`DEFAULT_MAX_PENDING`](super::DEFAULT_MAX_PENDING) requests in all, past which new
 //! identities' requests are not recorded until one expires (they still get `AUTH_REQUIRED`).
-//! [`RESERVED_FOR_KNOWN`] more slots are kept for identities the user already decided on, so an
+//! [`RESERVED_FOR_KNOWN`] more slots are kept for identities the user already approved, so an
 //! approved agent asking for more is recorded while strangers fill the list. A request
 //! expires [`PENDING_IDLE_EXPIRY`] after the last call that asked for it, and
 //! [`PENDING_MAX_AGE`] after the first at the latest. Only calls that get `AUTH_REQUIRED`
@@ -93,7 +93,7 @@ pub(crate) struct Entry {
     pub(crate) scopes: BTreeSet<String>,
     pub(crate) first_requested_ms: u64,
     pub(crate) requested_at_ms: u64,
-    /// Whether the user had decided on the identity when it was recorded.
+    /// Whether the identity held a grant (in force or expired) when it was recorded.
     pub(crate) known: bool,
 }
 
@@ -118,7 +118,7 @@ impl Entry {
 }
 
 /// How many requests beyond the list's maximum may come from identities the user already
-/// decided on (a grant in force or expired): an agent asking for a new scope, or again after
+/// approved (a grant in force or expired): an agent asking for a new scope, or again after
 /// its grant expired, is recorded even while never-seen identities fill the list.
 pub const RESERVED_FOR_KNOWN: usize = 8;
 
@@ -156,7 +156,7 @@ impl PendingQueue {
     }
 
     /// Records that `caller` lacks `scopes`; returns the request id, or `None` when the list
-    /// is full of other identities' requests. `known` says whether the user already decided on
+    /// is full of other identities' requests. `known` says whether the user already approved
     /// the caller's identity (a grant for it, in force or not): such a request may take one of
     /// the [`RESERVED_FOR_KNOWN`] slots beyond `max`.
     pub(crate) fn record(
@@ -190,7 +190,7 @@ impl PendingQueue {
             return Some(entry.merge(scopes, now_ms));
         }
         // Never-decided identities hold at most `max` entries, so the reserved ones are always
-        // there for identities the user decided on.
+        // there for identities the user approved before.
         let all = self.entries.len();
         let strangers = self.entries.iter().filter(|e| !e.known).count();
         if all >= self.max.saturating_add(RESERVED_FOR_KNOWN) || (!known && strangers >= self.max) {
