@@ -50,6 +50,10 @@ Tasks:
       `cargo cetp build`, `test` and `preview`), the
       MSRV, packaging, android-check, host bundles of the fixture and every sample, and the
       Maven + Robolectric end-to-end suite (with one short round of the benchmarks).
+      The suites' classes run in alphabetical order.
+  test --random-order[=SEED]
+      Only the host bundles and the Maven suite, its classes in a random order (the seed is
+      printed; pass it to repeat that order). CI runs it after `test`.
   bench [--quick]
       What a call costs: the notes sample (release build) against a hand-written provider in one
       Robolectric JVM, the criterion benchmark of the Rust half, and each sample's release

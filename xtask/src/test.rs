@@ -19,7 +19,11 @@
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
 //!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor), plus one short round of the JVM benchmark
 //!    (`tests/android/bench`) and of the criterion benchmark, so neither can rot (the real
-//!    measurement is `cargo xtask bench`).
+//!    measurement is `cargo xtask bench`). The suites' test classes run in alphabetical order.
+//!
+//! `cargo xtask test --random-order[=SEED]` runs only the host bundles and the Maven suite, its
+//! classes in a random order (the seed is printed; give it to repeat that order). CI runs it
+//! after the full run.
 
 use std::process::Command;
 
@@ -42,8 +46,21 @@ const BUNDLES: &[&str] = &[
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    if let Some(extra) = args.first() {
-        return Err(format!("test takes no arguments (got `{extra}`)"));
+    match args {
+        [] => {}
+        [one] if one == RANDOM_ORDER => return random_order(None),
+        [one] if one.starts_with(&format!("{RANDOM_ORDER}=")) => {
+            let seed = &one[RANDOM_ORDER.len() + 1..];
+            let seed = seed
+                .parse::<u64>()
+                .map_err(|_| format!("{RANDOM_ORDER}= takes a seed, a number (got `{seed}`)"))?;
+            return random_order(Some(seed));
+        }
+        [extra, ..] => {
+            return Err(format!(
+                "test takes no arguments but {RANDOM_ORDER}[=SEED] (got `{extra}`)"
+            ));
+        }
     }
     // The host bundles and the Maven suite compile the Apex plugin interface with it.
     step("AIDL compiler");
@@ -154,26 +171,70 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 
     step("end-to-end suite (Maven + Robolectric)");
-    let mut mvn = Command::new("mvn");
-    mvn.current_dir(workspace_root())
-        .args(["-B", "-f", "tests/android/pom.xml", "test"])
-        .arg(format!("-Dcetp.aidl={}", aidl.display()))
-        // One short benchmark round against the debug notes bundle: it must still run.
-        .args([
-            "-Dcetp.skip.bench=false",
-            "-Dcetp.bench.rounds=1",
-            "-Dcetp.bench.warmup=20",
-            "-Dcetp.bench.batchMillis=1",
-            "-Dcetp.bench.minBatch=5",
-            "-Dcetp.bench.memoryCalls=200",
-        ]);
-    if std::env::var_os("CI").is_some() {
-        mvn.arg("--no-transfer-progress");
-    }
+    let mut mvn = maven(&aidl);
+    // One short benchmark round against the debug notes bundle: it must still run.
+    mvn.args([
+        "-Dcetp.skip.bench=false",
+        "-Dcetp.bench.rounds=1",
+        "-Dcetp.bench.warmup=20",
+        "-Dcetp.bench.batchMillis=1",
+        "-Dcetp.bench.minBatch=5",
+        "-Dcetp.bench.memoryCalls=200",
+    ]);
     util::run(&mut mvn)?;
 
     step("all checks passed");
     Ok(())
+}
+
+/// The option that runs the Robolectric suites once more, in a random order.
+const RANDOM_ORDER: &str = "--random-order";
+
+/// `cargo xtask test --random-order[=SEED]`: the host bundles (built again only where something
+/// changed), then the Maven suite alone with its test classes in a random order, the seed
+/// printed so that a failing order can be repeated. State one test leaves behind for another
+/// then fails here, where it is made, and not on a machine whose file system lists the classes
+/// in another order.
+fn random_order(seed: Option<u64>) -> Result<(), String> {
+    step("AIDL compiler");
+    let aidl = util::aidl()?;
+    util::aapt()?;
+    step("host bundles");
+    for bundle in BUNDLES {
+        host_build::run(&[(*bundle).to_owned()])?;
+    }
+    let seed = seed.unwrap_or_else(new_seed);
+    step(&format!(
+        "end-to-end suite in a random order, seed {seed} (again: cargo xtask test {RANDOM_ORDER}={seed})"
+    ));
+    let mut mvn = maven(&aidl);
+    mvn.arg("-Dcetp.runOrder=random")
+        .arg(format!("-Dsurefire.runOrder.random.seed={seed}"));
+    util::run(&mut mvn).map_err(|e| {
+        format!("{e}\nthe random order's seed was {seed}: cargo xtask test {RANDOM_ORDER}={seed}")
+    })?;
+    step(&format!("the suite passed in the order of seed {seed}"));
+    Ok(())
+}
+
+/// A seed that differs from run to run (the clock; nothing here needs more).
+fn new_seed() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (now.as_secs() ^ u64::from(now.subsec_nanos())) % 1_000_000_007
+}
+
+/// `mvn test` of the Robolectric suites, as every run here starts it.
+fn maven(aidl: &std::path::Path) -> Command {
+    let mut mvn = Command::new("mvn");
+    mvn.current_dir(workspace_root())
+        .args(["-B", "-f", "tests/android/pom.xml", "test"])
+        .arg(format!("-Dcetp.aidl={}", aidl.display()));
+    if std::env::var_os("CI").is_some() {
+        mvn.arg("--no-transfer-progress");
+    }
+    mvn
 }
 
 fn step(title: &str) {

@@ -37,6 +37,11 @@ pub(super) const METHODS: &[NativeMethod] = &[
         error_policy = ClearAndLog,
     },
     native_method! {
+        static fn native_token_epoch() -> jlong,
+        name = "tokenEpoch",
+        error_policy = ClearAndLog,
+    },
+    native_method! {
         static fn native_admin(request: JString) -> JString,
         name = "admin",
         error_policy = ClearAndLog,
@@ -69,6 +74,12 @@ fn native_init<'local>(
         Ok(()) => Ok(JString::null()),
         Err(reason) => super::strings::new_string(env, &reason),
     }
+}
+
+/// `static native long tokenEpoch()`: a token epoch of its own for the Java side asking (see
+/// `convert::next_epoch`), 0 when none is left.
+fn native_token_epoch(_env: &mut Env<'_>, _class: JClass<'_>) -> Result<jlong, Error> {
+    Ok(super::convert::next_epoch())
 }
 
 /// The app as the template reports it. The no-backup directory is the one the platform reported

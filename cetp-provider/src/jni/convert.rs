@@ -2,6 +2,7 @@
 //! policy every native runs under.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use jni::Env;
@@ -50,9 +51,62 @@ pub(super) fn prepare(env: &mut Env<'_>) -> Result<(), Error> {
 /// How many identities each Binder thread keeps (agents calling one app are few).
 const CALLERS_PER_THREAD: usize = 8;
 
+/// How many token epochs the library has handed out (see [`next_epoch`]).
+static EPOCHS: AtomicU32 = AtomicU32::new(0);
+
+/// A new token epoch for a Java side that starts the runtime: `1..=i32::MAX`, never the same
+/// twice in this library, or 0 once all are used (its identities are then never kept).
+///
+/// A token is `epoch << 32 | n` with `n >= 1` counted by the side that holds the epoch
+/// (`CallerIdentity`). Each Java side that talks to this library (one per class loader of the
+/// template's classes) gets an epoch of its own from here, so two of them never hand over the
+/// same token, even though each counts from 1.
+pub(super) fn next_epoch() -> jlong {
+    let limit = i32::MAX.unsigned_abs();
+    match EPOCHS.fetch_update(Ordering::AcqRel, Ordering::Acquire, |issued| {
+        (issued < limit).then_some(issued + 1)
+    }) {
+        Ok(previous) => jlong::from(previous + 1),
+        Err(_) => 0,
+    }
+}
+
+/// Whether `token` is one a Java side could have made from an epoch this library handed out:
+/// only those name an identity, anything else (0, negative, an epoch never issued, a count of 0)
+/// is read every time.
+fn issued(token: jlong) -> bool {
+    let epoch = token >> 32;
+    token > 0
+        && token & 0xFFFF_FFFF != 0
+        && epoch >= 1
+        && epoch <= jlong::from(EPOCHS.load(Ordering::Acquire))
+}
+
+/// The identities one thread read, newest first, each under the token and UID it came with.
+#[derive(Default)]
+struct KnownCallers(Vec<(jlong, jint, Arc<Caller>)>);
+
+impl KnownCallers {
+    /// The identity kept for `token`, if it was read for the same `uid`: a token that comes
+    /// with another UID is not the identity it named, whoever sent it.
+    fn find(&self, token: jlong, uid: jint) -> Option<Arc<Caller>> {
+        self.0
+            .iter()
+            .find(|(have, have_uid, _)| *have == token && *have_uid == uid)
+            .map(|(_, _, caller)| Arc::clone(caller))
+    }
+
+    /// Keeps `caller` as what `token` and `uid` name (replacing what the token named before).
+    fn keep(&mut self, token: jlong, uid: jint, caller: Arc<Caller>) {
+        self.0.retain(|(have, _, _)| *have != token);
+        self.0.insert(0, (token, uid, caller));
+        self.0.truncate(CALLERS_PER_THREAD);
+    }
+}
+
 thread_local! {
-    /// The identities this thread read, by the token the template gave them, newest first.
-    static CALLERS: RefCell<Vec<(jlong, Arc<Caller>)>> = const { RefCell::new(Vec::new()) };
+    /// The identities this thread read (see [`caller`]).
+    static CALLERS: RefCell<KnownCallers> = RefCell::new(KnownCallers::default());
 }
 
 /// The caller's identity as every native serving a caller receives it: `int callingUid, long
@@ -83,9 +137,12 @@ pub(super) fn serve<'local, T>(
 /// The caller as the template resolved it.
 ///
 /// The template's `CallerIdentity` gives each identity it reads a `token` that no other
-/// identity in the process has (a new identity after a package change gets a new one), so the
-/// arrays are read and decoded once per identity and thread, and a known caller costs no
-/// string copy at all. A token of 0 or less means "do not keep": the arrays are read every time.
+/// identity it made has (a new identity after a package change gets a new one), made from an
+/// epoch this library handed out ([`next_epoch`]), so the arrays are read and decoded once per
+/// identity and thread, and a known caller costs no string copy at all. A token is only trusted
+/// as far as it can be: one from an epoch never issued (0 or less, a template that never got
+/// one) is read every time, and a kept identity answers only a call with the UID it was read
+/// with (a mismatch is read again and replaces it).
 ///
 /// `packages[i]` is signed by the certificates whose hex SHA-256 digests are
 /// `certificate_digests[i]` (a missing or null digest array means unknown certificates). A
@@ -97,23 +154,15 @@ pub(super) fn caller<'local>(
     packages: &JObjectArray<'local, JString<'local>>,
     certificate_digests: &JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
 ) -> Result<Arc<Caller>, Error> {
-    if token > 0 {
-        let known = CALLERS.with_borrow(|callers| {
-            callers
-                .iter()
-                .find(|(have, _)| *have == token)
-                .map(|(_, caller)| Arc::clone(caller))
-        });
-        if let Some(caller) = known {
+    let keep = issued(token);
+    if keep {
+        if let Some(caller) = CALLERS.with_borrow(|callers| callers.find(token, uid)) {
             return Ok(caller);
         }
     }
     let caller = Arc::new(read_caller(env, uid, packages, certificate_digests)?);
-    if token > 0 {
-        CALLERS.with_borrow_mut(|callers| {
-            callers.insert(0, (token, Arc::clone(&caller)));
-            callers.truncate(CALLERS_PER_THREAD);
-        });
+    if keep {
+        CALLERS.with_borrow_mut(|callers| callers.keep(token, uid, Arc::clone(&caller)));
     }
     Ok(caller)
 }
@@ -261,5 +310,76 @@ impl<T: Default> ErrorPolicy<T, Error> for ClearAndLog {
 fn clear_pending(env: &Env<'_>) {
     if env.exception_check() {
         env.exception_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{KnownCallers, issued, next_epoch};
+    use crate::caller::{Caller, CallerPackage};
+
+    fn caller(uid: u32, package: &str) -> Arc<Caller> {
+        Arc::new(Caller::from_parts(
+            Some(uid),
+            vec![CallerPackage {
+                name: package.to_owned(),
+                certificate_sha256: vec!["ab".repeat(32)],
+            }],
+        ))
+    }
+
+    fn token(epoch: i64, count: i64) -> i64 {
+        epoch << 32 | count
+    }
+
+    #[test]
+    fn two_issuers_counting_from_one_never_share_a_token() {
+        let first = next_epoch();
+        let second = next_epoch();
+        assert!(first >= 1 && second > first, "{first} then {second}");
+        assert_ne!(token(first, 1), token(second, 1));
+        assert!(issued(token(first, 1)) && issued(token(second, 1)));
+    }
+
+    #[test]
+    fn a_kept_identity_answers_only_its_own_uid() {
+        let epoch = next_epoch();
+        let mut known = KnownCallers::default();
+        let agent = caller(10_200, "com.example.agent");
+        known.keep(token(epoch, 1), 10_200, Arc::clone(&agent));
+        let hit = known.find(token(epoch, 1), 10_200).expect("kept");
+        assert!(Arc::ptr_eq(&hit, &agent));
+        // The same number from another caller (an issuer whose count restarted): a miss.
+        assert!(known.find(token(epoch, 1), 10_201).is_none());
+        // What is read for it then replaces the old entry instead of standing beside it.
+        known.keep(token(epoch, 1), 10_201, caller(10_201, "com.example.other"));
+        assert!(known.find(token(epoch, 1), 10_200).is_none());
+        let other = known.find(token(epoch, 1), 10_201).expect("kept");
+        assert_eq!(other.packages()[0].name, "com.example.other");
+    }
+
+    #[test]
+    fn tokens_from_no_issued_epoch_are_never_kept() {
+        let epoch = next_epoch();
+        // What a template that never asked for an epoch sends: small numbers, 0, negatives.
+        for token in [0, 1, 2, 7, -1, i64::MIN, token(epoch, 0)] {
+            assert!(!issued(token), "{token:#x}");
+        }
+        // An epoch this library has not handed out yet.
+        assert!(!issued(token(epoch + 1_000_000, 1)));
+    }
+
+    #[test]
+    fn a_thread_keeps_a_bounded_number_of_identities() {
+        let epoch = next_epoch();
+        let mut known = KnownCallers::default();
+        for count in 1..=20 {
+            known.keep(token(epoch, count), 10_000, caller(10_000, "com.example"));
+        }
+        assert_eq!(known.0.len(), super::CALLERS_PER_THREAD);
+        assert!(known.find(token(epoch, 20), 10_000).is_some());
+        assert!(known.find(token(epoch, 1), 10_000).is_none());
     }
 }

@@ -23,6 +23,7 @@
 //! |---|---|---|
 //! | `NativeBridge.init(filesDir, noBackupDir, packageName, versionCode, versionName)` | `cetp::native_init` | the runtime: build function, provider, hosts |
 //! | `NativeBridge.call(method, toolName, args, requestId, uid, token, packages, digests)` | `cetp::native_call` | [`Provider::call`](crate::Provider::call) |
+//! | `NativeBridge.tokenEpoch()` | `cetp::native_token_epoch` | `convert::next_epoch`: the caller tokens' epoch of the Java side asking |
 //! | `NativeBridge.constantReply(method)` | `cetp::native_constant_reply` | [`Provider::constant_reply`](crate::Provider::constant_reply) |
 //! | `NativeBridge.admin(requestJson)` | `cetp::native_admin` | the admin JSON of [`crate::auth`] |
 //! | `ApexBridge.metadataJson/toolsJson/executeTool/onActivate/onDeactivate(…, uid, token, packages, digests)` | `apex::native_*` | [`ApexHost`](crate::host::apex::ApexHost) |
@@ -30,6 +31,8 @@
 //! Each call crosses JNI once, carrying the caller's identity as the template resolved it (its
 //! UID, a token naming that identity, the packages under the UID and each package's certificate
 //! digests); the arrays are decoded once per identity and Binder thread (`convert::caller`).
+//! A token names an identity only for the Java side that made it, from an epoch this library
+//! gave that side, and only with the UID it was read with.
 //!
 //! Guarantees: panics never cross into the JVM (tools' panics become `INTERNAL_ERROR`); no Java
 //! exception is left pending; strings with unpaired surrogates are decoded lossily; a native

@@ -18,6 +18,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class CallerIdentity {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
   private static final String[] NONE = new String[0];
+
+  /**
+   * The epoch of this copy of the class, from the native library ({@link #beginEpoch}); 0 until
+   * then, and while it is 0 every identity's token is 0.
+   */
+  private static volatile long epoch;
+
+  /** The next token: {@code epoch << 32} plus how many identities this epoch has made. */
   private static final AtomicLong TOKENS = new AtomicLong();
 
   /** The calling UID ({@code Binder.getCallingUid()}), or -1 when unknown. */
@@ -33,9 +41,13 @@ public final class CallerIdentity {
   public final String[][] certificateDigests;
 
   /**
-   * A number no other identity in this process has. The native library reads the arrays of an
-   * identity once per Binder thread and then knows it by this token; an identity read again
+   * A number no other identity has: {@code epoch << 32 | n}, where the epoch is one the native
+   * library handed to this copy of the class and to no other ({@link #beginEpoch}) and {@code n}
+   * counts this copy's identities. The library reads the arrays of an identity once per Binder
+   * thread and then knows it by this token (and the UID it was read with); an identity read again
    * after a package change is a new object with a new token, so nothing stale is ever reused.
+   * Two class loaders holding the template's classes (each counting from 1) never share one. 0
+   * (before the library gave an epoch, or once a count runs out) means "read me every time".
    */
   public final long token;
 
@@ -44,7 +56,30 @@ public final class CallerIdentity {
     this.uid = uid;
     this.packages = packages;
     this.certificateDigests = certificateDigests;
-    this.token = TOKENS.incrementAndGet();
+    this.token = nextToken();
+  }
+
+  /**
+   * Starts counting tokens in {@code next}, an epoch from the native library ({@code
+   * NativeBridge.tokenEpoch()}); one outside {@code 1..Integer.MAX_VALUE} (none was left, or no
+   * library gave one) leaves every new token 0. Tokens made earlier stay valid: theirs is an
+   * older epoch no one else holds.
+   */
+  static void beginEpoch(long next) {
+    long valid = next >= 1 && next <= Integer.MAX_VALUE ? next : 0;
+    epoch = valid;
+    TOKENS.set(valid << 32);
+  }
+
+  /**
+   * The next token of the current epoch, or 0. Lock-free: a token whose upper half is not the
+   * current epoch (made while {@link #beginEpoch} ran, or a count past 32 bits that would spill
+   * into the next epoch) is given up as 0 rather than risk naming someone else's identity.
+   */
+  private static long nextToken() {
+    long current = epoch;
+    long token = TOKENS.incrementAndGet();
+    return current != 0 && (token >>> 32) == current ? token : 0;
   }
 
   /**

@@ -34,10 +34,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *       certificate digest. A UID without visible packages is resolved on every call.
  *   <li>At most {@link #MAX_ENTRIES} UIDs are kept; beyond that an arbitrary entry goes.
  *   <li>Broadcasts can be late: Android 14+ queues them while the app is cached and delivers them
- *       when it leaves that state, so a Binder call can arrive first. The first call after
- *       {@link #IDLE_CHECK_MS} without calls (when the process may have been cached) asks
+ *       when it leaves that state, so a Binder call can arrive first. A UID's first call after
+ *       {@link #IDLE_CHECK_MS} without calls from that UID (and without a look since) asks
  *       {@code PackageManager.getChangedPackages} for what changed since the last look and drops
- *       the identities holding those packages; calls closer together ask nothing.
+ *       the identities holding those packages; calls closer together ask nothing. The pause is
+ *       counted per UID, so no other app's traffic, however steady, keeps a UID's identity from
+ *       being checked again.
  * </ul>
  *
  * <p>The cache belongs to one application context: a new one (a Robolectric test, never a real
@@ -86,14 +88,14 @@ final class CallerIdentityCache {
   /** Every identity cached for one application context, and the receiver invalidating them. */
   private static final class Scope extends BroadcastReceiver {
     final Context app;
-    final ConcurrentHashMap<Integer, CallerIdentity> entries = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<Integer, Entry> entries = new ConcurrentHashMap<>();
     final AtomicLong generation = new AtomicLong();
 
     /** False if the receiver could not be registered: nothing is cached then. */
     volatile boolean listening;
 
-    /** {@code SystemClock.elapsedRealtime()} of the last lookup. */
-    volatile long lastLookup = Long.MIN_VALUE / 2;
+    /** {@code SystemClock.elapsedRealtime()} when the last look at the changes began. */
+    volatile long lastCatchUp = Long.MIN_VALUE / 2;
 
     /** The sequence number of the last {@code getChangedPackages} answer; -1 before the first. */
     private int changeSequence = -1;
@@ -132,7 +134,7 @@ final class CallerIdentityCache {
     /** Drops every entry holding {@code packageName}. */
     void invalidatePackage(String packageName) {
       generation.incrementAndGet();
-      entries.values().removeIf(identity -> holds(identity, packageName));
+      entries.values().removeIf(entry -> holds(entry.identity, packageName));
     }
 
     /**
@@ -141,7 +143,13 @@ final class CallerIdentityCache {
      * identities. The first look only learns where the sequence stands: every identity cached
      * after it was read after it.
      */
-    synchronized void catchUp() {
+    synchronized void catchUp(long now) {
+      if (now - lastCatchUp < IDLE_CHECK_MS && lastCatchUp != Long.MIN_VALUE / 2) {
+        // Another UID's catch-up just looked (while this one waited for the lock, or moments
+        // ago): what it saw covers this UID too.
+        return;
+      }
+      lastCatchUp = now;
       if (Build.VERSION.SDK_INT < Build.VERSION_CODES.O) {
         return;
       }
@@ -172,6 +180,19 @@ final class CallerIdentityCache {
     }
   }
 
+  /** A cached identity and when its UID last called. */
+  private static final class Entry {
+    final CallerIdentity identity;
+
+    /** {@code SystemClock.elapsedRealtime()} of the UID's last lookup. */
+    volatile long lastLookup;
+
+    Entry(CallerIdentity identity, long now) {
+      this.identity = identity;
+      this.lastLookup = now;
+    }
+  }
+
   private static boolean holds(CallerIdentity identity, String packageName) {
     for (String name : identity.packages) {
       if (name.equals(packageName)) {
@@ -188,13 +209,20 @@ final class CallerIdentityCache {
   static CallerIdentity get(Context context, int uid, Loader loader) {
     Scope scope = scope(context);
     long now = SystemClock.elapsedRealtime();
-    if (now - scope.lastLookup >= IDLE_CHECK_MS) {
-      scope.catchUp();
-    }
-    scope.lastLookup = now;
-    CallerIdentity hit = scope.entries.get(uid);
+    Entry hit = scope.entries.get(uid);
     if (hit != null) {
-      return hit;
+      long last = Math.max(hit.lastLookup, scope.lastCatchUp);
+      hit.lastLookup = now;
+      if (now - last < IDLE_CHECK_MS) {
+        return hit.identity;
+      }
+      // This UID has been quiet (the process may have been cached since, with broadcasts
+      // queued): look at what changed before answering with what it was.
+      scope.catchUp(now);
+      hit = scope.entries.get(uid);
+      if (hit != null) {
+        return hit.identity;
+      }
     }
     long generation = scope.generation.get();
     CallerIdentity fresh = loader.load(context, uid);
@@ -208,11 +236,12 @@ final class CallerIdentityCache {
         any.remove();
       }
     }
-    scope.entries.put(uid, fresh);
+    Entry entry = new Entry(fresh, now);
+    scope.entries.put(uid, entry);
     if (scope.generation.get() != generation) {
       // A package of some UID changed while this one was read: the read may be older than the
       // change, so it must not stay.
-      scope.entries.remove(uid, fresh);
+      scope.entries.remove(uid, entry);
     }
     return fresh;
   }
@@ -224,9 +253,7 @@ final class CallerIdentityCache {
    * before the receiver listens.
    */
   static void start(Context context) {
-    Scope scope = scope(context);
-    scope.catchUp();
-    scope.lastLookup = SystemClock.elapsedRealtime();
+    scope(context).catchUp(SystemClock.elapsedRealtime());
   }
 
   /** How many UIDs are cached now (for tests and diagnostics). */

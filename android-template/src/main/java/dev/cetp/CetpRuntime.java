@@ -155,6 +155,7 @@ final class CetpRuntime {
     if (reason != null) {
       Log.e(TAG, "CETP provider unavailable: " + reason);
     } else {
+      beginTokenEpoch();
       listToolsReply = constantReply(Wire.METHOD_LIST_TOOLS);
       providerInfoReply = constantReply(Wire.METHOD_GET_PROVIDER_INFO);
       // Listen for package changes before the first call is answered (see CallerIdentityCache).
@@ -237,6 +238,21 @@ final class CetpRuntime {
       return "it could not start: " + reason;
     }
     return null;
+  }
+
+  /**
+   * Asks the library for a caller-token epoch of this copy of the template's classes alone
+   * ({@link CallerIdentity#beginEpoch}), so that no other class loader's identities can share a
+   * token with ours. Without one, identities are not kept by the library (slower, never wrong).
+   */
+  private static void beginTokenEpoch() {
+    long next = 0;
+    try {
+      next = NativeBridge.tokenEpoch();
+    } catch (LinkageError | RuntimeException e) {
+      Log.w(TAG, "CETP: caller identities will be read on every call (no token epoch)");
+    }
+    CallerIdentity.beginEpoch(next);
   }
 
   /** The app's package: what a host registered, else the context's. */

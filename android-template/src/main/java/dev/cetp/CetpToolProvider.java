@@ -30,7 +30,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and {@code getType} do nothing.
  */
 public class CetpToolProvider extends ContentProvider {
+  /** What is logged, once, when a call's extras cannot be unparcelled: nothing of the caller's. */
+  static final String UNREADABLE_EXTRAS =
+      "CETP: a call's extras could not be read (unknown Parcelable or bad data); its CETP keys"
+          + " are treated as absent (logged once)";
+
   private final AtomicBoolean modeLogged = new AtomicBoolean();
+  private final AtomicBoolean unreadableLogged = new AtomicBoolean();
 
   @Override
   public void attachInfo(Context context, ProviderInfo info) {
@@ -75,7 +81,11 @@ public class CetpToolProvider extends ContentProvider {
         } catch (RuntimeException e) {
           // A Bundle that cannot be unparcelled (unknown Parcelable classes, bad data): treat
           // the CETP keys as absent, which CETP answers with INVALID_ARGS where they matter.
-          Log.w(CetpRuntime.TAG, "CETP call extras could not be read: " + e);
+          // The exception's message is the caller's text (a class name of its choosing), and
+          // any app can send such calls as often as it likes: a fixed line, once per provider.
+          if (!unreadableLogged.getAndSet(true)) {
+            Log.w(CetpRuntime.TAG, UNREADABLE_EXTRAS);
+          }
         }
       }
       CallerIdentity caller = CallerIdentity.resolve(context, uid);

@@ -30,7 +30,8 @@ final class NativeBridge {
    * @param args the {@code args} extra, or null
    * @param requestId the {@code request_id} extra, or null
    * @param callingUid {@code Binder.getCallingUid()}, or -1 when unknown
-   * @param callerToken {@link CallerIdentity#token}: the arrays are read only for a new one
+   * @param callerToken {@link CallerIdentity#token}: the arrays are read only for a new one (or
+   *     one that comes with another UID than it was read with)
    * @param packages the packages under the UID ({@link CallerIdentity#packages})
    * @param certificateDigests per package, the hex SHA-256 digests of its signing certificates
    *     ({@link CallerIdentity#certificateDigests})
@@ -46,6 +47,16 @@ final class NativeBridge {
       long callerToken,
       String[] packages,
       String[][] certificateDigests);
+
+  /**
+   * A caller-token epoch for this copy of the template's classes, one the library hands out
+   * once ({@link CallerIdentity#beginEpoch}): the library keeps a caller's decoded identity only
+   * under a token made from an epoch it issued, so class loaders sharing the library never
+   * share a token.
+   *
+   * @return the epoch, {@code 1..Integer.MAX_VALUE}, or 0 when none is left
+   */
+  static native long tokenEpoch();
 
   /**
    * The approval screen's JSON interface ({@code Provider::handle_admin_json}): list pending

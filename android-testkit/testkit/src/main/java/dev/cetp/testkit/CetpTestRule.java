@@ -159,13 +159,17 @@ public final class CetpTestRule implements TestRule {
   }
 
   /**
-   * An agent app installed under the next free UID (from {@link #FIRST_AGENT_UID}), labelled
-   * with its package, signed with a certificate of its own, not approved yet.
+   * An agent app installed under the next free UID (from {@link #FIRST_AGENT_UID}, never the
+   * app's own), labelled with its package, signed with a certificate of its own, not approved
+   * yet.
    *
    * @param packageName the agent's package, e.g. {@code com.example.agent}
    * @return the agent
    */
   public Agent agent(String packageName) {
+    if (nextUid == android.os.Process.myUid()) {
+      nextUid++; // never the app's own UID (the kit pins it below these: FixedAppUid)
+    }
     return agent(
         packageName,
         packageName,

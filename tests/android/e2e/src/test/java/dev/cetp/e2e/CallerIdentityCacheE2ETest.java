@@ -1,6 +1,7 @@
 package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertTrue;
 import static org.robolectric.Shadows.shadowOf;
 
@@ -62,7 +63,10 @@ public class CallerIdentityCacheE2ETest {
 
   /** What the tool saw: {@code [uid, [package, [digest...]]...]} flattened to one string. */
   private String whoami() throws Exception {
-    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).dataObject();
+    return render(consumer.executeTool(AUTHORITY, "whoami", "{}", null).dataObject());
+  }
+
+  private static String render(JSONObject who) throws Exception {
     StringBuilder out = new StringBuilder().append(who.getInt("uid"));
     JSONArray packages = who.getJSONArray("packages");
     for (int i = 0; i < packages.length(); i++) {
@@ -139,6 +143,125 @@ public class CallerIdentityCacheE2ETest {
   }
 
   // ----------------------------------------------------------------------------------------
+  // A token names one identity, for the copy of the template that made it
+
+  /**
+   * A second copy of the template's classes in the same process (another class loader: a
+   * Robolectric sandbox, an instrumentation test's loader) counts its identities from the start,
+   * while the native library and what it knows live once. Its identities never borrow ours: it
+   * has no token of ours to give, so the library reads what it sends.
+   */
+  @Test
+  public void aSecondCopyOfTheTemplateNeverGetsTheIdentityOurTokenNamed() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    long ours = tokenOf(UID);
+    Class<?> template = Class.forName("dev.cetp.CallerIdentity");
+    try (ChildFirst loader = new ChildFirst(template)) {
+      Class<?> copy = loader.loadClass(template.getName());
+      assertNotSame(template, copy);
+      // The copy's identities until one has the number ours has (on a scheme where each copy
+      // counts from 1 on its own), for the same UID with another package and key.
+      java.lang.reflect.Constructor<?> make =
+          copy.getConstructor(int.class, String[].class, String[][].class);
+      Object theirs = null;
+      for (int made = 0; made < 100_000; made++) {
+        theirs =
+            make.newInstance(
+                    UID,
+                    new String[] {"com.example.impostor"},
+                    new String[][] {{Callers.sha256Hex(CERT_B)}});
+        if (copy.getField("token").getLong(theirs) == ours) {
+          break;
+        }
+      }
+      long token = copy.getField("token").getLong(theirs);
+      assertEquals(
+          seen(UID, with("com.example.impostor", CERT_B)),
+          whoamiThroughTheBridge(
+              UID, token, new String[] {"com.example.impostor"}, Callers.sha256Hex(CERT_B)));
+    }
+    // Ours is still known for what it is.
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+  }
+
+  /** The library answers a token with the identity it names only for the UID it was read with. */
+  @Test
+  public void aTokenThatComesWithAnotherUidIsReadAgain() throws Exception {
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    long ours = tokenOf(UID);
+    assertEquals(
+        seen(10_201, with("com.example.other", CERT_B)),
+        whoamiThroughTheBridge(
+            10_201, ours, new String[] {"com.example.other"}, Callers.sha256Hex(CERT_B)));
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+  }
+
+  /** The token of the identity the template holds for {@code uid}. */
+  private static long tokenOf(int uid) throws Exception {
+    Class<?> identity = Class.forName("dev.cetp.CallerIdentity");
+    Object held =
+        identity
+            .getMethod("resolve", android.content.Context.class, int.class)
+            .invoke(null, RuntimeEnvironment.getApplication(), uid);
+    return identity.getField("token").getLong(held);
+  }
+
+  /** {@code whoami} through {@code NativeBridge.call} with the identity given, as a copy would. */
+  private static String whoamiThroughTheBridge(
+      int uid, long token, String[] packages, String digest) throws Exception {
+    Method call =
+        Class.forName("dev.cetp.NativeBridge")
+            .getDeclaredMethod(
+                "call",
+                String.class,
+                String.class,
+                String.class,
+                String.class,
+                int.class,
+                long.class,
+                String[].class,
+                String[][].class);
+    call.setAccessible(true);
+    String[] pairs =
+        (String[])
+            call.invoke(
+                null, "execute_tool", "whoami", "{}", null, uid, token, packages,
+                new String[][] {{digest}});
+    String data = null;
+    for (int i = 0; i + 1 < pairs.length; i += 2) {
+      if ("data".equals(pairs[i])) {
+        data = pairs[i + 1];
+      }
+    }
+    return render(new JSONObject(data));
+  }
+
+  /** Loads the template's {@code CallerIdentity} again from the bundle's jar, as a new copy. */
+  private static final class ChildFirst extends java.net.URLClassLoader {
+    private final String only;
+
+    ChildFirst(Class<?> template) throws Exception {
+      super(
+          new java.net.URL[] {HostBundle.current().appJar().toUri().toURL()},
+          template.getClassLoader());
+      this.only = template.getName();
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+      if (!name.equals(only)) {
+        return super.loadClass(name, resolve);
+      }
+      synchronized (getClassLoadingLock(name)) {
+        Class<?> loaded = findLoadedClass(name);
+        return loaded != null ? loaded : findClass(name);
+      }
+    }
+  }
+
+  // ----------------------------------------------------------------------------------------
   // The cases of docs/caller-identity.md
 
   /** A package uninstalled and installed again with another key keeps its name, not its key. */
@@ -189,6 +312,30 @@ public class CallerIdentityCacheE2ETest {
     assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
     assertEquals(1, CountingPackageManager.changedPackages());
     assertEquals(0, CountingPackageManager.packagesForUid());
+  }
+
+  /**
+   * The pause is counted per UID: another app calling every half second (refused or not) never
+   * keeps a quiet UID's identity from being checked again when it calls after its own pause.
+   */
+  @Test
+  public void anotherAppsSteadyCallsDoNotKeepAQuietUidFromBeingChecked() throws Exception {
+    int busy = 10_300;
+    Callers.install(pm, busy, "com.example.busy", CERT_B);
+    Callers.install(pm, UID, AGENT, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Callers.installQuietly(pm, UID, AGENT, null, CERT_B); // replaced, no broadcast delivered yet
+    Callers.setCallingUid(busy);
+    for (int i = 0; i < 20; i++) {
+      ShadowSystemClock.advanceBy(Duration.ofMillis(500));
+      assertEquals(seen(busy, with("com.example.busy", CERT_B)), whoami());
+    }
+    Callers.setCallingUid(UID);
+    CountingPackageManager.reset();
+    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami());
+    assertTrue(
+        String.valueOf(CountingPackageManager.changedPackages()),
+        CountingPackageManager.changedPackages() >= 1);
   }
 
   /** An update (REMOVED + ADDED + REPLACED with EXTRA_REPLACING) that changes the signers. */

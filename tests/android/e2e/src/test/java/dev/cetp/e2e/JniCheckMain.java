@@ -47,6 +47,7 @@ public final class JniCheckMain {
             String[][].class);
     admin = declared(bridge, "admin", String.class);
     constantReply = declared(bridge, "constantReply", String.class);
+    Method tokenEpoch = declared(bridge, "tokenEpoch");
     // The Apex plugin Service's natives, one per IApexPlugin method, registered by the same
     // JNI_OnLoad.
     Class<?> apexBridge = Class.forName("dev.cetp.ApexBridge");
@@ -110,13 +111,29 @@ public final class JniCheckMain {
     expectContains("whoami", "\"uid\":10123", who[3]);
     expectContains("whoami", "[\"ab\",\"cd\"]", who[3]);
     expectContains("whoami", "\"request_id\":\"\uFFFD 🎉 \\u0000 \uFFFD 𝄞\"", who[3]);
-    // A token names one identity: its arrays are read once, then known by the token alone.
-    String[] first = whoami(null, 10125, 77L, new String[] {"com.first"}, new String[][] {{"aa"}});
-    String[] again = whoami(null, 10125, 77L, new String[] {"com.changed"}, null);
+    // A token names one identity: its arrays are read once, then known by the token alone,
+    // as long as its epoch is one the library handed out and the UID is the one it was read with.
+    long epoch = (long) tokenEpoch.invoke(null);
+    long nextEpoch = (long) tokenEpoch.invoke(null);
+    expect("epochs are new", true, epoch >= 1 && nextEpoch > epoch && nextEpoch <= Integer.MAX_VALUE);
+    long token = epoch << 32 | 77;
+    String[] first = whoami(null, 10125, token, new String[] {"com.first"}, new String[][] {{"aa"}});
+    String[] again = whoami(null, 10125, token, new String[] {"com.changed"}, null);
     expectContains("token first", "com.first", first[3]);
     expectContains("token again", "com.first", again[3]);
-    String[] other = whoami(null, 10125, 78L, new String[] {"com.changed"}, new String[][] {{"bb"}});
+    String[] other = whoami(null, 10125, token + 1, new String[] {"com.changed"}, new String[][] {{"bb"}});
     expectContains("new token", "com.changed", other[3]);
+    // The same token with another UID (a second class loader counting from the same number):
+    // read anew, never answered with the first caller's identity.
+    String[] otherUid = whoami(null, 10126, token, new String[] {"com.intruder"}, new String[][] {{"cc"}});
+    expectContains("token of another UID", "\"uid\":10126", otherUid[3]);
+    expectContains("token of another UID", "com.intruder", otherUid[3]);
+    // A token from an epoch never handed out (what a copy of the template without one counts:
+    // 1, 2, 3...) is read every time.
+    String[] unissued = whoami(null, 10127, 3L, new String[] {"com.before"}, new String[][] {{"dd"}});
+    String[] unissuedAgain = whoami(null, 10127, 3L, new String[] {"com.after"}, new String[][] {{"ee"}});
+    expectContains("unissued epoch", "com.before", unissued[3]);
+    expectContains("unissued epoch is never kept", "com.after", unissuedAgain[3]);
     String[] untokened = whoami(null, 10125, 0L, new String[] {"com.zero"}, null);
     expectContains("token 0 is never kept", "com.zero", untokened[3]);
     expectContains("admin", "\"ok\":true", (String) admin.invoke(null, "{\"op\":\"state\"}"));

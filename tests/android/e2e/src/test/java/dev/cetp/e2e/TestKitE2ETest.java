@@ -2,14 +2,18 @@ package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import android.app.Activity;
+import android.content.pm.PackageManager;
+import android.os.Process;
 import dev.cetp.harness.Approvals;
 import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.FixedAppUid;
 import dev.cetp.harness.category.NotesBundle;
 import dev.cetp.testkit.Agent;
 import dev.cetp.testkit.ApexPlugin;
@@ -19,6 +23,8 @@ import dev.cetp.testkit.CetpTestRule;
 import dev.cetp.testkit.ConsentDialog;
 import dev.cetp.testkit.ToolReply;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.Rule;
@@ -51,6 +57,26 @@ public class TestKitE2ETest {
         agent.toolNames());
     assertEquals("Notes", agent.providerInfo().assertSuccess().jsonObject().getString("provider_name"));
     assertEquals(CetpTestRule.FIRST_AGENT_UID + 1, cetp.agent("com.example.other").uid());
+  }
+
+  /**
+   * The app runs under the kit's fixed UID, which no agent gets, so an agent's identity is its
+   * own package alone. Under Robolectric's own choice (a random UID per JVM) the app could sit on
+   * the UID the kit gives a test's second agent: that agent then shared a UID with the app, and
+   * its request listed the app's package beside its own
+   * ({@link #anApprovalCoversTheScopesItNamesForAsLongAsItSays} failed on one machine that way).
+   */
+  @Test
+  public void noAgentSharesTheAppsUid() throws Exception {
+    assertEquals(FixedAppUid.APP_UID, Process.myUid());
+    PackageManager pm = cetp.context().getPackageManager();
+    assertEquals(List.of(PACKAGE), Arrays.asList(pm.getPackagesForUid(Process.myUid())));
+    for (int i = 0; i < 30; i++) {
+      Agent agent = cetp.agent("com.example.agent" + i);
+      assertNotEquals(Process.myUid(), agent.uid());
+      assertEquals(
+          List.of(agent.packageName()), Arrays.asList(pm.getPackagesForUid(agent.uid())));
+    }
   }
 
   @Test
