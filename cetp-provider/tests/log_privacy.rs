@@ -160,6 +160,11 @@ fn no_error_path_logs_a_value_or_a_text() {
     ];
     for (what, tool, args) in &cases {
         let (response, lines) = capture_logs(|| consumer.execute(tool, args));
+        if *what == "a bad result" && !cfg!(debug_assertions) {
+            // A release build does not check results against the output schema.
+            assert!(response.is_success(), "{response}");
+            continue;
+        }
         assert_private(what, &response, &lines);
     }
     let request = Request {
