@@ -111,6 +111,7 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
         ("ADMIN_KEY_GRANTS", wire::ADMIN_KEY_GRANTS),
         ("ADMIN_KEY_DENIALS", wire::ADMIN_KEY_DENIALS),
         ("ADMIN_KEY_STORE_OPEN", wire::ADMIN_KEY_STORE_OPEN),
+        ("ADMIN_KEY_UNSAVED_CHANGES", wire::ADMIN_KEY_UNSAVED_CHANGES),
         ("ADMIN_KEY_NOW_MS", wire::ADMIN_KEY_NOW_MS),
         (
             "ADMIN_KEY_OFFERS_LIMITED_ACCESS",

@@ -203,7 +203,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     JSONObject state = reply.state;
     if (state == null || !state.optBoolean(Wire.ADMIN_KEY_STORE_OPEN)) {
       deciding = null;
-      screen.showEmpty(R.string.cetp_unavailable, takeNotice(), false, false);
+      screen.showEmpty(R.string.cetp_unavailable, takeNotice(), false, false, false);
       return;
     }
     stateNowMs = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
@@ -224,18 +224,19 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       }
     }
     boolean lost = reply.decisionsLost;
+    boolean unsaved = state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES);
     String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
     JSONObject request = listing() ? find(pending, chosen) : first(pending);
     if (request == null) {
       chosen = null;
       if (listing() && pending.length() > 0) {
-        screen.showRequests(pending, provider, stateNowMs, takeNotice(), lost);
+        screen.showRequests(pending, provider, stateNowMs, takeNotice(), lost, unsaved);
         whenLapsed(pending);
         timers.postDelayed(this::tick, CetpViews.MINUTE_MS);
       } else if (answered && notice == null) {
         finish();
       } else {
-        screen.showEmpty(R.string.cetp_no_pending, takeNotice(), lost, true);
+        screen.showEmpty(R.string.cetp_no_pending, takeNotice(), lost, unsaved, true);
       }
       return;
     }

@@ -74,9 +74,10 @@ final class CetpConsentScreen {
   }
 
   /** Nothing to decide: {@code message} (no request, or the provider did not start) and Close. */
-  void showEmpty(int message, String notice, boolean decisionsLost, boolean canManage) {
+  void showEmpty(
+      int message, String notice, boolean decisionsLost, boolean unsaved, boolean canManage) {
     show(R.layout.cetp_consent_empty);
-    notices(notice, decisionsLost);
+    notices(notice, decisionsLost, unsaved);
     text(R.id.cetp_empty).setText(message);
     activity.findViewById(R.id.cetp_close).setOnClickListener(v -> decisions.close());
     View manage = activity.findViewById(R.id.cetp_manage);
@@ -87,9 +88,11 @@ final class CetpConsentScreen {
 
   /**
    * The dialog for {@code request}, read from {@code state} (the admin JSON: the provider's name,
-   * whether it offers limited access, what the requesting app already has); {@code fromList}
-   * shows the way back to the list. Allow stays disabled: the Activity enables it (see {@link
-   * #allowButton()}) after a short delay.
+   * whether it offers limited access, what the requesting app already has, whether a change is
+   * not saved yet); {@code fromList} shows the way back to the list. One line says what Allow
+   * gives (how much, for how long); the choices themselves, and what Limited means, show after
+   * More options. Allow stays disabled: the Activity enables it (see {@link #allowButton()})
+   * after a short delay.
    */
   void showRequest(
       JSONObject request,
@@ -100,9 +103,10 @@ final class CetpConsentScreen {
     String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
     boolean limitedOffered = state.optBoolean(Wire.ADMIN_KEY_OFFERS_LIMITED_ACCESS, true);
     List<String[]> held = held(state, request);
+    boolean unsaved = state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES);
     show(R.layout.cetp_consent);
-    shownRequest = identity(request, held);
-    notices(notice, decisionsLost);
+    shownRequest = identity(request, held, unsaved);
+    notices(notice, decisionsLost, unsaved);
     JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
     List<String> labels = new ArrayList<>();
     for (int i = 0; i < packages.length(); i++) {
@@ -160,6 +164,30 @@ final class CetpConsentScreen {
         .setVisibility(limitedOffered ? View.VISIBLE : View.GONE);
     text(R.id.cetp_access_limited_help)
         .setText(activity.getString(R.string.cetp_access_limited_help, providerName));
+    TextView summary = text(R.id.cetp_choices_summary);
+    Runnable summarize =
+        () ->
+            summary.setText(
+                activity.getString(
+                    R.string.cetp_grant_terms,
+                    activity.getString(
+                        limitedOffered && access.getCheckedRadioButtonId() == R.id.cetp_access_limited
+                            ? R.string.cetp_grant_access_limited
+                            : R.string.cetp_grant_access_full),
+                    ((TextView) activity.findViewById(durations.getCheckedRadioButtonId()))
+                        .getText()));
+    summarize.run();
+    durations.setOnCheckedChangeListener((group, id) -> summarize.run());
+    access.setOnCheckedChangeListener((group, id) -> summarize.run());
+    View details = activity.findViewById(R.id.cetp_details);
+    Button more = activity.findViewById(R.id.cetp_more);
+    more.setOnClickListener(
+        v -> {
+          boolean open = details.getVisibility() != View.VISIBLE;
+          details.setVisibility(open ? View.VISIBLE : View.GONE);
+          summary.setVisibility(open ? View.GONE : View.VISIBLE);
+          more.setText(open ? R.string.cetp_fewer_options : R.string.cetp_more_options);
+        });
 
     allow = activity.findViewById(R.id.cetp_allow);
     Button deny = activity.findViewById(R.id.cetp_deny);
@@ -196,9 +224,14 @@ final class CetpConsentScreen {
    * provider's clock), and Review.
    */
   void showRequests(
-      JSONArray pending, String provider, long now, String notice, boolean decisionsLost) {
+      JSONArray pending,
+      String provider,
+      long now,
+      String notice,
+      boolean decisionsLost,
+      boolean unsaved) {
     show(R.layout.cetp_requests);
-    notices(notice, decisionsLost);
+    notices(notice, decisionsLost, unsaved);
     TextView title = text(R.id.cetp_requests_title);
     title.setText(
         activity
@@ -287,13 +320,16 @@ final class CetpConsentScreen {
    * as before), so the user's choices on it may stay.
    */
   boolean isShowing(JSONObject request, JSONObject state) {
-    return shownRequest != null && shownRequest.equals(identity(request, held(state, request)));
+    return shownRequest != null
+        && shownRequest.equals(
+            identity(
+                request, held(state, request), state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES)));
   }
 
-  private static String identity(JSONObject request, List<String[]> held) {
+  private static String identity(JSONObject request, List<String[]> held, boolean unsaved) {
     StringBuilder out =
         new StringBuilder(request.optString(Wire.ADMIN_KEY_ID))
-            .append(' ')
+            .append(unsaved ? " unsaved " : " ")
             .append(CetpViews.array(request, Wire.ADMIN_KEY_SCOPES));
     for (String[] row : held) {
       out.append('\n').append(row[0]).append(' ').append(row[1]);
@@ -446,11 +482,17 @@ final class CetpConsentScreen {
     activity.setTitle(title);
   }
 
-  private void notices(String notice, boolean decisionsLost) {
+  /**
+   * The notices on top: why the last action failed ({@code notice}, or null), that stored
+   * decisions were lost, that a change is in force but not saved yet ({@code unsaved}: the
+   * state's {@code unsaved_changes}).
+   */
+  private void notices(String notice, boolean decisionsLost, boolean unsaved) {
     TextView message = text(R.id.cetp_message);
     message.setText(notice);
     message.setVisibility(notice != null ? View.VISIBLE : View.GONE);
     text(R.id.cetp_decisions_lost).setVisibility(decisionsLost ? View.VISIBLE : View.GONE);
+    text(R.id.cetp_unsaved_changes).setVisibility(unsaved ? View.VISIBLE : View.GONE);
   }
 
   private TextView text(int id) {

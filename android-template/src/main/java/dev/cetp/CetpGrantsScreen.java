@@ -46,6 +46,9 @@ final class CetpGrantsScreen {
     message.setText(notice);
     message.setVisibility(notice != null ? View.VISIBLE : View.GONE);
     text(R.id.cetp_decisions_lost).setVisibility(decisionsLost ? View.VISIBLE : View.GONE);
+    text(R.id.cetp_unsaved_changes)
+        .setVisibility(
+            state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES) ? View.VISIBLE : View.GONE);
 
     Map<String, String> scopeWords = scopeWords(state);
     long now = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());

@@ -137,6 +137,8 @@ public final class Wire {
   public static final String ADMIN_KEY_DENIALS = "denials";
   /** Admin state key: whether a grant store is open. */
   public static final String ADMIN_KEY_STORE_OPEN = "store_open";
+  /** Admin state key: a change is in force but not saved yet. */
+  public static final String ADMIN_KEY_UNSAVED_CHANGES = "unsaved_changes";
   /** Admin state key: the provider's clock, in ms since the Unix epoch. */
   public static final String ADMIN_KEY_NOW_MS = "now_ms";
   /** Admin state key: whether the screen offers limited access. */

@@ -48,7 +48,9 @@ import org.robolectric.android.controller.ActivityController;
  * ({@code cetp:duration:day} is {@code cetp_duration_day}), and a last part that is a number picks
  * the n-th shown view with that id, in screen order ({@code cetp:revoke:1}: the second Remove
  * access; {@code cetp:app:<n>} is the n-th app label, {@code cetp_app_label}). Views that are not
- * shown (gone, or inside a gone parent) are not found.
+ * shown (gone, or inside a gone parent) are not found, with one exception: a control of the
+ * consent dialog behind More options (how long, how much) is reached as a user reaches it, by
+ * tapping More options first ({@link #find}).
  */
 public final class ApprovalScreen implements AutoCloseable {
   public static final String ACTIVITY = "dev.cetp.CetpAuthorizeActivity";
@@ -380,8 +382,34 @@ public final class ApprovalScreen implements AutoCloseable {
     return activity().findViewById(android.R.id.content);
   }
 
-  /** The shown view named by {@code key} (see the class comment), or null. */
+  /**
+   * The shown view named by {@code key} (see the class comment), or null. When it is not shown
+   * and the consent dialog's More options is (its choices closed), More options is tapped and
+   * the view looked for again: a control behind it is one tap away for the user too. When it is
+   * not there either, More options is tapped again (the screen is left as it was).
+   */
   public View find(String key) {
+    View found = findShown(key);
+    if (found != null || key.equals("cetp:more")) {
+      return found;
+    }
+    View more = findShown("cetp:more");
+    View details = findShown("cetp:details");
+    if (more == null || details != null || !more.isEnabled()) {
+      return null;
+    }
+    more.performClick();
+    shadowOf(Looper.getMainLooper()).idle();
+    found = findShown(key);
+    if (found == null) {
+      // Not behind More options either: closed again, the screen as it was.
+      more.performClick();
+      shadowOf(Looper.getMainLooper()).idle();
+    }
+    return found;
+  }
+
+  private View findShown(String key) {
     String[] parts = key.split(":");
     if (parts.length < 2 || !parts[0].equals("cetp")) {
       throw new IllegalArgumentException("not a screen key: " + key);

@@ -168,6 +168,85 @@ public class ApprovalScreensTest {
   }
 
   /**
+   * The dialog is compact: one line says what Allow gives (full access, 1 day), and the choices
+   * of how long and how much, with what Limited means, show after More options (and hide again
+   * after Fewer options), the summary following what the user picks.
+   */
+  @Test
+  public void theChoicesAreBehindMoreOptions() throws IOException {
+    ApprovalScreen screen = agentAsks();
+    assertEquals(
+        screen.text(),
+        Arrays.asList(
+            "Allow ClawSeed to read your diary entries from Diary?",
+            AGENT,
+            "Certificate " + NotesAuthorizationE2ETest.fingerprint(AGENT_CERT),
+            "Full access \u00b7 1 day",
+            "More options",
+            "Allow",
+            "Don't allow",
+            "Apps with access"),
+        screen.texts());
+    screen.tap("cetp:more");
+    List<String> open = screen.texts();
+    assertTrue(screen.text(), open.contains("For how long?"));
+    assertTrue(screen.text(), open.contains("Fewer options"));
+    assertFalse(screen.text(), open.contains("Full access \u00b7 1 day"));
+    check(screen, "consent-more-light");
+    screen.tap("cetp:access:limited").tap("cetp:duration:month").tap("cetp:more");
+    assertTrue(screen.text(), screen.texts().contains("Limited access \u00b7 30 days"));
+    assertFalse(screen.text(), screen.texts().contains("For how long?"));
+    screen.tap("cetp:allow");
+    assertEquals("\"limited\"", call(AGENT_UID, "entry_access").data());
+  }
+
+  /**
+   * A decision in force that could not be saved yet (a directory stands where the store's file
+   * is written, so every save fails) is said on the dialog and on Apps with access.
+   */
+  @Test
+  public void aChangeNotSavedYetIsSaidOnTheDialogAndOnAppsWithAccess() throws Exception {
+    agentAsks().tap("cetp:allow");
+    File store = storeFile();
+    assertTrue(store.delete());
+    assertTrue(new File(store, "in-the-way").mkdirs());
+    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
+    ApprovalScreen other = ApprovalScreen.launchFrom(OTHER, new Intent(AUTHORIZE));
+    screens.add(other);
+    assertNull(other.text(), other.find("cetp:unsaved_changes"));
+    other.tap("cetp:deny");
+    assertTrue(ApprovalScreen.adminState().getBoolean("unsaved_changes"));
+    String notice =
+        "A recent change is in force but not saved yet; this app keeps trying. If the phone"
+            + " restarts first, it may be undone.";
+    ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
+    screens.add(grants);
+    assertTrue(grants.text(), grants.texts().contains(notice));
+    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "photo_access").errorCode());
+    ApprovalScreen more = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    screens.add(more);
+    assertEquals(more.text(), notice, more.texts().get(0));
+  }
+
+  /** The grant store's file, wherever the provider keeps it. */
+  private static File storeFile() throws IOException {
+    File[] roots = {
+      RuntimeEnvironment.getApplication().getNoBackupFilesDir(),
+      RuntimeEnvironment.getApplication().getFilesDir()
+    };
+    for (File root : roots) {
+      try (java.util.stream.Stream<java.nio.file.Path> files = Files.walk(root.toPath())) {
+        java.util.Optional<java.nio.file.Path> found =
+            files.filter(f -> f.getFileName().toString().equals("cetp-grants.json")).findFirst();
+        if (found.isPresent()) {
+          return found.get().toFile();
+        }
+      }
+    }
+    throw new AssertionError("no cetp-grants.json under " + Arrays.toString(roots));
+  }
+
+  /**
    * Opened by an app Android does not name: every waiting request, each app identified, none
    * chosen for the user.
    */

@@ -155,6 +155,9 @@ public class NotesAuthorizationE2ETest {
   @Test
   public void theScreenShowsTheRequestInWordsAndAllowGrantsIt() throws Exception {
     ApprovalScreen screen = askAndOpen();
+    // What Allow gives, in one line; the choices behind More options.
+    assertTrue(screen.text(), screen.texts().contains("Full access \u00b7 1 day"));
+    screen.tap("cetp:more");
     List<String> texts = screen.texts();
     String shown = screen.text();
     assertEquals(
