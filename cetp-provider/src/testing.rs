@@ -1,6 +1,6 @@
 //! Test a provider from `cargo test` the way a consumer app sees it.
 //!
-//! [`Consumer`] calls [`Provider::call`], the entry point the Android bridge uses, and hands back
+//! [`Consumer`] calls [`CetpV1Host::call`], the entry point the Android bridge uses, and hands back
 //! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
 //! provider against CETP v1 in one line; [`check_noninterference`] checks that Limited answers
 //! do not depend on the data Limited hides.
@@ -40,7 +40,7 @@ use serde_json::Value;
 use crate::auth::Approval;
 use crate::caller::Caller;
 use crate::context::AccessLevel;
-use crate::host::Request;
+use crate::host::{CetpV1Host, Request};
 use crate::provider::Provider;
 #[cfg(feature = "schema-report")]
 use crate::schema::{Api, CompatReport, ToolCompat};
@@ -164,7 +164,7 @@ impl<'p> Consumer<'p> {
 
     /// Any request.
     pub fn call(&self, request: &Request<'_>) -> Response {
-        self.provider.call(request, &self.caller)
+        CetpV1Host::new(self.provider).call(request, &self.caller)
     }
 }
 
