@@ -680,6 +680,7 @@ pub struct ToolCall<'a> {
     tool: Result<ToolRef<'a>, ToolError>,
     args: Option<&'a str>,
     request_id: Option<&'a str>,
+    deadline_at_ms: Option<u64>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -691,7 +692,16 @@ impl<'a> ToolCall<'a> {
             tool,
             args: None,
             request_id: None,
+            deadline_at_ms: None,
         }
+    }
+
+    /// The instant (Unix epoch milliseconds) the consumer stops waiting: the call's deadline
+    /// when it comes before the tool's own.
+    #[must_use]
+    pub fn deadline_at_ms(mut self, deadline_at_ms: Option<u64>) -> Self {
+        self.deadline_at_ms = deadline_at_ms;
+        self
     }
 
     /// The JSON text of the arguments (absent, empty or `null`: `{}`).
@@ -907,7 +917,13 @@ impl Provider {
         let value = entry.validator.check(name, call.args)?;
         self.auth.record_read(name, &decision);
         // The deadline counts from the instant the call was decided (no second clock read).
-        let deadline = Deadline::after(self.auth.clock(), decision.at_ms(), entry.deadline);
+        let allowed = match call.deadline_at_ms {
+            Some(at) => entry
+                .deadline
+                .min(Duration::from_millis(at.saturating_sub(decision.at_ms()))),
+            None => entry.deadline,
+        };
+        let deadline = Deadline::after(self.auth.clock(), decision.at_ms(), allowed);
         let mut ctx = CallContext::new(caller)
             .with_access(decision.access())
             .for_tool(name, &self.states, deadline.clone());
@@ -930,7 +946,7 @@ impl Provider {
             }
         };
         if deadline.is_past() {
-            return Err(past_deadline(name, entry.deadline));
+            return Err(past_deadline(name, allowed));
         }
         entry.output.check(name, result?)
     }

@@ -761,6 +761,12 @@ impl Authorizer {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Whether a call may wait for the user's consent (the user-approval policy), as a host
+    /// that announces a confirmation policy says.
+    pub(crate) fn asks_the_user(&self) -> bool {
+        self.mode == Mode::UserApproval
+    }
+
     /// Whether `list_tools` and `get_provider_info` answer every caller alike (discovery is
     /// not gated), so their replies may be kept and served without identifying the caller.
     pub(crate) fn discovery_is_open(&self) -> bool {

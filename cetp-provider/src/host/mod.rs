@@ -7,6 +7,7 @@
 //! | host | transport | module |
 //! |---|---|---|
 //! | CETP v1 | an exported `ContentProvider`: `call(method, arg, extras)` → Bundle | [`cetp_v1`] ([`CetpV1Host`]) |
+//! | CETP v2 (read-only; not yet routed by the template) | the same `ContentProvider`, calls with `protocol_version` = 2 or `negotiate` | [`cetp_v2`] ([`CetpV2Host`]) |
 //! | Apex | the `IApexPlugin` AIDL bound Service | [`apex`] ([`ApexHost`](apex::ApexHost)) |
 //! | MCP (feature `mcp`, a developer tool) | Model Context Protocol over stdio (`cargo cetp mcp`) | `mcp` (`McpHost`) |
 //!
@@ -37,6 +38,7 @@
 
 pub mod apex;
 pub mod cetp_v1;
+pub mod cetp_v2;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
@@ -46,3 +48,4 @@ pub use crate::caller::CallerPackage;
 pub use crate::provider::{HostSettings, ToolCall, ToolRef};
 pub use crate::wire::Response;
 pub use cetp_v1::{CetpV1Host, Request};
+pub use cetp_v2::{CetpV2Host, V2Request};
