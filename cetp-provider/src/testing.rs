@@ -31,8 +31,10 @@
 //! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
 //! ```
 
+mod cetp_v2;
 mod noninterference;
 
+pub use cetp_v2::check_v2_conformance_as;
 pub use noninterference::{NoninterferenceError, Pairs, check_noninterference};
 
 use serde_json::Value;
