@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::OnceLock;
 
-use cetp_provider::host::Request;
+use cetp_provider::host::{CetpV1Host, Request};
 use cetp_provider::{Caller, Provider, Response, wire};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -131,7 +131,7 @@ proptest! {
             args: args.as_deref(),
             request_id: request_id.as_deref(),
         };
-        let answer = provider().call(&request, &Caller::unknown());
+        let answer = CetpV1Host::new(provider()).call(&request, &Caller::unknown());
         check_envelope(&answer)?;
     }
 }

@@ -178,7 +178,8 @@ fn mcp(app: &App, options: &Options) -> Result<(), String> {
         provider.tools().len(),
         options.access
     );
-    McpHost::new(provider, caller)
+    McpHost::new(provider)
+        .with_caller(caller)
         .serve_stdio()
         .map_err(|e| e.to_string())
 }

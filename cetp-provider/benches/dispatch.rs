@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use cetp_provider::auth::Auth;
-use cetp_provider::host::Request;
+use cetp_provider::host::{CetpV1Host, Request};
 use cetp_provider::{Caller, Provider, tool, tools};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::Serialize;
@@ -90,6 +90,7 @@ fn dispatch(c: &mut Criterion) {
         .auth(Auth::open())
         .build()
         .unwrap();
+    let host = CetpV1Host::new(&provider);
     let caller = Caller::app(10_001, "com.example.agent");
     let valid = Request::execute("search", r#"{"query":"milk","limit":5}"#)
         .with_request_id("3f2b9c1e-0000-4000-8000-000000000001");
@@ -105,10 +106,10 @@ fn dispatch(c: &mut Criterion) {
         b.iter(|| serde_json::to_string(&search(black_box("milk".to_owned()), Some(5))).unwrap())
     });
     group.bench_function("execute_tool (validated, 5 hits)", |b| {
-        b.iter(|| provider.call(black_box(&valid), &caller))
+        b.iter(|| host.call(black_box(&valid), &caller))
     });
     group.bench_function("execute_tool rejected (INVALID_ARGS)", |b| {
-        b.iter(|| provider.call(black_box(&invalid), &caller))
+        b.iter(|| host.call(black_box(&invalid), &caller))
     });
     group.bench_function(
         "direct function call + serde_json::to_string, 100 rows",
@@ -124,10 +125,10 @@ fn dispatch(c: &mut Criterion) {
         },
     );
     group.bench_function("execute_tool (validated, 100 rows)", |b| {
-        b.iter(|| provider.call(black_box(&hundred), &caller))
+        b.iter(|| host.call(black_box(&hundred), &caller))
     });
     group.bench_function("list_tools (cached)", |b| {
-        b.iter(|| provider.call(black_box(&Request::list_tools()), &caller))
+        b.iter(|| host.call(black_box(&Request::list_tools()), &caller))
     });
     group.finish();
 }

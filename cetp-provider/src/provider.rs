@@ -20,7 +20,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::app::App;
-use crate::auth::{Auth, Authorizer, Need as AuthNeed};
+pub use crate::auth::Need;
+use crate::auth::{Auth, Authorizer};
 use crate::caller::Caller;
 use crate::context::{AccessLevel, CallContext, Deadline};
 use crate::descriptor::{ToolDescriptor, ToolFacts};
@@ -174,7 +175,7 @@ pub enum BuildError {
     /// store given with [`Auth::store_dir`] cannot be opened.
     #[error("authorization: {0}")]
     Auth(String),
-    /// The settings of one host (such as [`ProviderBuilder::apex`]) do not fit the tools.
+    /// The settings of one host (given to [`ProviderBuilder::host`]) do not fit the tools.
     #[error("{host}: {reason}")]
     Host {
         /// Which host: `Apex plugin`, ….
@@ -184,9 +185,10 @@ pub enum BuildError {
     },
 }
 
-/// Settings a host adapter keeps on the provider (the Apex plugin's tool ids, …): given to the
-/// builder, checked against the tools when it builds, read by the host.
-pub(crate) trait HostSettings: std::any::Any + Send + Sync {
+/// Settings a host keeps on the provider (the Apex plugin's tool ids, …): given to
+/// [`ProviderBuilder::host`], checked against the tools when it builds, read by the host with
+/// [`Provider::host_settings`]. Every host's settings are given the same way.
+pub trait HostSettings: std::any::Any + Send + Sync {
     /// The host's name in a [`BuildError::Host`].
     const HOST: &'static str;
 
@@ -420,9 +422,19 @@ impl ProviderBuilder {
         self
     }
 
-    /// Keeps the settings of one host on the provider; they are checked against the tools when
-    /// the provider is built, and the host reads them with [`Provider::host_settings`].
-    pub(crate) fn host_settings<S: HostSettings>(mut self, settings: S) -> Self {
+    /// Keeps the settings of one host on the provider (for instance
+    /// [`Apex`](crate::host::apex::Apex)); they are checked against the tools when the provider
+    /// is built, and the host reads them with [`Provider::host_settings`]. Without them the
+    /// host's defaults apply.
+    ///
+    /// ```
+    /// use cetp_provider::host::apex::{Apex, ApexHost};
+    /// use cetp_provider::{Caller, Provider};
+    /// let provider = Provider::builder("Notes").host(Apex::new().min_host_version(2)).build().unwrap();
+    /// let meta = ApexHost::new(&provider).metadata_json(&Caller::unknown());
+    /// assert!(meta.contains(r#""minHostVersion":2"#));
+    /// ```
+    pub fn host<S: HostSettings>(mut self, settings: S) -> Self {
         self.host_settings.set(settings);
         let id = TypeId::of::<S>();
         self.host_checks.retain(|(have, _)| *have != id);
@@ -568,22 +580,10 @@ struct Entry {
 ///
 /// Build it once (when the app starts on Android) and share it: every method takes `&self` and
 /// is safe to call from many Binder threads at once. It never panics: every failure, including
-/// a panicking tool, becomes an error [`Response`]. Hosts reach it through
-/// [`Provider::call`] (a CETP request), the Apex plugin view in [`crate::host::apex`], or the
-/// three calls of the core ([`authorize`](Self::authorize), [`tool`](Self::tool),
+/// a panicking tool, becomes an error [`Response`]. It speaks no protocol: the hosts of
+/// [`crate::host`] (CETP v1 and v2, Apex, MCP) are built from it and reach it through the three
+/// calls of the core ([`authorize`](Self::authorize), [`tool`](Self::tool),
 /// [`execute`](Self::execute)).
-///
-/// ```
-/// use cetp_provider::host::{Request, Response};
-/// use cetp_provider::{Caller, ErrorCode, Provider};
-///
-/// let provider = Provider::builder("Empty").build().unwrap();
-/// let answer = provider.call(&Request::new("no_such_method"), &Caller::unknown());
-/// assert_eq!(answer.error_code(), Some(ErrorCode::ToolNotFound));
-/// let list = provider.call(&Request::list_tools(), &Caller::unknown());
-/// assert_eq!(list.data(), Some(r#"{"tools":[]}"#));
-/// # let _: Response = list;
-/// ```
 pub struct Provider {
     name: String,
     description: String,
@@ -609,18 +609,6 @@ impl fmt::Debug for Provider {
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
-}
-
-/// What a host asks [`Provider::authorize`] about.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum Need<'p> {
-    /// Seeing the provider: `list_tools`, `get_provider_info`, a plugin host's metadata, tool
-    /// list and lifecycle calls. Every caller may while discovery is open (the default, see
-    /// [`Auth::gate_discovery`]).
-    Discovery,
-    /// Running this tool (what [`Provider::execute`] checks).
-    Tool(ToolRef<'p>),
 }
 
 /// One tool of a [`Provider`], looked up once by [`Provider::tool`].
@@ -650,6 +638,14 @@ impl<'p> ToolRef<'p> {
     /// Its place in declaration order (the index into [`Provider::tools`]).
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    /// What running it needs from [`Provider::authorize`].
+    pub fn need(&self) -> Need<'p> {
+        Need::Tool {
+            name: self.name(),
+            scopes: &self.descriptor().scopes,
+        }
     }
 
     fn entry(&self) -> &'p Entry {
@@ -684,6 +680,7 @@ pub struct ToolCall<'a> {
     tool: Result<ToolRef<'a>, ToolError>,
     args: Option<&'a str>,
     request_id: Option<&'a str>,
+    deadline_at_ms: Option<u64>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -695,7 +692,16 @@ impl<'a> ToolCall<'a> {
             tool,
             args: None,
             request_id: None,
+            deadline_at_ms: None,
         }
+    }
+
+    /// The instant (Unix epoch milliseconds) the consumer stops waiting: the call's deadline
+    /// when it comes before the tool's own.
+    #[must_use]
+    pub fn deadline_at_ms(mut self, deadline_at_ms: Option<u64>) -> Self {
+        self.deadline_at_ms = deadline_at_ms;
+        self
     }
 
     /// The JSON text of the arguments (absent, empty or `null`: `{}`).
@@ -791,8 +797,8 @@ impl Provider {
         &self.info_json
     }
 
-    /// The settings a host keeps on the provider.
-    pub(crate) fn host_settings<S: HostSettings>(&self) -> Option<&S> {
+    /// The settings of type `S` given to [`ProviderBuilder::host`], if any.
+    pub fn host_settings<S: HostSettings>(&self) -> Option<&S> {
         self.host_settings.get::<S>()
     }
 
@@ -826,13 +832,6 @@ impl Provider {
     /// The refusal as the caller should get it (`AUTH_REQUIRED`, `PERMISSION_DENIED`,
     /// `RATE_LIMITED`).
     pub fn authorize(&self, caller: &Caller, need: Need<'_>) -> Result<AccessLevel, ToolError> {
-        let need = match need {
-            Need::Discovery => AuthNeed::Discovery,
-            Need::Tool(tool) => AuthNeed::Tool {
-                name: tool.name(),
-                scopes: &tool.descriptor().scopes,
-            },
-        };
         self.auth
             .authorize(caller, need)
             .map(|decision| decision.access())
@@ -887,11 +886,8 @@ impl Provider {
         // One authorization per call, before anything else: a caller that may not run a tool
         // learns nothing about it (with gated discovery, not even whether it exists).
         let need = match &call.tool {
-            Ok(tool) => AuthNeed::Tool {
-                name: tool.name(),
-                scopes: &tool.descriptor().scopes,
-            },
-            Err(_) => AuthNeed::UnknownTool,
+            Ok(tool) => tool.need(),
+            Err(_) => Need::UnknownTool,
         };
         let decision = self.auth.authorize(caller, need)?;
         if let Some(id) = call
@@ -923,7 +919,13 @@ impl Provider {
         let value = entry.validator.check(name, call.args)?;
         self.auth.record_read(name, &decision);
         // The deadline counts from the instant the call was decided (no second clock read).
-        let deadline = Deadline::after(self.auth.clock(), decision.at_ms(), entry.deadline);
+        let allowed = match call.deadline_at_ms {
+            Some(at) => entry
+                .deadline
+                .min(Duration::from_millis(at.saturating_sub(decision.at_ms()))),
+            None => entry.deadline,
+        };
+        let deadline = Deadline::after(self.auth.clock(), decision.at_ms(), allowed);
         let mut ctx = CallContext::new(caller)
             .with_access(decision.access())
             .for_tool(name, &self.states, deadline.clone());
@@ -947,7 +949,7 @@ impl Provider {
             }
         };
         if deadline.is_past() {
-            return Err(past_deadline(name, entry.deadline));
+            return Err(past_deadline(name, allowed));
         }
         entry.output.check(name, result?)
     }

@@ -13,6 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::app::App;
 use crate::error::panic_text;
+use crate::host::CetpV1Host;
 use crate::host::apex::ApexHost;
 use crate::provider::{Provider, ProviderBuilder};
 
@@ -23,9 +24,11 @@ pub(crate) type BuildFn = fn(&App) -> Result<ProviderBuilder, String>;
 /// Why the library refuses to start when built with `panic = "abort"`.
 pub(crate) const PANIC_ABORT_REFUSAL: &str = "this native library was built with `panic = \"abort\"`, so one failing tool would crash the whole app; the CETP SDK refuses to start. Build it with `panic = \"unwind\"` (the Cargo default; check `[profile.release]` and `-C panic`)";
 
-/// A started provider and the hosts that answer from it.
+/// A started provider and the hosts that answer from it, each built from it and holding it
+/// the same way.
 pub(crate) struct Running {
     pub(crate) provider: Arc<Provider>,
+    pub(crate) cetp_v1: CetpV1Host,
     pub(crate) apex: ApexHost,
 }
 
@@ -119,6 +122,7 @@ impl Runtime {
             }
         };
         Ok(Arc::new(Running {
+            cetp_v1: CetpV1Host::new(Arc::clone(&provider)),
             apex: ApexHost::new(Arc::clone(&provider)),
             provider,
         }))
@@ -173,11 +177,11 @@ mod tests {
         assert_eq!(running.provider.app().unwrap().package_name(), "com.x");
         assert_eq!(running.provider.app().unwrap().version_code(), 7);
         let list = running
-            .provider
+            .cetp_v1
             .call(&Request::list_tools(), &Caller::unknown());
         assert!(list.is_success(), "{list:?}");
         for method in [METHOD_LIST_TOOLS, METHOD_GET_PROVIDER_INFO] {
-            assert!(running.provider.constant_reply(method).is_some());
+            assert!(running.cetp_v1.constant_reply(method).is_some());
         }
         assert!(
             running

@@ -1,6 +1,6 @@
 //! Test a provider from `cargo test` the way a consumer app sees it.
 //!
-//! [`Consumer`] calls [`Provider::call`], the entry point the Android bridge uses, and hands back
+//! [`Consumer`] calls [`CetpV1Host::call`], the entry point the Android bridge uses, and hands back
 //! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
 //! provider against CETP v1 in one line; [`check_noninterference`] checks that Limited answers
 //! do not depend on the data Limited hides. With the `test-util` feature, `capture_logs`
@@ -32,10 +32,12 @@
 //! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
 //! ```
 
+mod cetp_v2;
 #[cfg(feature = "test-util")]
 mod logs;
 mod noninterference;
 
+pub use cetp_v2::check_v2_conformance_as;
 #[cfg(feature = "test-util")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 pub use logs::capture_logs;
@@ -46,7 +48,7 @@ use serde_json::Value;
 use crate::auth::Approval;
 use crate::caller::Caller;
 use crate::context::AccessLevel;
-use crate::host::Request;
+use crate::host::{CetpV1Host, Request};
 use crate::provider::Provider;
 #[cfg(feature = "schema-report")]
 use crate::schema::{Api, CompatReport, ToolCompat};
@@ -170,7 +172,7 @@ impl<'p> Consumer<'p> {
 
     /// Any request.
     pub fn call(&self, request: &Request<'_>) -> Response {
-        self.provider.call(request, &self.caller)
+        CetpV1Host::new(self.provider).call(request, &self.caller)
     }
 }
 

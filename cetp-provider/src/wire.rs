@@ -336,7 +336,7 @@ pub const ADMIN_VALUES: &[&str] = &[
 
 /// The answer to one CETP call: the result as JSON text, or a [`ToolError`].
 ///
-/// It is the one reply type of the SDK: [`Provider::call`](crate::Provider::call) returns it,
+/// It is the one reply type of the SDK: [`CetpV1Host::call`](crate::host::CetpV1Host::call) returns it,
 /// the Android bridge writes its [`to_pairs`](Self::to_pairs) into the reply Bundle, and host
 /// tests read it through [`get`](Self::get), [`data_json`](Self::data_json) and
 /// [`error_code`](Self::error_code).

@@ -1,4 +1,4 @@
-//! Malformed and oversized input through `Provider::call`, the path the JNI bridge takes: every
+//! Malformed and oversized input through `CetpV1Host::call`, the path the JNI bridge takes: every
 //! one gets a clear error code, nothing panics, replies fit the wire limits as Binder counts
 //! them (UTF-16), logs stay one line per record, and gated discovery tells strangers nothing.
 

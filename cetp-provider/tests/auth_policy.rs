@@ -1,4 +1,4 @@
-//! Authorization through `Provider::call` (the bridge's entry point), via `testing::Consumer`.
+//! Authorization through `CetpV1Host::call` (the bridge's entry point), via `testing::Consumer`.
 
 #[path = "auth_support/mod.rs"]
 mod support;

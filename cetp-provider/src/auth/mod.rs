@@ -507,21 +507,26 @@ impl Auth {
     }
 }
 
-/// What a call needs from authorization; see [`Authorizer::authorize`].
+/// What a host asks authorization for: the one vocabulary every host and the core speak
+/// ([`Provider::authorize`](crate::Provider::authorize), and the authorizer below it).
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Need<'a> {
-    /// `list_tools`, `get_provider_info`, and the Apex host's metadata, tools and lifecycle
-    /// calls: free while discovery is open, else some grant in force.
+#[non_exhaustive]
+pub enum Need<'a> {
+    /// Seeing the provider: `list_tools`, `get_provider_info`, a plugin host's metadata, tool
+    /// list and lifecycle calls. Free while discovery is open (the default, see
+    /// [`Auth::gate_discovery`]), else some grant in force.
     Discovery,
-    /// `execute_tool` of an existing tool needing `scopes`.
+    /// Running an existing tool needing `scopes`. Hosts get it from
+    /// [`ToolRef::need`](crate::host::ToolRef::need), never by hand.
+    #[non_exhaustive]
     Tool {
         /// The tool's name (its rate limit, and the access log).
         name: &'a str,
         /// The scopes the tool declares.
         scopes: &'a [String],
     },
-    /// `execute_tool` of a name that is no tool (or of no name): refused like discovery
-    /// while discovery is gated, so a stranger cannot tell tools from other names.
+    /// Running a name that is no tool (or no name): refused like discovery while discovery
+    /// is gated, so a stranger cannot tell tools from other names.
     UnknownTool,
 }
 
@@ -758,6 +763,12 @@ impl Authorizer {
 
     fn pending_queue(&self) -> MutexGuard<'_, PendingQueue> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether a call may wait for the user's consent (the user-approval policy), as a host
+    /// that announces a confirmation policy says.
+    pub(crate) fn asks_the_user(&self) -> bool {
+        self.mode == Mode::UserApproval
     }
 
     /// Whether `list_tools` and `get_provider_info` answer every caller alike (discovery is

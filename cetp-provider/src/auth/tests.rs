@@ -1,4 +1,4 @@
-//! Unit tests of the pieces; the behaviour through `Provider::call` is tested in
+//! Unit tests of the pieces; the behaviour through `CetpV1Host::call` is tested in
 //! `tests/auth_*.rs`.
 
 use std::time::Duration;

@@ -61,7 +61,7 @@
 //! }
 //!
 //! let provider = Provider::builder("Calculator").tools(tools![add]).auth(Auth::open()).build().unwrap();
-//! let host = McpHost::new(provider, Caller::app(10_123, "com.example.agent"));
+//! let host = McpHost::new(&provider).with_caller(Caller::app(10_123, "com.example.agent"));
 //!
 //! let tools = host.list_tools().unwrap();
 //! assert_eq!(tools[0].name, "add");
@@ -80,6 +80,7 @@
 //!
 //! [Model Context Protocol]: https://modelcontextprotocol.io
 
+use std::ops::Deref;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -118,32 +119,42 @@ pub enum McpServeError {
     Session(String),
 }
 
-/// An MCP server over a [`Provider`], answering as one [`Caller`]. Cheap to clone.
-#[derive(Clone)]
-pub struct McpHost {
-    inner: Arc<Inner>,
+/// An MCP server over a [`Provider`], answering as one [`Caller`]. Like every host, it is
+/// built from the provider it answers from (`&Provider`, or an `Arc<Provider>`, which serving
+/// over stdio needs). Cheap to clone.
+pub struct McpHost<P = Arc<Provider>> {
+    inner: Arc<Inner<P>>,
+    caller: Caller,
 }
 
-struct Inner {
-    provider: Arc<Provider>,
-    caller: Caller,
+impl<P> Clone for McpHost<P> {
+    fn clone(&self) -> Self {
+        McpHost {
+            inner: Arc::clone(&self.inner),
+            caller: self.caller.clone(),
+        }
+    }
+}
+
+struct Inner<P> {
+    provider: P,
     tools: Vec<Tool>,
     wrapped: Vec<bool>,
 }
 
-impl std::fmt::Debug for McpHost {
+impl<P: Deref<Target = Provider>> std::fmt::Debug for McpHost<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpHost")
             .field("provider", &self.inner.provider.name())
-            .field("caller", &self.inner.caller)
+            .field("caller", &self.caller)
             .finish_non_exhaustive()
     }
 }
 
-impl McpHost {
-    /// The MCP view of `provider`, every call made as `caller`.
-    pub fn new(provider: impl Into<Arc<Provider>>, caller: Caller) -> Self {
-        let provider = provider.into();
+impl<P: Deref<Target = Provider>> McpHost<P> {
+    /// The MCP view of `provider`, every call made as an unknown caller until
+    /// [`with_caller`](Self::with_caller) names one.
+    pub fn new(provider: P) -> Self {
         let tools: Vec<Tool> = provider.tools().iter().map(mcp_tool).collect();
         let wrapped = provider
             .tools()
@@ -153,11 +164,18 @@ impl McpHost {
         McpHost {
             inner: Arc::new(Inner {
                 provider,
-                caller,
                 tools,
                 wrapped,
             }),
+            caller: Caller::unknown(),
         }
+    }
+
+    /// Every call made as `caller`.
+    #[must_use]
+    pub fn with_caller(mut self, caller: Caller) -> Self {
+        self.caller = caller;
+        self
     }
 
     /// The provider this host answers from.
@@ -167,7 +185,7 @@ impl McpHost {
 
     /// The identity every call is made with.
     pub fn caller(&self) -> &Caller {
-        &self.inner.caller
+        &self.caller
     }
 
     /// `tools/list`: every tool, if the caller may discover the provider.
@@ -177,13 +195,13 @@ impl McpHost {
     /// gated and the caller is not admitted.
     pub fn list_tools(&self) -> Result<Vec<Tool>, ToolError> {
         let inner = &self.inner;
-        match inner.provider.authorize(&inner.caller, Need::Discovery) {
+        match inner.provider.authorize(&self.caller, Need::Discovery) {
             Ok(_) => Ok(inner.tools.clone()),
             Err(refused) => {
                 let reply =
                     inner
                         .provider
-                        .reply("tools/list", &inner.caller, Response::Error(refused));
+                        .reply("tools/list", &self.caller, Response::Error(refused));
                 Err(reply.error().cloned().unwrap_or_else(|| {
                     ToolError::internal("discovery was refused without an error")
                 }))
@@ -210,11 +228,13 @@ impl McpHost {
         let args = arguments.map(|a| Value::Object(a.clone()).to_string());
         let response = provider.execute(
             ToolCall::new(tool).maybe_args(args.as_deref()),
-            &inner.caller,
+            &self.caller,
         );
         call_result(&response, structured, wrapped)
     }
+}
 
+impl<P: Deref<Target = Provider> + Send + Sync + 'static> McpHost<P> {
     /// Serves MCP over `transport` until the client closes the session.
     ///
     /// # Errors
@@ -280,7 +300,7 @@ fn protocol_stdout() -> std::io::Result<tokio::io::Stdout> {
     Ok(tokio::io::stdout())
 }
 
-impl ServerHandler for McpHost {
+impl<P: Deref<Target = Provider> + Send + Sync + 'static> ServerHandler for McpHost<P> {
     fn get_info(&self) -> ServerConfig {
         let provider = self.provider();
         let version = provider
@@ -509,7 +529,8 @@ mod tests {
     #[test]
     fn tools_carry_title_annotations_and_output_schemas() {
         let dir = tempfile::tempdir().unwrap();
-        let host = McpHost::new(provider(dir.path(), Some(Auth::open())), agent());
+        let host =
+            McpHost::new(Arc::new(provider(dir.path(), Some(Auth::open())))).with_caller(agent());
         let tools = host.list_tools().unwrap();
         let json: Vec<Value> = tools
             .iter()
@@ -537,7 +558,8 @@ mod tests {
     #[test]
     fn calls_answer_structured_content_and_tool_errors() {
         let dir = tempfile::tempdir().unwrap();
-        let host = McpHost::new(provider(dir.path(), Some(Auth::open())), agent());
+        let host =
+            McpHost::new(Arc::new(provider(dir.path(), Some(Auth::open())))).with_caller(agent());
         let ok = host.call_tool("echo", json!({"words": "hi"}).as_object());
         assert_eq!(ok.is_error, Some(false));
         assert_eq!(text(&ok), r#"{"access":"Full","words":"hi"}"#);
@@ -571,7 +593,7 @@ mod tests {
     fn the_caller_gets_what_its_approval_allows() {
         let dir = tempfile::tempdir().unwrap();
         let provider = Arc::new(provider(dir.path(), None));
-        let host = McpHost::new(Arc::clone(&provider), agent());
+        let host = McpHost::new(Arc::clone(&provider)).with_caller(agent());
         let refused = host.call_tool("echo", json!({"words": "hi"}).as_object());
         assert_eq!(refused.is_error, Some(true));
         let lines: Vec<&str> = text(&refused).lines().collect();
@@ -600,7 +622,7 @@ mod tests {
     fn gated_discovery_refuses_the_tool_list() {
         let dir = tempfile::tempdir().unwrap();
         let gated = Auth::user_approval().gate_discovery(true);
-        let host = McpHost::new(provider(dir.path(), Some(gated)), agent());
+        let host = McpHost::new(Arc::new(provider(dir.path(), Some(gated)))).with_caller(agent());
         let refused = host.list_tools().unwrap_err();
         assert_eq!(refused.code(), ErrorCode::AuthRequired);
     }
@@ -609,7 +631,8 @@ mod tests {
     #[test]
     fn a_session_over_a_pipe() {
         let dir = tempfile::tempdir().unwrap();
-        let host = McpHost::new(provider(dir.path(), Some(Auth::open())), agent());
+        let host =
+            McpHost::new(Arc::new(provider(dir.path(), Some(Auth::open())))).with_caller(agent());
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -6,9 +6,15 @@
 //!
 //! | host | transport | module |
 //! |---|---|---|
-//! | CETP v1 | an exported `ContentProvider`: `call(method, arg, extras)` → Bundle | [`cetp`] ([`Provider::call`]) |
+//! | CETP v1 | an exported `ContentProvider`: `call(method, arg, extras)` → Bundle | [`cetp_v1`] ([`CetpV1Host`]) |
+//! | CETP v2 (read-only; not yet routed by the template) | the same `ContentProvider`, calls with `protocol_version` = 2 or `negotiate` | [`cetp_v2`] ([`CetpV2Host`]) |
 //! | Apex | the `IApexPlugin` AIDL bound Service | [`apex`] ([`ApexHost`](apex::ApexHost)) |
 //! | MCP (feature `mcp`, a developer tool) | Model Context Protocol over stdio (`cargo cetp mcp`) | `mcp` (`McpHost`) |
+//!
+//! Every host has one shape: a struct generic over how it holds the provider (`&Provider` for a
+//! test or a tool that borrows it, `Arc<Provider>`, the default, for the runtime that keeps it),
+//! built with `new(provider)` from it alone (its own tables come from the provider's
+//! declaration), and answering through `provider()`. The core names no host.
 //!
 //! # The core a host calls
 //!
@@ -29,15 +35,17 @@
 //! [`Provider::tool_at`]: crate::Provider::tool_at
 //! [`Provider::execute`]: crate::Provider::execute
 //! [`Provider::reply`]: crate::Provider::reply
-//! [`Provider::call`]: crate::Provider::call
 
 pub mod apex;
-pub mod cetp;
+pub mod cetp_v1;
+pub mod cetp_v2;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 
+pub use crate::auth::Need;
 pub use crate::caller::CallerPackage;
-pub use crate::provider::{Need, ToolCall, ToolRef};
+pub use crate::provider::{HostSettings, ToolCall, ToolRef};
 pub use crate::wire::Response;
-pub use cetp::Request;
+pub use cetp_v1::{CetpV1Host, Request};
+pub use cetp_v2::{CetpV2Host, V2Request};

@@ -124,7 +124,7 @@ fn native_call<'local>(
                 args: args.as_deref(),
                 request_id: request_id.as_deref(),
             };
-            pairs(env, &running.provider.call(&request, caller))
+            pairs(env, &running.cetp_v1.call(&request, caller))
         },
     )
 }
@@ -139,7 +139,7 @@ fn native_constant_reply<'local>(
     method: JString<'local>,
 ) -> Result<JObjectArray<'local, JString<'local>>, Error> {
     let method = read_or_empty(env, &method)?;
-    match super::running().and_then(|running| running.provider.constant_reply(&method)) {
+    match super::running().and_then(|running| running.cetp_v1.constant_reply(&method)) {
         Some(response) => pairs(env, &response),
         None => Ok(JObjectArray::<JString>::null()),
     }

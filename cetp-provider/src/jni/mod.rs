@@ -22,9 +22,9 @@
 //! | Java | native | answered by |
 //! |---|---|---|
 //! | `NativeBridge.init(filesDir, noBackupDir, packageName, versionCode, versionName)` | `cetp::native_init` | the runtime: build function, provider, hosts |
-//! | `NativeBridge.call(method, toolName, args, requestId, uid, token, packages, digests)` | `cetp::native_call` | [`Provider::call`](crate::Provider::call) |
+//! | `NativeBridge.call(method, toolName, args, requestId, uid, token, packages, digests)` | `cetp::native_call` | [`CetpV1Host::call`](crate::host::CetpV1Host::call) |
 //! | `NativeBridge.tokenEpoch()` | `cetp::native_token_epoch` | `convert::next_epoch`: the caller tokens' epoch of the Java side asking |
-//! | `NativeBridge.constantReply(method)` | `cetp::native_constant_reply` | [`Provider::constant_reply`](crate::Provider::constant_reply) |
+//! | `NativeBridge.constantReply(method)` | `cetp::native_constant_reply` | [`CetpV1Host::constant_reply`](crate::host::CetpV1Host::constant_reply) |
 //! | `NativeBridge.admin(requestJson)` | `cetp::native_admin` | the admin JSON of [`crate::auth`] |
 //! | `ApexBridge.metadataJson/toolsJson/executeTool/onActivate/onDeactivate(…, uid, token, packages, digests)` | `apex::native_*` | [`ApexHost`](crate::host::apex::ApexHost) |
 //!

@@ -1,7 +1,7 @@
 //! The minimal provider, driven the way an agent app drives it.
 
 use cetp_provider::auth::Approval;
-use cetp_provider::testing::{Consumer, check_conformance_as};
+use cetp_provider::testing::{Consumer, check_conformance_as, check_v2_conformance_as};
 use cetp_provider::{App, Caller, ErrorCode, Provider};
 
 /// The provider as the Android template starts it: declared for the app, then built with it
@@ -32,6 +32,15 @@ fn an_approved_agent_gets_a_conformant_provider() {
     let agent = Consumer::new(&provider);
     approve(&provider, &agent);
     check_conformance_as(&provider, agent.caller()).unwrap();
+}
+
+#[test]
+fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = started(&dir);
+    let agent = Consumer::new(&provider);
+    approve(&provider, &agent);
+    check_v2_conformance_as(&provider, agent.caller()).unwrap();
 }
 
 #[test]

@@ -103,7 +103,7 @@ pub fn provider(app: &App) -> ProviderBuilder {
         .scope("diary.photos", "your diary photos")
         .tools(tools![count_entries, entry_access, photo_access, ping])
         // Apex hosts older than version 2 must refuse this plugin.
-        .apex(Apex::new().min_host_version(2))
+        .host(Apex::new().min_host_version(2))
         .auth(
             Auth::user_approval()
                 .clock(FileClock::new(clock_file))

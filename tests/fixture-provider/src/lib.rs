@@ -266,7 +266,7 @@ pub fn provider(app: &App) -> ProviderBuilder {
         // one UID for every thread), which the default cap of 4 calls in flight per caller
         // would refuse; the cap itself is tested in cetp-provider.
         .max_calls_in_flight_per_caller(64)
-        .apex(
+        .host(
             Apex::new()
                 .on_activate(|_| {
                     ACTIVATIONS.fetch_add(1, Ordering::SeqCst);

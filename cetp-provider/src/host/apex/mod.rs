@@ -95,11 +95,11 @@
 //! let provider = Provider::builder("Calculator")
 //!     .tools(tools![add])
 //!     .auth(Auth::open())
-//!     .apex(Apex::new().min_host_version(2))
+//!     .host(Apex::new().min_host_version(2))
 //!     .app(App::new("com.example.calc", "/data/user/0/com.example.calc/files").with_version(7, "1.7"))
 //!     .build()
 //!     .unwrap();
-//! let plugin = ApexHost::new(provider);
+//! let plugin = ApexHost::new(&provider);
 //! let host = Caller::app(10_200, "com.apex.agent");
 //!
 //! let meta: serde_json::Value = serde_json::from_str(&plugin.metadata_json(&host)).unwrap();
@@ -120,6 +120,7 @@ mod ids;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Deref;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -134,20 +135,22 @@ use crate::caller::Caller;
 use crate::descriptor::ToolDescriptor;
 use crate::error::ToolError;
 use crate::log_text::{Escaped, printable};
-use crate::provider::{HostSettings, Need, Provider, ProviderBuilder, ToolCall};
+use crate::provider::{HostSettings, Need, Provider, ToolCall};
 use crate::wire::{self, ErrorCode, Response};
 use connections::{Connections, Transition};
 
 type Hook = dyn Fn(&Caller) + Send + Sync;
 
-/// The Apex plugin settings of a provider, given to [`ProviderBuilder::apex`].
+/// The Apex plugin settings of a provider, given to [`ProviderBuilder::host`](crate::ProviderBuilder::host).
+/// Without them the defaults of [`Apex::new`] apply; whether the app serves Apex at all is
+/// decided in its manifest (see `android-template/README.md`).
 ///
 /// ```
 /// use cetp_provider::host::apex::{Apex, ToolIds};
 /// use cetp_provider::Provider;
 ///
 /// let provider = Provider::builder("Notes")
-///     .apex(
+///     .host(
 ///         Apex::new()
 ///             .min_host_version(3)
 ///             .tool_ids(ToolIds::Prefix("mynotes_".into()))
@@ -231,27 +234,12 @@ impl HostSettings for Apex {
     }
 }
 
-impl ProviderBuilder {
-    /// Sets how the provider answers the Apex agent's `IApexPlugin` interface (see
-    /// [`crate::host::apex`]). Without it the defaults of [`Apex::new`] apply; whether the app
-    /// serves Apex at all is decided in its manifest (see `android-template/README.md`).
-    ///
-    /// ```
-    /// use cetp_provider::host::apex::{Apex, ApexHost};
-    /// use cetp_provider::{Caller, Provider};
-    /// let provider = Provider::builder("Notes").apex(Apex::new().min_host_version(2)).build().unwrap();
-    /// let meta = ApexHost::new(provider).metadata_json(&Caller::unknown());
-    /// assert!(meta.contains(r#""minHostVersion":2"#));
-    /// ```
-    pub fn apex(self, apex: Apex) -> Self {
-        self.host_settings(apex)
-    }
-}
-
 /// The `IApexPlugin` view of a [`Provider`]: the provider, and the tables this host keeps of
-/// its own (tool ids, the tools JSON, connected hosts). Build it once, next to the provider.
-pub struct ApexHost {
-    provider: Arc<Provider>,
+/// its own (tool ids, the tools JSON, connected hosts). Like every host, it is built from the
+/// provider it answers from (`&Provider`, or an `Arc<Provider>` to keep it). Build it once,
+/// next to the provider.
+pub struct ApexHost<P = Arc<Provider>> {
+    provider: P,
     settings: Apex,
     /// `(id, tool index)` in declaration order.
     ids: Vec<String>,
@@ -261,7 +249,7 @@ pub struct ApexHost {
     hook_failures: AtomicU64,
 }
 
-impl fmt::Debug for ApexHost {
+impl<P: Deref<Target = Provider>> fmt::Debug for ApexHost<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ApexHost")
             .field("provider", &self.provider.name())
@@ -271,11 +259,10 @@ impl fmt::Debug for ApexHost {
     }
 }
 
-impl ApexHost {
-    /// The Apex view of `provider`, with the settings given to [`ProviderBuilder::apex`] (or
+impl<P: Deref<Target = Provider>> ApexHost<P> {
+    /// The Apex view of `provider`, with the settings given to [`ProviderBuilder::host`](crate::ProviderBuilder::host) (or
     /// the defaults).
-    pub fn new(provider: impl Into<Arc<Provider>>) -> Self {
-        let provider = provider.into();
+    pub fn new(provider: P) -> Self {
         let settings = provider
             .host_settings::<Apex>()
             .cloned()

@@ -4,8 +4,8 @@ use serde_json::json;
 
 use super::*;
 use crate::auth::{Approval, Auth, RateLimit};
-use crate::host::Request;
-use crate::{AnyTool, CallContext, Tool};
+use crate::host::{CetpV1Host, Request};
+use crate::{AnyTool, CallContext, ProviderBuilder, Tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EchoArgs {
@@ -34,11 +34,11 @@ fn builder(auth: Auth, apex: Apex) -> ProviderBuilder {
         .scope("echo", "your echoes")
         .tools([AnyTool::new(Echo)])
         .auth(auth)
-        .apex(apex)
+        .host(apex)
 }
 
 fn host_in(app: App, auth: Auth, apex: Apex) -> ApexHost {
-    ApexHost::new(builder(auth, apex).app(app).build().unwrap())
+    ApexHost::new(Arc::new(builder(auth, apex).app(app).build().unwrap()))
 }
 
 fn host() -> Caller {
@@ -79,7 +79,7 @@ fn tools_carry_ids_titles_and_the_list_tools_schema_as_text() {
 #[test]
 fn a_bad_prefix_fails_the_build() {
     let err = Provider::builder("P")
-        .apex(Apex::new().tool_ids(ToolIds::Prefix("has/slash".into())))
+        .host(Apex::new().tool_ids(ToolIds::Prefix("has/slash".into())))
         .build()
         .unwrap_err();
     assert!(
@@ -122,8 +122,7 @@ fn execute_goes_through_authorization_and_validation() {
         invalid.starts_with("Error: INVALID_ARGS: invalid arguments for `echo_text`: at `/text`"),
         "{invalid}"
     );
-    let direct = plugin
-        .provider()
+    let direct = CetpV1Host::new(plugin.provider())
         .call(&Request::execute("echo_text", r#"{"text":""}"#), &host());
     assert_eq!(invalid, render(&direct));
     assert_eq!(

@@ -1,5 +1,6 @@
 //! The CETP v1 host: a `ContentProvider.call(method, arg, extras)` as a [`Request`], answered
-//! through the provider's core as a [`Response`] (the reply Bundle's key/value pairs).
+//! by a [`CetpV1Host`] through the provider's core as a [`Response`] (the reply Bundle's
+//! key/value pairs).
 //!
 //! | method | answered by |
 //! |---|---|
@@ -7,6 +8,8 @@
 //! | `get_provider_info` | [`Provider::provider_info_json`], the same way |
 //! | `execute_tool` | [`Provider::execute`] of the tool `tool_name` names |
 //! | anything else | `TOOL_NOT_FOUND` naming the three methods |
+
+use std::ops::Deref;
 
 use crate::caller::Caller;
 use crate::error::ToolError;
@@ -95,25 +98,58 @@ impl<'a> Request<'a> {
     }
 }
 
-impl Provider {
+/// The CETP v1 view of a [`Provider`]. Like every host, it is built from the provider it
+/// answers from (`&Provider`, or an `Arc<Provider>` to keep it), and keeps nothing else.
+///
+/// ```
+/// use cetp_provider::host::{CetpV1Host, Request, Response};
+/// use cetp_provider::{Caller, ErrorCode, Provider};
+///
+/// let provider = Provider::builder("Empty").build().unwrap();
+/// let host = CetpV1Host::new(&provider);
+/// let answer = host.call(&Request::new("no_such_method"), &Caller::unknown());
+/// assert_eq!(answer.error_code(), Some(ErrorCode::ToolNotFound));
+/// let list = host.call(&Request::list_tools(), &Caller::unknown());
+/// assert_eq!(list.data(), Some(r#"{"tools":[]}"#));
+/// # let _: Response = list;
+/// ```
+#[derive(Debug, Clone)]
+pub struct CetpV1Host<P = std::sync::Arc<Provider>> {
+    provider: P,
+}
+
+impl<P: Deref<Target = Provider>> CetpV1Host<P> {
+    /// The CETP v1 view of `provider`.
+    pub fn new(provider: P) -> Self {
+        CetpV1Host { provider }
+    }
+
+    /// The provider this host answers from.
+    pub fn provider(&self) -> &Provider {
+        &self.provider
+    }
+
     /// Answers one CETP call: `request` as it arrived, from `caller` (who the platform says is
     /// calling). The Android template's `ContentProvider` and [`crate::testing::Consumer`] call
     /// this.
     pub fn call(&self, request: &Request<'_>, caller: &Caller) -> Response {
-        let discovery = |data: &str| match self.authorize(caller, Need::Discovery) {
+        let provider = &*self.provider;
+        let discovery = |data: &str| match provider.authorize(caller, Need::Discovery) {
             Ok(_) => Response::Success(data.to_owned()),
             Err(refused) => Response::Error(refused),
         };
         let (what, response) = match request.method {
-            wire::METHOD_EXECUTE_TOOL => return self.execute(tool_call(self, request), caller),
-            wire::METHOD_LIST_TOOLS => (request.method, discovery(self.list_tools_json())),
+            wire::METHOD_EXECUTE_TOOL => {
+                return provider.execute(tool_call(provider, request), caller);
+            }
+            wire::METHOD_LIST_TOOLS => (request.method, discovery(provider.list_tools_json())),
             wire::METHOD_GET_PROVIDER_INFO => {
-                (request.method, discovery(self.provider_info_json()))
+                (request.method, discovery(provider.provider_info_json()))
             }
             // The caller's text is answered, not logged.
             other => ("an unknown method", Response::Error(unknown_method(other))),
         };
-        self.reply(what, caller, response)
+        provider.reply(what, caller, response)
     }
 
     /// The reply to `method` if it is the same for every caller, so a host may keep it and
@@ -122,21 +158,23 @@ impl Provider {
     /// `None` means "ask on every call".
     ///
     /// ```
-    /// use cetp_provider::host::Request;
+    /// use cetp_provider::host::{CetpV1Host, Request};
     /// use cetp_provider::wire;
     /// use cetp_provider::{Caller, Provider};
     /// let provider = Provider::builder("Notes").build().unwrap();
-    /// let kept = provider.constant_reply(wire::METHOD_LIST_TOOLS).unwrap();
-    /// assert_eq!(kept, provider.call(&Request::list_tools(), &Caller::app(10_001, "com.agent")));
-    /// assert!(provider.constant_reply(wire::METHOD_EXECUTE_TOOL).is_none());
+    /// let host = CetpV1Host::new(&provider);
+    /// let kept = host.constant_reply(wire::METHOD_LIST_TOOLS).unwrap();
+    /// assert_eq!(kept, host.call(&Request::list_tools(), &Caller::app(10_001, "com.agent")));
+    /// assert!(host.constant_reply(wire::METHOD_EXECUTE_TOOL).is_none());
     /// ```
     pub fn constant_reply(&self, method: &str) -> Option<Response> {
         let data = match method {
-            wire::METHOD_LIST_TOOLS => self.list_tools_json(),
-            wire::METHOD_GET_PROVIDER_INFO => self.provider_info_json(),
+            wire::METHOD_LIST_TOOLS => self.provider.list_tools_json(),
+            wire::METHOD_GET_PROVIDER_INFO => self.provider.provider_info_json(),
             _ => return None,
         };
-        self.discovery_is_open()
+        self.provider
+            .discovery_is_open()
             .then(|| Response::Success(data.to_owned()))
     }
 }

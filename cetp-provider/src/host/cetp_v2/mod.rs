@@ -1,0 +1,585 @@
+//! The CETP v2 host (read-only): the same `ContentProvider.call`, told apart from v1 by
+//! `protocol_version` = 2 (or the method `negotiate`), answered by a [`CetpV2Host`] through
+//! the same core as v1 (authorization, validation, limits and the access log live there once).
+//!
+//! | method | answered with |
+//! |---|---|
+//! | `negotiate` | version 2, the app's package as `provider_id`, a session token bound to the caller's UID, the version and the (empty) capability set, with an expiry; limits at the spec's floors |
+//! | `get_provider_info` | `schema_dialect` and every scope with `title`, `access`, `sensitivity` ([`CetpV2`]) |
+//! | `list_tools` | a `revision` and every tool with `title`, both schemas, its complete `scopes` and seven annotations |
+//! | `execute_tool` | `{"kind":"inline","value":…}`, the value checked against the output schema by the core |
+//! | anything else | `METHOD_NOT_FOUND` |
+//!
+//! Every call but `negotiate` carries `request_id` (a UUID), `deadline_at_ms` and
+//! `session_token`, checked in that order (`INVALID_REQUEST`, `DEADLINE_EXCEEDED`,
+//! `NEGOTIATION_REQUIRED`) before the method is looked at. Every reply carries
+//! `protocol_version` and the echoed `request_id`; every error `retryable`. The consumer's
+//! deadline becomes the call's when it comes first.
+//!
+//! ```
+//! use cetp_provider::host::cetp_v2::{CetpV2Host, Code, V2Request};
+//! use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
+//!
+//! /// Adds two integers.
+//! #[tool]
+//! fn add(a: i64, b: i64) -> i64 { a + b }
+//!
+//! let provider = Provider::builder("Calc").tools(tools![add]).auth(Auth::open()).build().unwrap();
+//! let host = CetpV2Host::new(&provider);
+//! let agent = Caller::app(10_200, "com.example.agent");
+//! let session = host.call(&V2Request::negotiate(&[2, 1], "[]"), &agent);
+//! let token = session.data_json().unwrap()["session_token"].as_str().unwrap().to_owned();
+//!
+//! let id = "3f2b9c1e-0000-4000-8000-000000000001";
+//! let far = u64::MAX / 2;
+//! let sum = host.call(&V2Request::execute("add", r#"{"a":2,"b":40}"#, &token, id, far), &agent);
+//! assert_eq!(sum.data_json().unwrap(), serde_json::json!({"kind": "inline", "value": 42}));
+//! assert_eq!(sum.request_id(), Some(id));
+//!
+//! let stale = host.call(&V2Request::execute("add", "{}", "forged", id, far), &agent);
+//! assert_eq!(stale.error_code(), Some(Code::NegotiationRequired));
+//! ```
+
+mod describe;
+mod session;
+pub mod words;
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+pub use describe::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
+pub use words::Code;
+
+use crate::caller::Caller;
+use crate::error::ToolError;
+use crate::log_text::{Escaped, printable};
+use crate::provider::{Need, Provider, ToolCall};
+use crate::wire::{self, ErrorCode, Response};
+use session::{Session, Sessions};
+use words::{
+    EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_REQUEST_ID, EXTRA_SESSION_TOKEN,
+    METHOD_NEGOTIATE, MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES, MIN_REQUEST_BYTES,
+    PROTOCOL_VERSION, RESULT_KIND_INLINE,
+};
+
+/// How long a session lasts before the consumer negotiates again.
+pub const SESSION_LIFETIME_MS: u64 = 60 * 60 * 1000;
+
+/// One v2 `ContentResolver.call`: the method and the extras v2 defines (each `None` when
+/// absent). Hosts read only these keys, so unknown extras are ignored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct V2Request<'a> {
+    /// The method.
+    pub method: &'a str,
+    /// `session_token`.
+    pub session_token: Option<&'a str>,
+    /// `request_id`.
+    pub request_id: Option<&'a str>,
+    /// `deadline_at_ms`.
+    pub deadline_at_ms: Option<i64>,
+    /// `tool_name`.
+    pub tool_name: Option<&'a str>,
+    /// `args`.
+    pub args: Option<&'a str>,
+    /// `resume_token`.
+    pub resume_token: Option<&'a str>,
+    /// `consumer_versions` (`negotiate`).
+    pub consumer_versions: Option<&'a [i32]>,
+    /// `consumer_capabilities` (`negotiate`), a JSON array of strings.
+    pub consumer_capabilities: Option<&'a str>,
+}
+
+impl<'a> V2Request<'a> {
+    /// Whether a call is v2's: `protocol_version` is 2, or the method is `negotiate` (which v1
+    /// does not have). Everything else is v1's.
+    pub fn is_v2(method: &str, protocol_version: Option<i32>) -> bool {
+        protocol_version == Some(PROTOCOL_VERSION) || method == METHOD_NEGOTIATE
+    }
+
+    /// `negotiate` with the consumer's versions and capabilities.
+    pub fn negotiate(versions: &'a [i32], capabilities: &'a str) -> Self {
+        V2Request {
+            method: METHOD_NEGOTIATE,
+            consumer_versions: Some(versions),
+            consumer_capabilities: Some(capabilities),
+            ..V2Request::default()
+        }
+    }
+
+    /// `method` with the common fields.
+    pub fn common(
+        method: &'a str,
+        token: &'a str,
+        request_id: &'a str,
+        deadline_at_ms: u64,
+    ) -> Self {
+        V2Request {
+            method,
+            session_token: Some(token),
+            request_id: Some(request_id),
+            deadline_at_ms: Some(i64::try_from(deadline_at_ms).unwrap_or(i64::MAX)),
+            ..V2Request::default()
+        }
+    }
+
+    /// `execute_tool` of `tool` with `args` and the common fields.
+    pub fn execute(
+        tool: &'a str,
+        args: &'a str,
+        token: &'a str,
+        request_id: &'a str,
+        deadline_at_ms: u64,
+    ) -> Self {
+        V2Request {
+            tool_name: Some(tool),
+            args: Some(args),
+            ..V2Request::common(wire::METHOD_EXECUTE_TOOL, token, request_id, deadline_at_ms)
+        }
+    }
+}
+
+/// A v2 error: its code, a message safe to show, and whether the consumer may retry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct V2Error {
+    code: Code,
+    message: String,
+    resolution_hint: Option<String>,
+}
+
+impl V2Error {
+    fn new(code: Code, message: impl Into<String>) -> Self {
+        V2Error {
+            code,
+            message: message.into(),
+            resolution_hint: None,
+        }
+    }
+
+    /// The code.
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Whether the consumer may retry the same call.
+    pub fn retryable(&self) -> bool {
+        self.code.retryable()
+    }
+
+    /// What the user should do, if anything.
+    pub fn resolution_hint(&self) -> Option<&str> {
+        self.resolution_hint.as_deref()
+    }
+}
+
+/// A value of the reply Bundle, typed as v2 reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BundleValue<'a> {
+    /// `putString`.
+    Text(&'a str),
+    /// `putInt`.
+    Int(i32),
+    /// `putBoolean`.
+    Bool(bool),
+}
+
+/// The answer to one v2 call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct V2Reply {
+    request_id: Option<String>,
+    outcome: Result<String, V2Error>,
+}
+
+impl V2Reply {
+    /// Whether this is a success.
+    pub fn is_success(&self) -> bool {
+        self.outcome.is_ok()
+    }
+
+    /// The `data` JSON text of a success.
+    pub fn data(&self) -> Option<&str> {
+        self.outcome.as_ref().ok().map(String::as_str)
+    }
+
+    /// `data` parsed, or the error.
+    ///
+    /// # Errors
+    /// The reply's error, as it is.
+    pub fn data_json(&self) -> Result<serde_json::Value, V2Error> {
+        match &self.outcome {
+            Ok(data) => serde_json::from_str(data)
+                .map_err(|e| V2Error::new(Code::InternalError, format!("`data` is not JSON: {e}"))),
+            Err(err) => Err(err.clone()),
+        }
+    }
+
+    /// The error, if this is one.
+    pub fn error(&self) -> Option<&V2Error> {
+        self.outcome.as_ref().err()
+    }
+
+    /// The error code, if this is an error.
+    pub fn error_code(&self) -> Option<Code> {
+        self.error().map(V2Error::code)
+    }
+
+    /// The echoed request id.
+    pub fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
+
+    /// The entries of the reply Bundle.
+    pub fn to_entries(&self) -> Vec<(&'static str, BundleValue<'_>)> {
+        let mut entries = vec![(
+            words::KEY_PROTOCOL_VERSION,
+            BundleValue::Int(PROTOCOL_VERSION),
+        )];
+        if let Some(id) = &self.request_id {
+            entries.push((words::KEY_REQUEST_ID, BundleValue::Text(id)));
+        }
+        match &self.outcome {
+            Ok(data) => {
+                entries.push((wire::KEY_STATUS, BundleValue::Text(wire::STATUS_SUCCESS)));
+                entries.push((wire::KEY_DATA, BundleValue::Text(data)));
+            }
+            Err(err) => {
+                entries.push((wire::KEY_STATUS, BundleValue::Text(wire::STATUS_ERROR)));
+                entries.push((wire::KEY_ERROR_CODE, BundleValue::Text(err.code.as_str())));
+                entries.push((wire::KEY_ERROR_MESSAGE, BundleValue::Text(&err.message)));
+                entries.push((words::KEY_RETRYABLE, BundleValue::Bool(err.retryable())));
+                if let Some(hint) = &err.resolution_hint {
+                    entries.push((wire::KEY_RESOLUTION_HINT, BundleValue::Text(hint)));
+                }
+            }
+        }
+        entries
+    }
+}
+
+/// The CETP v2 view of a [`Provider`]: the descriptions v2 gives (built once), and the key of
+/// its sessions. Like every host, it is built from the provider it answers from (`&Provider`,
+/// or an `Arc<Provider>` to keep it).
+pub struct CetpV2Host<P = Arc<Provider>> {
+    provider: P,
+    settings: CetpV2,
+    provider_id: String,
+    info_json: String,
+    tools_json: String,
+    sessions: Option<Sessions>,
+}
+
+impl<P: Deref<Target = Provider>> std::fmt::Debug for CetpV2Host<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CetpV2Host")
+            .field("provider", &self.provider.name())
+            .field("provider_id", &self.provider_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P: Deref<Target = Provider>> CetpV2Host<P> {
+    /// The v2 view of `provider`, with the settings given to
+    /// [`ProviderBuilder::host`](crate::ProviderBuilder::host) (or the defaults), and a fresh
+    /// session key: tokens of an earlier host are refused.
+    pub fn new(provider: P) -> Self {
+        let settings = provider
+            .host_settings::<CetpV2>()
+            .cloned()
+            .unwrap_or_default();
+        let provider_id = provider.app().map_or_else(
+            || provider.name().to_owned(),
+            |app| app.package_name().to_owned(),
+        );
+        let sessions = Sessions::new()
+            .inspect_err(|e| log::error!("CETP v2: no random bytes for session keys: {e}"))
+            .ok();
+        CetpV2Host {
+            info_json: describe::provider_info(&provider, &provider_id, &settings),
+            tools_json: describe::list_tools(&provider, &settings),
+            provider,
+            settings,
+            provider_id,
+            sessions,
+        }
+    }
+
+    /// The provider this host answers from.
+    pub fn provider(&self) -> &Provider {
+        &self.provider
+    }
+
+    /// The `provider_id` `negotiate` and `get_provider_info` give: the app's package (the
+    /// provider name without an app).
+    pub fn provider_id(&self) -> &str {
+        &self.provider_id
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &CetpV2 {
+        &self.settings
+    }
+
+    /// Answers one v2 call from `caller`.
+    pub fn call(&self, request: &V2Request<'_>, caller: &Caller) -> V2Reply {
+        let reply = self.answer(request, caller);
+        if let Err(err) = &reply.outcome {
+            log::info!(
+                "CETP v2 `{}` from {} -> {}",
+                Escaped(&printable(request.method)),
+                Escaped(caller),
+                err.code
+            );
+        }
+        reply
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.provider.authorizer().clock().now_ms()
+    }
+
+    fn answer(&self, request: &V2Request<'_>, caller: &Caller) -> V2Reply {
+        if request.method == METHOD_NEGOTIATE {
+            return V2Reply {
+                request_id: None,
+                outcome: self.negotiate(request, caller),
+            };
+        }
+        let request_id = request
+            .request_id
+            .map(|id| id.chars().take(128).collect::<String>());
+        let reply = |outcome| V2Reply {
+            request_id: request_id.clone(),
+            outcome,
+        };
+        // The common fields, in this order, before the method is looked at.
+        let Some(id) = request.request_id.filter(|id| is_uuid(id)) else {
+            return reply(Err(V2Error::new(
+                Code::InvalidRequest,
+                format!("`{EXTRA_REQUEST_ID}` must be a UUID naming this call"),
+            )));
+        };
+        let now = self.now_ms();
+        let deadline = match request.deadline_at_ms.map(u64::try_from) {
+            Some(Ok(at)) if at > now => at,
+            Some(_) => {
+                return reply(Err(V2Error::new(
+                    Code::DeadlineExceeded,
+                    format!("`{EXTRA_DEADLINE_AT_MS}` has passed; nothing was started"),
+                )));
+            }
+            None => {
+                return reply(Err(V2Error::new(
+                    Code::DeadlineExceeded,
+                    format!(
+                        "`{EXTRA_DEADLINE_AT_MS}` is missing, so the call's deadline has passed"
+                    ),
+                )));
+            }
+        };
+        if self.session(request.session_token, caller, now).is_none() {
+            return reply(Err(V2Error::new(
+                Code::NegotiationRequired,
+                format!(
+                    "`{EXTRA_SESSION_TOKEN}` is missing, expired or from before a restart; call `{METHOD_NEGOTIATE}`"
+                ),
+            )));
+        }
+        let outcome = match request.method {
+            wire::METHOD_GET_PROVIDER_INFO => self.discovery(caller, &self.info_json),
+            wire::METHOD_LIST_TOOLS => self.discovery(caller, &self.tools_json),
+            wire::METHOD_EXECUTE_TOOL => self.execute(request, caller, id, deadline),
+            other => Err(V2Error::new(
+                Code::MethodNotFound,
+                format!(
+                    "unknown method `{}`; CETP v2 read-only methods: `{METHOD_NEGOTIATE}`, `{}`, `{}`, `{}`",
+                    printable(&other.chars().take(64).collect::<String>()),
+                    wire::METHOD_GET_PROVIDER_INFO,
+                    wire::METHOD_LIST_TOOLS,
+                    wire::METHOD_EXECUTE_TOOL
+                ),
+            )),
+        };
+        reply(outcome)
+    }
+
+    fn session(&self, token: Option<&str>, caller: &Caller, now: u64) -> Option<Session> {
+        let session = self.sessions.as_ref()?.check(token?, caller.uid(), now)?;
+        (session.version == PROTOCOL_VERSION as u8).then_some(session)
+    }
+
+    fn negotiate(&self, request: &V2Request<'_>, caller: &Caller) -> Result<String, V2Error> {
+        let versions = request.consumer_versions.unwrap_or_default();
+        if !versions.contains(&PROTOCOL_VERSION) {
+            return Err(V2Error::new(
+                Code::UnsupportedVersion,
+                format!(
+                    "no common version: this provider speaks CETP 1 and 2, the consumer offered {versions:?}"
+                ),
+            ));
+        }
+        let asked = request.consumer_capabilities.unwrap_or("[]");
+        if serde_json::from_str::<Vec<String>>(asked).is_err() {
+            return Err(V2Error::new(
+                Code::InvalidRequest,
+                format!("`{EXTRA_CONSUMER_CAPABILITIES}` must be a JSON array of strings"),
+            ));
+        }
+        let Some(sessions) = &self.sessions else {
+            return Err(V2Error::new(
+                Code::Unavailable,
+                "the provider cannot issue sessions now; try again",
+            ));
+        };
+        let expires_at_ms = self.now_ms().saturating_add(SESSION_LIFETIME_MS);
+        let session = Session {
+            version: PROTOCOL_VERSION as u8,
+            capabilities: 0,
+            expires_at_ms,
+        };
+        let token = sessions.issue(caller.uid(), session).map_err(|_| {
+            V2Error::new(
+                Code::Unavailable,
+                "the provider cannot issue sessions now; try again",
+            )
+        })?;
+        let limits = self.provider.limits();
+        Ok(serde_json::json!({
+            "selected_version": PROTOCOL_VERSION,
+            "provider_id": self.provider_id,
+            "provider_name": self.provider.name(),
+            "session_token": token,
+            "expires_at": rfc3339(expires_at_ms),
+            // None of the optional capabilities is offered: the intersection is empty.
+            "capabilities": [],
+            "limits": {
+                "max_request_bytes": MIN_REQUEST_BYTES,
+                "max_inline_result_bytes": MIN_INLINE_RESULT_BYTES,
+                "max_concurrent_requests": limits.max_calls_in_flight_per_caller.max(1),
+                "idempotency_window_seconds": MIN_IDEMPOTENCY_WINDOW_SECONDS,
+            },
+        })
+        .to_string())
+    }
+
+    fn discovery(&self, caller: &Caller, data: &str) -> Result<String, V2Error> {
+        match self.provider.authorize(caller, Need::Discovery) {
+            Ok(_) => Ok(data.to_owned()),
+            Err(refused) => Err(from_core(&refused, false)),
+        }
+    }
+
+    fn execute(
+        &self,
+        request: &V2Request<'_>,
+        caller: &Caller,
+        id: &str,
+        deadline: u64,
+    ) -> Result<String, V2Error> {
+        let Some(name) = request.tool_name.filter(|n| !n.trim().is_empty()) else {
+            return Err(V2Error::new(
+                Code::InvalidRequest,
+                format!(
+                    "`execute_tool` needs the extra `{}` naming the tool to run",
+                    wire::EXTRA_TOOL_NAME
+                ),
+            ));
+        };
+        if let Some(size) = request
+            .args
+            .map(str::len)
+            .filter(|s| *s as u64 > MIN_REQUEST_BYTES)
+        {
+            return Err(V2Error::new(
+                Code::InvalidArgs,
+                format!("`args` is {size} bytes, over the negotiated {MIN_REQUEST_BYTES}"),
+            ));
+        }
+        let tool = self.provider.tool(name).ok_or_else(|| {
+            ToolError::tool_not_found(format!(
+                "no tool named `{}`; call `{}` for the tools this provider offers",
+                printable(name),
+                wire::METHOD_LIST_TOOLS
+            ))
+        });
+        let call = ToolCall::new(tool)
+            .maybe_args(request.args)
+            .request_id(Some(id))
+            .deadline_at_ms(Some(deadline));
+        match self.provider.execute(call, caller) {
+            Response::Success(value) => {
+                let envelope = format!("{{\"kind\":\"{RESULT_KIND_INLINE}\",\"value\":{value}}}");
+                if envelope.len() as u64 > MIN_INLINE_RESULT_BYTES {
+                    return Err(V2Error::new(
+                        Code::ResultTooLarge,
+                        format!(
+                            "the result is {} KiB, over the {} KiB a reply carries; narrow the request",
+                            envelope.len().div_ceil(1024),
+                            MIN_INLINE_RESULT_BYTES / 1024
+                        ),
+                    ));
+                }
+                Ok(envelope)
+            }
+            Response::Error(err) => Err(from_core(&err, self.now_ms() >= deadline)),
+        }
+    }
+}
+
+/// The v2 error for what the core answered; an `INTERNAL_ERROR` once the consumer's deadline
+/// has passed is that deadline's.
+fn from_core(err: &ToolError, past_deadline: bool) -> V2Error {
+    let code = match err.code() {
+        ErrorCode::InvalidArgs => Code::InvalidArgs,
+        ErrorCode::ToolNotFound => Code::ToolNotFound,
+        ErrorCode::PermissionDenied => Code::PermissionDenied,
+        ErrorCode::AuthRequired => Code::AuthRequired,
+        ErrorCode::RateLimited => Code::RateLimited,
+        ErrorCode::InternalError if past_deadline => Code::DeadlineExceeded,
+        _ => Code::InternalError,
+    };
+    V2Error {
+        code,
+        message: err.message().to_owned(),
+        resolution_hint: err.resolution_hint().map(str::to_owned),
+    }
+}
+
+/// `8-4-4-4-12` hexadecimal digits.
+fn is_uuid(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+/// `ms` since the epoch as RFC 3339 UTC, to the second.
+fn rfc3339(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests;

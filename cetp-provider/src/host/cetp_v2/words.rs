@@ -1,0 +1,140 @@
+//! The words of CETP v2 on the wire, beside v1's (which `crate::wire` holds): methods, extras,
+//! reply keys, values and error codes, each spelled once.
+
+/// `negotiate`: select the version, capabilities and limits; the first v2 call.
+pub const METHOD_NEGOTIATE: &str = "negotiate";
+/// The manifest meta-data listing the major versions a provider serves (`"1,2"`, a string).
+pub const META_VERSIONS: &str = "com.clawseed.tools.versions";
+/// The versions a dual-stack provider advertises in [`META_VERSIONS`].
+pub const VERSIONS_DUAL_STACK: &str = "1,2";
+/// The major version of this protocol.
+pub const PROTOCOL_VERSION: i32 = 2;
+
+/// Extra (`Int`): the protocol of a call; `2` is v2, anything else (or none) v1.
+pub const EXTRA_PROTOCOL_VERSION: &str = "protocol_version";
+/// Extra (`String`): the token `negotiate` issued.
+pub const EXTRA_SESSION_TOKEN: &str = "session_token";
+/// Extra (`String`): a UUID naming one logical call and its retries.
+pub const EXTRA_REQUEST_ID: &str = "request_id";
+/// Extra (`Long`): when the consumer stops waiting, in Unix epoch milliseconds.
+pub const EXTRA_DEADLINE_AT_MS: &str = "deadline_at_ms";
+/// Extra (`String`): the token that resumes a call after the user acted.
+pub const EXTRA_RESUME_TOKEN: &str = "resume_token";
+/// Extra of `negotiate` (`int[]`): the consumer's major versions, highest first.
+pub const EXTRA_CONSUMER_VERSIONS: &str = "consumer_versions";
+/// Extra of `negotiate` (`String`): the consumer's optional capabilities, a JSON array.
+pub const EXTRA_CONSUMER_CAPABILITIES: &str = "consumer_capabilities";
+
+/// Reply key (`Int`): always [`PROTOCOL_VERSION`].
+pub const KEY_PROTOCOL_VERSION: &str = "protocol_version";
+/// Reply key (`String`): the request id, echoed.
+pub const KEY_REQUEST_ID: &str = "request_id";
+/// Reply key (`Boolean`): whether the consumer may retry as is.
+pub const KEY_RETRYABLE: &str = "retryable";
+/// Reply key (`Long`): how long to wait before retrying a `RATE_LIMITED` call.
+pub const KEY_RETRY_AFTER_MS: &str = "retry_after_ms";
+
+/// The JSON Schema dialect of every schema a v2 provider advertises.
+pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+/// `data.kind` of a result carried in the reply.
+pub const RESULT_KIND_INLINE: &str = "inline";
+
+/// The spec's floor for `limits.max_request_bytes` (UTF-8 bytes of `args`).
+pub const MIN_REQUEST_BYTES: u64 = 65_536;
+/// The spec's floor for `limits.max_inline_result_bytes` (UTF-8 bytes of `data`).
+pub const MIN_INLINE_RESULT_BYTES: u64 = 262_144;
+/// The spec's floor for `limits.idempotency_window_seconds`.
+pub const MIN_IDEMPOTENCY_WINDOW_SECONDS: u64 = 86_400;
+
+/// A v2 error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Code {
+    /// No common protocol version.
+    UnsupportedVersion,
+    /// The session is absent, expired, or from before a restart (retryable).
+    NegotiationRequired,
+    /// The user must grant access in the provider app.
+    AuthRequired,
+    /// The user declined.
+    UserCancelled,
+    /// The caller may not have this.
+    PermissionDenied,
+    /// No such tool (or hidden from this caller).
+    ToolNotFound,
+    /// No such method.
+    MethodNotFound,
+    /// The arguments do not match the input schema.
+    InvalidArgs,
+    /// The envelope, token or request id is invalid.
+    InvalidRequest,
+    /// Too many calls (retryable).
+    RateLimited,
+    /// The consumer's deadline passed.
+    DeadlineExceeded,
+    /// The result does not fit inline and no other transport was negotiated.
+    ResultTooLarge,
+    /// The provider cannot answer now (retryable).
+    Unavailable,
+    /// The provider failed.
+    InternalError,
+}
+
+impl Code {
+    /// Every code, for tests that compare spellings.
+    pub const ALL: [Code; 14] = [
+        Code::UnsupportedVersion,
+        Code::NegotiationRequired,
+        Code::AuthRequired,
+        Code::UserCancelled,
+        Code::PermissionDenied,
+        Code::ToolNotFound,
+        Code::MethodNotFound,
+        Code::InvalidArgs,
+        Code::InvalidRequest,
+        Code::RateLimited,
+        Code::DeadlineExceeded,
+        Code::ResultTooLarge,
+        Code::Unavailable,
+        Code::InternalError,
+    ];
+
+    /// The code as the wire spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::UnsupportedVersion => "UNSUPPORTED_VERSION",
+            Code::NegotiationRequired => "NEGOTIATION_REQUIRED",
+            Code::AuthRequired => "AUTH_REQUIRED",
+            Code::UserCancelled => "USER_CANCELLED",
+            Code::PermissionDenied => "PERMISSION_DENIED",
+            Code::ToolNotFound => "TOOL_NOT_FOUND",
+            Code::MethodNotFound => "METHOD_NOT_FOUND",
+            Code::InvalidArgs => "INVALID_ARGS",
+            Code::InvalidRequest => "INVALID_REQUEST",
+            Code::RateLimited => "RATE_LIMITED",
+            Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+            Code::ResultTooLarge => "RESULT_TOO_LARGE",
+            Code::Unavailable => "UNAVAILABLE",
+            Code::InternalError => "INTERNAL_ERROR",
+        }
+    }
+
+    /// The code spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::ALL.into_iter().find(|code| code.as_str() == text)
+    }
+
+    /// Whether the spec lets a consumer retry a call that got this code unchanged.
+    pub const fn retryable(self) -> bool {
+        matches!(
+            self,
+            Code::NegotiationRequired | Code::RateLimited | Code::Unavailable
+        )
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,384 @@
+//! The CETP v2 conformance checks: what a v2 consumer requires before it keeps a provider (a
+//! consumer that sees version 2 advertised never falls back to v1, so one failed check loses
+//! it), and the error answers the spec fixes, each as a violation line.
+
+use serde_json::Value;
+
+use super::ConformanceError;
+use crate::caller::Caller;
+use crate::host::cetp_v2::words::{
+    MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES, MIN_REQUEST_BYTES,
+};
+use crate::host::cetp_v2::{BundleValue, CetpV2Host, Code, V2Reply, V2Request};
+use crate::provider::Provider;
+use crate::wire;
+
+const ID: &str = "00000000-0000-4000-8000-00000000c2e7";
+/// The one call the kit makes without a request id.
+const NO_ID: &str = "a call without request_id";
+/// The one call the kit makes with a request id that is no UUID (`42`).
+const BAD_ID: &str = "a call whose request_id is no UUID";
+const ANNOTATIONS: [(&str, &[&str]); 4] = [
+    (
+        "effect",
+        &["read", "create", "update", "delete", "transaction"],
+    ),
+    ("risk", &["low", "moderate", "high"]),
+    ("confirmation", &["never", "provider_policy", "always"]),
+    ("execution", &["sync"]),
+];
+const FLAGS: [&str; 3] = ["destructive", "idempotent", "open_world"];
+const SENSITIVITIES: [&str; 6] = [
+    "public",
+    "personal",
+    "financial",
+    "health",
+    "device",
+    "other",
+];
+
+/// Checks `provider` against CETP v2 as a consumer calling as `caller` (one the provider
+/// admits to every tool, as for [`check_conformance_as`](super::check_conformance_as)):
+/// negotiation and its limits, the provider info and tool list as the newest consumer accepts
+/// them (names, scopes, all seven annotations with known values, high risk confirmed always),
+/// the common-field errors in order, `METHOD_NOT_FOUND`, `TOOL_NOT_FOUND`, `INVALID_ARGS`,
+/// sessions bound to the caller and to the host instance, and every reply's
+/// `protocol_version`, echoed `request_id` and `retryable`.
+///
+/// ```
+/// use cetp_provider::testing::check_v2_conformance_as;
+/// use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
+///
+/// /// Adds two integers.
+/// #[tool]
+/// fn add(
+///     /// The first addend.
+///     a: i64,
+///     /// The second addend.
+///     b: i64,
+/// ) -> i64 { a + b }
+///
+/// let provider = Provider::builder("Calc").tools(tools![add]).auth(Auth::open()).build().unwrap();
+/// check_v2_conformance_as(&provider, &Caller::app(10_001, "com.example.agent")).unwrap();
+/// ```
+///
+/// # Errors
+/// [`ConformanceError`] listing every violation.
+pub fn check_v2_conformance_as(
+    provider: &Provider,
+    caller: &Caller,
+) -> Result<(), ConformanceError> {
+    let mut violations = Vec::new();
+    let host = CetpV2Host::new(provider);
+    let Some(token) = negotiation(&host, caller, &mut violations) else {
+        return Err(ConformanceError(violations));
+    };
+    let later = provider.authorizer().clock().now_ms() + 30_000;
+    let common = |method| V2Request::common(method, &token, ID, later);
+
+    let info = host.call(&common(wire::METHOD_GET_PROVIDER_INFO), caller);
+    envelope("get_provider_info", &info, &mut violations);
+    match info.data_json() {
+        Ok(info) => provider_info(&info, &mut violations),
+        Err(err) => violations.push(format!("v2 get_provider_info failed: {}", err.code())),
+    }
+    let list = host.call(&common(wire::METHOD_LIST_TOOLS), caller);
+    envelope("list_tools", &list, &mut violations);
+    match list.data_json() {
+        Ok(list) => tools(provider, &list, &mut violations),
+        Err(err) => violations.push(format!("v2 list_tools failed: {}", err.code())),
+    }
+
+    let mut expect = |what: &str, reply: V2Reply, code: Code| {
+        envelope(what, &reply, &mut violations);
+        if reply.error_code() != Some(code) {
+            violations.push(format!(
+                "v2 {what}: expected {code}, got {}",
+                reply.error_code().map_or("success", Code::as_str)
+            ));
+        }
+    };
+    let no_id = V2Request {
+        request_id: None,
+        ..common(wire::METHOD_LIST_TOOLS)
+    };
+    expect(NO_ID, host.call(&no_id, caller), Code::InvalidRequest);
+    let bad_id = V2Request {
+        request_id: Some("42"),
+        ..common(wire::METHOD_LIST_TOOLS)
+    };
+    expect(BAD_ID, host.call(&bad_id, caller), Code::InvalidRequest);
+    let passed = V2Request {
+        deadline_at_ms: Some(1),
+        ..common(wire::METHOD_LIST_TOOLS)
+    };
+    expect(
+        "a call past its deadline",
+        host.call(&passed, caller),
+        Code::DeadlineExceeded,
+    );
+    let forged = V2Request {
+        session_token: Some("forged"),
+        ..common(wire::METHOD_LIST_TOOLS)
+    };
+    expect(
+        "a call with a forged session",
+        host.call(&forged, caller),
+        Code::NegotiationRequired,
+    );
+    let restarted = CetpV2Host::new(provider);
+    expect(
+        "a session from before a restart",
+        restarted.call(&common(wire::METHOD_LIST_TOOLS), caller),
+        Code::NegotiationRequired,
+    );
+    let other = Caller::from_parts(
+        caller.uid().map(|uid| uid.wrapping_add(1)).or(Some(1)),
+        Vec::new(),
+    );
+    expect(
+        "another UID's session",
+        host.call(&common(wire::METHOD_LIST_TOOLS), &other),
+        Code::NegotiationRequired,
+    );
+    expect(
+        "an unknown method",
+        host.call(&common("cetp_conformance_no_such_method"), caller),
+        Code::MethodNotFound,
+    );
+    let unknown_tool = V2Request::execute("cetp_conformance_no_such_tool", "{}", &token, ID, later);
+    expect(
+        "an unknown tool",
+        host.call(&unknown_tool, caller),
+        Code::ToolNotFound,
+    );
+    if let Some(tool) = provider.tools().first() {
+        let not_an_object = V2Request::execute(&tool.name, "[]", &token, ID, later);
+        expect(
+            "arguments that are no object",
+            host.call(&not_an_object, caller),
+            Code::InvalidArgs,
+        );
+    }
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(ConformanceError(violations))
+    }
+}
+
+fn negotiation(
+    host: &CetpV2Host<&Provider>,
+    caller: &Caller,
+    violations: &mut Vec<String>,
+) -> Option<String> {
+    let old = host.call(&V2Request::negotiate(&[1], "[]"), caller);
+    if old.error_code() != Some(Code::UnsupportedVersion) {
+        violations
+            .push("v2 negotiate without version 2 must answer UNSUPPORTED_VERSION".to_owned());
+    }
+    let reply = host.call(
+        &V2Request::negotiate(
+            &[2, 1],
+            r#"["async_operations","cancellation","large_results"]"#,
+        ),
+        caller,
+    );
+    let data = match reply.data_json() {
+        Ok(data) => data,
+        Err(err) => {
+            violations.push(format!(
+                "v2 negotiate failed: {}: {}",
+                err.code(),
+                err.message()
+            ));
+            return None;
+        }
+    };
+    if data["selected_version"] != 2 {
+        violations.push("v2 negotiate must select version 2".to_owned());
+    }
+    for key in ["provider_id", "provider_name"] {
+        if data[key].as_str().is_none_or(|s| s.trim().is_empty()) {
+            violations.push(format!("v2 negotiate: `{key}` is blank"));
+        }
+    }
+    if !data["capabilities"].as_array().is_some_and(|c| {
+        c.iter().all(|c| {
+            c.as_str()
+                .is_some_and(|c| ["async_operations", "cancellation", "large_results"].contains(&c))
+        })
+    }) {
+        violations.push("v2 negotiate: `capabilities` must be among those asked for".to_owned());
+    }
+    let limits = &data["limits"];
+    for (key, floor) in [
+        ("max_request_bytes", MIN_REQUEST_BYTES),
+        ("max_inline_result_bytes", MIN_INLINE_RESULT_BYTES),
+        ("max_concurrent_requests", 1),
+        ("idempotency_window_seconds", MIN_IDEMPOTENCY_WINDOW_SECONDS),
+    ] {
+        if limits[key].as_u64().is_none_or(|v| v < floor) {
+            violations.push(format!("v2 negotiate: `limits.{key}` is below {floor}"));
+        }
+    }
+    let token = data["session_token"].as_str().unwrap_or_default();
+    if token.is_empty() || token.len() > 256 {
+        violations.push("v2 negotiate: `session_token` must have 1 to 256 bytes".to_owned());
+        return None;
+    }
+    Some(token.to_owned())
+}
+
+/// `protocol_version` 2 and the echoed `request_id` on every reply, `retryable` on errors.
+fn envelope(what: &str, reply: &V2Reply, violations: &mut Vec<String>) {
+    let entries = reply.to_entries();
+    if !entries.contains(&("protocol_version", BundleValue::Int(2))) {
+        violations.push(format!("v2 {what}: the reply lacks protocol_version 2"));
+    }
+    // The kit sends `ID` on every call but two: one without, one with "42".
+    let sent = match what {
+        NO_ID => None,
+        BAD_ID => Some("42"),
+        _ => Some(ID),
+    };
+    let echoed = entries.iter().find_map(|(k, v)| match (k, v) {
+        (&"request_id", BundleValue::Text(id)) => Some(*id),
+        _ => None,
+    });
+    if echoed != sent {
+        violations.push(format!("v2 {what}: the reply does not echo request_id"));
+    }
+    if !reply.is_success()
+        && !entries
+            .iter()
+            .any(|(k, v)| *k == "retryable" && matches!(v, BundleValue::Bool(_)))
+    {
+        violations.push(format!("v2 {what}: the error lacks retryable"));
+    }
+}
+
+fn is_scope_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b.len() <= 128
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"_.-".contains(c))
+}
+
+fn provider_info(info: &Value, violations: &mut Vec<String>) {
+    for key in ["provider_id", "provider_name", "schema_dialect"] {
+        if info[key].as_str().is_none_or(|s| s.trim().is_empty()) {
+            violations.push(format!("v2 get_provider_info: `{key}` is missing"));
+        }
+    }
+    for scope in info["scopes"].as_array().into_iter().flatten() {
+        let name = scope["name"].as_str().unwrap_or_default();
+        if !is_scope_name(name) {
+            violations.push(format!(
+                "v2 scope `{name}`: the name must match [a-z][a-z0-9_.-]{{0,127}}"
+            ));
+        }
+        if !matches!(scope["access"].as_str(), Some("read" | "write")) {
+            violations.push(format!("v2 scope `{name}`: `access` must be read or write"));
+        }
+        if !scope["sensitivity"]
+            .as_str()
+            .is_some_and(|s| SENSITIVITIES.contains(&s))
+        {
+            violations.push(format!("v2 scope `{name}`: unknown `sensitivity`"));
+        }
+        if scope["title"].as_str().is_none_or(|s| s.trim().is_empty()) {
+            violations.push(format!("v2 scope `{name}`: `title` is missing"));
+        }
+    }
+}
+
+fn tools(provider: &Provider, list: &Value, violations: &mut Vec<String>) {
+    if list["revision"].as_str().is_none_or(str::is_empty) {
+        violations.push("v2 list_tools: `revision` is missing".to_owned());
+    }
+    let listed = list["tools"].as_array().map_or(&[][..], Vec::as_slice);
+    if listed.len() != provider.tools().len() {
+        violations.push(format!(
+            "v2 list_tools lists {} of {} tools",
+            listed.len(),
+            provider.tools().len()
+        ));
+    }
+    let declared: Vec<&str> = provider.scopes().iter().map(|(n, _)| n.as_str()).collect();
+    for tool in listed {
+        let name = tool["name"].as_str().unwrap_or_default();
+        let mut fail = |what: String| violations.push(format!("v2 tool `{name}`: {what}"));
+        let lower = name
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_');
+        if !lower || name.len() > 64 || !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            fail("the name must match [a-z][a-z0-9_]{0,63}".to_owned());
+        }
+        for key in ["input_schema", "output_schema"] {
+            if !tool[key].is_object() {
+                fail(format!("`{key}` is not a JSON object"));
+            }
+        }
+        let scopes = tool["scopes"].as_array();
+        if !scopes.is_some_and(|s| {
+            s.iter()
+                .all(|s| s.as_str().is_some_and(|s| declared.contains(&s)))
+        }) {
+            fail("`scopes` must list declared scopes only".to_owned());
+        }
+        let annotations = &tool["annotations"];
+        for (key, allowed) in ANNOTATIONS {
+            if !annotations[key]
+                .as_str()
+                .is_some_and(|v| allowed.contains(&v))
+            {
+                fail(format!("annotation `{key}` must be one of {allowed:?}"));
+            }
+        }
+        for key in FLAGS {
+            if !annotations[key].is_boolean() {
+                fail(format!("annotation `{key}` must be a boolean"));
+            }
+        }
+        if annotations["effect"] != "read" {
+            fail("a #[tool] is read-only: `effect` must be read".to_owned());
+        }
+        let severe = annotations["risk"] == "high" || annotations["destructive"] == true;
+        if severe && annotations["confirmation"] != "always" {
+            fail("high risk needs `confirmation` always".to_owned());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Auth;
+    use crate::{tool, tools};
+
+    /// Reads a secret.
+    #[tool(scopes = ["Secrets:Read"])]
+    fn read_secret() -> &'static str {
+        "s"
+    }
+
+    #[test]
+    fn a_scope_name_v2_consumers_refuse_is_a_violation() {
+        let provider = Provider::builder("Vault")
+            .scope("Secrets:Read", "your secrets")
+            .tools(tools![read_secret])
+            .auth(Auth::open())
+            .build()
+            .unwrap();
+        let violations = check_v2_conformance_as(&provider, &Caller::app(10_001, "com.agent"))
+            .unwrap_err()
+            .0;
+        assert_eq!(
+            violations,
+            ["v2 scope `Secrets:Read`: the name must match [a-z][a-z0-9_.-]{0,127}"]
+        );
+    }
+}
