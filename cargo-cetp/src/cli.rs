@@ -251,8 +251,8 @@ Usage: cargo cetp build [options]
 
 Builds, for this machine, what the phone would run, so Robolectric can run it on the JVM:
   lib<name>.so         the app crate as a host cdylib
-  resources.ap_        the template's and the app's resources compiled by aapt (installed with
-                       apt-get when missing and running as root), with the binary manifest
+  resources.ap_        the template's and the app's resources compiled by aapt (Debian's
+                       `aapt`; with `aidl` for the template's AIDL), with the binary manifest
   app.jar              the Android template's Java, the app's (android/src/main/java) and the
                        R classes, compiled against android-all (API 34), plus Robolectric's
                        test_config.properties
