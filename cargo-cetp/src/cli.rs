@@ -149,7 +149,8 @@ Usage: cargo cetp <command> [options]
 Commands:
   new <dir>   Create an app crate with its Android module, ready to build and test
   check       Check the app crate here: schemas per LLM API, CETP conformance, parameter
-              descriptions, scope wording, the Android module
+              descriptions, scope wording, the Android module, 16 KB page alignment of
+              its Android libraries (or of the ones --lib names)
   mcp         Serve the app's provider as an MCP server over stdio, to call its tools from an
               MCP client (MCP Inspector, a desktop LLM app) as an agent would
   build       Build the app's host bundle: its provider, the Android template and the app's Java
