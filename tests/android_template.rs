@@ -418,3 +418,48 @@ fn the_template_spells_admin_json_keys_only_in_wire_java() {
     assert!(readers >= 4, "only {readers} template classes read JSON");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The fenced block of `lang` that follows `heading` in the template's README.
+fn readme_block(heading: &str, lang: &str) -> String {
+    let readme = template_file("README.md");
+    let section = readme
+        .split_once(heading)
+        .unwrap_or_else(|| panic!("README.md has no {heading}"))
+        .1;
+    let body = section
+        .split_once(&format!("```{lang}\n"))
+        .unwrap_or_else(|| panic!("no ```{lang} block after {heading}"))
+        .1;
+    body.split_once("\n```")
+        .expect("the block is closed")
+        .0
+        .to_owned()
+}
+
+/// The README shows the keep rules as they are: its block is `consumer-rules.pro`.
+#[test]
+fn the_readme_shows_the_keep_rules_as_they_are() {
+    assert_eq!(
+        readme_block("### The keep rules", "proguard"),
+        template_file("consumer-rules.pro").trim_end()
+    );
+}
+
+/// The README shows the Gradle tasks as they are: every line of its block is a line of
+/// `build.gradle.kts` (a line added to the file leaves the block a true excerpt).
+#[test]
+fn the_readme_shows_the_gradle_tasks_as_they_are() {
+    let gradle = template_file("build.gradle.kts");
+    let lines: BTreeSet<&str> = gradle.lines().collect();
+    let block = readme_block("### The Gradle tasks", "kotlin");
+    for line in block.lines() {
+        assert!(lines.contains(line), "not in build.gradle.kts: {line}");
+    }
+    for needle in [
+        "outputs.upToDateWhen { false }",
+        "providers.gradleProperty(\"cetp.abis\")",
+        "max-page-size=16384",
+    ] {
+        assert!(block.contains(needle), "{needle}");
+    }
+}

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::alignment;
 use crate::android::{self, AndroidModule};
 use crate::app::AppCrate;
 use crate::cli::CheckOptions;
@@ -55,9 +56,12 @@ pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
         &description["provider_info"],
         &package,
     ));
-    let (notes, android) = android::lint(app, &module);
+    let (mut notes, android) = android::lint(app, &module);
     findings.extend(android);
     findings.extend(android::lint_profile(app));
+    let (page_notes, pages) = alignment::app_findings(app);
+    notes.extend(page_notes);
+    findings.extend(pages);
     Ok(Checked {
         package,
         description,
@@ -71,6 +75,9 @@ pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
 /// # Errors
 /// [`Error`] when the app cannot be found or its provider does not build.
 pub fn run(options: &CheckOptions) -> Result<i32> {
+    if !options.libs.is_empty() {
+        return Ok(alignment::run(&options.libs));
+    }
     let app = AppCrate::locate(options.manifest_path.as_deref())?;
     let checked = match check(&app, options.package.as_deref()) {
         Ok(checked) => checked,

@@ -79,13 +79,15 @@ pub struct NewOptions {
     pub sdk: SdkSource,
 }
 
-/// `cargo cetp check [--manifest-path …] [--package …]`.
+/// `cargo cetp check [--manifest-path …] [--package …] [--lib <path>]…`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckOptions {
     /// The app's `Cargo.toml` (default: `./Cargo.toml`).
     pub manifest_path: Option<PathBuf>,
     /// The application id the provider is built for (default: the Android module's).
     pub package: Option<String>,
+    /// Built native libraries to check for 16 KB page alignment, and nothing else.
+    pub libs: Vec<PathBuf>,
 }
 
 /// How much the MCP bridge's caller may see.
@@ -147,7 +149,8 @@ Usage: cargo cetp <command> [options]
 Commands:
   new <dir>   Create an app crate with its Android module, ready to build and test
   check       Check the app crate here: schemas per LLM API, CETP conformance, parameter
-              descriptions, scope wording, the Android module
+              descriptions, scope wording, the Android module, 16 KB page alignment of
+              its Android libraries (or of the ones --lib names)
   mcp         Serve the app's provider as an MCP server over stdio, to call its tools from an
               MCP client (MCP Inspector, a desktop LLM app) as an agent would
   build       Build the app's host bundle: its provider, the Android template and the app's Java
@@ -201,14 +204,19 @@ Cargo.lock) and reports:
   - CETP v1 conformance (cetp_provider::testing::check_conformance);
   - parameters without a description;
   - scope descriptions that read wrongly in \"Open <app> and allow <agent> to read: ...\";
-  - the Android module: placeholders, the permission mode, components declared twice.
+  - the Android module: placeholders, the permission mode, components declared twice;
+  - 16 KB pages: every LOAD segment of the app's native libraries built for Android
+    (target/<android target>/<profile>/, android/build/, android/src/main/jniLibs/, the
+    template's build/rustJniLibs/) aligned to 16 KB, in an ELF of its ABI's class.
 Each finding is a warning with its fix. Exits with 1 only for errors: a provider that does not
-build or a conformance failure.
+build, a conformance failure, or a library Android's 16 KB page devices cannot load.
 
 Options:
   --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
   --package <id>           The application id to build the provider for [default: the
                            Android module's applicationId or namespace]
+  --lib <path>             Only check this built library's 16 KB page alignment (repeat for
+                           more; its ABI is taken from its directory, e.g. jniLibs/arm64-v8a/)
   -h, --help               This text
 ";
 
@@ -251,8 +259,8 @@ Usage: cargo cetp build [options]
 
 Builds, for this machine, what the phone would run, so Robolectric can run it on the JVM:
   lib<name>.so         the app crate as a host cdylib
-  resources.ap_        the template's and the app's resources compiled by aapt (installed with
-                       apt-get when missing and running as root), with the binary manifest
+  resources.ap_        the template's and the app's resources compiled by aapt (Debian's
+                       `aapt`; with `aidl` for the template's AIDL), with the binary manifest
   app.jar              the Android template's Java, the app's (android/src/main/java) and the
                        R classes, compiled against android-all (API 34), plus Robolectric's
                        test_config.properties
@@ -452,6 +460,7 @@ fn parse_check(args: &[String]) -> Result<Command> {
     let mut options = CheckOptions {
         manifest_path: None,
         package: None,
+        libs: Vec::new(),
     };
     while let Some(item) = flags.next()? {
         let Item::Flag(flag, value) = item else {
@@ -460,6 +469,7 @@ fn parse_check(args: &[String]) -> Result<Command> {
         match flag.as_str() {
             "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
             "package" => options.package = Some(value),
+            "lib" => options.libs.push(PathBuf::from(value)),
             other => return Err(flags.unknown(other)),
         }
     }

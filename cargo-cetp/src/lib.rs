@@ -3,7 +3,7 @@
 //! | command | what it does | module |
 //! |---|---|---|
 //! | `cargo cetp new <dir>` | a new app crate with its Android module, compiling and tested | [`new`] |
-//! | `cargo cetp check` | schemas per LLM API, CETP conformance, descriptions, scope wording, the Android wiring | [`check`] |
+//! | `cargo cetp check` | schemas per LLM API, CETP conformance, descriptions, scope wording, the Android wiring, 16 KB page alignment of the built libraries | [`check`], [`alignment`] |
 //! | `cargo cetp mcp` | the provider as an MCP server over stdio, to call its tools from any MCP client | [`mcp`] |
 //! | `cargo cetp build` | the host bundle: the provider, the Android template, the app's Java and resources, for the JVM | [`bundle`] |
 //! | `cargo cetp test` | the app's own Robolectric tests against the bundle, through the SDK's test kit | [`robolectric`] |
@@ -35,6 +35,7 @@
 //! an `Options` type parsed in [`cli`] and a `run` function in its module, sharing [`app`],
 //! [`android`], [`runner`] and [`bundle`].
 
+pub mod alignment;
 pub mod android;
 pub mod app;
 pub mod bundle;

@@ -9,7 +9,9 @@
 //!   android/build.gradle.kts    the app module: namespace, the two placeholders, the template
 //!   android/settings.gradle.kts the template module `:cetp`
 //!   android/gradle.properties   cetp.rustCrate=..
-//!   android/src/main/AndroidManifest.xml
+//!   android/src/main/AndroidManifest.xml   the app, its launcher Activity
+//!   android/src/main/kotlin/<package>/MainActivity.kt
+//!                               the launcher Activity (Android Studio's Run needs one)
 //!   android/src/test/java/<package>/ProviderTest.java
 //!                               the provider on Robolectric through the test kit (`cargo cetp test`)
 //!   README.md, .gitignore
@@ -20,6 +22,7 @@ use std::path::{Path, PathBuf};
 use crate::android::{label, relative};
 use crate::app::toml_string;
 use crate::cli::{NewOptions, SdkSource};
+use crate::robolectric::KOTLIN_VERSION;
 use crate::{Error, Result};
 
 /// The serde requirement new apps get: the SDK's own (its workspace `Cargo.toml`; a test keeps
@@ -31,6 +34,13 @@ pub const SCHEMARS_VERSION: &str = "1.0.4";
 pub const SERDE_JSON_VERSION: &str = "1.0.140";
 /// The tempfile requirement of new apps' tests.
 pub const TEMPFILE_VERSION: &str = "3.20";
+/// The Android NDK new apps build with (`cetp.ndkVersion`): r29, which links 16 KB
+/// page-aligned libraries. The template's default (a test keeps the two equal).
+pub const NDK_VERSION: &str = "29.0.14206865";
+/// The API level new apps compile against and target: Android 16, what Google Play requires.
+pub const TARGET_SDK: u32 = 36;
+/// The Android Gradle plugin new apps use (the first versions to support API 36 are 8.9.1+).
+pub const AGP_VERSION: &str = "8.13.2";
 
 /// What a new app is called.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -320,14 +330,19 @@ fn find_items_rejects_bad_arguments() {{
     );
     let gradle = format!(
         r#"// The {title} app module: an ordinary Android app plus the CETP template module.
-plugins {{ id("com.android.application") version "8.7.3" }}
+plugins {{
+    id("com.android.application") version "{AGP_VERSION}"
+    id("org.jetbrains.kotlin.android") version "{KOTLIN_VERSION}" // the launcher Activity
+}}
 
 android {{
     namespace = "{package}" // also the application id
-    compileSdk = 34
+    compileSdk = {TARGET_SDK}
+    // The template module's NDK too (gradle.properties): 16 KB page-aligned libraries.
+    ndkVersion = providers.gradleProperty("cetp.ndkVersion").get()
     defaultConfig {{
         minSdk = 21
-        targetSdk = 34
+        targetSdk = {TARGET_SDK}
         // The authority agents call, and the Rust library the template loads (lib{lib_name}.so).
         manifestPlaceholders["cetpAuthority"] = "{package}.tools"
         manifestPlaceholders["cetpLibrary"] = "{lib_name}"
@@ -344,18 +359,72 @@ dependencies {{ implementation(project(":cetp")) }} // the template module
          pluginManagement {{ repositories {{ google(); mavenCentral() }} }}\n\
          dependencyResolutionManagement {{ repositories {{ google(); mavenCentral() }} }}\n\n{template}"
     );
-    let properties = "# The Rust crate the template's cargoNdk task builds, relative to this (root) project.\n\
-                      cetp.rustCrate=..\n\
-                      # Callers need no Android permission; the SDK's authorization decides. See the\n\
-                      # template's README before setting cetp.requireAccessToolsPermission=true.\n"
-        .to_owned();
+    let properties = format!(
+        "# The Rust crate the template's cargoNdk task builds, relative to this (root) project.\n\
+         cetp.rustCrate=..\n\
+         # The NDK of the app and the template module: r28+ links 16 KB page-aligned libraries.\n\
+         cetp.ndkVersion={NDK_VERSION}\n\
+         # ABIs to build (default: arm64-v8a,armeabi-v7a,x86_64); a debug build Android Studio\n\
+         # deploys builds the device's only. Debug builds use cargo's dev profile.\n\
+         # cetp.abis=arm64-v8a\n\
+         # Callers need no Android permission; the SDK's authorization decides. See the\n\
+         # template's README before setting cetp.requireAccessToolsPermission=true.\n"
+    );
     let manifest = format!(
         "<!-- The template's manifest, merged in, declares the provider, the discovery service and\n     \
          the approval screen. Your app's own components go here; supportsRtl lets the approval\n     \
          screens read right to left in Arabic and Hebrew. -->\n\
          <manifest xmlns:android=\"http://schemas.android.com/apk/res/android\">\n    \
-         <application android:label=\"{title}\" android:supportsRtl=\"true\" />\n\
+         <application android:label=\"{title}\" android:supportsRtl=\"true\">\n        \
+         <!-- The launcher screen (src/main/kotlin), so Android Studio's Run has an Activity. -->\n        \
+         <activity android:name=\".MainActivity\" android:exported=\"true\">\n            \
+         <intent-filter>\n                \
+         <action android:name=\"android.intent.action.MAIN\" />\n                \
+         <category android:name=\"android.intent.category.LAUNCHER\" />\n            \
+         </intent-filter>\n        \
+         </activity>\n    \
+         </application>\n\
          </manifest>\n"
+    );
+    let activity = format!(
+        r#"package {package}
+
+import android.app.Activity
+import android.os.Bundle
+import android.view.Gravity
+import android.widget.Button
+import android.widget.LinearLayout
+import android.widget.TextView
+import dev.cetp.CetpScreens
+
+/**
+ * The launcher screen: the app's name and the template's "Apps with access" screen, where the
+ * phone's owner sees and changes which agent apps may read the app's data. Replace it with the
+ * app's own screens; link "Apps with access" from the app's settings.
+ */
+class MainActivity : Activity() {{
+    override fun onCreate(savedInstanceState: Bundle?) {{
+        super.onCreate(savedInstanceState)
+        val padding = (24 * resources.displayMetrics.density).toInt()
+        setContentView(
+            LinearLayout(this).apply {{
+                orientation = LinearLayout.VERTICAL
+                gravity = Gravity.CENTER
+                setPadding(padding, padding, padding, padding)
+                addView(TextView(context).apply {{
+                    text = applicationInfo.loadLabel(packageManager)
+                    textSize = 22f
+                    gravity = Gravity.CENTER
+                }})
+                addView(Button(context).apply {{
+                    setText(dev.cetp.R.string.cetp_manage_button)
+                    setOnClickListener {{ startActivity(CetpScreens.grantsIntent(context)) }}
+                }})
+            }},
+        )
+    }}
+}}
+"#
     );
     let readme = format!(
         r#"# {title}
@@ -369,8 +438,9 @@ src/lib.rs                       the tool `find_items`, the provider, export_pro
 tests/provider.rs                host tests through cetp_provider::testing
 android/build.gradle.kts         the app module: namespace, the two placeholders, the template
 android/settings.gradle.kts      includes the SDK's template module `:cetp`
-android/gradle.properties        where the Rust crate is (cetp.rustCrate=..)
+android/gradle.properties        where the Rust crate is (cetp.rustCrate=..), the NDK, the ABIs
 android/src/main/AndroidManifest.xml
+android/src/main/kotlin/         the launcher Activity (MainActivity.kt)
 android/src/test/java/           the app's own Robolectric tests (ProviderTest.java), through
                                  the SDK's test kit
 ```
@@ -398,10 +468,23 @@ approved agent gets; `cargo cetp mcp --help` lists the options.
 
 ## On Android
 
-`android/` is a complete Gradle build whose root project is the app module; it needs the
-Android Gradle Plugin, the NDK and `cargo install cargo-ndk` (see the SDK's
-`android-template/README.md`). The application id is `{package}`, agents call the authority
-`{package}.tools`, and the template loads `lib{lib_name}.so`.
+`android/` is a complete Gradle build whose root project is the app module (open it in
+Android Studio); it needs the Android Gradle Plugin, the NDK `{NDK_VERSION}` (SDK Manager),
+`cargo install cargo-ndk` and `rustup target add aarch64-linux-android armv7-linux-androideabi
+x86_64-linux-android` (see the SDK's `android-template/README.md`). The application id is
+`{package}`, agents call the authority `{package}.tools`, and the template loads
+`lib{lib_name}.so`. It targets API {TARGET_SDK}.
+
+Before each build the template runs `cargo ndk` (`cargoNdkDebug` with cargo's `dev` profile,
+`cargoNdkRelease` with `release`); a debug build Android Studio deploys builds only the
+device's ABI, `-Pcetp.abis=arm64-v8a` chooses. **Android Studio's Gradle daemon does not read
+your shell profile**: `cargo` must be on the `PATH` of the environment Studio starts from
+(rustup's `~/.cargo/bin`, which the template also tries), or set `cetp.cargo=/path/to/cargo`
+in `android/gradle.properties`.
+
+`cargo cetp check` also checks every library an Android build left (`target/<android
+target>/`, `android/build/`) for 16 KB page alignment, which Google Play requires; the NDK above
+links that way.
 
 ## Next steps
 
@@ -483,6 +566,12 @@ public class ProviderTest {{
         (
             PathBuf::from("android/src/main/AndroidManifest.xml"),
             manifest,
+        ),
+        (
+            PathBuf::from("android/src/main/kotlin")
+                .join(package.replace('.', "/"))
+                .join("MainActivity.kt"),
+            activity,
         ),
         (
             PathBuf::from("android/src/test/java")
@@ -615,6 +704,35 @@ mod tests {
         assert!(java.starts_with("package com.example.recipes;\n"), "{java}");
         assert!(java.contains("@Rule public final CetpTestRule cetp = new CetpTestRule();"));
         assert!(read("README.md").contains("cargo cetp test"));
+        // Play-ready: API 36, the NDK that links 16 KB pages, a launcher for Android Studio's Run.
+        let gradle = read("android/build.gradle.kts");
+        assert!(gradle.contains("compileSdk = 36") && gradle.contains("targetSdk = 36"));
+        assert!(
+            gradle.contains("ndkVersion = providers.gradleProperty(\"cetp.ndkVersion\").get()")
+        );
+        assert!(read("android/gradle.properties").contains("cetp.ndkVersion=29.0.14206865\n"));
+        let manifest = read("android/src/main/AndroidManifest.xml");
+        assert!(
+            manifest
+                .contains("<activity android:name=\".MainActivity\" android:exported=\"true\">")
+        );
+        assert!(manifest.contains("<action android:name=\"android.intent.action.MAIN\" />"));
+        assert!(
+            manifest.contains("<category android:name=\"android.intent.category.LAUNCHER\" />")
+        );
+        let activity = read("android/src/main/kotlin/com/example/recipes/MainActivity.kt");
+        assert!(
+            activity.starts_with("package com.example.recipes\n"),
+            "{activity}"
+        );
+        assert!(
+            activity.contains("class MainActivity : Activity()"),
+            "{activity}"
+        );
+        assert!(
+            gradle.contains("id(\"org.jetbrains.kotlin.android\")"),
+            "{gradle}"
+        );
 
         let git = NewOptions {
             sdk: SdkSource::Git {
@@ -627,6 +745,19 @@ mod tests {
         assert!(files[0].1.contains(
             "cetp-provider = { git = \"https://example.org/cetp-rs\", rev = \"v0.1\", features = [\"jni\"] }"
         ));
+    }
+
+    /// New apps build with the NDK the template pins by default (one NDK for both modules).
+    #[test]
+    fn the_ndk_is_the_templates() {
+        let template =
+            std::fs::read_to_string(crate::sdk_dir().join("android-template/build.gradle.kts"))
+                .unwrap();
+        let pinned = format!(
+            "ndkVersion = providers.gradleProperty(\"cetp.ndkVersion\").getOrElse(\"{NDK_VERSION}\")"
+        );
+        assert!(template.contains(&pinned), "{pinned}");
+        assert!(template.contains(&format!("compileSdk = {TARGET_SDK}")));
     }
 
     /// New apps use the SDK's serde and schemars (one copy of each, the same `JsonSchema`).

@@ -738,11 +738,11 @@ fn maven() -> Command {
 fn run_logged(cmd: &mut Command, log: &Path) -> Result<()> {
     let file = fs::File::create(log).map_err(Error::io(log))?;
     let err = file.try_clone().map_err(Error::io(log))?;
-    let status = cmd.stdout(file).stderr(err).status().map_err(|e| {
-        Error::Bundle(format!(
-            "cannot run Maven (`mvn`; install Maven 3.8+ and JDK 17): {e}"
-        ))
-    })?;
+    let status = cmd
+        .stdout(file)
+        .stderr(err)
+        .status()
+        .map_err(|e| Error::Bundle(tools::cannot_start(cmd, &e)))?;
     if status.success() {
         return Ok(());
     }

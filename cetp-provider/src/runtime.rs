@@ -17,9 +17,9 @@ use crate::host::CetpV1Host;
 use crate::host::apex::ApexHost;
 use crate::provider::{Provider, ProviderBuilder};
 
-/// The function `export_provider!` names, with its result made uniform: the app's builder, or
-/// why the app could not declare it.
-pub(crate) type BuildFn = fn(&App) -> Result<ProviderBuilder, String>;
+/// The function `export_provider!` names (or the one the app hands to `jni::on_load`), with its
+/// result made uniform: the app's builder, or why the app could not declare it.
+pub(crate) type BuildFn = Box<dyn Fn(&App) -> Result<ProviderBuilder, String> + Send + Sync>;
 
 /// Why the library refuses to start when built with `panic = "abort"`.
 pub(crate) const PANIC_ABORT_REFUSAL: &str = "this native library was built with `panic = \"abort\"`, so one failing tool would crash the whole app; the CETP SDK refuses to start. Build it with `panic = \"unwind\"` (the Cargo default; check `[profile.release]` and `-C panic`)";
@@ -103,7 +103,7 @@ impl Runtime {
         if !self.unwinding {
             return Err(PANIC_ABORT_REFUSAL.to_owned());
         }
-        let build = self.build;
+        let build = &self.build;
         // The panic boundary around the app's code that declares the provider.
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let builder = build(&app)?;
@@ -170,7 +170,7 @@ mod tests {
     #[test]
     fn nothing_runs_before_start_and_start_builds_the_provider_and_the_hosts() {
         let dir = tempfile::tempdir().unwrap();
-        let runtime = Runtime::new(working, true);
+        let runtime = Runtime::new(Box::new(working), true);
         assert_eq!(runtime.running().err().unwrap(), "it has not been started");
         runtime.start(app(dir.path(), "com.x")).unwrap();
         let running = runtime.running().unwrap();
@@ -196,14 +196,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for (build, expected) in [
             (
-                broken as BuildFn,
+                Box::new(broken) as BuildFn,
                 "building the provider failed: the provider name is empty",
             ),
             (
-                panicking,
+                Box::new(panicking),
                 "the provider's build function panicked: no database",
             ),
-            (refusing, "no database in"),
+            (Box::new(refusing), "no database in"),
         ] {
             let runtime = Runtime::new(build, true);
             let reason = runtime.start(app(dir.path(), "com.x")).unwrap_err();
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn a_panic_abort_build_refuses_to_start() {
         let dir = tempfile::tempdir().unwrap();
-        let runtime = Runtime::new(working, false);
+        let runtime = Runtime::new(Box::new(working), false);
         let reason = runtime.start(app(dir.path(), "com.x")).unwrap_err();
         assert_eq!(reason, PANIC_ABORT_REFUSAL);
     }
@@ -227,7 +227,7 @@ mod tests {
     #[test]
     fn starting_again_builds_for_the_new_app() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let runtime = Runtime::new(working, true);
+        let runtime = Runtime::new(Box::new(working), true);
         runtime.start(app(a.path(), "com.a")).unwrap();
         runtime.start(app(b.path(), "com.b")).unwrap();
         let running = runtime.running().unwrap();

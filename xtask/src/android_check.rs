@@ -6,7 +6,7 @@
 //!    `cfg(target_os = "android")` paths: android_logger, the panic hook);
 //! 3. staticlib builds of cetp-provider (`jni`) and of the fixture provider for that target
 //!    (code generation without linking; a cdylib would need the NDK's linker);
-//! 4. the template's resources compiled as the library they are (`aapt`, installed when missing,
+//! 4. the template's resources compiled as the library they are (`aapt`, installed as root when missing,
 //!    against the framework resources; `R` for `dev.cetp` with non-constant ids, as AGP compiles
 //!    a library), then `javac -Werror` of the Android template with that `R` and the Java the
 //!    AIDL compiler generates from its `src/main/aidl`, against `org.robolectric:android-all`.
@@ -50,6 +50,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         util::run(&mut build)?;
     }
 
+    // `cargo cetp` only finds these; the repository's own chores install them (as root).
+    util::aidl()?;
+    util::aapt()?;
     let work = util::cargo_target_dir().join("cetp-android-check");
     let sdk = cargo_cetp::bundle::Sdk::at(&workspace_root()).map_err(|e| e.to_string())?;
     cargo_cetp::bundle::check_template(&sdk, &work).map_err(|e| e.to_string())?;

@@ -70,6 +70,9 @@ pub fn bundle_root(release: bool) -> PathBuf {
 /// Builds the bundle of the crate in `crate_dir` with this checkout's template; returns its
 /// directory.
 pub fn build(crate_dir: &Path, release: bool) -> Result<PathBuf, String> {
+    // `cargo cetp build` only finds these; the repository's own chores install them (as root).
+    crate::util::aidl()?;
+    crate::util::aapt()?;
     let app = AppCrate::locate(Some(&crate_dir.join("Cargo.toml"))).map_err(|e| e.to_string())?;
     let sdk = Sdk::at(&workspace_root()).map_err(|e| e.to_string())?;
     let out = bundle_root(release).join(bundle::bundle_name(&app));

@@ -17,7 +17,8 @@
 //! 4. `cargo package --no-verify` of the two published crates;
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
-//!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor), plus one short round of the JVM benchmark
+//!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor;
+//!    the notes class again on Android 16 when a Java 21+ is found), plus one short round of the JVM benchmark
 //!    (`tests/android/bench`) and of the criterion benchmark, so neither can rot (the real
 //!    measurement is `cargo xtask bench`). The suites' test classes run in alphabetical order.
 //!
@@ -172,6 +173,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     step("end-to-end suite (Maven + Robolectric)");
     let mut mvn = maven(&aidl);
+    mvn.args(android16_args());
     // One short benchmark round against the debug notes bundle: it must still run.
     mvn.args([
         "-Dcetp.skip.bench=false",
@@ -235,6 +237,51 @@ fn maven(aidl: &std::path::Path) -> Command {
         mvn.arg("--no-transfer-progress");
     }
     mvn
+}
+
+/// Robolectric runs SDK 36 (the notes suite's Android 16 execution) only on Java 21 or newer:
+/// `CETP_JAVA21` (a `java` binary), else the first JDK under `/usr/lib/jvm` that is 21+. Without
+/// one the execution stays skipped, and this says so.
+fn android16_args() -> Vec<String> {
+    let mut candidates: Vec<std::path::PathBuf> = std::env::var_os("CETP_JAVA21")
+        .map(std::path::PathBuf::from)
+        .into_iter()
+        .collect();
+    if let Ok(entries) = std::fs::read_dir("/usr/lib/jvm") {
+        let mut homes: Vec<_> = entries
+            .flatten()
+            .map(|e| e.path().join("bin/java"))
+            .collect();
+        homes.sort();
+        candidates.extend(homes);
+    }
+    let found = candidates
+        .into_iter()
+        .find(|java| java.is_file() && java_major(java).is_some_and(|major| major >= 21));
+    match found {
+        Some(java) => {
+            eprintln!("xtask: the Android 16 run forks {}", java.display());
+            vec![
+                "-Dcetp.skip.android16=false".to_owned(),
+                format!("-Dcetp.android16.java={}", java.display()),
+            ]
+        }
+        None => {
+            eprintln!(
+                "xtask: no Java 21+ (CETP_JAVA21 or /usr/lib/jvm): skipping the notes suite's \
+                 Android 16 run, which Robolectric runs only on Java 21+"
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// The major version `java -version` reports (`openjdk version "21.0.2"` → 21).
+fn java_major(java: &std::path::Path) -> Option<u32> {
+    let output = Command::new(java).arg("-version").output().ok()?;
+    let text = String::from_utf8_lossy(&output.stderr);
+    let version = text.split('"').nth(1)?;
+    version.split(['.', '-', '+']).next()?.parse().ok()
 }
 
 fn step(title: &str) {

@@ -42,12 +42,46 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
     cargo_cetp::bundle::run_as("xtask", cmd)
 }
 
-/// The AIDL compiler (installed when missing; see `cargo_cetp::bundle::aidl`).
+/// The AIDL compiler, installed when missing (see [`debian_tool`]).
 pub fn aidl() -> Result<PathBuf, String> {
-    cargo_cetp::bundle::aidl().map_err(|e| e.to_string())
+    debian_tool(&cargo_cetp::bundle::AIDL)
 }
 
-/// Android's resource compiler (installed when missing; see `cargo_cetp::bundle::aapt`).
+/// Android's resource compiler, installed when missing (see [`debian_tool`]).
 pub fn aapt() -> Result<PathBuf, String> {
-    cargo_cetp::bundle::aapt().map_err(|e| e.to_string())
+    debian_tool(&cargo_cetp::bundle::AAPT)
+}
+
+/// The program `cargo cetp` finds for `tool` (`cargo_cetp::bundle::debian_tool`, which never
+/// installs); when it finds none and this runs as root with `apt-get` (CI, a fresh container),
+/// the repository's own chores install the Debian package first, then look again.
+pub fn debian_tool(tool: &cargo_cetp::bundle::DebianTool<'_>) -> Result<PathBuf, String> {
+    let missing = match cargo_cetp::bundle::debian_tool(tool) {
+        Ok(found) => return Ok(found),
+        Err(missing) => missing,
+    };
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let Some(apt) = cargo_cetp::bundle::on_path("apt-get") else {
+        return Err(missing);
+    };
+    if !root {
+        return Err(missing);
+    }
+    eprintln!(
+        "xtask: `{}` is missing; installing Debian's `{}`",
+        tool.program, tool.package
+    );
+    let mut install = Command::new(&apt);
+    install
+        .args(["install", "-y", "--no-install-recommends", tool.package])
+        .env("DEBIAN_FRONTEND", "noninteractive");
+    if run(&mut install).is_err() {
+        // A fresh image has no package lists yet.
+        run(Command::new(&apt).arg("update"))?;
+        run(&mut install)?;
+    }
+    cargo_cetp::bundle::debian_tool(tool)
 }

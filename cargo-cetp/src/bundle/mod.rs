@@ -6,10 +6,10 @@
 //! or in the directory given with `--out`:
 //! - `lib<lib>.so`: the crate built for the host as a `cdylib`;
 //! - `resources.ap_`: the template's `res/` and the app's (`android/src/main/res`, plus the
-//!   `resValue(...)` lines of its Gradle file) compiled by Android's resource compiler (`aapt`,
-//!   installed when missing) against the framework resources, with the binary manifest;
-//! - `app.jar`: the Android template's Java, the Java the AIDL compiler (`aidl`, installed when
-//!   missing) generates from the template's `src/main/aidl`, the app's own Java and the `R`
+//!   `resValue(...)` lines of its Gradle file) compiled by Android's resource compiler (`aapt`)
+//!   against the framework resources, with the binary manifest;
+//! - `app.jar`: the Android template's Java, the Java the AIDL compiler (`aidl`) generates
+//!   from the template's `src/main/aidl`, the app's own Java and the `R`
 //!   classes aapt wrote (`dev.cetp.R` and the app's), compiled with `javac --release 17` against
 //!   `org.robolectric:android-all`; and `com/android/tools/test_config.properties`, which puts
 //!   Robolectric in binary-resources mode on `resources.ap_` (the installed app is then the test
@@ -40,7 +40,10 @@ use crate::app::{AppCrate, ProviderSource};
 use crate::cli::BuildOptions;
 use crate::{Error, Result};
 
-pub use self::tools::{DebianTool, debian_tool, jdk_tool, on_path, run_as};
+pub use self::tools::{
+    AAPT, AIDL, DebianTool, JDK_PACKAGE, cannot_start, debian_tool, install_hint, jdk_tool,
+    missing_program, on_path, run_as,
+};
 
 /// The SDK checkout an app builds against: the directory holding `cetp-provider/`,
 /// `android-template/` and `android-testkit/`.
@@ -545,8 +548,8 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
     )
 }
 
-/// The AIDL compiler, `aidl`: `CETP_AIDL`, else on `PATH`, else installed with `apt-get` when
-/// running as root; otherwise an error saying what to install.
+/// The AIDL compiler, `aidl`: `CETP_AIDL`, else on `PATH`; otherwise an error naming the
+/// package to install and the command (nothing is installed).
 ///
 /// # Errors
 /// [`Error::Bundle`] saying how to install it.
@@ -554,7 +557,7 @@ pub fn aidl() -> Result<PathBuf> {
     util::aidl().map_err(Error::Bundle)
 }
 
-/// Android's resource compiler, `aapt`, found or installed as [`aidl`] is (`CETP_AAPT`).
+/// Android's resource compiler, `aapt`, found as [`aidl`] is (`CETP_AAPT`).
 ///
 /// # Errors
 /// [`Error::Bundle`] saying how to install it.

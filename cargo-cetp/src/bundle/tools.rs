@@ -1,6 +1,8 @@
 //! The programs a host bundle is built with: the JDK's `javac` and `jar`, Debian's `aapt` and
-//! `aidl` (installed with `apt-get` when missing and running as root), and the
-//! `org.robolectric:android-all` jar from the local Maven repository.
+//! `aidl`, Maven, and the `org.robolectric:android-all` jar from the local Maven repository.
+//!
+//! `cargo cetp` never installs a system package: a missing program is an error naming the
+//! Debian package that has it and the command that installs it ([`missing_program`]).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -26,17 +28,64 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
 }
 
 /// Runs `cmd`, echoing it after `who: ` (`cargo cetp`, or `xtask` for the repository's own
-/// chores); fails with its exit status.
+/// chores); fails with its exit status, or, when the program is missing, with what installs it.
 pub fn run_as(who: &str, cmd: &mut Command) -> Result<(), String> {
     eprintln!("{who}: running {}", describe(cmd));
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot start {}: {e}", describe(cmd)))?;
+    let status = cmd.status().map_err(|e| cannot_start(cmd, &e))?;
     if status.success() {
         Ok(())
     } else {
         Err(format!("{} failed ({status})", describe(cmd)))
     }
+}
+
+/// Why `cmd` did not start: for a program that is not there, the package that has it.
+pub fn cannot_start(cmd: &Command, error: &std::io::Error) -> String {
+    let program = cmd.get_program().to_string_lossy();
+    let name = Path::new(program.as_ref())
+        .file_name()
+        .map_or_else(|| program.to_string(), |n| n.to_string_lossy().into_owned());
+    match (error.kind(), missing_program(&name)) {
+        (std::io::ErrorKind::NotFound, Some(hint)) => hint,
+        _ => format!("cannot start {}: {error}", describe(cmd)),
+    }
+}
+
+/// What to install for a program the build runs, when it is not found: `javac`, `jar` and
+/// `java` (a JDK 17), `mvn`, `aapt`, `aidl`. `None` for other programs.
+///
+/// ```
+/// let hint = cargo_cetp::bundle::missing_program("mvn").unwrap();
+/// assert!(hint.contains("package `maven`"), "{hint}");
+/// assert!(cargo_cetp::bundle::missing_program("frobnicate").is_none());
+/// ```
+pub fn missing_program(program: &str) -> Option<String> {
+    let (package, what) = match program {
+        "javac" | "jar" | "java" => (
+            JDK_PACKAGE,
+            "a JDK 17 (or set JAVA_HOME to one, whose bin/ holds it)",
+        ),
+        "mvn" => ("maven", "Maven 3.8+"),
+        "aapt" => (AAPT.package, AAPT.purpose),
+        "aidl" => (AIDL.package, AIDL.purpose),
+        _ => return None,
+    };
+    Some(format!(
+        "`{program}` is not on PATH: it comes with {what}. {}",
+        install_hint(package)
+    ))
+}
+
+/// The Debian package with the JDK's `javac`, `jar` and `java`.
+pub const JDK_PACKAGE: &str = "openjdk-17-jdk-headless";
+
+/// "Install the Debian package `p` (`sudo apt install p`)", the one way `cargo cetp` speaks of
+/// a missing system package: it says what to run and never runs it.
+pub fn install_hint(package: &str) -> String {
+    format!(
+        "Install the Debian/Ubuntu package `{package}` (`sudo apt install {package}`), or the \
+         same program from your system's package manager"
+    )
 }
 
 fn describe(cmd: &Command) -> String {
@@ -159,32 +208,39 @@ pub fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<(
     Ok(())
 }
 
-/// The AIDL compiler, installed when missing (see [`debian_tool`]). `CETP_AIDL=/path/to/aidl`
-/// overrides.
+/// The AIDL compiler: `CETP_AIDL=/path/to/aidl`, else `aidl` on `PATH` (see [`debian_tool`]).
 pub fn aidl() -> Result<PathBuf, String> {
-    debian_tool(&DebianTool {
-        program: "aidl",
-        package: "aidl",
-        override_var: "CETP_AIDL",
-        purpose: "it compiles the Apex plugin interface (android-template/src/main/aidl)",
-        alternative: "an `aidl` binary from the Android SDK's build-tools",
-    })
+    debian_tool(&AIDL)
 }
 
-/// Android's resource compiler, installed when missing (see [`debian_tool`]).
-/// `CETP_AAPT=/path/to/aapt` overrides.
+/// Android's resource compiler: `CETP_AAPT=/path/to/aapt`, else `aapt` on `PATH` (see
+/// [`debian_tool`]).
 pub fn aapt() -> Result<PathBuf, String> {
-    debian_tool(&DebianTool {
-        program: "aapt",
-        package: "aapt",
-        override_var: "CETP_AAPT",
-        purpose: "it compiles the Android template's resources (android-template/src/main/res) \
-                  and the app's into R classes and a resource package",
-        alternative: "an `aapt` binary from the Android SDK's build-tools",
-    })
+    debian_tool(&AAPT)
 }
 
-/// A program the build needs that Debian packages: how to find it, install it, or say why not.
+/// The AIDL compiler, as [`crate::bundle::aidl`] looks for it.
+pub const AIDL: DebianTool<'static> = DebianTool {
+    program: "aidl",
+    package: "aidl",
+    override_var: "CETP_AIDL",
+    purpose: "the AIDL compiler, which compiles the Apex plugin interface \
+              (android-template/src/main/aidl)",
+    alternative: "an `aidl` binary from the Android SDK's build-tools",
+};
+
+/// Android's resource compiler, as [`crate::bundle::aapt`] looks for it.
+pub const AAPT: DebianTool<'static> = DebianTool {
+    program: "aapt",
+    package: "aapt",
+    override_var: "CETP_AAPT",
+    purpose: "Android's resource compiler, which compiles the Android template's resources \
+              (android-template/src/main/res) and the app's into R classes and a resource package",
+    alternative: "an `aapt` binary from the Android SDK's build-tools",
+};
+
+/// A program the build needs that Debian packages: where to find it, and what to install when
+/// it is missing.
 #[derive(Debug, Clone, Copy)]
 pub struct DebianTool<'a> {
     /// The program's name on `PATH` (`aidl`, `aarch64-linux-gnu-gcc`).
@@ -193,15 +249,28 @@ pub struct DebianTool<'a> {
     pub package: &'a str,
     /// The environment variable that points at the program instead (`CETP_AIDL`).
     pub override_var: &'a str,
-    /// Why the build needs it, for the error when it cannot be installed.
+    /// What the program is and why the build needs it, for the error when it is missing.
     pub purpose: &'a str,
     /// What else the variable can point at, for the same error.
     pub alternative: &'a str,
 }
 
-/// The path in `$override_var` if set, else the program on `PATH`, else installed with
-/// `apt-get install -y <package>` when running as root (as CI does), else an error saying what
-/// to install and why.
+/// The path in `$override_var` if set, else the program on `PATH`, else an error naming the
+/// package to install and the command. Never installs anything: whoever runs the tool decides
+/// what goes on the machine (`cargo xtask test` and CI install these packages themselves).
+///
+/// ```
+/// use cargo_cetp::bundle::{DebianTool, debian_tool};
+/// let err = debian_tool(&DebianTool {
+///     program: "cetp-no-such-program",
+///     package: "cetp-no-such-package",
+///     override_var: "CETP_NO_SUCH_PROGRAM",
+///     purpose: "an example",
+///     alternative: "another build",
+/// })
+/// .unwrap_err();
+/// assert!(err.contains("`sudo apt install cetp-no-such-package`"), "{err}");
+/// ```
 pub fn debian_tool(tool: &DebianTool<'_>) -> Result<PathBuf, String> {
     let DebianTool {
         program,
@@ -218,36 +287,13 @@ pub fn debian_tool(tool: &DebianTool<'_>) -> Result<PathBuf, String> {
             Err(format!("{override_var}={} is not a file", path.display()))
         };
     }
-    if let Some(found) = on_path(program) {
-        return Ok(found);
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false);
-    let apt = on_path("apt-get");
-    match (root, apt) {
-        (true, Some(apt)) => {
-            eprintln!("cargo cetp: `{program}` is missing; installing Debian's `{package}`");
-            let mut install = Command::new(&apt);
-            install
-                .args(["install", "-y", "--no-install-recommends", package])
-                .env("DEBIAN_FRONTEND", "noninteractive");
-            if run(&mut install).is_err() {
-                // A fresh image has no package lists yet.
-                run(Command::new(&apt).arg("update"))?;
-                run(&mut install)?;
-            }
-            on_path(program).ok_or_else(|| {
-                format!("`apt-get install {package}` succeeded but `{program}` is not on PATH")
-            })
-        }
-        _ => Err(format!(
-            "`{program}` is not on PATH; {purpose}. Install it with `sudo apt-get install \
-             {package}` (Debian/Ubuntu), or point {override_var} at {alternative}"
-        )),
-    }
+    on_path(program).ok_or_else(|| {
+        format!(
+            "`{program}` is not on PATH: it is {purpose}. {}; or point {override_var} at \
+             {alternative}",
+            install_hint(package)
+        )
+    })
 }
 
 /// Generates the Java `Stub`/`Proxy` of every `.aidl` file under `root` (the template's
@@ -276,4 +322,51 @@ pub fn on_path(program: &str) -> Option<PathBuf> {
     env::split_paths(&env::var_os("PATH")?)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A developer tool never changes the machine: no source file of `cargo cetp` names the
+    /// package manager's installing front end (the hints say `apt install`, for a person).
+    #[test]
+    fn no_source_runs_the_package_manager() {
+        let apt = concat!("apt", "-get");
+        let mut sources = Vec::new();
+        collect_files(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            "rs",
+            &mut sources,
+        )
+        .unwrap();
+        assert!(sources.len() > 10, "{sources:?}");
+        for source in sources {
+            let text = std::fs::read_to_string(&source).unwrap();
+            assert!(!text.contains(apt), "{} names {apt}", source.display());
+        }
+    }
+
+    /// A missing program is an error naming the package and the command; nothing is run.
+    #[test]
+    fn a_missing_program_names_its_package() {
+        let err = debian_tool(&DebianTool {
+            program: "cetp-test-no-such-program",
+            ..AIDL
+        })
+        .unwrap_err();
+        assert!(err.contains("Debian/Ubuntu package `aidl`"), "{err}");
+        assert!(err.contains("`sudo apt install aidl`"), "{err}");
+        assert!(err.contains("CETP_AIDL"), "{err}");
+        let jdk = missing_program("javac").unwrap();
+        assert!(
+            jdk.contains(JDK_PACKAGE) && jdk.contains("JAVA_HOME"),
+            "{jdk}"
+        );
+        let missing = cannot_start(
+            &Command::new("mvn"),
+            &std::io::Error::from(std::io::ErrorKind::NotFound),
+        );
+        assert!(missing.contains("`sudo apt install maven`"), "{missing}");
+    }
 }

@@ -49,7 +49,7 @@ mod convert;
 mod strings;
 
 use std::ffi::c_void;
-use std::panic::catch_unwind;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
 use jni::errors::Error;
@@ -65,7 +65,7 @@ static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
 /// The runtime `JNI_OnLoad` created.
 fn runtime() -> &'static Runtime {
-    RUNTIME.get_or_init(|| Runtime::new(|_| Err(NO_RUNTIME.to_owned()), true))
+    RUNTIME.get_or_init(|| Runtime::new(Box::new(|_| Err(NO_RUNTIME.to_owned())), true))
 }
 
 /// The running provider and hosts, or `None` (the template then answers the call itself).
@@ -112,10 +112,41 @@ const NO_RUNTIME: &str = "the library has no CETP runtime (JNI_OnLoad did not ru
 /// cetp_provider::export_provider!(provider);
 /// # fn main() {}
 /// ```
+///
+/// # A library with its own `JNI_OnLoad`
+///
+/// A process calls one `JNI_OnLoad` per library, so a library that already defines one (an app
+/// whose Rust core registers its own natives or keeps the `JavaVM`) writes
+/// `export_provider!(provider, jni_onload = false)`: the macro then defines only the tooling
+/// hook, and the library's own `JNI_OnLoad` calls [`on_load`] with the same build function.
+///
+/// ```
+/// use std::ffi::c_void;
+///
+/// use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
+///
+/// /// Says hello.
+/// #[tool]
+/// fn hello() -> &'static str { "hello" }
+///
+/// fn provider(_app: &App) -> ProviderBuilder {
+///     Provider::builder("Hello").tools(tools![hello])
+/// }
+///
+/// cetp_provider::export_provider!(provider, jni_onload = false);
+///
+/// #[unsafe(no_mangle)]
+/// pub extern "system" fn JNI_OnLoad(vm: *mut c_void, _reserved: *mut c_void) -> i32 {
+///     // The library's own work first: register its natives, keep the JavaVM, …
+///     // then the SDK's natives, on this same thread; its answer is the JNI version.
+///     cetp_provider::jni::on_load(vm, provider)
+/// }
+/// # fn main() {}
+/// ```
 #[macro_export]
 #[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 macro_rules! export_provider {
-    ($build:expr $(,)?) => {
+    ($build:expr, jni_onload = false $(,)?) => {
         /// The provider's build function, for host tooling (`cargo cetp`); not a public API.
         #[doc(hidden)]
         pub fn __cetp_provider_builder(
@@ -123,6 +154,12 @@ macro_rules! export_provider {
         ) -> ::core::result::Result<$crate::ProviderBuilder, ::std::string::String> {
             $crate::__private::IntoProviderBuilder::into_provider_builder($build(app))
         }
+    };
+    ($build:expr, jni_onload = true $(,)?) => {
+        $crate::export_provider!($build);
+    };
+    ($build:expr $(,)?) => {
+        $crate::export_provider!($build, jni_onload = false);
 
         /// JNI entry point: registers the CETP natives on `dev.cetp.NativeBridge`.
         #[unsafe(no_mangle)]
@@ -135,12 +172,32 @@ macro_rules! export_provider {
     };
 }
 
-/// `JNI_OnLoad` behind [`export_provider!`]; not a public API.
-#[doc(hidden)]
-pub fn on_load(vm: *mut c_void, build: BuildFn) -> i32 {
-    const JNI_VERSION_1_6: i32 = 0x0001_0006;
-    const JNI_ERR: i32 = -1;
-    let outcome = catch_unwind(|| {
+/// `JNI_VERSION_1_6`, what [`on_load`] returns when it succeeds.
+pub const JNI_VERSION: i32 = 0x0001_0006;
+
+/// `JNI_ERR`, what [`on_load`] returns when it fails (the JVM then refuses the library).
+pub const JNI_ERR: i32 = -1;
+
+/// The SDK's part of `JNI_OnLoad`, for a library that defines its own (see
+/// [`export_provider!`](crate::export_provider), "A library with its own `JNI_OnLoad`"):
+/// registers the natives of `dev.cetp.NativeBridge` and `dev.cetp.ApexBridge` and caches what
+/// call time needs, and keeps `build`, the provider's build function (a `fn(&App) ->
+/// ProviderBuilder`, or one returning `Result<ProviderBuilder, E>` with `E: Display`, or a
+/// closure over the app's own state), which runs on the first call that reaches the provider.
+///
+/// Call it from the library's `JNI_OnLoad`, on the thread the JVM called it on (its class loader
+/// finds the template's classes), with the `JavaVM` pointer the JVM passed. Returns
+/// [`JNI_VERSION`] (`JNI_VERSION_1_6`), or [`JNI_ERR`] when the template's classes are missing
+/// (logged under the tag `cetp`); `JNI_OnLoad` can return it as it is, or the larger of it and
+/// the version the library's own code needs. Never panics: a panic inside is caught and logged.
+/// A second call keeps the first build function.
+pub fn on_load<F, R>(vm: *mut c_void, build: F) -> i32
+where
+    F: Fn(&crate::App) -> R + Send + Sync + 'static,
+    R: crate::__private::IntoProviderBuilder,
+{
+    let build: BuildFn = Box::new(move |app| build(app).into_provider_builder());
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
         install_logging();
         let unwinding = !cfg!(panic = "abort");
         if !unwinding {
@@ -150,9 +207,9 @@ pub fn on_load(vm: *mut c_void, build: BuildFn) -> i32 {
             log::warn!("CETP: JNI_OnLoad ran twice; keeping the first provider function");
         }
         register(vm)
-    });
+    }));
     match outcome {
-        Ok(Ok(())) => JNI_VERSION_1_6,
+        Ok(Ok(())) => JNI_VERSION,
         Ok(Err(err)) => {
             log::error!(
                 "CETP: cannot register the natives of dev.cetp.NativeBridge ({err}); is the cetp Android template module in the app?"

@@ -14,13 +14,24 @@
 //! | `forecast` | enum, integer-range and optional string constraints (`INVALID_ARGS`) |
 //! | `fail` | every CETP error code a tool can return, with hint and authorize intent |
 //! | `apex_hooks` | the Apex `onActivate`/`onDeactivate` hooks ran (the deactivation hook panics) |
+//!
+//! The library also has a `JNI_OnLoad` of its own, as an app whose Rust core registers its own
+//! natives does: it registers `dev.cetp.rustfixture.CoreNatives` (the "core"), then calls the
+//! SDK's entry, `cetp_provider::jni::on_load`, and returns the JNI version it answered
+//! (`export_provider!(provider, jni_onload = false)`). The suite calls both the core's natives
+//! and the provider, so the composition is proven end to end.
 #![deny(missing_docs)]
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 use cetp_provider::auth::Auth;
 use cetp_provider::host::apex::Apex;
 use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
+use jni::objects::JClass;
+use jni::sys::jint;
+use jni::vm::JavaVM;
+use jni::{Env, NativeMethod, jni_str, native_method};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -278,7 +289,65 @@ pub fn provider(app: &App) -> ProviderBuilder {
         )
 }
 
-cetp_provider::export_provider!(provider);
+// The library defines its own `JNI_OnLoad` below, which hands over to the SDK.
+cetp_provider::export_provider!(provider, jni_onload = false);
+
+/// How often the library's own `JNI_OnLoad` ran.
+static CORE_LOADS: AtomicI32 = AtomicI32::new(0);
+/// What the SDK's entry answered it.
+static SDK_VERSION: AtomicI32 = AtomicI32::new(0);
+
+/// The library's own JNI entry: the core's natives first, then the SDK's.
+#[unsafe(no_mangle)]
+pub extern "system" fn JNI_OnLoad(vm: *mut c_void, _reserved: *mut c_void) -> jint {
+    if let Err(err) = register_core_natives(vm) {
+        eprintln!("fixture: cannot register dev.cetp.rustfixture.CoreNatives: {err}");
+        return cetp_provider::jni::JNI_ERR;
+    }
+    CORE_LOADS.fetch_add(1, Ordering::SeqCst);
+    let version = cetp_provider::jni::on_load(vm, provider);
+    SDK_VERSION.store(version, Ordering::SeqCst);
+    version
+}
+
+fn register_core_natives(vm: *mut c_void) -> Result<(), jni::errors::Error> {
+    // Safety: the JVM passes JNI_OnLoad a valid JavaVM pointer.
+    let vm = unsafe { JavaVM::from_raw(vm.cast()) };
+    vm.attach_current_thread(|env| -> Result<(), jni::errors::Error> {
+        let class = env.find_class(jni_str!("dev/cetp/rustfixture/CoreNatives"))?;
+        // Safety: each function matches its `static native` declaration in CoreNatives.java.
+        unsafe { env.register_native_methods(&class, CORE_NATIVES)? };
+        env.delete_local_ref(class);
+        Ok(())
+    })
+}
+
+const CORE_NATIVES: &[NativeMethod] = &[
+    native_method! {
+        static fn core_loads() -> jint,
+        name = "loads",
+    },
+    native_method! {
+        static fn core_sdk_version() -> jint,
+        name = "sdkVersion",
+    },
+];
+
+/// `CoreNatives.loads()`: how often the library's own `JNI_OnLoad` ran.
+fn core_loads<'local>(
+    _env: &mut Env<'local>,
+    _class: JClass<'local>,
+) -> Result<jint, jni::errors::Error> {
+    Ok(CORE_LOADS.load(Ordering::SeqCst))
+}
+
+/// `CoreNatives.sdkVersion()`: the JNI version `cetp_provider::jni::on_load` returned.
+fn core_sdk_version<'local>(
+    _env: &mut Env<'local>,
+    _class: JClass<'local>,
+) -> Result<jint, jni::errors::Error> {
+    Ok(SDK_VERSION.load(Ordering::SeqCst))
+}
 
 #[cfg(test)]
 mod tests {

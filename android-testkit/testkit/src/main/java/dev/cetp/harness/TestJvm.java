@@ -1,21 +1,23 @@
 package dev.cetp.harness;
 
 import android.os.Build;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Checks that the running fork got the JVM setup the pom promises, so that a per-execution
  * {@code argLine} or {@code systemPropertyVariables} override cannot silently drop it.
  */
 public final class TestJvm {
-  /** The only SDK the suites run. */
+  /** The SDK the suites run (robolectric.properties). */
   public static final int SDK = 34;
-  /** The framework jar Robolectric must find offline. */
-  public static final String ANDROID_ALL_JAR = "android-all-instrumented-14-robolectric-10818077-i7.jar";
+  /** The newer SDK the end-to-end suite runs a subset on too, in its own fork. */
+  public static final int SDK_ANDROID_16 = 36;
 
   private TestJvm() {}
 
@@ -32,7 +34,9 @@ public final class TestJvm {
 
   /**
    * What any test of a host bundle needs: Robolectric's {@code --add-opens} flags, offline with
-   * the SDK 34 framework jar in {@code robolectric.dependency.dir}, running SDK 34.
+   * the running SDK's framework jar ({@code android-all-instrumented-<release>-robolectric-*}, the
+   * version the pom pins) in {@code robolectric.dependency.dir}, running SDK 34 (or 36, for the
+   * classes that ask for it).
    *
    * @throws IllegalStateException naming the first missing piece
    */
@@ -45,9 +49,17 @@ public final class TestJvm {
         "true".equals(System.getProperty("robolectric.offline")), "robolectric.offline is not true");
     String depDir = System.getProperty("robolectric.dependency.dir");
     require(depDir != null, "robolectric.dependency.dir is not set");
-    Path jar = Paths.get(depDir, ANDROID_ALL_JAR);
-    require(Files.isRegularFile(jar), jar + " does not exist");
-    require(Build.VERSION.SDK_INT == SDK, "running on SDK " + Build.VERSION.SDK_INT);
+    require(
+        Build.VERSION.SDK_INT == SDK || Build.VERSION.SDK_INT == SDK_ANDROID_16,
+        "running on SDK " + Build.VERSION.SDK_INT);
+    String prefix = "android-all-instrumented-" + Build.VERSION.RELEASE + "-robolectric-";
+    try (Stream<Path> jars = Files.list(Paths.get(depDir))) {
+      require(
+          jars.anyMatch(j -> j.getFileName().toString().startsWith(prefix)),
+          depDir + " has no " + prefix + "*.jar");
+    } catch (IOException e) {
+      throw new IllegalStateException(depDir + ": " + e, e);
+    }
   }
 
   private static void require(boolean ok, String message) {

@@ -146,6 +146,21 @@ public class FixtureProviderE2ETest {
     assertTrue(app.manifest.permissions.toString(), app.manifest.permissions.isEmpty());
   }
 
+  /**
+   * The fixture library defines its own {@code JNI_OnLoad} (as an app whose Rust core registers
+   * natives of its own does): it registers {@code CoreNatives}, then calls the SDK's entry,
+   * {@code cetp_provider::jni::on_load}, and returns its answer. Both sets of natives work.
+   */
+  @Test
+  public void aLibraryWithItsOwnJniOnLoadServesItsNativesAndTheProvider() throws Exception {
+    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+    Class<?> core = Class.forName("dev.cetp.rustfixture.CoreNatives");
+    assertEquals(1, core.getMethod("loads").invoke(null));
+    assertEquals(0x0001_0006, core.getMethod("sdkVersion").invoke(null));
+    CetpResponse echo = consumer.executeTool(AUTHORITY, "echo", "{\"text\":\"core\"}", null);
+    assertTrue(echo.toString(), echo.isSuccess());
+  }
+
   @Test
   public void theOptionalBootReceiverIsDeclaredAndHarmless() throws Exception {
     List<ResolveInfo> receivers =
