@@ -35,7 +35,7 @@ fn counted() -> Counted {
     let provider = Provider::builder("Calculator")
         .tools(tools![add])
         .auth(Auth::open())
-        .apex(
+        .host(
             Apex::new()
                 .on_activate(move |_| {
                     a.fetch_add(1, Ordering::Relaxed);
@@ -47,7 +47,7 @@ fn counted() -> Counted {
         .build()
         .unwrap();
     Counted {
-        plugin: ApexHost::new(provider),
+        plugin: ApexHost::new(Arc::new(provider)),
         activated,
         deactivated,
     }

@@ -3,7 +3,7 @@
 //! acts on, the kept discovery reply under gated discovery, and `const` in an output schema.
 
 use cetp_provider::auth::Auth;
-use cetp_provider::host::Request;
+use cetp_provider::host::{CetpV1Host, Request};
 use cetp_provider::schema::SchemaError;
 use cetp_provider::testing::Consumer;
 use cetp_provider::{
@@ -44,9 +44,13 @@ fn gated_discovery_keeps_no_reply_for_every_caller() {
         (wire::METHOD_LIST_TOOLS, Request::list_tools()),
         (wire::METHOD_GET_PROVIDER_INFO, Request::provider_info()),
     ] {
-        assert_eq!(gated.constant_reply(method), None, "{method}");
+        assert_eq!(
+            CetpV1Host::new(&gated).constant_reply(method),
+            None,
+            "{method}"
+        );
         // What a caller nobody approved gets instead.
-        let answer = gated.call(&request, &caller());
+        let answer = CetpV1Host::new(&gated).call(&request, &caller());
         assert_eq!(
             answer.error_code(),
             Some(ErrorCode::AuthRequired),
@@ -58,8 +62,13 @@ fn gated_discovery_keeps_no_reply_for_every_caller() {
         .auth(Auth::open())
         .build()
         .unwrap();
-    let kept = open.constant_reply(wire::METHOD_LIST_TOOLS).unwrap();
-    assert_eq!(kept, open.call(&Request::list_tools(), &caller()));
+    let kept = CetpV1Host::new(&open)
+        .constant_reply(wire::METHOD_LIST_TOOLS)
+        .unwrap();
+    assert_eq!(
+        kept,
+        CetpV1Host::new(&open).call(&Request::list_tools(), &caller())
+    );
 }
 
 #[test]

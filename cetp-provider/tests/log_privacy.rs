@@ -70,7 +70,7 @@ fn provider() -> Provider {
         .tool(Mislabeled)
         .auth(Auth::open())
         .max_args_bytes(4_096)
-        .apex(Apex::new().on_activate(|_| panic!("hook saw {MARKER}")))
+        .host(Apex::new().on_activate(|_| panic!("hook saw {MARKER}")))
         .build()
         .unwrap()
 }
@@ -179,7 +179,7 @@ fn no_error_path_logs_a_value_or_a_text() {
 
 #[test]
 fn the_apex_host_logs_no_value_or_text_either() {
-    let plugin = ApexHost::new(provider());
+    let plugin = ApexHost::new(std::sync::Arc::new(provider()));
     let (text, lines) = capture_logs(|| {
         plugin.execute(
             Some(MARKER),
