@@ -1,4 +1,4 @@
-//! `Provider::call` as a consumer drives it: the three methods, the envelope, and a table of
+//! `CetpV1Host::call` as a consumer drives it: the three methods, the envelope, and a table of
 //! malformed calls with the CETP error code each must produce.
 
 mod common;

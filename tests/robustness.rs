@@ -1,4 +1,4 @@
-//! Property test: whatever a caller sends, `Provider::call` answers with a well-formed CETP
+//! Property test: whatever a caller sends, `CetpV1Host::call` answers with a well-formed CETP
 //! envelope and nothing panics out.
 
 mod common;

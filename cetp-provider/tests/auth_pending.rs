@@ -1,4 +1,4 @@
-//! The pending list against many look-alikes, through `Provider::call` and the authorizer:
+//! The pending list against many look-alikes, through `CetpV1Host::call` and the authorizer:
 //! UIDs showing one signed package share one request, and an identity the user already
 //! approved is recorded even while never-seen identities fill the list.
 
