@@ -71,7 +71,10 @@ pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
 /// # Errors
 /// [`Error`] when the app cannot be found or its provider does not build.
 pub fn run(options: &CheckOptions) -> Result<i32> {
-    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let app = AppCrate::locate_with(
+        options.manifest_path.as_deref(),
+        options.android_module.as_deref(),
+    )?;
     let checked = match check(&app, options.package.as_deref()) {
         Ok(checked) => checked,
         Err(Error::Failed(why)) => {
