@@ -1,13 +1,16 @@
 //! The app's Android module as the template needs it, read the way the host bundles read it:
-//! `android/build.gradle.kts` line by line (string literals only), `android/gradle.properties`,
-//! `android/settings.gradle.kts` and the app manifest (`android/src/main/AndroidManifest.xml`,
-//! or `AndroidManifest.xml` beside `Cargo.toml` with `[package.metadata.cetp]`).
+//! the module's `build.gradle.kts` line by line (string literals only), the Gradle root's
+//! `gradle.properties` and `settings.gradle(.kts)`, and the app manifest
+//! (`src/main/AndroidManifest.xml` of the module, or `AndroidManifest.xml` beside `Cargo.toml`
+//! with `[package.metadata.cetp]`). Where the module is: [`Layout::find`] (`android/` beside
+//! the crate, or the app module of the Gradle build around it).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::app::AppCrate;
 use crate::bundle::gradle::{self, string_literal, strip_comment};
+use crate::layout::Layout;
 use crate::report::Finding;
 
 /// The components the template's manifest declares (an app declaring one again gets two).
@@ -24,7 +27,11 @@ pub const ACCESS_TOOLS: &str = "com.clawseed.permission.ACCESS_TOOLS";
 /// What was read of the Android module.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AndroidModule {
-    /// `android/`, when it exists.
+    /// The app module and its Gradle root, when there is one ([`Layout::find`]).
+    pub layout: Option<Layout>,
+    /// Why no module could be chosen (several app modules, a named one missing).
+    pub problem: Option<String>,
+    /// The app module's directory, when it exists.
     pub dir: Option<PathBuf>,
     /// `manifestPlaceholders["…"] = "…"` of `build.gradle.kts`.
     pub placeholders: BTreeMap<String, String>,
@@ -32,35 +39,37 @@ pub struct AndroidModule {
     pub application_id: Option<String>,
     /// Whether `build.gradle.kts` depends on the template module.
     pub uses_template: bool,
-    /// `gradle.properties`.
+    /// The root project's `gradle.properties`.
     pub properties: BTreeMap<String, String>,
-    /// `settings.gradle.kts`: the template module's directory, resolved.
+    /// `settings.gradle(.kts)`: the template module's directory, resolved.
     pub template_dir: Option<PathBuf>,
     /// The app manifest's path and text.
     pub manifest: Option<(PathBuf, String)>,
 }
 
 impl AndroidModule {
-    /// Reads the Android files of `app`.
+    /// Reads the Android files of `app`: its app module wherever [`Layout::find`] finds it.
     pub fn read(app: &AppCrate) -> Self {
-        let android = app.dir.join("android");
         let mut module = AndroidModule::default();
-        if android.is_dir() {
-            module.dir = Some(android.clone());
-            if let Ok(gradle) = std::fs::read_to_string(android.join("build.gradle.kts")) {
+        match Layout::find(app) {
+            Ok(layout) => module.layout = layout,
+            Err(problem) => module.problem = Some(problem.to_string()),
+        }
+        let mut manifests = vec![app.dir.join("AndroidManifest.xml")];
+        if let Some(layout) = module.layout.clone() {
+            manifests.insert(0, layout.module.join("src/main/AndroidManifest.xml"));
+            module.dir = Some(layout.module.clone());
+            if let Ok(gradle) = std::fs::read_to_string(layout.build_file()) {
                 module.read_gradle(&gradle);
             }
-            if let Ok(text) = std::fs::read_to_string(android.join("gradle.properties")) {
+            if let Ok(text) = std::fs::read_to_string(layout.properties_file()) {
                 module.properties = properties(&text);
             }
-            if let Ok(text) = std::fs::read_to_string(android.join("settings.gradle.kts")) {
-                module.template_dir = template_dir(&text).map(|dir| android.join(dir));
+            if let Ok(text) = std::fs::read_to_string(layout.settings_file()) {
+                module.template_dir = template_dir(&text).map(|dir| layout.root.join(dir));
             }
         }
-        for path in [
-            android.join("src/main/AndroidManifest.xml"),
-            app.dir.join("AndroidManifest.xml"),
-        ] {
+        for path in manifests {
             if let Ok(text) = std::fs::read_to_string(&path) {
                 module.manifest = Some((path, text));
                 break;
@@ -100,7 +109,27 @@ impl AndroidModule {
 pub fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<Finding>) {
     let mut notes = Vec::new();
     let mut out = Vec::new();
-    let gradle = "android/build.gradle.kts";
+    if let Some(problem) = &module.problem {
+        out.push(Finding::warning(
+            problem.clone(),
+            "pass `--android-module <name>` (or set `android-module` under \
+             [package.metadata.cetp])",
+        ));
+    }
+    let shown = |path: PathBuf| Layout::shown(app, &path);
+    let (gradle, settings, gradle_properties) = match &module.layout {
+        Some(layout) => (
+            shown(layout.build_file()),
+            shown(layout.settings_file()),
+            shown(layout.properties_file()),
+        ),
+        None => (
+            "android/build.gradle.kts".to_owned(),
+            "android/settings.gradle.kts".to_owned(),
+            "android/gradle.properties".to_owned(),
+        ),
+    };
+    let gradle = gradle.as_str();
     let Some((manifest_path, manifest)) = &module.manifest else {
         out.push(Finding::warning(
             "no app manifest: neither android/src/main/AndroidManifest.xml nor AndroidManifest.xml \
@@ -110,11 +139,10 @@ pub fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<Finding
         ));
         return (notes, out);
     };
-    let manifest_name = manifest_path
-        .strip_prefix(&app.dir)
-        .unwrap_or(manifest_path)
-        .display()
-        .to_string();
+    let manifest_name = match manifest_path.strip_prefix(&app.dir) {
+        Ok(inside) => inside.display().to_string(),
+        Err(_) => Layout::shown(app, manifest_path),
+    };
     let authority = module
         .placeholders
         .get("cetpAuthority")
@@ -176,25 +204,33 @@ pub fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<Finding
             Some(template) if template.join("src/main/AndroidManifest.xml").is_file() => {}
             Some(template) => out.push(Finding::warning(
                 format!(
-                    "android/settings.gradle.kts points the `:cetp` module at {}, which holds no \
-                     Android template",
+                    "{settings} points the `:cetp` module at {}, which holds no Android template",
                     template.display()
                 ),
                 "point `project(\":cetp\").projectDir` at the SDK's android-template directory",
             )),
             None => out.push(Finding::warning(
-                "android/settings.gradle.kts does not include the template module `:cetp`",
+                format!("{settings} does not include the template module `:cetp`"),
                 "add `include(\":cetp\")` and `project(\":cetp\").projectDir = \
                  file(\"<SDK>/android-template\")`",
             )),
         }
-        let crate_dir = module.properties.get("cetp.rustCrate").map(|c| dir.join(c));
+        let root = module.layout.as_ref().map_or(dir, |layout| &layout.root);
+        let crate_dir = module
+            .properties
+            .get("cetp.rustCrate")
+            .map(|c| root.join(c));
         let same = |p: &PathBuf| p.canonicalize().ok() == app.dir.canonicalize().ok();
         if !crate_dir.as_ref().is_some_and(same) {
             out.push(Finding::warning(
-                "android/gradle.properties does not point `cetp.rustCrate` at this crate, so the \
-                 template's cargoNdk task builds something else (or nothing)",
-                "set `cetp.rustCrate=..` (relative to android/)",
+                format!(
+                    "{gradle_properties} does not point `cetp.rustCrate` at this crate, so the \
+                     template's cargoNdk task builds something else (or nothing)"
+                ),
+                format!(
+                    "set `cetp.rustCrate={}` (relative to the Gradle root project)",
+                    relative(&canonical(root), &canonical(&app.dir)).display()
+                ),
             ));
         }
     }
@@ -294,6 +330,10 @@ pub fn lint_profile(app: &AppCrate) -> Option<Finding> {
     None
 }
 
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// `recipes-app` → `recipes_app`, for package names.
 pub fn label(name: &str) -> String {
     name.chars()
@@ -380,6 +420,7 @@ mod tests {
             provider: ProviderSource::Path(dir.join("sdk")),
             provider_dir: dir.join("sdk/cetp-provider"),
             metadata_cetp: Value::Null,
+            android_module: None,
         }
     }
 

@@ -102,6 +102,9 @@ pub struct AppCrate {
     pub provider_dir: PathBuf,
     /// `[package.metadata.cetp]`, if any.
     pub metadata_cetp: Value,
+    /// The Android app module named on the command line (`--android-module`): a directory or
+    /// a Gradle path such as `:app` (see [`crate::layout::Layout::find`]).
+    pub android_module: Option<PathBuf>,
 }
 
 impl AppCrate {
@@ -239,6 +242,7 @@ impl AppCrate {
             provider,
             provider_dir,
             metadata_cetp: package["metadata"]["cetp"].clone(),
+            android_module: None,
         })
     }
 
@@ -246,6 +250,20 @@ impl AppCrate {
     /// plain `lib`) crate type.
     pub fn links_as_rlib(&self) -> bool {
         self.crate_types.iter().any(|t| t == "rlib" || t == "lib")
+    }
+
+    /// The app crate of `manifest_path` ([`AppCrate::locate`]) whose Android app module is
+    /// `android_module` when given (`--android-module`).
+    ///
+    /// # Errors
+    /// As [`AppCrate::locate`].
+    pub fn locate_with(
+        manifest_path: Option<&Path>,
+        android_module: Option<&Path>,
+    ) -> Result<Self> {
+        let mut app = Self::locate(manifest_path)?;
+        app.android_module = android_module.map(Path::to_path_buf);
+        Ok(app)
     }
 
     /// A value of `[package.metadata.cetp]`.

@@ -78,7 +78,10 @@ pub fn run(options: &CheckOptions) -> Result<i32> {
     if !options.libs.is_empty() {
         return Ok(alignment::run(&options.libs));
     }
-    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let app = AppCrate::locate_with(
+        options.manifest_path.as_deref(),
+        options.android_module.as_deref(),
+    )?;
     let checked = match check(&app, options.package.as_deref()) {
         Ok(checked) => checked,
         Err(Error::Failed(why)) => {

@@ -11,6 +11,8 @@ pub enum Command {
     Help(&'static str),
     /// `cargo cetp new`.
     New(NewOptions),
+    /// `cargo cetp init`.
+    Init(InitOptions),
     /// `cargo cetp check`.
     Check(CheckOptions),
     /// `cargo cetp mcp`.
@@ -32,6 +34,9 @@ pub struct BuildOptions {
     pub release: bool,
     /// Where the bundle goes (default: `<target>/cetp-host/<dir-name>`).
     pub out: Option<PathBuf>,
+    /// The Android app module (`--android-module`: a directory or a Gradle path like `:app`),
+    /// when the crate's Gradle build has several.
+    pub android_module: Option<PathBuf>,
 }
 
 /// `cargo cetp test [--manifest-path …] [--test …]`.
@@ -41,6 +46,9 @@ pub struct TestOptions {
     pub manifest_path: Option<PathBuf>,
     /// Run only this test class (or Surefire pattern, `Class#method`).
     pub test: Option<String>,
+    /// The Android app module (`--android-module`: a directory or a Gradle path like `:app`),
+    /// when the crate's Gradle build has several.
+    pub android_module: Option<PathBuf>,
 }
 
 /// `cargo cetp preview [--manifest-path …] [--out …]`.
@@ -50,6 +58,9 @@ pub struct PreviewOptions {
     pub manifest_path: Option<PathBuf>,
     /// Where the PNGs go (default: `<target>/cetp/preview/<dir-name>`).
     pub out: Option<PathBuf>,
+    /// The Android app module (`--android-module`: a directory or a Gradle path like `:app`),
+    /// when the crate's Gradle build has several.
+    pub android_module: Option<PathBuf>,
 }
 
 /// Where a new app's `cetp-provider` comes from.
@@ -79,7 +90,25 @@ pub struct NewOptions {
     pub sdk: SdkSource,
 }
 
-/// `cargo cetp check [--manifest-path …] [--package …] [--lib <path>]…`.
+/// `cargo cetp init [<project>] [--android-module …] [--crate-dir …] [--name …] [--sdk-path … |
+/// --sdk-git … [--sdk-rev …]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitOptions {
+    /// A directory of the Android project (default `.`): its Gradle root is the nearest
+    /// directory holding `settings.gradle(.kts)`.
+    pub project: PathBuf,
+    /// The app module: a directory or a Gradle path (`:app`) [default: the only module applying
+    /// the Android application plugin].
+    pub android_module: Option<PathBuf>,
+    /// Where the Rust crate goes (default `rust/` in the root project).
+    pub crate_dir: Option<PathBuf>,
+    /// The crate name (default: the project directory's name).
+    pub name: Option<String>,
+    /// Where `cetp-provider` comes from (default: the SDK this binary was built from).
+    pub sdk: SdkSource,
+}
+
+/// `cargo cetp check [--manifest-path …] [--package …] [--android-module …] [--lib <path>]…`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckOptions {
     /// The app's `Cargo.toml` (default: `./Cargo.toml`).
@@ -88,6 +117,9 @@ pub struct CheckOptions {
     pub package: Option<String>,
     /// Built native libraries to check for 16 KB page alignment, and nothing else.
     pub libs: Vec<PathBuf>,
+    /// The Android app module (`--android-module`: a directory or a Gradle path like `:app`),
+    /// when the crate's Gradle build has several.
+    pub android_module: Option<PathBuf>,
 }
 
 /// How much the MCP bridge's caller may see.
@@ -130,6 +162,9 @@ pub struct McpOptions {
     pub access: Access,
     /// The app's files directory (default: a fresh scratch directory, removed afterwards).
     pub files_dir: Option<PathBuf>,
+    /// The Android app module (`--android-module`: a directory or a Gradle path like `:app`),
+    /// when the crate's Gradle build has several.
+    pub android_module: Option<PathBuf>,
 }
 
 /// The caller `cargo cetp mcp` plays by default.
@@ -148,6 +183,8 @@ Usage: cargo cetp <command> [options]
 
 Commands:
   new <dir>   Create an app crate with its Android module, ready to build and test
+  init        Add the provider to an Android project that exists: a Rust crate, the template
+              module, the app module's dependency and placeholders
   check       Check the app crate here: schemas per LLM API, CETP conformance, parameter
               descriptions, scope wording, the Android module, 16 KB page alignment of
               its Android libraries (or of the ones --lib names)
@@ -192,6 +229,40 @@ Options:
 Then: cd <dir> && cargo test && cargo cetp check
 ";
 
+/// `cargo cetp init --help`.
+pub const INIT_HELP: &str = "\
+cargo cetp init: add the provider to an Android project that exists
+
+Usage: cargo cetp init [<project dir>] [options]
+
+In the Gradle build around <project dir> (default: here; its root holds settings.gradle(.kts)):
+  rust/                         the Rust crate, as `cargo cetp new` writes it (Cargo.toml,
+                                src/lib.rs, tests/provider.rs), naming the app module under
+                                [package.metadata.cetp] so every `cargo cetp` command finds it
+  settings.gradle(.kts)         include(\":cetp\"): the SDK's Android template as a module
+  gradle.properties             cetp.rustCrate, the crate relative to the root project
+  <app>/build.gradle.kts        the placeholders cetpAuthority and cetpLibrary under
+                                defaultConfig, implementation(project(\":cetp\"))
+  gradle/libs.versions.toml,    the Android library plugin beside the application plugin, at
+  build.gradle(.kts)            its version (the template module applies it)
+Each step only when it is missing: a second run changes nothing. A file whose shape it cannot
+edit with confidence (a Groovy build file, placeholders assigned as a map) is left as it is,
+and the lines to add are printed instead. Prints what it changed.
+
+Options:
+  --android-module <m>  The app module: its directory or Gradle path (`:app`) [default: the
+                        only module applying com.android.application]
+  --crate-dir <dir>     Where the Rust crate goes [default: rust/ in the root project]
+  --name <name>         The crate name [default: the project directory's name]
+  --sdk-path <dir>      Depend on the SDK checkout in <dir> [default: the SDK this cargo-cetp
+                        was built from]
+  --sdk-git <url>       Depend on the SDK's git repository instead
+  --sdk-rev <rev>       With --sdk-git: the commit, tag or branch
+  -h, --help            This text
+
+Then: cd rust && cargo test && cargo cetp check
+";
+
 /// `cargo cetp check --help`.
 pub const CHECK_HELP: &str = "\
 cargo cetp check: check an app's CETP provider before shipping it
@@ -215,6 +286,9 @@ Options:
   --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
   --package <id>           The application id to build the provider for [default: the
                            Android module's applicationId or namespace]
+  --android-module <m>     The Android app module, when the Gradle build around the crate
+                           has several: its directory or Gradle path (`:app`) [default:
+                           android/ beside Cargo.toml, else the build's only app module]
   --lib <path>             Only check this built library's 16 KB page alignment (repeat for
                            more; its ABI is taken from its directory, e.g. jniLibs/arm64-v8a/)
   -h, --help               This text
@@ -248,6 +322,9 @@ Options:
                            Android module's applicationId or namespace]
   --files-dir <dir>        The app's files directory (data, grants) [default: a scratch
                            directory, removed on exit]
+  --android-module <m>     The Android app module, when the Gradle build around the crate
+                           has several: its directory or Gradle path (`:app`) [default:
+                           android/ beside Cargo.toml, else the build's only app module]
   -h, --help               This text
 ";
 
@@ -274,6 +351,9 @@ Options:
                            directory: <target>/cetp-host-release/<dir-name>]
   --out <dir>              Where the bundle goes, replacing what is there
                            [default: <target>/cetp-host/<dir-name>]
+  --android-module <m>     The Android app module, when the Gradle build around the crate
+                           has several: its directory or Gradle path (`:app`) [default:
+                           android/ beside Cargo.toml, else the build's only app module]
   -h, --help               This text
 ";
 
@@ -296,6 +376,9 @@ Maven Central (about 500 MB). Prints a summary and where the reports are.
 Options:
   --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
   --test <pattern>         Run only these tests: a class, Class#method, or a Surefire pattern
+  --android-module <m>     The Android app module, when the Gradle build around the crate
+                           has several: its directory or Gradle path (`:app`) [default:
+                           android/ beside Cargo.toml, else the build's only app module]
   -h, --help               This text
 ";
 
@@ -314,6 +397,9 @@ their wording. Prints their paths.
 Options:
   --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]
   --out <dir>              Where the PNGs go [default: <target>/cetp/preview/<dir-name>]
+  --android-module <m>     The Android app module, when the Gradle build around the crate
+                           has several: its directory or Gradle path (`:app`) [default:
+                           android/ beside Cargo.toml, else the build's only app module]
   -h, --help               This text
 ";
 
@@ -335,14 +421,15 @@ pub fn parse(args: &[String]) -> Result<Command> {
     match command.as_str() {
         "-h" | "--help" | "help" => Ok(Command::Help(HELP)),
         "new" => parse_new(rest),
+        "init" => parse_init(rest),
         "check" => parse_check(rest),
         "mcp" => parse_mcp(rest),
         "build" => parse_build(rest),
         "test" => parse_test(rest),
         "preview" => parse_preview(rest),
         other => Err(Error::Usage(format!(
-            "unknown command `{other}`; the commands are `new`, `check`, `mcp`, `build`, `test` \
-             and `preview` (see `cargo cetp --help`)"
+            "unknown command `{other}`; the commands are `new`, `init`, `check`, `mcp`, `build`, \
+             `test` and `preview` (see `cargo cetp --help`)"
         ))),
     }
 }
@@ -436,17 +523,7 @@ fn parse_new(args: &[String]) -> Result<Command> {
             return Err(flags.usage(format!("one directory, please (got {})", more.join(", "))));
         }
     };
-    let sdk = match (sdk_path, sdk_git, sdk_rev) {
-        (Some(_), Some(_), _) => {
-            return Err(flags.usage("`--sdk-path` and `--sdk-git` exclude each other".into()));
-        }
-        (Some(_), None, Some(_)) | (None, None, Some(_)) => {
-            return Err(flags.usage("`--sdk-rev` goes with `--sdk-git`".into()));
-        }
-        (Some(path), None, None) => SdkSource::Path(path),
-        (None, Some(url), rev) => SdkSource::Git { url, rev },
-        (None, None, None) => SdkSource::Path(crate::sdk_dir()),
-    };
+    let sdk = sdk_source(&flags, sdk_path, sdk_git, sdk_rev)?;
     Ok(Command::New(NewOptions {
         dir,
         name,
@@ -455,9 +532,67 @@ fn parse_new(args: &[String]) -> Result<Command> {
     }))
 }
 
+fn sdk_source(
+    flags: &Flags<'_>,
+    sdk_path: Option<PathBuf>,
+    sdk_git: Option<String>,
+    sdk_rev: Option<String>,
+) -> Result<SdkSource> {
+    match (sdk_path, sdk_git, sdk_rev) {
+        (Some(_), Some(_), _) => {
+            Err(flags.usage("`--sdk-path` and `--sdk-git` exclude each other".into()))
+        }
+        (Some(_), None, Some(_)) | (None, None, Some(_)) => {
+            Err(flags.usage("`--sdk-rev` goes with `--sdk-git`".into()))
+        }
+        (Some(path), None, None) => Ok(SdkSource::Path(path)),
+        (None, Some(url), rev) => Ok(SdkSource::Git { url, rev }),
+        (None, None, None) => Ok(SdkSource::Path(crate::sdk_dir())),
+    }
+}
+
+fn parse_init(args: &[String]) -> Result<Command> {
+    let mut flags = Flags::new("init", args);
+    let (mut android_module, mut crate_dir, mut name, mut sdk_path, mut sdk_git, mut sdk_rev) =
+        (None, None, None, None, None, None);
+    while let Some(item) = flags.next()? {
+        let Item::Flag(flag, value) = item else {
+            return Ok(Command::Help(INIT_HELP));
+        };
+        match flag.as_str() {
+            "android-module" => android_module = Some(PathBuf::from(value)),
+            "crate-dir" => crate_dir = Some(PathBuf::from(value)),
+            "name" => name = Some(value),
+            "sdk-path" => sdk_path = Some(PathBuf::from(value)),
+            "sdk-git" => sdk_git = Some(value),
+            "sdk-rev" => sdk_rev = Some(value),
+            other => return Err(flags.unknown(other)),
+        }
+    }
+    let project = match flags.positional.as_slice() {
+        [] => PathBuf::from("."),
+        [dir] => PathBuf::from(dir),
+        more => {
+            return Err(flags.usage(format!(
+                "one project directory, please (got {})",
+                more.join(", ")
+            )));
+        }
+    };
+    let sdk = sdk_source(&flags, sdk_path, sdk_git, sdk_rev)?;
+    Ok(Command::Init(InitOptions {
+        project,
+        android_module,
+        crate_dir,
+        name,
+        sdk,
+    }))
+}
+
 fn parse_check(args: &[String]) -> Result<Command> {
     let mut flags = Flags::new("check", args);
     let mut options = CheckOptions {
+        android_module: None,
         manifest_path: None,
         package: None,
         libs: Vec::new(),
@@ -468,6 +603,7 @@ fn parse_check(args: &[String]) -> Result<Command> {
         };
         match flag.as_str() {
             "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "android-module" => options.android_module = Some(PathBuf::from(value)),
             "package" => options.package = Some(value),
             "lib" => options.libs.push(PathBuf::from(value)),
             other => return Err(flags.unknown(other)),
@@ -483,6 +619,7 @@ fn parse_build(args: &[String]) -> Result<Command> {
     let rest: Vec<String> = args.iter().filter(|a| *a != "--release").cloned().collect();
     let mut flags = Flags::new("build", &rest);
     let mut options = BuildOptions {
+        android_module: None,
         manifest_path: None,
         release,
         out: None,
@@ -493,6 +630,7 @@ fn parse_build(args: &[String]) -> Result<Command> {
         };
         match flag.as_str() {
             "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "android-module" => options.android_module = Some(PathBuf::from(value)),
             "out" => options.out = Some(PathBuf::from(value)),
             other => return Err(flags.unknown(other)),
         }
@@ -504,6 +642,7 @@ fn parse_build(args: &[String]) -> Result<Command> {
 fn parse_test(args: &[String]) -> Result<Command> {
     let mut flags = Flags::new("test", args);
     let mut options = TestOptions {
+        android_module: None,
         manifest_path: None,
         test: None,
     };
@@ -513,6 +652,7 @@ fn parse_test(args: &[String]) -> Result<Command> {
         };
         match flag.as_str() {
             "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "android-module" => options.android_module = Some(PathBuf::from(value)),
             "test" => options.test = Some(value),
             other => return Err(flags.unknown(other)),
         }
@@ -524,6 +664,7 @@ fn parse_test(args: &[String]) -> Result<Command> {
 fn parse_preview(args: &[String]) -> Result<Command> {
     let mut flags = Flags::new("preview", args);
     let mut options = PreviewOptions {
+        android_module: None,
         manifest_path: None,
         out: None,
     };
@@ -533,6 +674,7 @@ fn parse_preview(args: &[String]) -> Result<Command> {
         };
         match flag.as_str() {
             "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "android-module" => options.android_module = Some(PathBuf::from(value)),
             "out" => options.out = Some(PathBuf::from(value)),
             other => return Err(flags.unknown(other)),
         }
@@ -544,6 +686,7 @@ fn parse_preview(args: &[String]) -> Result<Command> {
 fn parse_mcp(args: &[String]) -> Result<Command> {
     let mut flags = Flags::new("mcp", args);
     let mut options = McpOptions {
+        android_module: None,
         manifest_path: None,
         package: None,
         caller: DEFAULT_CALLER.to_owned(),
@@ -558,6 +701,7 @@ fn parse_mcp(args: &[String]) -> Result<Command> {
         };
         match flag.as_str() {
             "manifest-path" => options.manifest_path = Some(PathBuf::from(value)),
+            "android-module" => options.android_module = Some(PathBuf::from(value)),
             "package" => options.package = Some(value),
             "caller" => options.caller = value,
             "uid" => {
@@ -615,6 +759,7 @@ mod tests {
     fn every_command_has_help() {
         assert_eq!(parse_str("").unwrap(), Command::Help(HELP));
         assert_eq!(parse_str("new --help").unwrap(), Command::Help(NEW_HELP));
+        assert_eq!(parse_str("init --help").unwrap(), Command::Help(INIT_HELP));
         assert_eq!(parse_str("check -h").unwrap(), Command::Help(CHECK_HELP));
         assert_eq!(parse_str("mcp --help").unwrap(), Command::Help(MCP_HELP));
         assert_eq!(
@@ -681,12 +826,44 @@ mod tests {
     }
 
     #[test]
+    fn init_and_the_android_module() {
+        let Command::Init(init) =
+            parse_str("init shelf --android-module :app --crate-dir shelf/native").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(init.project, PathBuf::from("shelf"));
+        assert_eq!(init.android_module, Some(PathBuf::from(":app")));
+        assert_eq!(init.crate_dir, Some(PathBuf::from("shelf/native")));
+        assert_eq!(init.sdk, SdkSource::Path(crate::sdk_dir()));
+        let Command::Init(here) = parse_str("init").unwrap() else {
+            panic!()
+        };
+        assert_eq!(here.project, PathBuf::from("."));
+        for (args, module) in [
+            ("check --android-module app", "app"),
+            ("build --android-module=:app", ":app"),
+            ("test --android-module :wear", ":wear"),
+        ] {
+            let found = match parse_str(args).unwrap() {
+                Command::Check(o) => o.android_module,
+                Command::Build(o) => o.android_module,
+                Command::Test(o) => o.android_module,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(found, Some(PathBuf::from(module)), "{args}");
+        }
+    }
+
+    #[test]
     fn mistakes_say_what_to_do() {
         for (args, expected) in [
             ("new", "name the directory to create"),
             ("new a b", "one directory"),
             ("new a --sdk-path x --sdk-git y", "exclude each other"),
             ("new a --sdk-rev v", "goes with `--sdk-git`"),
+            ("init a b", "one project directory"),
+            ("init --sdk-rev v", "goes with `--sdk-git`"),
             ("check --frob 1", "has no option `--frob`"),
             ("mcp --access root", "use `full`, `limited` or `unapproved`"),
             ("mcp --uid me", "not a UID"),

@@ -3,6 +3,7 @@
 //! | command | what it does | module |
 //! |---|---|---|
 //! | `cargo cetp new <dir>` | a new app crate with its Android module, compiling and tested | [`new`] |
+//! | `cargo cetp init` | the provider added to an Android project that exists: a Rust crate, the template module, the app module's wiring | [`init`] |
 //! | `cargo cetp check` | schemas per LLM API, CETP conformance, descriptions, scope wording, the Android wiring, 16 KB page alignment of the built libraries | [`check`], [`alignment`] |
 //! | `cargo cetp mcp` | the provider as an MCP server over stdio, to call its tools from any MCP client | [`mcp`] |
 //! | `cargo cetp build` | the host bundle: the provider, the Android template, the app's Java and resources, for the JVM | [`bundle`] |
@@ -28,7 +29,7 @@
 //! (`android-testkit/`).
 //!
 //! Everything about the app comes from `cargo metadata` of the app crate ([`app`]) and its
-//! Android files ([`android`]); the only path of this repository the tool knows by itself is
+//! Android files ([`android`]), wherever its app module is ([`layout`]); the only path of this repository the tool knows by itself is
 //! the SDK it was built from ([`SDK_DIR`]), the default dependency of `cargo cetp new`.
 //!
 //! The library is the command: [`run`] takes the arguments after `cargo cetp`. Each command has
@@ -41,6 +42,8 @@ pub mod app;
 pub mod bundle;
 pub mod check;
 pub mod cli;
+pub mod init;
+pub mod layout;
 pub mod mcp;
 pub mod new;
 pub mod report;
@@ -121,6 +124,7 @@ pub fn run(args: &[String]) -> Result<i32> {
             Ok(0)
         }
         cli::Command::New(options) => new::run(&options).map(|()| 0),
+        cli::Command::Init(options) => init::run(&options),
         cli::Command::Check(options) => check::run(&options),
         cli::Command::Mcp(options) => mcp::run(&options),
         cli::Command::Build(options) => bundle::run(&options).map(|()| 0),

@@ -15,7 +15,10 @@ use crate::{Error, Result, runner};
 /// # Errors
 /// [`Error`] when the app cannot be found, does not build, or the server cannot start.
 pub fn run(options: &McpOptions) -> Result<i32> {
-    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let app = AppCrate::locate_with(
+        options.manifest_path.as_deref(),
+        options.android_module.as_deref(),
+    )?;
     let module = AndroidModule::read(&app);
     let package = package_for(&app, &module, options.package.as_deref());
     let runner = runner::build(&app)?;

@@ -4,9 +4,10 @@
 //!
 //! Nothing is written into the app's sources or the SDK checkout: the project lives in
 //! `<target>/cetp/test/<dir-name>/` (or `…/preview/…`), points Maven at the app's test sources
-//! where they are (`android/src/test/java`, `android/src/test/kotlin`,
-//! `android/src/test/resources`), and builds the kit, when the local Maven repository lacks it or
-//! holds an older build, with its build directory under the app's target directory too.
+//! where they are (`src/test/java`, `src/test/kotlin`, `src/test/resources` of the app's
+//! Android module: `android/`, or the app module of an existing project, [`crate::layout`]),
+//! and builds the kit, when the local Maven repository lacks it or holds an older build, with
+//! its build directory under the app's target directory too.
 //!
 //! Every test JVM gets what the SDK's own suite gives its forks: the bundle's `app.jar` on the
 //! classpath (its `test_config.properties` puts Robolectric in binary-resources mode: the app is
@@ -22,6 +23,7 @@ use std::process::Command;
 use crate::app::AppCrate;
 use crate::bundle::{self, Sdk, tools};
 use crate::cli::{PreviewOptions, TestOptions};
+use crate::layout::Layout;
 use crate::{Error, Result};
 
 /// The test kit's Maven coordinates (`android-testkit/testkit/pom.xml`).
@@ -64,12 +66,13 @@ const JVM_ARGS: &str = "-Xms256m -Xmx2g -Djava.awt.headless=true \
 --add-opens=jdk.compiler/com.sun.tools.javac.main=ALL-UNNAMED \
 --add-opens=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED";
 
-/// Where the app keeps its Robolectric tests, relative to the crate directory.
-pub const TEST_JAVA: &str = "android/src/test/java";
+/// Where the app keeps its Robolectric tests, relative to its Android app module (`android/`
+/// in the layout `cargo cetp new` writes, see [`crate::layout`]).
+pub const TEST_JAVA: &str = "src/test/java";
 /// Kotlin tests.
-pub const TEST_KOTLIN: &str = "android/src/test/kotlin";
+pub const TEST_KOTLIN: &str = "src/test/kotlin";
 /// Test resources.
-pub const TEST_RESOURCES: &str = "android/src/test/resources";
+pub const TEST_RESOURCES: &str = "src/test/resources";
 
 /// What a generated Maven project runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +93,7 @@ pub enum Suite {
 /// use cargo_cetp::robolectric::{Project, Suite};
 /// let project = Project {
 ///     name: "recipes".into(),
-///     app_dir: PathBuf::from("/apps/recipes"),
+///     module_dir: PathBuf::from("/apps/recipes/android"),
 ///     bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
 ///     suite: Suite::AppTests { filter: None },
 ///     kotlin: false,
@@ -104,8 +107,8 @@ pub enum Suite {
 pub struct Project {
     /// The bundle's name (the crate directory's).
     pub name: String,
-    /// The app crate's directory.
-    pub app_dir: PathBuf,
+    /// The app's Android module directory (its tests are under `src/test/`).
+    pub module_dir: PathBuf,
     /// The host bundle's directory.
     pub bundle: PathBuf,
     /// What it runs.
@@ -118,9 +121,9 @@ impl Project {
     /// The `pom.xml`.
     pub fn pom(&self) -> String {
         let xml = |p: &Path| xml_text(&p.to_string_lossy());
-        let java = xml(&self.app_dir.join(TEST_JAVA));
-        let kotlin_dir = xml(&self.app_dir.join(TEST_KOTLIN));
-        let resources = xml(&self.app_dir.join(TEST_RESOURCES));
+        let java = xml(&self.module_dir.join(TEST_JAVA));
+        let kotlin_dir = xml(&self.module_dir.join(TEST_KOTLIN));
+        let resources = xml(&self.module_dir.join(TEST_RESOURCES));
         let bundle = xml(&self.bundle);
         let name = xml_text(&self.name);
         let java_after_kotlin = if self.kotlin {
@@ -459,15 +462,25 @@ pub fn summary(cases: &[Case]) -> String {
     out
 }
 
+/// The app's Android module directory ([`Layout::find`]; `android/` beside the crate when there
+/// is none).
+fn module_dir(app: &AppCrate) -> Result<PathBuf> {
+    Ok(Layout::find(app)?.map_or_else(|| app.dir.join("android"), |layout| layout.module))
+}
+
 /// `cargo cetp test`: exit code 0 when every test passed (and there was one), 1 otherwise.
 ///
 /// # Errors
 /// [`Error::App`] when the app has no tests in the documented place; [`Error::Bundle`] when the
 /// bundle, the kit or the Maven build fails (compile errors are printed).
 pub fn test(options: &TestOptions) -> Result<i32> {
-    let app = AppCrate::locate(options.manifest_path.as_deref())?;
-    let java = app.dir.join(TEST_JAVA);
-    let kotlin_dir = app.dir.join(TEST_KOTLIN);
+    let app = AppCrate::locate_with(
+        options.manifest_path.as_deref(),
+        options.android_module.as_deref(),
+    )?;
+    let module_dir = module_dir(&app)?;
+    let java = module_dir.join(TEST_JAVA);
+    let kotlin_dir = module_dir.join(TEST_KOTLIN);
     let kotlin = has_files(&kotlin_dir, "kt") || has_files(&java, "kt");
     if !has_files(&java, "java") && !kotlin {
         return Err(Error::App(format!(
@@ -485,7 +498,7 @@ pub fn test(options: &TestOptions) -> Result<i32> {
     let dir = app.target_dir.join("cetp/test").join(&name);
     let project = Project {
         name,
-        app_dir: app.dir.clone(),
+        module_dir,
         bundle: bundle.dir.clone(),
         suite: Suite::AppTests {
             filter: options.test.clone(),
@@ -510,7 +523,11 @@ pub fn test(options: &TestOptions) -> Result<i32> {
 /// # Errors
 /// As [`test()`], and [`Error::Failed`] when a screen could not be rendered.
 pub fn preview(options: &PreviewOptions) -> Result<()> {
-    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let app = AppCrate::locate_with(
+        options.manifest_path.as_deref(),
+        options.android_module.as_deref(),
+    )?;
+    let module_dir = module_dir(&app)?;
     let sdk = Sdk::of(&app)?;
     let bundle = bundle::build_with(&app, &sdk, false, None)?;
     install_kit(&app, &sdk)?;
@@ -530,7 +547,7 @@ pub fn preview(options: &PreviewOptions) -> Result<()> {
     let dir = app.target_dir.join("cetp/preview-project").join(&name);
     let project = Project {
         name,
-        app_dir: app.dir.clone(),
+        module_dir,
         bundle: bundle.dir,
         suite: Suite::Preview(out.clone()),
         kotlin: false,
@@ -805,7 +822,7 @@ mod tests {
     fn project(suite: Suite, kotlin: bool) -> Project {
         Project {
             name: "recipes".into(),
-            app_dir: PathBuf::from("/apps/recipes"),
+            module_dir: PathBuf::from("/apps/recipes/android"),
             bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
             suite,
             kotlin,

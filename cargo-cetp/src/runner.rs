@@ -248,6 +248,7 @@ mod tests {
             },
             provider_dir: dir.join("sdk/cetp-provider"),
             metadata_cetp: Value::Null,
+            android_module: None,
         }
     }
 

@@ -38,6 +38,7 @@ use self::gradle::ResValue;
 use self::tools as util;
 use crate::app::{AppCrate, ProviderSource};
 use crate::cli::BuildOptions;
+use crate::layout::Layout;
 use crate::{Error, Result};
 
 pub use self::tools::{
@@ -146,7 +147,10 @@ pub struct Bundle {
 /// # Errors
 /// What [`build`] fails with.
 pub fn run(options: &BuildOptions) -> Result<()> {
-    let app = AppCrate::locate(options.manifest_path.as_deref())?;
+    let app = AppCrate::locate_with(
+        options.manifest_path.as_deref(),
+        options.android_module.as_deref(),
+    )?;
     let bundle = build(&app, options.release, options.out.as_deref())?;
     eprintln!("cargo cetp: host bundle ready in {}", bundle.dir.display());
     Ok(())
@@ -205,7 +209,11 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_owned())))
         .collect();
 
-    let android = crate_dir.join("android/src/main");
+    let layout = Layout::find(app).map_err(|e| e.to_string())?;
+    let module = layout
+        .as_ref()
+        .map_or_else(|| crate_dir.join("android"), |l| l.module.clone());
+    let android = module.join("src/main");
     let manifest = [
         android.join("AndroidManifest.xml"),
         crate_dir.join("AndroidManifest.xml"),
@@ -224,7 +232,9 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
 
     // Placeholders and application id: the app module's build.gradle.kts, overridden by
     // [package.metadata.cetp] in Cargo.toml.
-    let gradle_file = crate_dir.join("android/build.gradle.kts");
+    let gradle_file = layout
+        .as_ref()
+        .map_or_else(|| module.join("build.gradle.kts"), Layout::build_file);
     let gradle = match fs::read_to_string(&gradle_file) {
         Ok(text) => gradle::parse(&text),
         Err(_) => gradle::GradleApp::default(),
@@ -248,8 +258,10 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
     }
     placeholders.insert("cetpLibrary".to_owned(), lib_name.clone());
     // What the template's build.gradle.kts derives from gradle.properties.
-    let gradle_properties =
-        fs::read_to_string(crate_dir.join("android/gradle.properties")).unwrap_or_default();
+    let gradle_properties = layout
+        .as_ref()
+        .and_then(|l| fs::read_to_string(l.properties_file()).ok())
+        .unwrap_or_default();
     placeholders.insert(
         "cetpProviderPermission".to_owned(),
         provider_permission(&gradle_properties).to_owned(),
@@ -389,7 +401,7 @@ fn build_inner(
         .or(app.application_id.clone())
         .ok_or_else(|| {
             format!(
-                "no application id: give <manifest> in {} a package attribute, or set namespace/applicationId in android/build.gradle.kts, or application-id under [package.metadata.cetp]",
+                "no application id: give <manifest> in {} a package attribute, or set namespace/applicationId in the app module's build.gradle.kts, or application-id under [package.metadata.cetp]",
                 app.manifest.display()
             )
         })?;
@@ -591,6 +603,7 @@ mod tests {
             provider,
             provider_dir,
             metadata_cetp: serde_json::Value::Null,
+            android_module: None,
         }
     }
 

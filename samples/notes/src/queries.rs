@@ -97,7 +97,10 @@ pub struct TagCount {
 /// statements each connection prepared stay cached (`prepare_cached`). At most [`POOL_SIZE`]
 /// idle connections are kept: as many as Binder threads serve one provider at once. Each is
 /// opened with `SQLITE_OPEN_READ_ONLY` and set to `PRAGMA query_only`, so no tool can write,
-/// whatever SQL it runs; each statement outside a transaction sees what the app last committed.
+/// whatever SQL it runs; each statement outside a transaction sees what was last committed
+/// through this same SQLite library. The app must therefore write the file through this crate
+/// too, never with Android's SQLite (Room, `SQLiteDatabase`) in the same process: two SQLite
+/// copies in one process do not see each other's POSIX locks (`docs/sqlite.md`).
 ///
 /// Nothing is opened before the first call that needs the database, which runs on the Binder
 /// thread serving it, never on the app's main thread (the build function only names the file).
