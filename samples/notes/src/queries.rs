@@ -529,6 +529,39 @@ mod tests {
         assert_eq!(fts_terms("  抹茶  "), Some(r#""抹茶""#.into()));
     }
 
+    /// The linked SQLite is built for parallel readers (`LIBSQLITE3_FLAGS` in the workspace's
+    /// `.cargo/config.toml`): no page cache shared by every connection behind one mutex, and no
+    /// global mutex taken by each allocation to count it.
+    #[test]
+    fn sqlite_is_built_for_parallel_readers() {
+        let conn = Connection::open_in_memory().unwrap();
+        let options: Vec<String> = conn
+            .prepare("PRAGMA compile_options")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+        assert!(options.iter().any(|o| o == "THREADSAFE=1"), "{options:?}");
+        // The same answers from the C API the pragma reads.
+        let used = |name: &std::ffi::CStr| {
+            // SAFETY: `name` is a NUL-terminated string that outlives the call, and the
+            // function only reads it.
+            unsafe { rusqlite::ffi::sqlite3_compileoption_used(name.as_ptr()) }
+        };
+        assert_eq!(used(c"SQLITE_DEFAULT_MEMSTATUS=0"), 1);
+        assert_eq!(used(c"SQLITE_ENABLE_MEMORY_MANAGEMENT"), 0);
+        assert_eq!(used(c"SQLITE_ENABLE_FTS5"), 1, "the check itself works");
+    }
+
     #[test]
     fn the_connection_cannot_write() {
         let dir = tempfile::tempdir().unwrap();
