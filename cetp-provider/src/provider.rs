@@ -881,7 +881,7 @@ impl Provider {
     }
 
     fn run(&self, call: ToolCall<'_>, caller: &Caller) -> Result<String, ToolError> {
-        let _slot = self.in_flight.enter(caller)?;
+        let slot = self.in_flight.enter(self.auth.callers(), caller)?;
         // One authorization per call, before anything else: a caller that may not run a tool
         // learns nothing about it (with gated discovery, not even whether it exists).
         let need = match &call.tool {
@@ -891,7 +891,7 @@ impl Provider {
             },
             Err(_) => AuthNeed::UnknownTool,
         };
-        let decision = self.auth.authorize(caller, need)?;
+        let decision = self.auth.authorize_as(Some(slot.entry()), caller, need)?;
         if let Some(id) = call
             .request_id
             .filter(|id| id.chars().count() > MAX_REQUEST_ID_CHARS)
@@ -919,7 +919,7 @@ impl Provider {
             ));
         }
         let value = entry.validator.check(name, call.args)?;
-        self.auth.record_read(name, &decision);
+        self.auth.record_read(name, &decision, slot.entry());
         // The deadline counts from the instant the call was decided (no second clock read).
         let deadline = Deadline::after(self.auth.clock(), decision.at_ms(), entry.deadline);
         let mut ctx = CallContext::new(caller)
@@ -982,7 +982,11 @@ fn is_valid_scope(name: &str) -> bool {
 mod tests {
     use std::sync::{Arc, Condvar, Mutex};
 
+    use std::collections::BTreeSet;
+
     use super::*;
+    use crate::auth::callers::trace::{self, Kind};
+    use crate::auth::{Approval, RateLimit};
     use crate::clock::ManualClock;
     use crate::{ErrorCode, tool, tools};
 
@@ -1054,6 +1058,84 @@ mod tests {
         provider.execute(ToolCall::new(tool), caller)
     }
 
+    /// Reads a page.
+    #[tool(scopes = ["pages.read"])]
+    fn page(
+        /// Which page.
+        n: u32,
+    ) -> u32 {
+        n
+    }
+
+    /// The locks one call of `page` takes: (exclusive, shared) addresses.
+    fn locks_of(provider: &Provider, caller: &Caller) -> (BTreeSet<usize>, BTreeSet<usize>) {
+        let tool = provider
+            .tool("page")
+            .ok_or_else(|| ToolError::tool_not_found("none"));
+        let call = ToolCall::new(tool).args(r#"{"n":3}"#);
+        let (answer, taken) = trace::record(|| provider.execute(call, caller));
+        assert_eq!(answer.data_json().unwrap(), 3, "{answer}");
+        let of = |kind| {
+            taken
+                .iter()
+                .filter(|(_, k)| *k == kind)
+                .map(|(address, _)| *address)
+                .collect()
+        };
+        (of(Kind::Exclusive), of(Kind::Shared))
+    }
+
+    /// Two approved callers' calls (user approval, a grant store, rate limits, the access log)
+    /// take no lock exclusively that the other takes at all: they never wait for each other.
+    #[test]
+    fn two_approved_callers_never_share_a_lock_they_hold_alone() {
+        let provider = Provider::builder("Pages")
+            .scope("pages.read", "your pages")
+            .tools(tools![page])
+            .auth(
+                Auth::user_approval()
+                    .rate_limit(RateLimit::per_second(1000))
+                    .tool_rate_limit("page", RateLimit::per_second(1000))
+                    .clock(ManualClock::new(1_767_225_600_000)),
+            )
+            .build()
+            .unwrap();
+        let agent = |uid: u32| {
+            Caller::app(uid, format!("com.example.agent{uid}")).with_certificate("ab".repeat(32))
+        };
+        let (one, two) = (agent(10_101), agent(10_102));
+        for caller in [&one, &two] {
+            let tool = provider
+                .tool("page")
+                .ok_or_else(|| ToolError::tool_not_found("none"));
+            let refused = provider.execute(ToolCall::new(tool).args(r#"{"n":3}"#), caller);
+            assert_eq!(refused.error_code(), Some(ErrorCode::AuthRequired));
+        }
+        for request in provider.authorizer().pending() {
+            provider
+                .authorizer()
+                .approve(&request.id, Approval::as_listed(&request))
+                .unwrap();
+        }
+        // The first calls make each caller's state; the steady state is what follows.
+        locks_of(&provider, &one);
+        locks_of(&provider, &two);
+        let (one_alone, one_shared) = locks_of(&provider, &one);
+        let (two_alone, two_shared) = locks_of(&provider, &two);
+        assert!(
+            one_alone.len() >= 2 && two_alone.len() >= 2,
+            "the buckets and the log buffer are locked: {one_alone:?} {two_alone:?}"
+        );
+        assert!(
+            one_alone.is_disjoint(&two_alone),
+            "{one_alone:?} {two_alone:?}"
+        );
+        assert!(one_alone.is_disjoint(&two_shared));
+        assert!(two_alone.is_disjoint(&one_shared));
+        // The same caller's next call takes the same locks: they are its own.
+        assert_eq!(locks_of(&provider, &one).0, one_alone);
+    }
+
     #[test]
     fn one_caller_cannot_hold_every_thread_and_slots_come_back() {
         let clock = ManualClock::new(0);
@@ -1083,7 +1165,12 @@ mod tests {
         }
         let gate = provider.states.get::<Gate>().unwrap();
         gate.until_waiting(max);
-        assert_eq!(provider.in_flight.running(Some(10_666)), max);
+        assert_eq!(
+            provider
+                .in_flight
+                .running(provider.auth.callers(), &hostile),
+            max
+        );
         // The approved agent is served while the hostile app's calls hang.
         for _ in 0..100 {
             assert_eq!(call(&provider, "quick", &agent).data(), Some("\"quick\""));
@@ -1093,7 +1180,12 @@ mod tests {
             assert_eq!(answers.recv().unwrap().data(), Some("\"released\""));
         }
         threads.into_iter().for_each(|t| t.join().unwrap());
-        assert_eq!(provider.in_flight.running(Some(10_666)), 0);
+        assert_eq!(
+            provider
+                .in_flight
+                .running(provider.auth.callers(), &hostile),
+            0
+        );
     }
 
     #[test]
@@ -1116,7 +1208,10 @@ mod tests {
                 .contains("deadline of 5000 ms"),
             "{answer}"
         );
-        assert_eq!(provider.in_flight.running(Some(10_002)), 0);
+        assert_eq!(
+            provider.in_flight.running(provider.auth.callers(), &caller),
+            0
+        );
         assert!(call(&provider, "quick", &caller).is_success());
     }
 

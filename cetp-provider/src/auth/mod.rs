@@ -220,6 +220,7 @@
 
 mod access_log;
 pub mod admin;
+pub(crate) mod callers;
 mod fs;
 mod pending;
 mod rate;
@@ -256,6 +257,7 @@ use crate::context::AccessLevel;
 use crate::descriptor::ToolDescriptor;
 use crate::error::ToolError;
 use crate::log_text::Escaped;
+use callers::{CallerEntry, Callers};
 use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;
@@ -690,6 +692,7 @@ impl Authorizer {
             }
             None => None,
         };
+        let limiter = RateLimiter::new(rate::MAX_TRACKED_BUCKETS, Arc::clone(&auth.clock));
         Ok(Authorizer {
             mode: auth.mode,
             allowed: auth.allowed,
@@ -705,7 +708,7 @@ impl Authorizer {
             app_package: app.map(|app| app.package_name().to_owned()),
             store,
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
-            limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
+            limiter,
             offers_limited_access: true,
         })
     }
@@ -753,6 +756,7 @@ impl Authorizer {
     }
 
     fn pending_queue(&self) -> MutexGuard<'_, PendingQueue> {
+        callers::trace::note(&self.pending, callers::trace::Kind::Exclusive);
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -782,6 +786,23 @@ impl Authorizer {
     /// [`record_read`](Self::record_read) once the arguments are valid, just before the tool
     /// runs.
     pub(crate) fn authorize(&self, caller: &Caller, need: Need<'_>) -> Result<Decision, ToolError> {
+        self.authorize_as(None, caller, need)
+    }
+
+    /// The per-caller state calls are counted in: calls in flight, rate-limit buckets, the
+    /// access-log buffer.
+    pub(crate) fn callers(&self) -> &Callers {
+        self.limiter.callers()
+    }
+
+    /// [`authorize`](Self::authorize) for a call that holds `entry`, `caller`'s state (its
+    /// rate limit is taken there, without looking the caller up again).
+    pub(crate) fn authorize_as(
+        &self,
+        entry: Option<&CallerEntry>,
+        caller: &Caller,
+        need: Need<'_>,
+    ) -> Result<Decision, ToolError> {
         let gated = self.gate_discovery;
         if !gated && matches!(need, Need::Discovery | Need::UnknownTool) {
             return Ok(Decision::free(0));
@@ -789,7 +810,7 @@ impl Authorizer {
         let now = self.clock.now_ms();
         let (access, grant) = self.decide(caller, need, now)?;
         if let Need::Tool { name, .. } = need {
-            self.take_rate_limit(caller, name, now)?;
+            self.take_rate_limit(entry, caller, name, now)?;
         }
         Ok(Decision {
             access,
@@ -801,10 +822,12 @@ impl Authorizer {
     /// Records in the access log that the grant behind `decision` read `tool` (user
     /// approval only; nothing for calls no grant admitted). The core calls it after the
     /// arguments were validated, just before the tool runs.
-    pub(crate) fn record_read(&self, tool: &str, decision: &Decision) {
+    pub(crate) fn record_read(&self, tool: &str, decision: &Decision, entry: &CallerEntry) {
         if let (Some(grant), Some(store)) = (&decision.grant, &self.store) {
             let grant = grant.grant();
-            store.access_log().record(
+            let log = store.access_log();
+            log.record(
+                entry.log_buffer(|| log.buffer()),
                 &grant.package,
                 grant.certificate_sha256.as_deref(),
                 tool,
@@ -814,7 +837,13 @@ impl Authorizer {
     }
 
     /// The per-tool rate limit, else the provider's, if any.
-    fn take_rate_limit(&self, caller: &Caller, tool: &str, now: u64) -> Result<(), ToolError> {
+    fn take_rate_limit(
+        &self,
+        entry: Option<&CallerEntry>,
+        caller: &Caller,
+        tool: &str,
+        now: u64,
+    ) -> Result<(), ToolError> {
         let (limit, bucket) = match self.tool_rate_limits.get(tool) {
             Some(limit) => (Some(limit), Some(tool)),
             None => (self.rate_limit.as_ref(), None),
@@ -822,8 +851,10 @@ impl Authorizer {
         let Some(limit) = limit else {
             return Ok(());
         };
-        self.limiter
-            .take(caller, bucket, limit, now)
+        // A call in flight holds its entry, which is never retired while it runs.
+        entry
+            .and_then(|entry| entry.take(bucket, limit, now))
+            .unwrap_or_else(|| self.limiter.take(caller, bucket, limit, now))
             .map_err(|wait| {
                 ToolError::rate_limited(format!(
                     "too many calls to `{tool}` from this app (at most {} at once, then one every {} ms); {}",

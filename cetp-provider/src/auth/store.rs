@@ -512,6 +512,7 @@ impl GrantStore {
 
     /// The current state (cheap: an `Arc` clone under a short read lock).
     pub(crate) fn snapshot(&self) -> Arc<StoreData> {
+        super::callers::trace::note(&self.state, super::callers::trace::Kind::Shared);
         self.state
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -544,6 +545,7 @@ impl GrantStore {
         change: impl FnOnce(&mut StoreData) -> Result<R, E>,
         persist_error: impl FnOnce(io::Error) -> E,
     ) -> Result<R, E> {
+        super::callers::trace::note(&self.writer, super::callers::trace::Kind::Exclusive);
         let _writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = (*self.snapshot()).clone();
         let result = change(&mut next)?;
@@ -594,6 +596,7 @@ impl GrantStore {
         if now_ms.saturating_sub(last) < RETRY_EVERY_MS && now_ms >= last {
             return;
         }
+        super::callers::trace::note(&self.writer, super::callers::trace::Kind::Exclusive);
         let Ok(_writer) = self.writer.try_lock() else {
             return;
         };
