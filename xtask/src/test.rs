@@ -18,8 +18,8 @@
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
 //!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor), plus one short round of the JVM benchmark
-//!    (`tests/android/bench`) and of the criterion benchmark, so neither can rot (the real
-//!    measurement is `cargo xtask bench`).
+//!    (`tests/android/bench`), of the criterion benchmark and of the scaling benchmark's checks,
+//!    so none can rot (the real measurement is `cargo xtask bench`).
 
 use std::process::Command;
 
@@ -124,6 +124,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     // Criterion runs each benchmark once when not started by `cargo bench`.
     util::run(util::cargo().args(["test", "-p", "cetp-provider", "--bench", "dispatch"]))?;
+    // The scaling benchmark checks its answers on one and two threads when not measuring.
+    util::run(util::cargo().args(["test", "-p", "cetp-sample-notes", "--bench", "scaling"]))?;
 
     step("schema compatibility report of every sample");
     schema_report::run(&["--check".to_owned()])?;
