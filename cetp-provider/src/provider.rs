@@ -1132,8 +1132,62 @@ mod tests {
         );
         assert!(one_alone.is_disjoint(&two_shared));
         assert!(two_alone.is_disjoint(&one_shared));
+        // Not even a read lock is taken by both (a read lock writes its reader count, a cache
+        // line every reader then fights over): the grant store's state is not read on the
+        // steady path, and these two UIDs fall in different shards of the caller table.
+        assert!(
+            one_shared.is_disjoint(&two_shared),
+            "a lock both callers read-lock: {:?}",
+            one_shared.intersection(&two_shared).collect::<Vec<_>>()
+        );
         // The same caller's next call takes the same locks: they are its own.
         assert_eq!(locks_of(&provider, &one).0, one_alone);
+    }
+
+    /// What a caller's entry keeps of the grant store follows every change at the caller's
+    /// very next call: a revocation, a denial, a new approval, an approval lapsing on the
+    /// clock, and another app taking over the UID.
+    #[test]
+    fn a_change_of_the_grant_store_reaches_the_callers_next_call() {
+        let clock = ManualClock::new(1_767_225_600_000);
+        let provider = Provider::builder("Pages")
+            .scope("pages.read", "your pages")
+            .tools(tools![page])
+            .auth(Auth::user_approval().clock(clock.clone()))
+            .build()
+            .unwrap();
+        let cert = "ab".repeat(32);
+        let agent = Caller::app(10_101, "com.example.agent").with_certificate(cert.clone());
+        let code = |caller: &Caller| {
+            let tool = provider
+                .tool("page")
+                .ok_or_else(|| ToolError::tool_not_found("none"));
+            provider
+                .execute(ToolCall::new(tool).args(r#"{"n":3}"#), caller)
+                .error_code()
+        };
+        let auth = provider.authorizer();
+        let approve = |approval: fn(&crate::auth::PendingRequest) -> Approval| {
+            let request = auth.pending().remove(0);
+            auth.approve(&request.id, approval(&request)).unwrap();
+        };
+        assert_eq!(code(&agent), Some(ErrorCode::AuthRequired));
+        approve(Approval::as_listed);
+        assert_eq!(code(&agent), None);
+        assert_eq!(code(&agent), None);
+        auth.revoke("com.example.agent", Some(&cert)).unwrap();
+        assert_eq!(code(&agent), Some(ErrorCode::AuthRequired));
+        approve(|r| Approval::as_listed(r).expires_after(std::time::Duration::from_secs(60)));
+        assert_eq!(code(&agent), None);
+        // Same UID, another signing certificate: not the app the user approved.
+        let look_alike = Caller::app(10_101, "com.example.agent").with_certificate("cd".repeat(32));
+        assert_eq!(code(&look_alike), Some(ErrorCode::AuthRequired));
+        assert_eq!(code(&agent), None);
+        clock.advance(std::time::Duration::from_secs(60));
+        assert_eq!(code(&agent), Some(ErrorCode::AuthRequired));
+        let request = auth.pending().remove(0);
+        auth.deny(&request.id).unwrap();
+        assert_eq!(code(&agent), Some(ErrorCode::PermissionDenied));
     }
 
     #[test]

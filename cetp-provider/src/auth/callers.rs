@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
+use super::GrantView;
 use super::access_log::LogBuffer;
 use super::rate::{Bucket, RateLimit};
 use crate::caller::Caller;
@@ -71,6 +72,8 @@ pub(crate) struct CallerEntry {
     last_ms: AtomicU64,
     buckets: Mutex<Vec<(Option<String>, Bucket)>>,
     log: OnceLock<Arc<LogBuffer>>,
+    /// What the grant store said about the caller at its last change.
+    grants: Mutex<Option<Arc<GrantView>>>,
 }
 
 /// Why a slot was not taken.
@@ -146,6 +149,21 @@ impl CallerEntry {
             }
         };
         Some(buckets[index].1.take(limit, now_ms))
+    }
+
+    /// The caller's view of the grant store kept by the last call that made one.
+    pub(crate) fn grant_view(&self) -> Option<Arc<GrantView>> {
+        trace::note(&self.grants, trace::Kind::Exclusive);
+        self.grants
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Keeps `view` for the caller's next calls.
+    pub(crate) fn keep_grant_view(&self, view: Arc<GrantView>) {
+        trace::note(&self.grants, trace::Kind::Exclusive);
+        *self.grants.lock().unwrap_or_else(PoisonError::into_inner) = Some(view);
     }
 
     /// The caller's access-log buffer, made by `make` the first time.
