@@ -2,7 +2,8 @@
 //!
 //! One [`CallerEntry`] per caller (by UID, else by package set) holds everything a call of that
 //! caller changes: its calls in flight (an atomic counter), its rate-limit buckets (a mutex of
-//! its own) and its access-log buffer. The entries live in [`SHARDS`] maps, each behind a
+//! its own), its access-log buffer, and what the grant store said about it at the store's last
+//! change (a [`GrantView`], so an approved call reads nothing of the store's shared state). The entries live in [`SHARDS`] maps, each behind a
 //! read-write lock that a known caller's call takes for reading only (readers never wait for
 //! each other); a write lock is taken when a caller is seen for the first time, or when the
 //! table is full and idle entries are dropped. So two callers' calls never wait for the same
