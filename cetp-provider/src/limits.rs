@@ -1,8 +1,9 @@
 //! [`Limits`]: what one call may cost, and the per-caller count of calls in flight.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::auth::callers::{Busy, CallerEntry, Callers};
 use crate::caller::Caller;
 use crate::error::ToolError;
 
@@ -57,75 +58,58 @@ impl Default for Limits {
     }
 }
 
-/// The calls each caller has running. A slot is taken before any other work and given back
-/// when the call ends, however it ends (the guard's drop). The callers with calls running are
-/// few (at most the Binder threads), so a short list beats a hash map.
+/// The calls each caller has running: a counter in the caller's own state
+/// ([`Callers`]), so that callers never wait for each other to count. A slot is taken before
+/// any other work and given back when the call ends, however it ends (the guard's drop).
 #[derive(Debug)]
 pub(crate) struct InFlight {
     max: usize,
-    running: Mutex<Vec<(Option<u32>, usize)>>,
 }
 
-/// One call in flight; dropping it ends the call.
-pub(crate) struct Slot<'a> {
-    owner: &'a InFlight,
-    uid: Option<u32>,
+/// One call in flight, with its caller's state; dropping it ends the call.
+pub(crate) struct Slot {
+    entry: Arc<CallerEntry>,
+}
+
+impl Slot {
+    /// The caller's state, for the rest of the call.
+    pub(crate) fn entry(&self) -> &CallerEntry {
+        &self.entry
+    }
 }
 
 impl InFlight {
     pub(crate) fn new(max: usize) -> Self {
-        InFlight {
-            max: max.max(1),
-            running: Mutex::new(Vec::new()),
-        }
+        InFlight { max: max.max(1) }
     }
 
     /// A slot for `caller`, or `RATE_LIMITED` when it already runs `max` calls.
-    pub(crate) fn enter(&self, caller: &Caller) -> Result<Slot<'_>, ToolError> {
-        let uid = caller.uid();
-        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        let index = match running.iter().position(|(have, _)| *have == uid) {
-            Some(index) => index,
-            None => {
-                running.push((uid, 0));
-                running.len() - 1
+    pub(crate) fn enter(&self, callers: &Callers, caller: &Caller) -> Result<Slot, ToolError> {
+        loop {
+            let entry = callers.entry(caller);
+            match entry.enter(self.max) {
+                Ok(()) => return Ok(Slot { entry }),
+                Err(Busy::Retired) => continue,
+                Err(Busy::Full) => {
+                    return Err(ToolError::rate_limited(format!(
+                        "this app already has {} calls running here, the most one app may have at once; wait for an answer before calling again",
+                        self.max
+                    )));
+                }
             }
-        };
-        let count = &mut running[index].1;
-        if *count >= self.max {
-            return Err(ToolError::rate_limited(format!(
-                "this app already has {} calls running here, the most one app may have at once; wait for an answer before calling again",
-                self.max
-            )));
         }
-        *count += 1;
-        Ok(Slot { owner: self, uid })
     }
 
-    /// How many calls `uid` has running now.
+    /// How many calls `caller` has running now.
     #[cfg(test)]
-    pub(crate) fn running(&self, uid: Option<u32>) -> usize {
-        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        running
-            .iter()
-            .find(|(have, _)| *have == uid)
-            .map_or(0, |(_, count)| *count)
+    pub(crate) fn running(&self, callers: &Callers, caller: &Caller) -> usize {
+        callers.entry(caller).running()
     }
 }
 
-impl Drop for Slot<'_> {
+impl Drop for Slot {
     fn drop(&mut self) {
-        let mut running = self
-            .owner
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(index) = running.iter().position(|(have, _)| *have == self.uid) {
-            running[index].1 -= 1;
-            if running[index].1 == 0 {
-                running.swap_remove(index);
-            }
-        }
+        self.entry.leave();
     }
 }
 
@@ -135,24 +119,26 @@ mod tests {
 
     #[test]
     fn each_caller_has_its_own_slots_and_gets_them_back() {
+        let callers = Callers::new(16, std::sync::Arc::new(crate::clock::SystemClock));
         let in_flight = InFlight::new(2);
         let hostile = Caller::app(10_666, "com.hostile");
         let agent = Caller::app(10_001, "com.agent");
-        let a = in_flight.enter(&hostile).unwrap();
-        let b = in_flight.enter(&hostile).unwrap();
-        let refused = in_flight.enter(&hostile).err().unwrap();
+        let a = in_flight.enter(&callers, &hostile).unwrap();
+        let b = in_flight.enter(&callers, &hostile).unwrap();
+        let refused = in_flight.enter(&callers, &hostile).err().unwrap();
         assert_eq!(refused.code(), crate::ErrorCode::RateLimited);
         assert!(
-            in_flight.enter(&agent).is_ok(),
+            in_flight.enter(&callers, &agent).is_ok(),
             "another app is not affected"
         );
         drop(a);
-        assert_eq!(in_flight.running(Some(10_666)), 1);
-        let c = in_flight.enter(&hostile).unwrap();
+        assert_eq!(in_flight.running(&callers, &hostile), 1);
+        let c = in_flight.enter(&callers, &hostile).unwrap();
         drop((b, c));
-        assert_eq!(in_flight.running(Some(10_666)), 0);
-        assert!(
-            in_flight.running.lock().unwrap().is_empty(),
+        assert_eq!(in_flight.running(&callers, &hostile), 0);
+        assert_eq!(
+            in_flight.running(&callers, &agent),
+            0,
             "nothing left behind"
         );
     }

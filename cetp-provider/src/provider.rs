@@ -882,14 +882,14 @@ impl Provider {
     }
 
     fn run(&self, call: ToolCall<'_>, caller: &Caller) -> Result<String, ToolError> {
-        let _slot = self.in_flight.enter(caller)?;
+        let slot = self.in_flight.enter(self.auth.callers(), caller)?;
         // One authorization per call, before anything else: a caller that may not run a tool
         // learns nothing about it (with gated discovery, not even whether it exists).
         let need = match &call.tool {
             Ok(tool) => tool.need(),
             Err(_) => Need::UnknownTool,
         };
-        let decision = self.auth.authorize(caller, need)?;
+        let decision = self.auth.authorize_as(Some(slot.entry()), caller, need)?;
         if let Some(id) = call
             .request_id
             .filter(|id| id.chars().count() > MAX_REQUEST_ID_CHARS)
@@ -917,7 +917,7 @@ impl Provider {
             ));
         }
         let value = entry.validator.check(name, call.args)?;
-        self.auth.record_read(name, &decision);
+        self.auth.record_read(name, &decision, slot.entry());
         // The deadline counts from the instant the call was decided (no second clock read).
         let allowed = match call.deadline_at_ms {
             Some(at) => entry
@@ -987,7 +987,11 @@ fn is_valid_scope(name: &str) -> bool {
 mod tests {
     use std::sync::{Arc, Condvar, Mutex};
 
+    use std::collections::BTreeSet;
+
     use super::*;
+    use crate::auth::callers::trace::{self, Kind};
+    use crate::auth::{Approval, RateLimit};
     use crate::clock::ManualClock;
     use crate::{ErrorCode, tool, tools};
 
@@ -1076,6 +1080,138 @@ mod tests {
         provider.execute(ToolCall::new(tool), caller)
     }
 
+    /// Reads a page.
+    #[tool(scopes = ["pages.read"])]
+    fn page(
+        /// Which page.
+        n: u32,
+    ) -> u32 {
+        n
+    }
+
+    /// The locks one call of `page` takes: (exclusive, shared) addresses.
+    fn locks_of(provider: &Provider, caller: &Caller) -> (BTreeSet<usize>, BTreeSet<usize>) {
+        let tool = provider
+            .tool("page")
+            .ok_or_else(|| ToolError::tool_not_found("none"));
+        let call = ToolCall::new(tool).args(r#"{"n":3}"#);
+        let (answer, taken) = trace::record(|| provider.execute(call, caller));
+        assert_eq!(answer.data_json().unwrap(), 3, "{answer}");
+        let of = |kind| {
+            taken
+                .iter()
+                .filter(|(_, k)| *k == kind)
+                .map(|(address, _)| *address)
+                .collect()
+        };
+        (of(Kind::Exclusive), of(Kind::Shared))
+    }
+
+    /// Two approved callers' calls (user approval, a grant store, rate limits, the access log)
+    /// take no lock exclusively that the other takes at all: they never wait for each other.
+    #[test]
+    fn two_approved_callers_never_share_a_lock_they_hold_alone() {
+        let provider = Provider::builder("Pages")
+            .scope("pages.read", "your pages")
+            .tools(tools![page])
+            .auth(
+                Auth::user_approval()
+                    .rate_limit(RateLimit::per_second(1000))
+                    .tool_rate_limit("page", RateLimit::per_second(1000))
+                    .clock(ManualClock::new(1_767_225_600_000)),
+            )
+            .build()
+            .unwrap();
+        let agent = |uid: u32| {
+            Caller::app(uid, format!("com.example.agent{uid}")).with_certificate("ab".repeat(32))
+        };
+        let (one, two) = (agent(10_101), agent(10_102));
+        for caller in [&one, &two] {
+            let tool = provider
+                .tool("page")
+                .ok_or_else(|| ToolError::tool_not_found("none"));
+            let refused = provider.execute(ToolCall::new(tool).args(r#"{"n":3}"#), caller);
+            assert_eq!(refused.error_code(), Some(ErrorCode::AuthRequired));
+        }
+        for request in provider.authorizer().pending() {
+            provider
+                .authorizer()
+                .approve(&request.id, Approval::as_listed(&request))
+                .unwrap();
+        }
+        // The first calls make each caller's state; the steady state is what follows.
+        locks_of(&provider, &one);
+        locks_of(&provider, &two);
+        let (one_alone, one_shared) = locks_of(&provider, &one);
+        let (two_alone, two_shared) = locks_of(&provider, &two);
+        assert!(
+            one_alone.len() >= 2 && two_alone.len() >= 2,
+            "the buckets and the log buffer are locked: {one_alone:?} {two_alone:?}"
+        );
+        assert!(
+            one_alone.is_disjoint(&two_alone),
+            "{one_alone:?} {two_alone:?}"
+        );
+        assert!(one_alone.is_disjoint(&two_shared));
+        assert!(two_alone.is_disjoint(&one_shared));
+        // Not even a read lock is taken by both (a read lock writes its reader count, a cache
+        // line every reader then fights over): the grant store's state is not read on the
+        // steady path, and these two UIDs fall in different shards of the caller table.
+        assert!(
+            one_shared.is_disjoint(&two_shared),
+            "a lock both callers read-lock: {:?}",
+            one_shared.intersection(&two_shared).collect::<Vec<_>>()
+        );
+        // The same caller's next call takes the same locks: they are its own.
+        assert_eq!(locks_of(&provider, &one).0, one_alone);
+    }
+
+    /// What a caller's entry keeps of the grant store follows every change at the caller's
+    /// very next call: a revocation, a denial, a new approval, an approval lapsing on the
+    /// clock, and another app taking over the UID.
+    #[test]
+    fn a_change_of_the_grant_store_reaches_the_callers_next_call() {
+        let clock = ManualClock::new(1_767_225_600_000);
+        let provider = Provider::builder("Pages")
+            .scope("pages.read", "your pages")
+            .tools(tools![page])
+            .auth(Auth::user_approval().clock(clock.clone()))
+            .build()
+            .unwrap();
+        let cert = "ab".repeat(32);
+        let agent = Caller::app(10_101, "com.example.agent").with_certificate(cert.clone());
+        let code = |caller: &Caller| {
+            let tool = provider
+                .tool("page")
+                .ok_or_else(|| ToolError::tool_not_found("none"));
+            provider
+                .execute(ToolCall::new(tool).args(r#"{"n":3}"#), caller)
+                .error_code()
+        };
+        let auth = provider.authorizer();
+        let approve = |approval: fn(&crate::auth::PendingRequest) -> Approval| {
+            let request = auth.pending().remove(0);
+            auth.approve(&request.id, approval(&request)).unwrap();
+        };
+        assert_eq!(code(&agent), Some(ErrorCode::AuthRequired));
+        approve(Approval::as_listed);
+        assert_eq!(code(&agent), None);
+        assert_eq!(code(&agent), None);
+        auth.revoke("com.example.agent", Some(&cert)).unwrap();
+        assert_eq!(code(&agent), Some(ErrorCode::AuthRequired));
+        approve(|r| Approval::as_listed(r).expires_after(std::time::Duration::from_secs(60)));
+        assert_eq!(code(&agent), None);
+        // Same UID, another signing certificate: not the app the user approved.
+        let look_alike = Caller::app(10_101, "com.example.agent").with_certificate("cd".repeat(32));
+        assert_eq!(code(&look_alike), Some(ErrorCode::AuthRequired));
+        assert_eq!(code(&agent), None);
+        clock.advance(std::time::Duration::from_secs(60));
+        assert_eq!(code(&agent), Some(ErrorCode::AuthRequired));
+        let request = auth.pending().remove(0);
+        auth.deny(&request.id).unwrap();
+        assert_eq!(code(&agent), Some(ErrorCode::PermissionDenied));
+    }
+
     #[test]
     fn one_caller_cannot_hold_every_thread_and_slots_come_back() {
         const CALLS: usize = 16;
@@ -1104,7 +1240,7 @@ mod tests {
         // limit fails the assertions below instead of leaving the test waiting.
         let entered = gate.until_settled(CALLS);
         let refused: Vec<Response> = answers.try_iter().collect();
-        let running = provider.in_flight.running(Some(10_666));
+        let running = provider.in_flight.running(provider.auth.callers(), &hostile);
         // The approved agent is served while the hostile app's calls hang.
         let served = (0..100)
             .filter(|_| call(&provider, "quick", &agent).data() == Some("\"quick\""))
@@ -1123,7 +1259,7 @@ mod tests {
         }
         assert_eq!(served, 100);
         assert!(released.iter().all(|a| a.data() == Some("\"released\"")));
-        assert_eq!(provider.in_flight.running(Some(10_666)), 0);
+        assert_eq!(provider.in_flight.running(provider.auth.callers(), &hostile), 0);
     }
 
     #[test]
@@ -1146,7 +1282,10 @@ mod tests {
                 .contains("deadline of 5000 ms"),
             "{answer}"
         );
-        assert_eq!(provider.in_flight.running(Some(10_002)), 0);
+        assert_eq!(
+            provider.in_flight.running(provider.auth.callers(), &caller),
+            0
+        );
         assert!(call(&provider, "quick", &caller).is_success());
     }
 

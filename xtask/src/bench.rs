@@ -8,7 +8,9 @@
 //!    hand-written provider on the same SQLite file, interleaved rounds, median and spread,
 //!    PackageManager queries per call, RSS and Java heap growth, the cold start;
 //! 3. the Rust half alone: the criterion benchmark `cetp-provider/benches/dispatch.rs`;
-//! 4. the size of each sample's release `cdylib`, stripped, for x86_64 Linux and for
+//! 4. how throughput scales with threads: `samples/notes/benches/scaling.rs` (one agent per
+//!    thread, up to 16 threads or the machine's cores; no JVM);
+//! 5. the size of each sample's release `cdylib`, stripped, for x86_64 Linux and for
 //!    `aarch64-linux-android` (linked here without the NDK, see `bench/sizes.rs`), and where the
 //!    bytes of two of them go.
 //!
@@ -103,6 +105,31 @@ pub fn run(args: &[String]) -> Result<(), String> {
     ]))?;
     let criterion = criterion_table()?;
 
+    step("Rust: scaling with threads (samples/notes/benches/scaling.rs)");
+    let scaling_report = work.join("scaling.md");
+    let _ = fs::remove_file(&scaling_report);
+    let mut scaling = util::cargo();
+    scaling.args([
+        "bench",
+        "-p",
+        "cetp-sample-notes",
+        "--bench",
+        "scaling",
+        "--",
+        "--markdown",
+    ]);
+    scaling.arg(&scaling_report);
+    if quick {
+        scaling.args(["--seconds", "0.3"]);
+    }
+    util::run(&mut scaling)?;
+    let scaling = fs::read_to_string(&scaling_report).map_err(|e| {
+        format!(
+            "the scaling benchmark wrote no table to {}: {e}",
+            scaling_report.display()
+        )
+    })?;
+
     step("library sizes");
     let sizes = sizes::table()?;
 
@@ -117,7 +144,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     section.push_str(jvm.trim_end());
     section.push_str("\n\n### The Rust half alone (criterion)\n\n");
     section.push_str(&criterion);
-    section.push_str("\n### Release libraries\n\n");
+    section.push_str("\n### Scaling with threads (one agent per thread)\n\n");
+    section.push_str(scaling.trim_end());
+    section.push_str("\n\n### Release libraries\n\n");
     section.push_str(&sizes);
     section.push('\n');
     section.push_str(END);

@@ -18,9 +18,10 @@
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
 //!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor;
-//!    the notes class again on Android 16 when a Java 21+ is found), plus one short round of the JVM benchmark
-//!    (`tests/android/bench`) and of the criterion benchmark, so neither can rot (the real
-//!    measurement is `cargo xtask bench`). The suites' test classes run in alphabetical order.
+//!    the notes class again on Android 16 when a Java 21+ is found), plus one short round of the
+//!    JVM benchmark (`tests/android/bench`), of the criterion benchmark and of the scaling
+//!    benchmark's checks, so none can rot (the real measurement is `cargo xtask bench`). The
+//!    suites' test classes run in alphabetical order.
 //!
 //! `cargo xtask test --random-order[=SEED]` runs only the host bundles and the Maven suite, its
 //! classes in a random order (the seed is printed; give it to repeat that order). CI runs it
@@ -143,6 +144,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     // Criterion runs each benchmark once when not started by `cargo bench`.
     util::run(util::cargo().args(["test", "-p", "cetp-provider", "--bench", "dispatch"]))?;
+    // The scaling benchmark checks its answers on one and two threads when not measuring.
+    util::run(util::cargo().args(["test", "-p", "cetp-sample-notes", "--bench", "scaling"]))?;
 
     step("schema compatibility report of every sample");
     schema_report::run(&["--check".to_owned()])?;

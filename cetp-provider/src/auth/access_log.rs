@@ -10,6 +10,11 @@
 //! store's lock. It is never sent to a consumer (only the approval screen reads it, through the
 //! admin `state`), and an app's entries are removed when its access is revoked or denied.
 //!
+//! A call records itself in its caller's own buffer ([`LogBuffer`], one per caller, under a
+//! lock of its own): two callers' calls never wait for each other here. Every read, save and
+//! removal first moves the buffered calls into the log, so what the approval screen shows,
+//! what is saved and what is forgotten always includes every call recorded before it.
+//!
 //! Recording a call never touches the disk by itself: the log is saved when it changed and at
 //! least [`SAVE_EVERY_MS`] passed since the last try, when the approval screen reads it, when
 //! entries are removed, and when the store closes. A save is the store's: a uniquely named temp
@@ -22,10 +27,12 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 use serde::{Deserialize, Serialize};
 
+use super::callers::trace;
 use super::fs::StoreFs;
 use super::store::write_atomic;
 
@@ -81,52 +88,14 @@ struct Key {
     tool: String,
 }
 
-/// A [`Key`]'s parts, borrowed or owned, so that a lookup needs no owned key. `Key`'s derived
-/// order compares the fields in declaration order, as the tuple order below does, and
-/// `Key::borrow` hands out the same parts: the two orders agree, as `Borrow` requires.
-trait KeyParts {
-    fn parts(&self) -> (&str, Option<&str>, &str);
-}
-
-impl KeyParts for Key {
+impl Key {
+    /// Its parts, borrowed: compared with a call's without making a key.
     fn parts(&self) -> (&str, Option<&str>, &str) {
         (
             &self.package,
             self.certificate_sha256.as_deref(),
             &self.tool,
         )
-    }
-}
-
-impl KeyParts for (&str, Option<&str>, &str) {
-    fn parts(&self) -> (&str, Option<&str>, &str) {
-        *self
-    }
-}
-
-impl<'a> std::borrow::Borrow<dyn KeyParts + 'a> for Key {
-    fn borrow(&self) -> &(dyn KeyParts + 'a) {
-        self
-    }
-}
-
-impl PartialEq for dyn KeyParts + '_ {
-    fn eq(&self, other: &Self) -> bool {
-        self.parts() == other.parts()
-    }
-}
-
-impl Eq for dyn KeyParts + '_ {}
-
-impl PartialOrd for dyn KeyParts + '_ {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for dyn KeyParts + '_ {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.parts().cmp(&other.parts())
     }
 }
 
@@ -138,6 +107,22 @@ struct Entry {
 }
 
 impl Entry {
+    /// One call at `now_ms`.
+    fn add(&mut self, now_ms: u64) {
+        self.add_calls(now_ms / HOUR_MS, 1);
+        self.last_ms = self.last_ms.max(now_ms);
+    }
+
+    /// `calls` calls in `hour`: the hours older than a week before it go (and those after it,
+    /// if the clock went back).
+    fn add_calls(&mut self, hour: u64, calls: u64) {
+        self.prune(hour);
+        match self.hours.last_mut() {
+            Some((last, n)) if *last == hour => *n += calls,
+            _ => self.hours.push((hour, calls)),
+        }
+    }
+
     fn prune(&mut self, now_hour: u64) {
         let oldest = now_hour.saturating_sub(WEEK_HOURS - 1);
         self.hours.retain(|(h, _)| *h >= oldest && *h <= now_hour);
@@ -164,8 +149,36 @@ struct Inner {
     /// Changes made so far, and how many of them the file holds.
     changes: u64,
     saved: u64,
-    /// The last save (or attempt) caused by a call.
-    saved_at_ms: u64,
+}
+
+/// One caller's calls not yet moved into the log: per entry, the last call and the calls per
+/// hour in the order they were recorded (replayed in that order, so the log ends up as if
+/// each had been recorded in it directly).
+#[derive(Debug, Default)]
+pub(crate) struct LogBuffer {
+    calls: Mutex<Vec<(Key, Entry)>>,
+}
+
+impl LogBuffer {
+    fn lock(&self) -> MutexGuard<'_, Vec<(Key, Entry)>> {
+        trace::note(&self.calls, trace::Kind::Exclusive);
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Inner {
+    /// Moves one buffered entry in, as if its calls had been recorded here one by one.
+    fn merge(&mut self, key: Key, buffered: Entry) {
+        if !self.entries.contains_key(&key) && self.entries.len() >= MAX_ENTRIES {
+            evict_least_recent(&mut self.entries);
+        }
+        let entry = self.entries.entry(key).or_default();
+        entry.last_ms = entry.last_ms.max(buffered.last_ms);
+        for (hour, calls) in buffered.hours {
+            entry.add_calls(hour, calls);
+        }
+        self.changes += 1;
+    }
 }
 
 /// Where a log is saved.
@@ -179,6 +192,10 @@ struct Target {
 pub(crate) struct AccessLog {
     target: Option<Target>,
     inner: Mutex<Inner>,
+    /// Every caller's buffer; a buffer only this list holds any more is dropped once moved in.
+    buffers: Mutex<Vec<Arc<LogBuffer>>>,
+    /// The last save (or attempt) caused by a call.
+    saved_at_ms: AtomicU64,
     /// Held while saving: saves are serialized, and a call never waits for one.
     writer: Mutex<()>,
 }
@@ -193,7 +210,36 @@ impl std::fmt::Debug for AccessLog {
 
 impl AccessLog {
     fn lock(&self) -> MutexGuard<'_, Inner> {
+        trace::note(&self.inner, trace::Kind::Exclusive);
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The log with every buffered call moved in.
+    fn drained(&self) -> MutexGuard<'_, Inner> {
+        let mut inner = self.lock();
+        let taken: Vec<Vec<(Key, Entry)>> = {
+            let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+            let taken = buffers
+                .iter()
+                .map(|b| std::mem::take(&mut *b.lock()))
+                .collect();
+            buffers.retain(|b| Arc::strong_count(b) > 1);
+            taken
+        };
+        for (key, buffered) in taken.into_iter().flatten() {
+            inner.merge(key, buffered);
+        }
+        inner
+    }
+
+    /// A new caller's buffer, registered with the log.
+    pub(crate) fn buffer(&self) -> Arc<LogBuffer> {
+        let buffer = Arc::new(LogBuffer::default());
+        self.buffers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Arc::clone(&buffer));
+        buffer
     }
 
     /// The log saved in `dir` (the grant store's directory, whose lock the caller holds), read
@@ -209,9 +255,10 @@ impl AccessLog {
             }),
             inner: Mutex::new(Inner {
                 entries,
-                saved_at_ms: now_ms,
                 ..Inner::default()
             }),
+            buffers: Mutex::new(Vec::new()),
+            saved_at_ms: AtomicU64::new(now_ms),
             writer: Mutex::new(()),
         }
     }
@@ -222,6 +269,8 @@ impl AccessLog {
         AccessLog {
             target: None,
             inner: Mutex::new(Inner::default()),
+            buffers: Mutex::new(Vec::new()),
+            saved_at_ms: AtomicU64::new(0),
             writer: Mutex::new(()),
         }
     }
@@ -244,44 +293,39 @@ impl AccessLog {
     }
 
     /// Records one call of `tool` admitted by the grant of `package` pinned to
-    /// `certificate_sha256`.
+    /// `certificate_sha256`, in `buffer` (the caller's, from [`buffer`](Self::buffer)).
     pub(crate) fn record(
         &self,
+        buffer: &LogBuffer,
         package: &str,
         certificate_sha256: Option<&str>,
         tool: &str,
         now_ms: u64,
     ) {
-        let now_hour = now_ms / HOUR_MS;
-        let mut inner = self.lock();
-        let view = (package, certificate_sha256, tool);
-        // Looked up by borrowed parts: a known grant's call allocates nothing here.
-        if !inner.entries.contains_key(&view as &dyn KeyParts) {
-            if inner.entries.len() >= MAX_ENTRIES {
-                evict_least_recent(&mut inner.entries);
-            }
-            let key = Key {
-                package: package.to_owned(),
-                certificate_sha256: certificate_sha256.map(str::to_owned),
-                tool: tool.to_owned(),
+        {
+            let mut calls = buffer.lock();
+            let view = (package, certificate_sha256, tool);
+            // Found by borrowed parts: a known grant's call allocates nothing here.
+            let index = match calls.iter().position(|(key, _)| key.parts() == view) {
+                Some(index) => index,
+                None => {
+                    let key = Key {
+                        package: package.to_owned(),
+                        certificate_sha256: certificate_sha256.map(str::to_owned),
+                        tool: tool.to_owned(),
+                    };
+                    calls.push((key, Entry::default()));
+                    calls.len() - 1
+                }
             };
-            inner.entries.insert(key, Entry::default());
+            calls[index].1.add(now_ms);
         }
-        let Some(entry) = inner.entries.get_mut(&view as &dyn KeyParts) else {
-            return;
-        };
-        entry.last_ms = entry.last_ms.max(now_ms);
-        entry.prune(now_hour);
-        match entry.hours.last_mut() {
-            Some((hour, calls)) if *hour == now_hour => *calls += 1,
-            _ => entry.hours.push((now_hour, 1)),
-        }
-        inner.changes += 1;
-        let due = now_ms.saturating_sub(inner.saved_at_ms) >= SAVE_EVERY_MS;
-        if due {
-            inner.saved_at_ms = now_ms;
-        }
-        drop(inner);
+        let saved_at = self.saved_at_ms.load(Ordering::Relaxed);
+        let due = now_ms.saturating_sub(saved_at) >= SAVE_EVERY_MS
+            && self
+                .saved_at_ms
+                .compare_exchange(saved_at, now_ms, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok();
         if due {
             self.save(false);
         }
@@ -298,7 +342,7 @@ impl AccessLog {
         let now_hour = now_ms / HOUR_MS;
         let day_start = now_hour.saturating_sub(DAY_HOURS - 1);
         let week_start = now_hour.saturating_sub(WEEK_HOURS - 1);
-        let inner = self.lock();
+        let inner = self.drained();
         let mut tools: BTreeMap<&str, ToolAccess> = BTreeMap::new();
         for (key, entry) in &inner.entries {
             if key.package != package
@@ -332,7 +376,7 @@ impl AccessLog {
 
     /// Removes the history of `package` (only under `certificate_sha256` when given) and saves.
     pub(crate) fn forget(&self, package: &str, certificate_sha256: Option<&str>) {
-        let mut inner = self.lock();
+        let mut inner = self.drained();
         let before = inner.entries.len();
         inner.entries.retain(|key, _| {
             !(key.package == package
@@ -365,7 +409,7 @@ impl AccessLog {
             Err(TryLockError::WouldBlock) => return,
         };
         let (bytes, changes) = {
-            let inner = self.lock();
+            let inner = self.drained();
             if inner.changes == inner.saved {
                 return;
             }
@@ -458,9 +502,9 @@ mod tests {
     fn counts_by_day_and_week_and_keeps_the_last_call() {
         let log = AccessLog::in_memory();
         let a = Some("aa");
-        log.record(AGENT, a, "search", T0);
-        log.record(AGENT, a, "search", T0 + 1000);
-        log.record(AGENT, a, "get", T0 + 2 * 24 * HOUR_MS);
+        log.record(&log.buffer(), AGENT, a, "search", T0);
+        log.record(&log.buffer(), AGENT, a, "search", T0 + 1000);
+        log.record(&log.buffer(), AGENT, a, "get", T0 + 2 * 24 * HOUR_MS);
         let now = T0 + 2 * 24 * HOUR_MS + 5;
         let s = log.summary("com.example.agent", Some("aa"), now);
         assert_eq!(s.last_access_ms, Some(T0 + 2 * 24 * HOUR_MS));
@@ -479,8 +523,8 @@ mod tests {
     #[test]
     fn a_pinned_grant_sees_only_its_certificate() {
         let log = AccessLog::in_memory();
-        log.record(AGENT, Some("aa"), "search", T0);
-        log.record(AGENT, Some("bb"), "search", T0);
+        log.record(&log.buffer(), AGENT, Some("aa"), "search", T0);
+        log.record(&log.buffer(), AGENT, Some("bb"), "search", T0);
         assert_eq!(
             log.summary("com.example.agent", Some("AA"), T0).calls_day,
             1
@@ -493,7 +537,7 @@ mod tests {
     }
 
     #[test]
-    fn borrowed_parts_order_keys_as_the_keys_do() {
+    fn a_buffer_finds_each_key_by_its_parts() {
         let parts = [
             ("a", None, "t"),
             ("a", Some(""), "t"),
@@ -503,28 +547,14 @@ mod tests {
             ("ab", Some("0"), "t"),
             ("b", None, "a"),
         ];
-        let keys: Vec<Key> = parts
-            .iter()
-            .map(|&(package, cert, tool)| Key {
-                package: package.into(),
-                certificate_sha256: cert.map(Into::into),
-                tool: tool.into(),
-            })
-            .collect();
-        for (i, a) in keys.iter().enumerate() {
-            for (j, b) in keys.iter().enumerate() {
-                let by_key = a.cmp(b);
-                assert_eq!(by_key, i.cmp(&j), "{a:?} against {b:?}");
-                let borrowed: &dyn KeyParts = &parts[j];
-                assert_eq!((a as &dyn KeyParts).cmp(borrowed), by_key);
-            }
-        }
-        // Every one found again by its parts, counted on its own entry.
+        // Every one found again by its parts in one caller's buffer, counted on its own entry.
         let log = AccessLog::in_memory();
+        let buffer = log.buffer();
         for &(package, cert, tool) in parts.iter().chain(parts.iter()) {
-            log.record(package, cert, tool, T0);
+            log.record(&buffer, package, cert, tool, T0);
         }
-        let inner = log.lock();
+        assert_eq!(buffer.lock().len(), parts.len());
+        let inner = log.drained();
         assert_eq!(inner.entries.len(), parts.len());
         assert!(
             inner
@@ -535,11 +565,35 @@ mod tests {
     }
 
     #[test]
+    fn buffered_calls_count_as_if_recorded_directly() {
+        let log = AccessLog::in_memory();
+        let (one, two) = (log.buffer(), log.buffer());
+        let a = Some("aa");
+        // Interleaved callers, a clock that goes back an hour: the same as recording in order.
+        log.record(&one, AGENT, a, "search", T0 + 2 * HOUR_MS);
+        log.record(&two, "com.example.other", None, "search", T0);
+        log.record(&one, AGENT, a, "search", T0 + HOUR_MS);
+        log.record(&one, AGENT, a, "search", T0 + HOUR_MS + 5);
+        let s = log.summary(AGENT, None, T0 + 3 * HOUR_MS);
+        assert_eq!((s.calls_day, s.last_access_ms), (2, Some(T0 + 2 * HOUR_MS)));
+        assert_eq!(log.summary("com.example.other", None, T0).calls_day, 1);
+        // Read again: nothing counted twice; a buffer no caller holds is let go.
+        drop(two);
+        log.record(&one, AGENT, a, "search", T0 + HOUR_MS + 6);
+        assert_eq!(log.summary(AGENT, None, T0 + 3 * HOUR_MS).calls_day, 3);
+        assert_eq!(log.buffers.lock().unwrap().len(), 1);
+        // Forgetting includes what was still buffered.
+        log.record(&one, AGENT, a, "get", T0 + HOUR_MS + 7);
+        log.forget(AGENT, None);
+        assert_eq!(log.summary(AGENT, None, T0), AccessSummary::default());
+    }
+
+    #[test]
     fn stays_bounded() {
         let log = AccessLog::in_memory();
         let a = Some("aa");
         for i in 0..(MAX_ENTRIES as u64 + 40) {
-            log.record(AGENT, a, &format!("tool{i}"), T0 + i);
+            log.record(&log.buffer(), AGENT, a, &format!("tool{i}"), T0 + i);
         }
         let s = log.summary("com.example.agent", None, T0 + 1000);
         assert_eq!(s.tools.len(), MAX_ENTRIES);
@@ -550,9 +604,9 @@ mod tests {
         // A week of calls every hour keeps WEEK_HOURS buckets in one entry.
         let log = AccessLog::in_memory();
         for h in 0..(3 * WEEK_HOURS) {
-            log.record(AGENT, a, "search", T0 + h * HOUR_MS);
+            log.record(&log.buffer(), AGENT, a, "search", T0 + h * HOUR_MS);
         }
-        let inner = log.lock();
+        let inner = log.drained();
         let entry = inner.entries.values().next().unwrap();
         assert_eq!(entry.hours.len() as u64, WEEK_HOURS);
     }
@@ -567,16 +621,24 @@ mod tests {
         let file = dir.path().join(ACCESS_LOG_FILE_NAME);
         let log = open(dir.path(), T0);
         let a = Some("aa");
-        log.record(AGENT, a, "search", T0 + 1);
+        log.record(&log.buffer(), AGENT, a, "search", T0 + 1);
         assert!(!file.exists(), "a call alone does not write");
-        log.record(AGENT, a, "search", T0 + SAVE_EVERY_MS);
+        log.record(&log.buffer(), AGENT, a, "search", T0 + SAVE_EVERY_MS);
         assert!(file.exists(), "saved once SAVE_EVERY_MS passed");
-        log.record(AGENT, a, "search", T0 + SAVE_EVERY_MS + 1);
+        log.record(&log.buffer(), AGENT, a, "search", T0 + SAVE_EVERY_MS + 1);
         log.flush();
 
         let reopened = open(dir.path(), T0 + SAVE_EVERY_MS + 3);
         let s = reopened.summary(AGENT, Some("aa"), T0 + SAVE_EVERY_MS + 3);
         assert_eq!(s.calls_day, 3);
+
+        // A call only in its caller's buffer is saved when the log closes.
+        let buffer = reopened.buffer();
+        reopened.record(&buffer, AGENT, a, "get", T0 + SAVE_EVERY_MS + 4);
+        drop(reopened);
+        let reopened = open(dir.path(), T0 + SAVE_EVERY_MS + 4);
+        let s = reopened.summary(AGENT, Some("aa"), T0 + SAVE_EVERY_MS + 4);
+        assert_eq!((s.calls_day, s.tools[0].name.as_str()), (4, "get"));
 
         reopened.forget(AGENT, Some("aa"));
         let again = open(dir.path(), T0 + SAVE_EVERY_MS + 5);
@@ -591,7 +653,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(ACCESS_LOG_FILE_NAME), b"{not json").unwrap();
         let log = open(dir.path(), T0);
-        log.record(AGENT, Some("aa"), "search", T0);
+        log.record(&log.buffer(), AGENT, Some("aa"), "search", T0);
         assert_eq!(log.summary(AGENT, None, T0).calls_day, 1);
         log.flush();
         let text = std::fs::read_to_string(dir.path().join(ACCESS_LOG_FILE_NAME)).unwrap();

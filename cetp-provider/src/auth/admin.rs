@@ -378,7 +378,9 @@ fn prune_expired(data: &mut StoreData, now_ms: u64) {
 
 impl Authorizer {
     fn store_for_admin(&self) -> Result<std::sync::Arc<super::GrantStore>, AdminError> {
-        self.bound_store().ok_or(AdminError::StoreUnavailable)
+        self.bound_store()
+            .cloned()
+            .ok_or(AdminError::StoreUnavailable)
     }
 
     /// The pending request `id`, if it is pending (and from `uid` when given).

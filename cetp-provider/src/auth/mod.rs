@@ -222,6 +222,7 @@
 
 mod access_log;
 pub mod admin;
+pub(crate) mod callers;
 mod fs;
 mod pending;
 mod rate;
@@ -259,6 +260,7 @@ use crate::context::AccessLevel;
 use crate::descriptor::ToolDescriptor;
 use crate::error::ToolError;
 use crate::log_text::Escaped;
+use callers::{CallerEntry, Callers};
 use pending::PendingQueue;
 use rate::RateLimiter;
 use store::GrantStore;
@@ -530,18 +532,65 @@ pub enum Need<'a> {
     UnknownTool,
 }
 
+/// What one state of the grant store says about one caller: whether a denial refuses it, and
+/// the grants that may admit it. A caller's entry keeps the last one made
+/// ([`CallerEntry::grant_view`]) while the store's generation stays the same, so an approved
+/// caller's calls take neither the store's lock nor a reference to its shared state; only the
+/// expiry of the grants is judged at each call, against the clock.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct GrantView {
+    /// The store's generation it was made at.
+    generation: u64,
+    /// Who it was made for: a UID's packages and certificates may change.
+    caller: Caller,
+    /// A denial matches the caller.
+    denied: bool,
+    /// The pinned grants matching the caller, the most specific first (then in store order).
+    candidates: Vec<Grant>,
+    /// The store's "decisions lost" mark.
+    decisions_lost: bool,
+}
+
+impl GrantView {
+    /// What `data`, the store's state at `generation`, says about `caller`.
+    fn of(data: &store::StoreData, generation: u64, caller: &Caller) -> GrantView {
+        let denied = data
+            .denials
+            .iter()
+            .any(|d| specificity(&d.package, d.certificate_sha256.as_deref(), caller).is_some());
+        // A grant without a certificate (written by an older version) would match any app
+        // installed under the package name: it admits nobody.
+        let mut candidates: Vec<(u8, &Grant)> = data
+            .grants
+            .iter()
+            .filter(|g| g.certificate_sha256.is_some())
+            .filter_map(|g| {
+                specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, g))
+            })
+            .collect();
+        candidates.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
+        GrantView {
+            generation,
+            caller: caller.clone(),
+            denied,
+            candidates: candidates.into_iter().map(|(_, g)| g.clone()).collect(),
+            decisions_lost: data.decisions_lost,
+        }
+    }
+}
+
 /// The grant that admitted a call: its package and the certificate it is pinned to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AdmittedBy {
-    /// The store's decisions when the call was decided, and the grant's place in them (no
-    /// copy of its strings on the call path).
-    data: Arc<store::StoreData>,
+    /// The caller's view of the store when the call was decided, and the grant's place in it
+    /// (no copy of its strings on the call path).
+    view: Arc<GrantView>,
     index: usize,
 }
 
 impl AdmittedBy {
     fn grant(&self) -> &Grant {
-        &self.data.grants[self.index]
+        &self.view.candidates[self.index]
     }
 }
 
@@ -699,6 +748,7 @@ impl Authorizer {
             }
             None => None,
         };
+        let limiter = RateLimiter::new(rate::MAX_TRACKED_BUCKETS, Arc::clone(&auth.clock));
         Ok(Authorizer {
             mode: auth.mode,
             allowed: auth.allowed,
@@ -714,7 +764,7 @@ impl Authorizer {
             app_package: app.map(|app| app.package_name().to_owned()),
             store,
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
-            limiter: RateLimiter::new(rate::MAX_TRACKED_BUCKETS),
+            limiter,
             offers_limited_access: true,
         })
     }
@@ -757,11 +807,13 @@ impl Authorizer {
             .map(|p| format!("{p}{AUTHORIZE_ACTION_SUFFIX}"))
     }
 
-    fn bound_store(&self) -> Option<Arc<GrantStore>> {
-        self.store.clone()
+    /// The grant store, borrowed (a call takes no reference to it).
+    fn bound_store(&self) -> Option<&Arc<GrantStore>> {
+        self.store.as_ref()
     }
 
     fn pending_queue(&self) -> MutexGuard<'_, PendingQueue> {
+        callers::trace::note(&self.pending, callers::trace::Kind::Exclusive);
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -797,14 +849,31 @@ impl Authorizer {
     /// [`record_read`](Self::record_read) once the arguments are valid, just before the tool
     /// runs.
     pub(crate) fn authorize(&self, caller: &Caller, need: Need<'_>) -> Result<Decision, ToolError> {
+        self.authorize_as(None, caller, need)
+    }
+
+    /// The per-caller state calls are counted in: calls in flight, rate-limit buckets, the
+    /// access-log buffer.
+    pub(crate) fn callers(&self) -> &Callers {
+        self.limiter.callers()
+    }
+
+    /// [`authorize`](Self::authorize) for a call that holds `entry`, `caller`'s state (its
+    /// rate limit is taken there, without looking the caller up again).
+    pub(crate) fn authorize_as(
+        &self,
+        entry: Option<&CallerEntry>,
+        caller: &Caller,
+        need: Need<'_>,
+    ) -> Result<Decision, ToolError> {
         let gated = self.gate_discovery;
         if !gated && matches!(need, Need::Discovery | Need::UnknownTool) {
             return Ok(Decision::free(0));
         }
         let now = self.clock.now_ms();
-        let (access, grant) = self.decide(caller, need, now)?;
+        let (access, grant) = self.decide(entry, caller, need, now)?;
         if let Need::Tool { name, .. } = need {
-            self.take_rate_limit(caller, name, now)?;
+            self.take_rate_limit(entry, caller, name, now)?;
         }
         Ok(Decision {
             access,
@@ -816,10 +885,12 @@ impl Authorizer {
     /// Records in the access log that the grant behind `decision` read `tool` (user
     /// approval only; nothing for calls no grant admitted). The core calls it after the
     /// arguments were validated, just before the tool runs.
-    pub(crate) fn record_read(&self, tool: &str, decision: &Decision) {
+    pub(crate) fn record_read(&self, tool: &str, decision: &Decision, entry: &CallerEntry) {
         if let (Some(grant), Some(store)) = (&decision.grant, &self.store) {
             let grant = grant.grant();
-            store.access_log().record(
+            let log = store.access_log();
+            log.record(
+                entry.log_buffer(|| log.buffer()),
                 &grant.package,
                 grant.certificate_sha256.as_deref(),
                 tool,
@@ -829,7 +900,13 @@ impl Authorizer {
     }
 
     /// The per-tool rate limit, else the provider's, if any.
-    fn take_rate_limit(&self, caller: &Caller, tool: &str, now: u64) -> Result<(), ToolError> {
+    fn take_rate_limit(
+        &self,
+        entry: Option<&CallerEntry>,
+        caller: &Caller,
+        tool: &str,
+        now: u64,
+    ) -> Result<(), ToolError> {
         let (limit, bucket) = match self.tool_rate_limits.get(tool) {
             Some(limit) => (Some(limit), Some(tool)),
             None => (self.rate_limit.as_ref(), None),
@@ -837,8 +914,10 @@ impl Authorizer {
         let Some(limit) = limit else {
             return Ok(());
         };
-        self.limiter
-            .take(caller, bucket, limit, now)
+        // A call in flight holds its entry, which is never retired while it runs.
+        entry
+            .and_then(|entry| entry.take(bucket, limit, now))
+            .unwrap_or_else(|| self.limiter.take(caller, bucket, limit, now))
             .map_err(|wait| {
                 ToolError::rate_limited(format!(
                     "too many calls to `{tool}` from this app (at most {} at once, then one every {} ms); {}",
@@ -853,6 +932,7 @@ impl Authorizer {
     /// (counted against the refused-call limit, and recorded as a pending request).
     fn decide(
         &self,
+        entry: Option<&CallerEntry>,
         caller: &Caller,
         need: Need<'_>,
         now: u64,
@@ -875,12 +955,12 @@ impl Authorizer {
         {
             return Ok((AccessLevel::Full, None));
         }
-        let who = who(caller);
         if self.mode == Mode::Allowlist {
             self.charge_refusal(caller, now)?;
             return Err(ToolError::permission_denied(format!(
                 "{who} is not among the apps {} answers (with the signing certificate it has); the app's developer decides which apps may call",
-                self.provider_name
+                self.provider_name,
+                who = who(caller),
             )));
         }
         let Some(store) = self.bound_store() else {
@@ -894,41 +974,27 @@ impl Authorizer {
             )));
         };
         store.retry_unsaved(now);
-        let data = store.snapshot();
-        if data
-            .denials
-            .iter()
-            .any(|d| specificity(&d.package, d.certificate_sha256.as_deref(), caller).is_some())
-        {
+        let view = view_of(entry, store, caller);
+        if view.denied {
             self.charge_refusal(caller, now)?;
             return Err(ToolError::permission_denied(format!(
                 "the user declined access for {who} to {name}; do not retry: only the user can change this, in the {name} app",
+                who = who(caller),
                 name = self.provider_name
             )));
         }
-        // A grant without a certificate (written by an older version) would match any app
-        // installed under the package name: it admits nobody.
-        let mut candidates: Vec<(u8, usize, &Grant)> = data
-            .grants
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.certificate_sha256.is_some())
-            .filter_map(|(i, g)| {
-                specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, i, g))
-            })
-            .collect();
-        candidates.sort_by_key(|(s, _, _)| std::cmp::Reverse(*s));
+        let candidates = &view.candidates;
         let needed = match need {
             Need::Tool { scopes, .. } => scopes,
             Need::Discovery | Need::UnknownTool => &[][..],
         };
         let mut best: Option<store::Lacking> = None;
-        for (_, index, grant) in &candidates {
+        for (index, grant) in candidates.iter().enumerate() {
             match grant.admits(needed, now) {
                 Ok(access) => {
                     let admitted_by = AdmittedBy {
-                        data: Arc::clone(&data),
-                        index: *index,
+                        view: Arc::clone(&view),
+                        index,
                     };
                     return Ok((access, Some(admitted_by)));
                 }
@@ -947,7 +1013,7 @@ impl Authorizer {
         // about the tool (whether it exists, what it needs).
         let like_discovery = match need {
             Need::Tool { .. } => {
-                self.gate_discovery && candidates.iter().all(|(_, _, g)| g.is_expired(now))
+                self.gate_discovery && candidates.iter().all(|g| g.is_expired(now))
             }
             Need::Discovery | Need::UnknownTool => true,
         };
@@ -980,7 +1046,7 @@ impl Authorizer {
                 missing
             ),
         }
-        Err(self.auth_required(&who, shown, expired, data.decisions_lost))
+        Err(self.auth_required(&who(caller), shown, expired, view.decisions_lost))
     }
 
     /// Counts one refused call against `caller`'s refused-call limit
@@ -1135,6 +1201,25 @@ impl Authorizer {
             .map(|s| s.snapshot().denials.clone())
             .unwrap_or_default()
     }
+}
+
+/// `caller`'s view of `store`: the one its entry keeps while the store's generation is the one
+/// it was made at (a load of one atomic that only a change of the store writes), else one made
+/// from the store's current state under its read lock, and kept in the entry for the next call.
+fn view_of(entry: Option<&CallerEntry>, store: &GrantStore, caller: &Caller) -> Arc<GrantView> {
+    let generation = store.generation();
+    if let Some(kept) = entry
+        .and_then(CallerEntry::grant_view)
+        .filter(|v| v.generation == generation && v.caller == *caller)
+    {
+        return kept;
+    }
+    let (data, generation) = store.snapshot_at();
+    let view = Arc::new(GrantView::of(&data, generation, caller));
+    if let Some(entry) = entry {
+        entry.keep_grant_view(Arc::clone(&view));
+    }
+    view
 }
 
 /// How well a grant / denial / allowlist entry for `package` (pinned to `cert` if `Some`)

@@ -1,10 +1,11 @@
 //! Per-caller token buckets: [`RateLimit`].
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::callers::Callers;
 use crate::caller::Caller;
+use crate::clock::Clock;
 
 /// A token bucket: up to `burst` calls at once, then one more every `refill_every`.
 ///
@@ -67,13 +68,13 @@ impl RateLimit {
         Ok(())
     }
 
-    fn cost_ms(&self) -> u64 {
+    pub(crate) fn cost_ms(&self) -> u64 {
         u64::try_from(self.refill_every.as_millis())
             .unwrap_or(u64::MAX)
             .max(1)
     }
 
-    fn capacity_ms(&self) -> u64 {
+    pub(crate) fn capacity_ms(&self) -> u64 {
         self.cost_ms().saturating_mul(u64::from(self.burst))
     }
 }
@@ -85,27 +86,65 @@ pub(crate) const REFUSED_BUCKET: &str = "\0refused";
 /// the least recently used.
 pub(crate) const MAX_TRACKED_BUCKETS: usize = 1024;
 
+/// One caller's bucket for one limit.
 #[derive(Debug, Clone, Copy)]
-struct Bucket {
+pub(crate) struct Bucket {
     /// Credit in ms: each call costs `refill_every`; time adds credit one to one.
     credit_ms: u64,
     capacity_ms: u64,
     last_ms: u64,
 }
 
-/// The buckets of one provider.
+impl Bucket {
+    /// A bucket with every token in it.
+    pub(crate) fn full(limit: &RateLimit, now_ms: u64) -> Bucket {
+        Bucket {
+            credit_ms: limit.capacity_ms(),
+            capacity_ms: limit.capacity_ms(),
+            last_ms: now_ms,
+        }
+    }
+
+    /// Takes one token; `Err` holds the wait until one is back.
+    pub(crate) fn take(&mut self, limit: &RateLimit, now_ms: u64) -> Result<(), Duration> {
+        let cost = limit.cost_ms();
+        let capacity = limit.capacity_ms();
+        self.capacity_ms = capacity;
+        let elapsed = now_ms.saturating_sub(self.last_ms);
+        self.credit_ms = self.credit_ms.saturating_add(elapsed).min(capacity);
+        self.last_ms = self.last_ms.max(now_ms);
+        if self.credit_ms >= cost {
+            self.credit_ms -= cost;
+            Ok(())
+        } else {
+            Err(Duration::from_millis(cost - self.credit_ms))
+        }
+    }
+
+    /// Whether it has refilled completely by `now_ms` (dropping it then loses nothing).
+    pub(crate) fn is_full(&self, now_ms: u64) -> bool {
+        self.credit_ms
+            .saturating_add(now_ms.saturating_sub(self.last_ms))
+            >= self.capacity_ms
+    }
+}
+
+/// The buckets of one provider, kept in its per-caller state ([`Callers`]).
 #[derive(Debug)]
 pub(crate) struct RateLimiter {
-    buckets: Mutex<HashMap<(String, Option<String>), Bucket>>,
-    max_buckets: usize,
+    callers: Callers,
 }
 
 impl RateLimiter {
-    pub(crate) fn new(max_buckets: usize) -> Self {
+    pub(crate) fn new(max_buckets: usize, clock: Arc<dyn Clock>) -> Self {
         RateLimiter {
-            buckets: Mutex::new(HashMap::new()),
-            max_buckets: max_buckets.max(1),
+            callers: Callers::new(max_buckets, clock),
         }
+    }
+
+    /// The per-caller state the buckets live in.
+    pub(crate) fn callers(&self) -> &Callers {
+        &self.callers
     }
 
     /// Takes one token from `caller`'s bucket for `limit` (`tool` is `None` for the provider's
@@ -117,66 +156,17 @@ impl RateLimiter {
         limit: &RateLimit,
         now_ms: u64,
     ) -> Result<(), Duration> {
-        let key = (caller_key(caller), tool.map(str::to_owned));
-        let cost = limit.cost_ms();
-        let capacity = limit.capacity_ms();
-        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
-        if !buckets.contains_key(&key) && buckets.len() >= self.max_buckets {
-            evict(&mut buckets, self.max_buckets, now_ms);
-        }
-        let bucket = buckets.entry(key).or_insert(Bucket {
-            credit_ms: capacity,
-            capacity_ms: capacity,
-            last_ms: now_ms,
-        });
-        bucket.capacity_ms = capacity;
-        let elapsed = now_ms.saturating_sub(bucket.last_ms);
-        bucket.credit_ms = bucket.credit_ms.saturating_add(elapsed).min(capacity);
-        bucket.last_ms = bucket.last_ms.max(now_ms);
-        if bucket.credit_ms >= cost {
-            bucket.credit_ms -= cost;
-            Ok(())
-        } else {
-            Err(Duration::from_millis(cost - bucket.credit_ms))
+        loop {
+            let entry = self.callers.entry_at(caller, Some(now_ms));
+            if let Some(taken) = entry.take(tool, limit, now_ms) {
+                return taken;
+            }
         }
     }
 
     #[cfg(test)]
     pub(crate) fn tracked(&self) -> usize {
-        self.buckets
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
-    }
-}
-
-/// Makes room for one more bucket: drops buckets that have refilled completely (dropping them
-/// loses nothing), then, if still full, the least recently used.
-fn evict(buckets: &mut HashMap<(String, Option<String>), Bucket>, max: usize, now_ms: u64) {
-    buckets.retain(|_, b| {
-        b.credit_ms.saturating_add(now_ms.saturating_sub(b.last_ms)) < b.capacity_ms
-    });
-    while buckets.len() >= max {
-        let Some(oldest) = buckets
-            .iter()
-            .min_by_key(|(_, b)| b.last_ms)
-            .map(|(k, _)| k.clone())
-        else {
-            break;
-        };
-        buckets.remove(&oldest);
-    }
-}
-
-/// Buckets are per UID (all packages of a shared UID share them), else per package set.
-fn caller_key(caller: &Caller) -> String {
-    match caller.uid() {
-        Some(uid) => format!("uid:{uid}"),
-        None => {
-            let mut names: Vec<&str> = caller.package_names().collect();
-            names.sort_unstable();
-            format!("pkg:{}", names.join(","))
-        }
+        self.callers.tracked()
     }
 }
 

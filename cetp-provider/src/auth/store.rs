@@ -356,6 +356,9 @@ pub(crate) struct GrantStore {
     _lock: LockGuard,
     writer: Mutex<()>,
     state: RwLock<Arc<StoreData>>,
+    /// Bumped (under `state`'s write lock) each time a new state is published: a call compares
+    /// it with the one its caller's view was made at, and reads `state` only when they differ.
+    generation: AtomicU64,
     /// Memory holds a change the file does not (yet).
     unsaved: AtomicBool,
     last_retry_ms: AtomicU64,
@@ -463,6 +466,7 @@ impl GrantStore {
             _lock: lock,
             writer: Mutex::new(()),
             state: RwLock::new(Arc::new(data)),
+            generation: AtomicU64::new(0),
             unsaved: AtomicBool::new(false),
             last_retry_ms: AtomicU64::new(now_ms),
             copy_holds: Mutex::new(resolved.copy_holds),
@@ -512,10 +516,25 @@ impl GrantStore {
 
     /// The current state (cheap: an `Arc` clone under a short read lock).
     pub(crate) fn snapshot(&self) -> Arc<StoreData> {
+        super::callers::trace::note(&self.state, super::callers::trace::Kind::Shared);
         self.state
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// The current state with its generation, read together (one consistent pair).
+    pub(crate) fn snapshot_at(&self) -> (Arc<StoreData>, u64) {
+        super::callers::trace::note(&self.state, super::callers::trace::Kind::Shared);
+        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
+        (state.clone(), self.generation.load(Ordering::Acquire))
+    }
+
+    /// The generation of the current state: changes with every published change, and is only
+    /// read (never written) while the state stays the same, so callers reading it share a
+    /// cache line without contending for it.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     /// Whether the file was found unreadable with no good copy, and no decision was made since.
@@ -529,7 +548,10 @@ impl GrantStore {
     }
 
     fn publish(&self, data: Arc<StoreData>) {
-        *self.state.write().unwrap_or_else(PoisonError::into_inner) = data;
+        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        *state = data;
+        // Under the write lock: a reader of `state` sees the generation that goes with it.
+        self.generation.fetch_add(1, Ordering::Release);
     }
 
     /// Applies `change` to a copy of the state and saves it. A [`Change::Widening`] change is
@@ -544,6 +566,7 @@ impl GrantStore {
         change: impl FnOnce(&mut StoreData) -> Result<R, E>,
         persist_error: impl FnOnce(io::Error) -> E,
     ) -> Result<R, E> {
+        super::callers::trace::note(&self.writer, super::callers::trace::Kind::Exclusive);
         let _writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = (*self.snapshot()).clone();
         let result = change(&mut next)?;
@@ -594,6 +617,7 @@ impl GrantStore {
         if now_ms.saturating_sub(last) < RETRY_EVERY_MS && now_ms >= last {
             return;
         }
+        super::callers::trace::note(&self.writer, super::callers::trace::Kind::Exclusive);
         let Ok(_writer) = self.writer.try_lock() else {
             return;
         };

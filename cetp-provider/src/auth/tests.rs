@@ -19,7 +19,7 @@ fn retry_text_rounds_up_to_whole_seconds() {
 
 #[test]
 fn token_bucket_refills_with_time_and_tolerates_a_clock_going_back() {
-    let limiter = RateLimiter::new(8);
+    let limiter = RateLimiter::new(8, Arc::new(SystemClock));
     let limit = RateLimit::new(2, Duration::from_millis(500));
     let caller = Caller::app(1, "a");
     assert!(limiter.take(&caller, None, &limit, 10_000).is_ok());
@@ -45,13 +45,13 @@ fn token_bucket_refills_with_time_and_tolerates_a_clock_going_back() {
 fn tracked_buckets_are_bounded_and_idle_ones_go_first() {
     let limit = RateLimit::new(1, Duration::from_secs(10));
     // Never more than the bound, however many callers.
-    let limiter = RateLimiter::new(4);
+    let limiter = RateLimiter::new(4, Arc::new(SystemClock));
     for uid in 0..50 {
         let _ = limiter.take(&Caller::app(uid, "x"), None, &limit, u64::from(uid));
         assert!(limiter.tracked() <= 4);
     }
     // Idle (refilled) buckets are dropped before busy ones, even if used more recently.
-    let limiter = RateLimiter::new(2);
+    let limiter = RateLimiter::new(2, Arc::new(SystemClock));
     let hot = Caller::app(11, "hot");
     let idle = Caller::app(10, "idle");
     assert!(limiter.take(&hot, None, &limit, 5_000).is_ok());
@@ -69,7 +69,7 @@ fn tracked_buckets_are_bounded_and_idle_ones_go_first() {
         Err(Duration::from_secs(5))
     );
     // With no idle bucket, the least recently used goes.
-    let limiter = RateLimiter::new(2);
+    let limiter = RateLimiter::new(2, Arc::new(SystemClock));
     assert!(limiter.take(&Caller::app(1, "a"), None, &limit, 0).is_ok());
     assert!(limiter.take(&Caller::app(2, "b"), None, &limit, 1).is_ok());
     assert!(limiter.take(&Caller::app(3, "c"), None, &limit, 2).is_ok());

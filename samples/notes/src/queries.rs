@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, Once, PoisonError};
+use std::sync::{Mutex, Once};
 
 use cetp_provider::{AccessLevel, CallContext, Deadline, ToolError};
 use chrono::NaiveDate;
@@ -90,12 +90,18 @@ pub struct TagCount {
 }
 
 /// The notes database, shared by every tool as provider state: a small pool of read-only
-/// connections.
+/// connections, one slot per thread.
 ///
 /// A call takes an idle connection (or opens one when all are busy) and puts it back after, so
 /// in the steady state no call opens a file, sets pragmas or re-reads the schema, and the
 /// statements each connection prepared stay cached (`prepare_cached`). At most [`POOL_SIZE`]
-/// idle connections are kept: as many as Binder threads serve one provider at once. Each is
+/// idle connections are kept: as many as Binder threads serve one provider at once.
+///
+/// Each thread has a slot of its own: it takes its connection from there and puts it back
+/// there, so in the steady state two threads never touch the same slot, and calls on different
+/// threads share nothing (no pool-wide lock, no shared cache line). Only a thread whose slot is
+/// empty (its first call) looks in the others for an idle connection before opening one. A slot
+/// is only ever tried (`try_lock`), never waited for. Each is
 /// opened with `SQLITE_OPEN_READ_ONLY` and set to `PRAGMA query_only`, so no tool can write,
 /// whatever SQL it runs; each statement outside a transaction sees what was last committed
 /// through this same SQLite library. The app must therefore write the file through this crate
@@ -108,7 +114,7 @@ pub struct TagCount {
 /// until it exists, without stopping the provider.
 pub struct Database {
     path: PathBuf,
-    idle: Mutex<Vec<Connection>>,
+    idle: Box<[Slot]>,
     opened: AtomicUsize,
     first_use: Option<fn(&Path)>,
     prepared: Once,
@@ -133,6 +139,20 @@ impl From<PathBuf> for Database {
 /// most 16 threads (15 pool threads and the main one).
 pub const POOL_SIZE: usize = 16;
 
+/// One idle connection (or none), on a cache line of its own.
+#[derive(Default)]
+#[repr(align(128))]
+struct Slot(Mutex<Option<Connection>>);
+
+/// The slot the current thread starts at: threads get consecutive ones as they first call.
+fn home_slot() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static HOME: usize = NEXT.fetch_add(1, Ordering::Relaxed) % POOL_SIZE;
+    }
+    HOME.with(|home| *home)
+}
+
 /// How many virtual-machine steps SQLite runs between two looks at the call's deadline (a few
 /// microseconds of work, so a query stops within well under a millisecond of it).
 pub const PROGRESS_STEPS: std::ffi::c_int = 1_000;
@@ -142,7 +162,7 @@ impl Database {
     pub fn new(path: impl Into<PathBuf>) -> Self {
         Database {
             path: path.into(),
-            idle: Mutex::new(Vec::new()),
+            idle: (0..POOL_SIZE).map(|_| Slot::default()).collect(),
             opened: AtomicUsize::new(0),
             first_use: None,
             prepared: Once::new(),
@@ -173,8 +193,7 @@ impl Database {
         read: impl FnOnce(&Connection) -> Result<T, ToolError>,
     ) -> Result<T, ToolError> {
         deadline.check()?;
-        let idle = self.idle().pop();
-        let conn = match idle {
+        let conn = match self.take_idle() {
             Some(conn) => conn,
             None => self.open()?,
         };
@@ -188,10 +207,7 @@ impl Database {
         if watched {
             conn.progress_handler(0, None::<fn() -> bool>);
         }
-        let mut idle = self.idle();
-        if idle.len() < POOL_SIZE {
-            idle.push(conn);
-        }
+        self.keep(conn);
         result
     }
 
@@ -200,8 +216,27 @@ impl Database {
         self.opened.load(Ordering::Relaxed)
     }
 
-    fn idle(&self) -> MutexGuard<'_, Vec<Connection>> {
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The slots in the order the current thread tries them: its own first.
+    fn slots(&self) -> impl Iterator<Item = &Mutex<Option<Connection>>> {
+        let home = home_slot();
+        (0..POOL_SIZE).map(move |i| &self.idle[(home + i) % POOL_SIZE].0)
+    }
+
+    /// An idle connection: this thread's, else any other's.
+    fn take_idle(&self) -> Option<Connection> {
+        self.slots()
+            .find_map(|slot| slot.try_lock().ok().and_then(|mut idle| idle.take()))
+    }
+
+    /// Puts `conn` back: in this thread's slot, else in the first empty one; closed when every
+    /// slot is taken.
+    fn keep(&self, conn: Connection) {
+        let empty = self
+            .slots()
+            .find_map(|slot| slot.try_lock().ok().filter(|idle| idle.is_none()));
+        if let Some(mut idle) = empty {
+            *idle = Some(conn);
+        }
     }
 
     fn open(&self) -> Result<Connection, ToolError> {
@@ -532,6 +567,39 @@ mod tests {
         assert_eq!(fts_terms("  抹茶  "), Some(r#""抹茶""#.into()));
     }
 
+    /// The linked SQLite is built for parallel readers (`LIBSQLITE3_FLAGS` in the workspace's
+    /// `.cargo/config.toml`): no page cache shared by every connection behind one mutex, and no
+    /// global mutex taken by each allocation to count it.
+    #[test]
+    fn sqlite_is_built_for_parallel_readers() {
+        let conn = Connection::open_in_memory().unwrap();
+        let options: Vec<String> = conn
+            .prepare("PRAGMA compile_options")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+        assert!(options.iter().any(|o| o == "THREADSAFE=1"), "{options:?}");
+        // The same answers from the C API the pragma reads.
+        let used = |name: &std::ffi::CStr| {
+            // SAFETY: `name` is a NUL-terminated string that outlives the call, and the
+            // function only reads it.
+            unsafe { rusqlite::ffi::sqlite3_compileoption_used(name.as_ptr()) }
+        };
+        assert_eq!(used(c"SQLITE_DEFAULT_MEMSTATUS=0"), 1);
+        assert_eq!(used(c"SQLITE_ENABLE_MEMORY_MANAGEMENT"), 0);
+        assert_eq!(used(c"SQLITE_ENABLE_FTS5"), 1, "the check itself works");
+    }
+
     #[test]
     fn the_connection_cannot_write() {
         let dir = tempfile::tempdir().unwrap();
@@ -590,6 +658,58 @@ mod tests {
         assert_eq!(db.connections_opened(), threads);
         note(&db, 1, &full()).unwrap();
         assert_eq!(db.connections_opened(), threads);
+    }
+
+    /// Each thread gets its own connection back at its next call, also when another thread
+    /// called in between: the connection the other thread just put back is not handed over.
+    #[test]
+    fn each_thread_gets_its_own_connection_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.db");
+        crate::demo::create(&path).unwrap();
+        let db = Database::new(&path);
+        let turn = std::sync::Barrier::new(2);
+        // Which connection serves a call: its SQLite handle, only compared. With `together`
+        // both threads are in a call at once (so each has a connection of its own).
+        let connection = |together: bool| {
+            db.read(&Deadline::none(), |conn| {
+                if together {
+                    turn.wait();
+                }
+                // SAFETY: the pointer is only compared, never used.
+                Ok(unsafe { conn.handle() } as usize)
+            })
+            .unwrap()
+        };
+        let seen: Vec<Vec<usize>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..2)
+                .map(|thread| {
+                    let (connection, turn) = (&connection, &turn);
+                    scope.spawn(move || {
+                        let mut seen = vec![connection(true)];
+                        // Then one at a time: thread 1 calls, then thread 0.
+                        for _ in 0..10 {
+                            if thread == 0 {
+                                turn.wait();
+                                seen.push(connection(false));
+                                turn.wait();
+                            } else {
+                                seen.push(connection(false));
+                                turn.wait();
+                                turn.wait();
+                            }
+                        }
+                        seen
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        for calls in &seen {
+            assert!(calls.iter().all(|c| *c == calls[0]), "{seen:?}");
+        }
+        assert_ne!(seen[0][0], seen[1][0]);
+        assert_eq!(db.connections_opened(), 2);
     }
 
     #[test]
