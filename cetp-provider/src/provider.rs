@@ -1240,7 +1240,9 @@ mod tests {
         // limit fails the assertions below instead of leaving the test waiting.
         let entered = gate.until_settled(CALLS);
         let refused: Vec<Response> = answers.try_iter().collect();
-        let running = provider.in_flight.running(provider.auth.callers(), &hostile);
+        let running = provider
+            .in_flight
+            .running(provider.auth.callers(), &hostile);
         // The approved agent is served while the hostile app's calls hang.
         let served = (0..100)
             .filter(|_| call(&provider, "quick", &agent).data() == Some("\"quick\""))
@@ -1259,7 +1261,12 @@ mod tests {
         }
         assert_eq!(served, 100);
         assert!(released.iter().all(|a| a.data() == Some("\"released\"")));
-        assert_eq!(provider.in_flight.running(provider.auth.callers(), &hostile), 0);
+        assert_eq!(
+            provider
+                .in_flight
+                .running(provider.auth.callers(), &hostile),
+            0
+        );
     }
 
     #[test]

@@ -147,10 +147,19 @@ struct Slot(Mutex<Option<Connection>>);
 /// The slot the current thread starts at: threads get consecutive ones as they first call.
 fn home_slot() -> usize {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    thread_local! {
-        static HOME: usize = NEXT.fetch_add(1, Ordering::Relaxed) % POOL_SIZE;
-    }
-    HOME.with(|home| *home)
+    HOME.with(|home| *home.get_or_init(|| NEXT.fetch_add(1, Ordering::Relaxed) % POOL_SIZE))
+}
+
+thread_local! {
+    /// The current thread's slot, chosen on its first call.
+    static HOME: std::cell::OnceCell<usize> = const { std::cell::OnceCell::new() };
+}
+
+/// Gives the current thread `slot` as its own before its first call (tests that need to know
+/// which slot a thread starts at, whatever other threads of the process took).
+#[cfg(test)]
+fn set_home_slot(slot: usize) {
+    HOME.with(|home| assert_eq!(*home.get_or_init(|| slot), slot, "slot chosen already"));
 }
 
 /// How many virtual-machine steps SQLite runs between two looks at the call's deadline (a few
@@ -686,6 +695,8 @@ mod tests {
                 .map(|thread| {
                     let (connection, turn) = (&connection, &turn);
                     scope.spawn(move || {
+                        // Slots of their own, whatever other tests' threads took.
+                        set_home_slot(thread);
                         let mut seen = vec![connection(true)];
                         // Then one at a time: thread 1 calls, then thread 0.
                         for _ in 0..10 {
