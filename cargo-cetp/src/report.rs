@@ -296,9 +296,14 @@ pub fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
             };
             Finding::warning(
                 format!(
-                    "{what} has no translation to {}, languages the approval screens ship in: \
-                     a user there reads it in the default language inside a translated sentence",
-                    languages.join(", ")
+                    "{what} has no translation to {} ({} the approval screens ship in): a user \
+                     there reads it in the default language inside a translated sentence",
+                    languages.join(", "),
+                    if languages.len() == 1 {
+                        "a language"
+                    } else {
+                        "languages"
+                    }
                 ),
                 format!("give the text with its translations: `{call}`, one `.with` per language"),
             )
@@ -356,7 +361,7 @@ mod tests {
             .find(|f| f.problem.contains("provider's description"))
             .unwrap();
         assert!(
-            about_description.problem.contains("to de,"),
+            about_description.problem.contains("to de (a language"),
             "{}",
             about_description.problem
         );
