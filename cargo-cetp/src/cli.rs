@@ -201,6 +201,7 @@ Cargo.lock) and reports:
   - CETP v1 conformance (cetp_provider::testing::check_conformance);
   - parameters without a description;
   - scope descriptions that read wrongly in \"Open <app> and allow <agent> to read: ...\";
+  - the app's texts without a translation to a language the approval screens ship in;
   - the Android module: placeholders, the permission mode, components declared twice.
 Each finding is a warning with its fix. Exits with 1 only for errors: a provider that does not
 build or a conformance failure.
