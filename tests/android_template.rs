@@ -95,6 +95,7 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
         ("ADMIN_KEY_SCOPES", wire::ADMIN_KEY_SCOPES),
         ("ADMIN_KEY_ACCESS", wire::ADMIN_KEY_ACCESS),
         ("ADMIN_KEY_DURATION_SECS", wire::ADMIN_KEY_DURATION_SECS),
+        ("ADMIN_KEY_LOCALE", wire::ADMIN_KEY_LOCALE),
         ("ADMIN_KEY_CALLER_UID", wire::ADMIN_KEY_CALLER_UID),
         ("ADMIN_KEY_PACKAGE", wire::ADMIN_KEY_PACKAGE),
         (
@@ -462,4 +463,27 @@ fn the_readme_shows_the_gradle_tasks_as_they_are() {
     ] {
         assert!(block.contains(needle), "{needle}");
     }
+}
+
+#[test]
+fn the_languages_check_asks_for_are_the_templates() {
+    // `res/values-pt-rBR/strings.xml` is the language tag `pt-BR`.
+    let res = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../android-template/src/main/res");
+    let mut shipped: Vec<String> = std::fs::read_dir(&res)
+        .unwrap()
+        .filter_map(|entry| {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            let qualifier = name.strip_prefix("values-")?;
+            entry
+                .path()
+                .join("strings.xml")
+                .is_file()
+                .then(|| qualifier.replace("-r", "-"))
+        })
+        .collect();
+    shipped.sort();
+    let mut checked: Vec<&str> = cetp_provider::localized::TEMPLATE_LANGUAGES.to_vec();
+    checked.sort_unstable();
+    assert_eq!(shipped, checked);
 }

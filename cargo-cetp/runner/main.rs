@@ -139,7 +139,21 @@ fn describe_json(app: &App) -> Result<Value, String> {
         "raw_tools": parse(raw.list_tools_json()),
         "provider_info": parse(provider.provider_info_json()),
         "conformance": violations,
+        "untranslated": untranslated(&provider),
     }))
+}
+
+/// For each language the template's screens ship in, the app's texts without a translation to
+/// it: `{"fr": ["scope notes.read"], …}` (languages with none left out).
+fn untranslated(provider: &Provider) -> Value {
+    let mut out = serde_json::Map::new();
+    for &language in cetp_provider::localized::TEMPLATE_LANGUAGES {
+        let missing = provider.untranslated(language);
+        if !missing.is_empty() {
+            out.insert(language.to_owned(), json!(missing));
+        }
+    }
+    Value::Object(out)
 }
 
 fn mcp(app: &App, options: &Options) -> Result<(), String> {

@@ -56,6 +56,7 @@ pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
         &description["provider_info"],
         &package,
     ));
+    findings.extend(report::untranslated_texts(&description["untranslated"]));
     let (mut notes, android) = android::lint(app, &module);
     findings.extend(android);
     findings.extend(android::lint_profile(app));

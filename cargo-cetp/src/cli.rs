@@ -275,6 +275,7 @@ Cargo.lock) and reports:
   - CETP v1 conformance (cetp_provider::testing::check_conformance);
   - parameters without a description;
   - scope descriptions that read wrongly in \"Open <app> and allow <agent> to read: ...\";
+  - the app's texts without a translation to a language the approval screens ship in;
   - the Android module: placeholders, the permission mode, components declared twice;
   - 16 KB pages: every LOAD segment of the app's native libraries built for Android
     (target/<android target>/<profile>/, android/build/, android/src/main/jniLibs/, the

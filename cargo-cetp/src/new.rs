@@ -204,7 +204,7 @@ codegen-units = 1
 
 use std::path::Path;
 
-use cetp_provider::{{App, Provider, ProviderBuilder, ToolError, tool, tools}};
+use cetp_provider::{{App, Localized, Provider, ProviderBuilder, ToolError, tool, tools}};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -259,9 +259,32 @@ pub fn find_items(
 /// Declares the provider; the Android template calls it once, on the first call that needs it.
 pub fn provider(app: &App) -> ProviderBuilder {{
     Provider::builder("{title}")
-        .description("The items you keep in {title}")
+        // Each text in the languages the approval screens speak (`cargo cetp check` names a
+        // missing one).
+        .description(
+            Localized::new("The items you keep in {title}")
+                .with("ar", "العناصر التي تحتفظ بها في {title}")
+                .with("de", "Die Einträge, die du in {title} aufbewahrst")
+                .with("es", "Los elementos que guardas en {title}")
+                .with("fr", "Les éléments que vous gardez dans {title}")
+                .with("hi", "वे आइटम जो आप {title} में रखते हैं")
+                .with("ja", "{title} に保存しているアイテム")
+                .with("pt-BR", "Os itens que você guarda em {title}")
+                .with("zh-CN", "你保存在 {title} 中的项目"),
+        )
         // Completes "allow <agent> to read: …" on the approval screen: the data, in lower case.
-        .scope("items.read", "your saved items")
+        .scope(
+            "items.read",
+            Localized::new("your saved items")
+                .with("ar", "عناصرك المحفوظة")
+                .with("de", "deine gespeicherten Einträge")
+                .with("es", "tus elementos guardados")
+                .with("fr", "vos éléments enregistrés")
+                .with("hi", "आपके सहेजे गए आइटम")
+                .with("ja", "保存したアイテム")
+                .with("pt-BR", "seus itens salvos")
+                .with("zh-CN", "你保存的项目"),
+        )
         // No tool hides anything from limited callers; remove this when one does
         // (`CallContext::access`).
         .full_access_only()

@@ -247,6 +247,70 @@ pub fn scope_wording(provider_info: &Value, package: &str) -> Vec<Finding> {
     out
 }
 
+/// The app's texts (its description, its scopes' descriptions) that a language the template's
+/// screens ship in has no translation for: the consent dialog would ask its question in that
+/// language with the app's words in the default one. `untranslated` is the runner's
+/// `{"<language>": ["description", "scope <name>", …], …}`; one warning per text, naming the
+/// languages it lacks.
+///
+/// ```
+/// let untranslated = serde_json::json!({"fr": ["scope notes.read"], "ja": ["scope notes.read", "description"]});
+/// let found = cargo_cetp::report::untranslated_texts(&untranslated);
+/// assert_eq!(found.len(), 2);
+/// assert!(found[0].problem.contains("`notes.read`") && found[0].problem.contains("fr, ja"), "{}", found[0].problem);
+/// assert!(found[0].fix.contains(r#"Localized::new("…").with("fr", "…")"#), "{}", found[0].fix);
+/// ```
+pub fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
+    let mut texts: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (language, missing) in untranslated.as_object().into_iter().flatten() {
+        for text in missing
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            match texts.iter_mut().find(|(t, _)| *t == text) {
+                Some((_, languages)) => languages.push(language),
+                None => texts.push((text, vec![language])),
+            }
+        }
+    }
+    texts
+        .into_iter()
+        .map(|(text, languages)| {
+            let (what, call) = match text.strip_prefix("scope ") {
+                Some(scope) => (
+                    format!("scope `{scope}`'s description"),
+                    format!(
+                        ".scope(\"{scope}\", Localized::new(\"…\").with(\"{}\", \"…\"))",
+                        languages[0]
+                    ),
+                ),
+                None => (
+                    "the provider's description".to_owned(),
+                    format!(
+                        ".description(Localized::new(\"…\").with(\"{}\", \"…\"))",
+                        languages[0]
+                    ),
+                ),
+            };
+            Finding::warning(
+                format!(
+                    "{what} has no translation to {} ({} the approval screens ship in): a user \
+                     there reads it in the default language inside a translated sentence",
+                    languages.join(", "),
+                    if languages.len() == 1 {
+                        "a language"
+                    } else {
+                        "languages"
+                    }
+                ),
+                format!("give the text with its translations: `{call}`, one `.with` per language"),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -279,6 +343,34 @@ mod tests {
             "{}",
             found[1].fix
         );
+    }
+
+    #[test]
+    fn each_untranslated_text_is_one_warning_naming_its_languages() {
+        let untranslated = json!({
+            "de": ["description", "scope a"],
+            "fr": ["scope a"],
+            "ar": []});
+        let found = untranslated_texts(&untranslated);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(!found[0].error && !found[1].error);
+        let about_a = found.iter().find(|f| f.problem.contains("`a`")).unwrap();
+        assert!(about_a.problem.contains("de, fr"), "{}", about_a.problem);
+        let about_description = found
+            .iter()
+            .find(|f| f.problem.contains("provider's description"))
+            .unwrap();
+        assert!(
+            about_description.problem.contains("to de (a language"),
+            "{}",
+            about_description.problem
+        );
+        assert!(
+            about_description
+                .fix
+                .contains(".description(Localized::new")
+        );
+        assert!(untranslated_texts(&json!({})).is_empty());
     }
 
     #[test]

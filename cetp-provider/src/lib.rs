@@ -99,6 +99,7 @@ pub mod host;
 #[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 pub mod jni;
 mod limits;
+pub mod localized;
 mod log_text;
 mod provider;
 #[cfg(feature = "jni")]
@@ -119,6 +120,7 @@ pub use context::{AccessLevel, CallContext, Deadline};
 pub use descriptor::{Annotations, ToolDescriptor};
 pub use error::ToolError;
 pub use limits::Limits;
+pub use localized::Localized;
 pub use provider::{AnyTool, BuildError, Provider, ProviderBuilder};
 /// The schemars version the SDK derives schemas with. Derive `JsonSchema` on your argument
 /// types through it (`#[derive(cetp_provider::schemars::JsonSchema)]` with

@@ -27,6 +27,7 @@ use crate::context::{AccessLevel, CallContext, Deadline};
 use crate::descriptor::{ToolDescriptor, ToolFacts};
 use crate::error::{ToolError, provider_bug};
 use crate::limits::{InFlight, Limits};
+use crate::localized::Localized;
 use crate::log_text::{Escaped, printable};
 use crate::schema::{self, OutputCheck, SchemaError};
 use crate::state::StateType;
@@ -203,8 +204,8 @@ type HostCheck = fn(&TypeMap, &[ToolDescriptor]) -> Result<(), BuildError>;
 #[must_use]
 pub struct ProviderBuilder {
     name: String,
-    description: String,
-    scopes: Vec<(String, String)>,
+    description: Localized,
+    scopes: Vec<(String, Localized)>,
     tools: Vec<AnyTool>,
     limits: Limits,
     tool_deadlines: Vec<(String, Duration)>,
@@ -219,16 +220,30 @@ pub struct ProviderBuilder {
 }
 
 impl ProviderBuilder {
-    /// The description `get_provider_info` returns.
-    pub fn description(mut self, description: impl Into<String>) -> Self {
+    /// The description `get_provider_info` returns: a text, or a [`Localized`] text with its
+    /// translations (`get_provider_info` answers in the phone's language).
+    pub fn description(mut self, description: impl Into<Localized>) -> Self {
         self.description = description.into();
         self
     }
 
     /// Declares a data scope that tools can require and users grant. `description` completes
     /// "Allow an agent to read …" on the approval screen and in the consumer's hint: write what
-    /// the data is, in lower case, e.g. `"your notes: titles, dates and text"`.
-    pub fn scope(mut self, name: impl Into<String>, description: impl Into<String>) -> Self {
+    /// the data is, in lower case, e.g. `"your notes: titles, dates and text"`. Give a
+    /// [`Localized`] text for the screens to show it in the user's language:
+    ///
+    /// ```
+    /// use cetp_provider::{Localized, Provider};
+    ///
+    /// let provider = Provider::builder("Notes")
+    ///     .scope("notes.read", Localized::new("your notes").with("fr", "vos notes"))
+    ///     .scope("tags.read", "your tags")
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(provider.scopes()[0].1, "your notes");
+    /// assert_eq!(provider.scope_texts()[0].1.get(Some("fr-FR")), "vos notes");
+    /// ```
+    pub fn scope(mut self, name: impl Into<String>, description: impl Into<Localized>) -> Self {
         self.scopes.push((name.into(), description.into()));
         self
     }
@@ -532,23 +547,31 @@ impl ProviderBuilder {
         let scopes_json: Vec<Value> = self
             .scopes
             .iter()
-            .map(|(name, description)| json!({"name": name, "description": description}))
+            .map(|(name, description)| {
+                json!({"name": name, "description": description.default_text()})
+            })
             .collect();
         let info_json = json!({
             "provider_name": self.name,
-            "description": self.description,
+            "description": self.description.default_text(),
             "scopes": scopes_json,
         })
         .to_string();
+        let defaults = self
+            .scopes
+            .iter()
+            .map(|(name, text)| (name.clone(), text.default_text().to_owned()))
+            .collect();
         let mut auth = Authorizer::new(
             self.auth,
             &self.name,
-            self.scopes,
+            defaults,
             &descriptors,
             self.app.as_ref(),
         )
         .map_err(BuildError::Auth)?;
         auth.offers_limited_access = !self.full_access_only;
+        auth.scope_texts = self.scopes;
         Ok(Provider {
             name: self.name,
             description: self.description,
@@ -586,7 +609,7 @@ struct Entry {
 /// [`execute`](Self::execute)).
 pub struct Provider {
     name: String,
-    description: String,
+    description: Localized,
     descriptors: Vec<ToolDescriptor>,
     entries: Vec<Entry>,
     by_name: HashMap<&'static str, usize>,
@@ -731,7 +754,7 @@ impl Provider {
     pub fn builder(name: impl Into<String>) -> ProviderBuilder {
         ProviderBuilder {
             name: name.into(),
-            description: String::new(),
+            description: Localized::default(),
             scopes: Vec::new(),
             tools: Vec::new(),
             limits: Limits::default(),
@@ -752,8 +775,13 @@ impl Provider {
         &self.name
     }
 
-    /// The description `get_provider_info` returns.
+    /// The description `get_provider_info` returns, in the default language.
     pub fn description(&self) -> &str {
+        self.description.default_text()
+    }
+
+    /// The description with its translations.
+    pub fn description_text(&self) -> &Localized {
         &self.description
     }
 
@@ -762,9 +790,33 @@ impl Provider {
         &self.descriptors
     }
 
-    /// The declared scopes as `(name, description)` pairs.
+    /// The declared scopes as `(name, description)` pairs, the descriptions in the default
+    /// language.
     pub fn scopes(&self) -> &[(String, String)] {
         self.auth.scopes()
+    }
+
+    /// The declared scopes with their descriptions' translations, in declaration order.
+    pub fn scope_texts(&self) -> &[(String, Localized)] {
+        &self.auth.scope_texts
+    }
+
+    /// The app's texts that have no translation for the language `locale` (a BCP 47 tag): `"description"`
+    /// for the provider's description, `"scope <name>"` for a scope's. Empty texts need none.
+    pub fn untranslated(&self, locale: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let lacks = |text: &Localized| {
+            !text.default_text().trim().is_empty() && text.translation(locale).is_none()
+        };
+        if lacks(&self.description) {
+            out.push("description".to_owned());
+        }
+        for (name, text) in self.scope_texts() {
+            if lacks(text) {
+                out.push(format!("scope {name}"));
+            }
+        }
+        out
     }
 
     /// The limits in force.

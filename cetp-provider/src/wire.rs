@@ -155,6 +155,10 @@ pub const ADMIN_KEY_DURATION_SECS: &str = "duration_secs";
 /// Admin request key: the UID of the app that opened the screen.
 pub const ADMIN_KEY_CALLER_UID: &str = "caller_uid";
 #[doc(hidden)]
+/// Admin request key (any operation): the language of the screen, a BCP 47 tag (`"fr"`,
+/// `"pt-BR"`), in which the reply describes the scopes.
+pub const ADMIN_KEY_LOCALE: &str = "locale";
+#[doc(hidden)]
 /// Admin key: a package name (a revocation, a grant, a denial).
 pub const ADMIN_KEY_PACKAGE: &str = "package";
 #[doc(hidden)]
@@ -285,6 +289,7 @@ pub const ADMIN_KEYS: &[&str] = &[
     ADMIN_KEY_ACCESS,
     ADMIN_KEY_DURATION_SECS,
     ADMIN_KEY_CALLER_UID,
+    ADMIN_KEY_LOCALE,
     ADMIN_KEY_PACKAGE,
     ADMIN_KEY_CERTIFICATE_SHA256,
     ADMIN_KEY_OK,

@@ -10,7 +10,7 @@ mod support;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use cetp_provider::auth::admin::{AdminError, AdminRequest};
+use cetp_provider::auth::admin::{AdminError, AdminRequest, LocalizedRequest};
 use cetp_provider::auth::{Auth, ManualClock};
 use cetp_provider::{AccessLevel, Provider, wire};
 use serde_json::Value;
@@ -66,8 +66,9 @@ fn busy_provider(dir: &std::path::Path) -> Provider {
     provider
 }
 
-/// Every request the screens send, one per operation, with every optional field.
-fn every_request() -> Vec<AdminRequest> {
+/// Every request the screens send, one per operation, with every optional field (the screen's
+/// language too).
+fn every_request() -> Vec<LocalizedRequest> {
     vec![
         AdminRequest::State {
             caller_uid: Some(10_001),
@@ -92,6 +93,9 @@ fn every_request() -> Vec<AdminRequest> {
             certificate_sha256: Some(CERT_A.to_owned()),
         },
     ]
+    .into_iter()
+    .map(|request| LocalizedRequest::new(request, Some("fr")))
+    .collect()
 }
 
 #[test]
@@ -181,7 +185,7 @@ fn the_operations_are_the_wire_constants() {
     for request in every_request() {
         let text = serde_json::to_string(&request).unwrap();
         assert_eq!(
-            serde_json::from_str::<AdminRequest>(&text).unwrap(),
+            serde_json::from_str::<LocalizedRequest>(&text).unwrap(),
             request
         );
     }

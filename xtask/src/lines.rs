@@ -67,12 +67,19 @@ pub struct Sample {
 const APP_NAME: &str = "android/src/main/res/values/strings.xml";
 
 /// Every sample. A test fails if `samples/` holds a directory missing here.
+/// Why a sample's `src/texts.rs` is not counted: like its `strings.xml`, the app's words and
+/// their translations, which the app has in any case.
+const TEXTS: &str = "the app's texts and their translations, as its strings.xml";
+
 pub const SAMPLES: &[Sample] = &[
     Sample {
         dir: "minimal",
         target: 55,
         scope: Scope::Everything,
-        not_counted: &[(APP_NAME, "the app's name, as every app has")],
+        not_counted: &[
+            ("src/texts.rs", TEXTS),
+            (APP_NAME, "the app's name, as every app has"),
+        ],
     },
     Sample {
         dir: "notes",
@@ -82,16 +89,18 @@ pub const SAMPLES: &[Sample] = &[
             ("src/queries.rs", "tool bodies and SQL"),
             ("src/demo.rs", "demo data generator"),
             ("src/bin/notes-demo-db.rs", "demo data generator"),
+            ("src/texts.rs", TEXTS),
             (APP_NAME, "the app's name, as every app has"),
         ],
     },
     Sample {
         dir: "expenses",
-        target: 120,
+        target: 121,
         scope: Scope::RustCode,
         not_counted: &[
             ("src/report.rs", "tool bodies"),
             ("src/ledger.rs", "the app's data"),
+            ("src/texts.rs", TEXTS),
             (APP_NAME, "the app's name, as every app has"),
         ],
     },

@@ -136,6 +136,10 @@ impl AdminError {
 /// {"op": "clear_denial", "package": "com.example.agent"}
 /// ```
 ///
+/// Every request may also carry `"locale"`, the language of the screen as a BCP 47 tag (`"fr"`,
+/// `"pt-BR"`): the reply's state then describes the scopes in that language, where the app
+/// gave a translation ([`Localized`](crate::Localized)); see [`LocalizedRequest`].
+///
 /// `approve` must name its `scopes` (those the screen showed; see [`Approval`]); `access` is
 /// `"full"` (default) or `"limited"`; `duration_secs` absent or `null` never expires.
 /// `caller_uid` (on `state`, `approve` and `deny`) is the UID of the app that opened the
@@ -619,6 +623,12 @@ impl Authorizer {
     /// What the screen opened by the app with `uid` shows: the same as [`state`](Self::state)
     /// with only that app's pending requests (all of them for `None`).
     pub fn state_for(&self, uid: Option<u32>) -> AdminState {
+        self.state_in(uid, None)
+    }
+
+    /// [`state_for`](Self::state_for) with the scopes described in the language `locale` (a
+    /// BCP 47 tag), where the app translated them.
+    pub fn state_in(&self, uid: Option<u32>, locale: Option<&str>) -> AdminState {
         let store = self.bound_store();
         let now_ms = self.clock.now_ms();
         if let Some(store) = &store {
@@ -631,12 +641,9 @@ impl Authorizer {
             scopes: self
                 .scopes
                 .iter()
-                .map(|(name, description)| ScopeInfo {
-                    name: name.clone(),
-                    description: description.clone(),
-                })
+                .map(|(name, description)| self.scope_info(name, description, locale))
                 .collect(),
-            pending: self.pending_from(uid),
+            pending: self.pending_in(uid, locale),
             grants: data
                 .as_ref()
                 .map(|d| {
@@ -665,6 +672,12 @@ impl Authorizer {
 
     /// Runs one [`AdminRequest`].
     pub fn admin(&self, request: AdminRequest) -> AdminResponse {
+        self.admin_in(request, None)
+    }
+
+    /// [`admin`](Self::admin), the reply's state in the language `locale` (see
+    /// [`state_in`](Self::state_in)).
+    pub fn admin_in(&self, request: AdminRequest, locale: Option<&str>) -> AdminResponse {
         let mut viewer = None;
         let outcome = match request {
             AdminRequest::State { caller_uid } => {
@@ -706,10 +719,15 @@ impl Authorizer {
                 .clear_denial(&package, certificate_sha256.as_deref())
                 .map(drop),
         };
-        self.respond(outcome, viewer)
+        self.respond(outcome, viewer, locale)
     }
 
-    fn respond(&self, outcome: Result<(), AdminError>, viewer: Option<u32>) -> AdminResponse {
+    fn respond(
+        &self,
+        outcome: Result<(), AdminError>,
+        viewer: Option<u32>,
+        locale: Option<&str>,
+    ) -> AdminResponse {
         AdminResponse {
             ok: outcome.is_ok(),
             error: outcome.err().map(|e| AdminErrorBody {
@@ -717,7 +735,7 @@ impl Authorizer {
                 message: e.to_string(),
             }),
             decisions_lost: self.bound_store().is_some_and(|s| s.decisions_lost()),
-            state: self.state_for(viewer),
+            state: self.state_in(viewer, locale),
         }
     }
 
@@ -725,7 +743,8 @@ impl Authorizer {
     /// [`AdminResponse`] as JSON out. Never panics; malformed JSON gets
     /// `{"ok": false, "error": {"kind": "bad_request", …}, "state": …}`. This is what the JNI
     /// bridge exposes to the approval Activity; it must only be reachable from the provider app
-    /// itself, never from a consumer.
+    /// itself, never from a consumer. The request's `locale` (a string, any operation) is the
+    /// language of the reply's scope descriptions.
     ///
     /// ```
     /// use cetp_provider::{App, Provider};
@@ -746,9 +765,9 @@ impl Authorizer {
     /// assert_eq!(reply.error.unwrap().kind, "unknown_request");
     /// ```
     pub fn handle_admin_json(&self, request: &str) -> String {
-        let response = match serde_json::from_str::<AdminRequest>(request) {
-            Ok(request) => self.admin(request),
-            Err(e) => self.respond(Err(AdminError::BadRequest(e.to_string())), None),
+        let response = match serde_json::from_str::<LocalizedRequest>(request) {
+            Ok(sent) => self.admin_in(sent.request, sent.locale.as_deref()),
+            Err(e) => self.respond(Err(AdminError::BadRequest(e.to_string())), None, None),
         };
         serde_json::to_string(&response).unwrap_or_else(|e| {
             format!(
@@ -756,5 +775,39 @@ impl Authorizer {
                 serde_json::Value::from(e.to_string())
             )
         })
+    }
+}
+
+/// An [`AdminRequest`] as the screens send it: with the language of the screen, a BCP 47 tag
+/// (`"locale"`, any operation), in which the reply's state describes the scopes.
+///
+/// ```
+/// use cetp_provider::auth::admin::{AdminRequest, LocalizedRequest};
+///
+/// let sent: LocalizedRequest =
+///     serde_json::from_str(r#"{"op": "state", "caller_uid": 10123, "locale": "fr-FR"}"#).unwrap();
+/// assert_eq!(sent.locale.as_deref(), Some("fr-FR"));
+/// assert!(matches!(sent.request, AdminRequest::State { caller_uid: Some(10123) }));
+/// // A misspelt field is still refused.
+/// assert!(serde_json::from_str::<LocalizedRequest>(r#"{"op": "state", "locael": "fr"}"#).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LocalizedRequest {
+    /// The screen's language; `None`: the default texts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    /// The operation.
+    #[serde(flatten)]
+    pub request: AdminRequest,
+}
+
+impl LocalizedRequest {
+    /// `request`, its reply in the language `locale`.
+    pub fn new(request: AdminRequest, locale: Option<&str>) -> Self {
+        LocalizedRequest {
+            locale: locale.map(str::to_owned),
+            request,
+        }
     }
 }

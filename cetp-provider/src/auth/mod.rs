@@ -259,6 +259,7 @@ use crate::caller::Caller;
 use crate::context::AccessLevel;
 use crate::descriptor::ToolDescriptor;
 use crate::error::ToolError;
+use crate::localized::Localized;
 use crate::log_text::Escaped;
 use callers::{CallerEntry, Callers};
 use pending::PendingQueue;
@@ -650,6 +651,9 @@ pub struct Authorizer {
     /// Whether the approval screen offers limited access; see
     /// [`ProviderBuilder::full_access_only`](crate::ProviderBuilder::full_access_only).
     pub(crate) offers_limited_access: bool,
+    /// The declared scopes with their descriptions' translations, in declaration order: what
+    /// the screens show in the user's language (`scopes` holds the default texts).
+    pub(crate) scope_texts: Vec<(String, Localized)>,
 }
 
 impl fmt::Debug for Authorizer {
@@ -766,6 +770,7 @@ impl Authorizer {
             pending: Mutex::new(PendingQueue::new(auth.max_pending)),
             limiter,
             offers_limited_access: true,
+            scope_texts: Vec::new(),
         })
     }
 
@@ -1139,15 +1144,27 @@ impl Authorizer {
         err
     }
 
-    fn scope_infos(&self, names: &BTreeSet<String>) -> Vec<ScopeInfo> {
+    /// The declared scope `name` described in the language `locale` (the default text when it
+    /// has no translation, or for `None`).
+    pub(crate) fn scope_info(&self, name: &str, default: &str, locale: Option<&str>) -> ScopeInfo {
+        let text = self
+            .scope_texts
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, text)| locale.and_then(|l| text.translation(l)))
+            .unwrap_or(default);
+        ScopeInfo {
+            name: name.to_owned(),
+            description: text.to_owned(),
+        }
+    }
+
+    fn scope_infos(&self, names: &BTreeSet<String>, locale: Option<&str>) -> Vec<ScopeInfo> {
         let mut out: Vec<ScopeInfo> = self
             .scopes
             .iter()
             .filter(|(n, _)| names.contains(n))
-            .map(|(n, d)| ScopeInfo {
-                name: n.clone(),
-                description: d.clone(),
-            })
+            .map(|(n, d)| self.scope_info(n, d, locale))
             .collect();
         for name in names {
             if !self.scopes.iter().any(|(n, _)| n == name) {
@@ -1170,6 +1187,12 @@ impl Authorizer {
     /// The approval screen passes the UID of the app that opened it, so a look-alike app's
     /// request is never offered on a screen another app started.
     pub fn pending_from(&self, uid: Option<u32>) -> Vec<PendingRequest> {
+        self.pending_in(uid, None)
+    }
+
+    /// [`pending_from`](Self::pending_from) with the scopes described in the language `locale`
+    /// (a BCP 47 tag), as the screens show them.
+    pub fn pending_in(&self, uid: Option<u32>, locale: Option<&str>) -> Vec<PendingRequest> {
         let now = self.clock.now_ms();
         let queue = self.pending_queue();
         queue
@@ -1179,7 +1202,7 @@ impl Authorizer {
                 id: e.id.clone(),
                 uid: e.uid,
                 packages: e.packages.clone(),
-                scopes: self.scope_infos(&e.scopes),
+                scopes: self.scope_infos(&e.scopes, locale),
                 first_requested_ms: e.first_requested_ms,
                 requested_at_ms: e.requested_at_ms,
                 expires_at_ms: e.expires_at_ms(),

@@ -7,6 +7,7 @@
 
 pub mod ledger;
 pub mod report;
+mod texts;
 
 use cetp_provider::{CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use chrono::NaiveDate;
@@ -117,8 +118,8 @@ pub fn top_merchants(
 /// Declares the provider over the user's `ledger`.
 pub fn provider(ledger: ledger::Ledger) -> ProviderBuilder {
     Provider::builder("Expenses")
-        .description("The user's spending: totals per category, over time and per merchant")
-        .scope("expenses.read", "your expenses: amounts, dates, merchants")
+        .description(texts::description())
+        .scope("expenses.read", texts::expenses_read())
         .tools(tools![
             spending_by_category,
             spending_over_time,

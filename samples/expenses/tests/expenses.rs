@@ -457,3 +457,15 @@ fn limited_answers_do_not_depend_on_merchants() {
         full(&start(Ledger::from(renamed_again), &dirs[1]))
     );
 }
+
+#[test]
+fn its_texts_speak_every_language_of_the_approval_screens() {
+    let app = App::start();
+    for &language in cetp_provider::localized::TEMPLATE_LANGUAGES {
+        assert_eq!(
+            app.provider.untranslated(language),
+            Vec::<String>::new(),
+            "{language}"
+        );
+    }
+}

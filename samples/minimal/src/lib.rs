@@ -1,6 +1,8 @@
 //! The smallest complete CETP provider: one read-only tool behind the default authorization
 //! (the user approves each agent app once). Walkthrough: `README.md`.
 
+mod texts;
+
 use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
 
 /// Greets someone by name. Use it to check that the Minimal sample app answers.
@@ -16,7 +18,7 @@ pub fn greet(
 /// Declares the provider; the Android template calls it when the app starts.
 pub fn provider(_app: &App) -> ProviderBuilder {
     Provider::builder("Minimal sample")
-        .description("Greets people; the smallest CETP provider")
+        .description(texts::description())
         .full_access_only()
         .tools(tools![greet])
 }

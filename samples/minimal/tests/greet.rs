@@ -125,3 +125,16 @@ fn greet_advertises_its_output_schema() {
         serde_json::json!({"type": "string"})
     );
 }
+
+#[test]
+fn its_description_speaks_every_language_of_the_approval_screens() {
+    let files_dir = tempfile::tempdir().unwrap();
+    let provider = started(&files_dir);
+    for &language in cetp_provider::localized::TEMPLATE_LANGUAGES {
+        assert_eq!(
+            provider.untranslated(language),
+            Vec::<String>::new(),
+            "{language}"
+        );
+    }
+}

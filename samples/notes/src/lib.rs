@@ -8,6 +8,7 @@
 
 pub mod demo;
 pub mod queries;
+mod texts;
 
 use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use chrono::NaiveDate;
@@ -71,9 +72,9 @@ pub fn notes_between(
 /// Declares the provider over the notes database (its path, or a [`Database`]).
 pub fn provider_over(database: impl Into<Database>) -> ProviderBuilder {
     Provider::builder("Notes")
-        .description("The user's notes: full-text search, tags and notes by date")
-        .scope("notes.read", "your notes: titles, dates and text")
-        .scope("tags.read", "your tag names and how many notes use each")
+        .description(texts::description())
+        .scope("notes.read", texts::notes_read())
+        .scope("tags.read", texts::tags_read())
         .tools(tools![search_notes, get_note, list_tags, notes_between])
         .state(database.into())
 }

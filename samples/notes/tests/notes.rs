@@ -539,3 +539,20 @@ fn every_tool_advertises_its_output_schema() {
         );
     }
 }
+
+#[test]
+fn its_texts_speak_every_language_of_the_approval_screens() {
+    let app = App::start();
+    for &language in cetp_provider::localized::TEMPLATE_LANGUAGES {
+        assert_eq!(
+            app.provider.untranslated(language),
+            Vec::<String>::new(),
+            "{language}"
+        );
+    }
+    let notes = &app.provider.scope_texts()[0].1;
+    assert_eq!(
+        notes.get(Some("fr-FR")),
+        "vos notes : titres, dates et texte"
+    );
+}

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use cetp_provider::auth::{Auth, Clock, RateLimit};
 use cetp_provider::host::apex::Apex;
-use cetp_provider::{App, CallContext, Provider, ProviderBuilder, tool, tools};
+use cetp_provider::{App, CallContext, Localized, Provider, ProviderBuilder, tool, tools};
 
 /// The file the test clock reads, in the app's files directory.
 pub const CLOCK_FILE: &str = "cetp-test-clock-ms";
@@ -99,8 +99,31 @@ pub fn provider(app: &App) -> ProviderBuilder {
     let clock_file = app.files_dir().join(CLOCK_FILE);
     Provider::builder("Diary")
         .description("A diary, for authorization tests")
-        .scope("diary.read", "your diary entries")
-        .scope("diary.photos", "your diary photos")
+        // The screens show the scopes in the user's language.
+        .scope(
+            "diary.read",
+            Localized::new("your diary entries")
+                .with("ar", "مدخلات مذكراتك")
+                .with("de", "deine Tagebucheinträge")
+                .with("es", "las entradas de tu diario")
+                .with("fr", "les entrées de votre journal")
+                .with("hi", "आपकी डायरी की प्रविष्टियाँ")
+                .with("ja", "日記のエントリ")
+                .with("pt-BR", "as entradas do seu diário")
+                .with("zh-CN", "日记条目"),
+        )
+        .scope(
+            "diary.photos",
+            Localized::new("your diary photos")
+                .with("ar", "صور مذكراتك")
+                .with("de", "deine Tagebuchfotos")
+                .with("es", "las fotos de tu diario")
+                .with("fr", "les photos de votre journal")
+                .with("hi", "आपकी डायरी की फ़ोटो")
+                .with("ja", "日記の写真")
+                .with("pt-BR", "as fotos do seu diário")
+                .with("zh-CN", "日记照片"),
+        )
         .tools(tools![count_entries, entry_access, photo_access, ping])
         // Apex hosts older than version 2 must refuse this plugin.
         .host(Apex::new().min_host_version(2))

@@ -1,5 +1,8 @@
 package dev.cetp;
 
+import android.content.Context;
+import android.content.res.Configuration;
+import android.os.Build;
 import android.os.Handler;
 import android.os.Looper;
 import android.util.Log;
@@ -21,6 +24,9 @@ import org.json.JSONObject;
  * fsynced writes and a directory fsync, and the first call may be what loads the library), in
  * the order the screens asked; its {@link Reply} is then delivered to the callback on the main
  * thread. This class is the only caller of the native admin method ({@link #bridge}).
+ *
+ * <p>Each operation names the screen's language ({@link #locale}), so that the reply describes
+ * the app's scopes in it where the app translated them.
  */
 final class CetpAdmin {
   private CetpAdmin() {}
@@ -95,8 +101,17 @@ final class CetpAdmin {
    * The state, with pending requests restricted to {@code callerUid} (the app whose request the
    * screen shows) when it is not negative.
    */
-  static void state(int callerUid, Callback callback) {
-    submit(() -> send(caller(op(Wire.ADMIN_OP_STATE), callerUid)), callback);
+  static void state(String locale, int callerUid, Callback callback) {
+    submit(() -> send(caller(op(Wire.ADMIN_OP_STATE, locale), callerUid)), callback);
+  }
+
+  /** The language {@code screen} shows, as a BCP 47 tag ({@code fr}, {@code pt-BR}). */
+  @SuppressWarnings("deprecation") // Configuration.locale before API 24
+  static String locale(Context screen) {
+    Configuration configuration = screen.getResources().getConfiguration();
+    return Build.VERSION.SDK_INT >= Build.VERSION_CODES.N
+        ? configuration.getLocales().get(0).toLanguageTag()
+        : configuration.locale.toLanguageTag();
   }
 
   /**
@@ -105,6 +120,7 @@ final class CetpAdmin {
    * countWaiting}, the reply also says how many requests of any app still wait.
    */
   static void approve(
+      String locale,
       String id,
       List<String> scopes,
       boolean limited,
@@ -113,7 +129,7 @@ final class CetpAdmin {
       boolean countWaiting,
       Callback callback) {
     Json request =
-        op(Wire.ADMIN_OP_APPROVE)
+        op(Wire.ADMIN_OP_APPROVE, locale)
             .putOpt(Wire.ADMIN_KEY_ID, id)
             .putOpt(Wire.ADMIN_KEY_SCOPES, new JSONArray(scopes))
             .putOpt(Wire.ADMIN_KEY_ACCESS, limited ? Wire.ADMIN_ACCESS_LIMITED : Wire.ADMIN_ACCESS_FULL);
@@ -124,32 +140,33 @@ final class CetpAdmin {
   }
 
   /** Denies request {@code id}; the same rules as {@link #approve}. */
-  static void deny(String id, int callerUid, boolean countWaiting, Callback callback) {
+  static void deny(
+      String locale, String id, int callerUid, boolean countWaiting, Callback callback) {
     submit(
         () ->
             decide(
-                caller(op(Wire.ADMIN_OP_DENY).putOpt(Wire.ADMIN_KEY_ID, id), callerUid),
+                caller(op(Wire.ADMIN_OP_DENY, locale).putOpt(Wire.ADMIN_KEY_ID, id), callerUid),
                 countWaiting),
         callback);
   }
 
   /** Ends the grant of {@code pkg} signed by {@code certificate}. */
-  static void revoke(String pkg, String certificate, Callback callback) {
+  static void revoke(String locale, String pkg, String certificate, Callback callback) {
     submit(
         () ->
             send(
-                op(Wire.ADMIN_OP_REVOKE)
+                op(Wire.ADMIN_OP_REVOKE, locale)
                     .putOpt(Wire.ADMIN_KEY_PACKAGE, pkg)
                     .putOpt(Wire.ADMIN_KEY_CERTIFICATE_SHA256, certificate)),
         callback);
   }
 
   /** Lets the declined {@code pkg} signed by {@code certificate} ask again. */
-  static void clearDenial(String pkg, String certificate, Callback callback) {
+  static void clearDenial(String locale, String pkg, String certificate, Callback callback) {
     submit(
         () ->
             send(
-                op(Wire.ADMIN_OP_CLEAR_DENIAL)
+                op(Wire.ADMIN_OP_CLEAR_DENIAL, locale)
                     .putOpt(Wire.ADMIN_KEY_PACKAGE, pkg)
                     .putOpt(Wire.ADMIN_KEY_CERTIFICATE_SHA256, certificate)),
         callback);
@@ -254,6 +271,11 @@ final class CetpAdmin {
   /** A request for the operation {@code op} (one of {@code Wire.ADMIN_OP_*}). */
   private static Json op(String op) {
     return new Json().putOpt(Wire.ADMIN_OP, op);
+  }
+
+  /** A request for {@code op} whose reply describes the scopes in the language {@code locale}. */
+  private static Json op(String op, String locale) {
+    return op(op).putOpt(Wire.ADMIN_KEY_LOCALE, locale);
   }
 
   /** A JSONObject builder whose puts cannot fail (keys are constants, values are finite). */

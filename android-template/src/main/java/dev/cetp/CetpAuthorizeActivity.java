@@ -185,7 +185,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
 
   /** Reads the state (off the main thread) and shows it. */
   private void refresh() {
-    CetpAdmin.state(requestUid, this::show);
+    CetpAdmin.state(CetpAdmin.locale(this), requestUid, this::show);
   }
 
   private boolean gone() {
@@ -353,6 +353,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   public void approve(JSONObject request, List<String> scopes, boolean limited, long durationSecs) {
     if (startDeciding(request, RESULT_OK)) {
       CetpAdmin.approve(
+          CetpAdmin.locale(this),
           request.optString(Wire.ADMIN_KEY_ID),
           scopes,
           limited,
@@ -367,6 +368,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   public void deny(JSONObject request) {
     if (startDeciding(request, RESULT_CANCELED)) {
       CetpAdmin.deny(
+          CetpAdmin.locale(this),
           request.optString(Wire.ADMIN_KEY_ID),
           uidOf(request),
           !listing(),

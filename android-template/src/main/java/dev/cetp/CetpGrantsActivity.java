@@ -41,7 +41,7 @@ public class CetpGrantsActivity extends Activity implements CetpGrantsScreen.Act
   }
 
   private void refresh() {
-    CetpAdmin.state(-1, this::show);
+    CetpAdmin.state(CetpAdmin.locale(this), -1, this::show);
   }
 
   private void show(CetpAdmin.Reply reply) {
@@ -64,14 +64,14 @@ public class CetpGrantsActivity extends Activity implements CetpGrantsScreen.Act
   @Override
   public void revoke(String pkg, String certificate) {
     if (start()) {
-      CetpAdmin.revoke(pkg, certificate, this::afterChange);
+      CetpAdmin.revoke(CetpAdmin.locale(this), pkg, certificate, this::afterChange);
     }
   }
 
   @Override
   public void clearDenial(String pkg, String certificate) {
     if (start()) {
-      CetpAdmin.clearDenial(pkg, certificate, this::afterChange);
+      CetpAdmin.clearDenial(CetpAdmin.locale(this), pkg, certificate, this::afterChange);
     }
   }
 

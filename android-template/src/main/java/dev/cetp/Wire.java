@@ -111,6 +111,8 @@ public final class Wire {
   public static final String ADMIN_KEY_DURATION_SECS = "duration_secs";
   /** Admin request key: the UID of the app that opened the screen. */
   public static final String ADMIN_KEY_CALLER_UID = "caller_uid";
+  /** Admin request key (any operation): the screen's language, a BCP 47 tag. */
+  public static final String ADMIN_KEY_LOCALE = "locale";
   /** Admin key: a package name. */
   public static final String ADMIN_KEY_PACKAGE = "package";
   /** Admin key: a signing certificate's hex SHA-256 (a list on a pending request's package). */

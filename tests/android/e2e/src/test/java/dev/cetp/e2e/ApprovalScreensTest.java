@@ -635,7 +635,8 @@ public class ApprovalScreensTest {
   /**
    * The consent dialog shows {@code allow} on its Allow button and {@code manage} on its way to
    * Apps with access; every text of both screens comes from the language's translations (none is
-   * the English one, but the app's and the provider's own words), also on the dialog of an app
+   * the English one, and the scopes are the Diary's own translations of them; only names stay as
+   * they are), also on the dialog of an app
    * that already has a scope and on waiting requests listed; all pass the accessibility checks.
    */
   private void inLanguage(String allow, String manage) throws Exception {
@@ -668,6 +669,8 @@ public class ApprovalScreensTest {
     Set<String> english = TemplateStrings.englishTexts();
     for (String text : screen.texts()) {
       assertFalse(text + " is English on:\n" + screen.text(), english.contains(text));
+      // The Diary translates its scopes: the screens ask for them in the screen's language.
+      assertFalse(text + " names a scope in English on:\n" + screen.text(), text.contains("your diary"));
     }
   }
 }
