@@ -401,7 +401,12 @@ pub fn app_libraries(app: &AppCrate) -> Vec<Library> {
             }
         }
     }
-    let android = app.dir.join("android");
+    // The app module `cargo cetp new` or `init` wired (`android/` beside the crate when none
+    // is found, as `new` writes it).
+    let android = crate::layout::Layout::find(app)
+        .ok()
+        .flatten()
+        .map_or_else(|| app.dir.join("android"), |layout| layout.module);
     for root in [android.join("build"), android.join("src/main/jniLibs")] {
         collect_abi_libraries(&root, None, 12, &mut found);
     }
@@ -694,6 +699,7 @@ mod tests {
             provider: crate::app::ProviderSource::Path(root.join("sdk/cetp-provider")),
             provider_dir: root.join("sdk/cetp-provider"),
             metadata_cetp: serde_json::Value::Null,
+            android_module: None,
         };
         let found: Vec<(String, &str)> = app_libraries(&app)
             .into_iter()
