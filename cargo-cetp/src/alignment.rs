@@ -179,6 +179,20 @@ struct Reader<'a> {
     little: bool,
 }
 
+/// `fn $ty(&self, at)`: the unsigned integer of that type at byte `at`, in the file's byte order.
+macro_rules! read_uint {
+    ($ty:ident) => {
+        fn $ty(&self, at: usize) -> Result<$ty, String> {
+            let bytes = self.take(at)?;
+            Ok(if self.little {
+                $ty::from_le_bytes(bytes)
+            } else {
+                $ty::from_be_bytes(bytes)
+            })
+        }
+    };
+}
+
 impl Reader<'_> {
     fn take<const N: usize>(&self, at: usize) -> Result<[u8; N], String> {
         at.checked_add(N)
@@ -187,32 +201,9 @@ impl Reader<'_> {
             .ok_or_else(|| format!("truncated ELF file (needs byte {})", at.saturating_add(N)))
     }
 
-    fn u16(&self, at: usize) -> Result<u16, String> {
-        let b = self.take::<2>(at)?;
-        Ok(if self.little {
-            u16::from_le_bytes(b)
-        } else {
-            u16::from_be_bytes(b)
-        })
-    }
-
-    fn u32(&self, at: usize) -> Result<u32, String> {
-        let b = self.take::<4>(at)?;
-        Ok(if self.little {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        })
-    }
-
-    fn u64(&self, at: usize) -> Result<u64, String> {
-        let b = self.take::<8>(at)?;
-        Ok(if self.little {
-            u64::from_le_bytes(b)
-        } else {
-            u64::from_be_bytes(b)
-        })
-    }
+    read_uint!(u16);
+    read_uint!(u32);
+    read_uint!(u64);
 }
 
 /// A native library to check, and the ABI its location says it is for (if it says).

@@ -14,37 +14,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cargo_cetp::robolectric::{PREVIEW_FILES, PREVIEW_SIZE, png_size};
+mod common;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CETP_NEW_APP_TARGET_DIR")
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR"))
-        .map_or_else(|| workspace().join("target"), PathBuf::from)
-}
-
-fn cargo_cetp(args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-cetp"));
-    cmd.arg("cetp")
-        .args(args)
-        .env("CARGO_TARGET_DIR", target_dir());
-    cmd
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("the command starts");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
+use common::{assert_previewed, cargo_cetp, run, target_dir, workspace};
 
 /// The project before the provider: every file, relative path → text.
 fn fixture() -> Vec<(&'static str, &'static str)> {
@@ -388,13 +360,7 @@ fn init_adds_the_provider_to_an_existing_project() {
         assert!(tested.contains(line), "no {line:?} in:\n{tested}");
     }
 
-    let previewed = run(&mut cargo_cetp(&["preview", "--manifest-path", manifest]));
-    let paths: Vec<&str> = previewed.lines().skip(1).map(str::trim).collect();
-    assert_eq!(paths.len(), PREVIEW_FILES.len(), "{previewed}");
-    for path in paths {
-        let bytes = std::fs::read(path).unwrap();
-        assert_eq!(png_size(&bytes), Some(PREVIEW_SIZE), "{path}");
-    }
+    assert_previewed(manifest);
 
     // A second run finds everything in place and writes nothing.
     let before = snapshot(&project);

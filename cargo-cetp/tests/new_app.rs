@@ -15,39 +15,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
-use cargo_cetp::robolectric::{PREVIEW_FILES, PREVIEW_SIZE, png_size};
-
 use serde_json::{Value, json};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod common;
 
-fn target_dir() -> PathBuf {
-    std::env::var_os("CETP_NEW_APP_TARGET_DIR")
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR"))
-        .map_or_else(|| workspace().join("target"), PathBuf::from)
-}
-
-fn cargo_cetp(args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-cetp"));
-    cmd.arg("cetp")
-        .args(args)
-        .env("CARGO_TARGET_DIR", target_dir());
-    cmd
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("the command starts");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
+use common::{assert_previewed, cargo_cetp, run, target_dir, workspace};
 
 /// One MCP session with `cargo cetp mcp`, line-delimited JSON-RPC over the child's stdio.
 struct Session {
@@ -353,14 +325,7 @@ fn android_side(manifest: &Path) {
     );
 
     let started = Instant::now();
-    let previewed = run(&mut cargo_cetp(&["preview", "--manifest-path", manifest]));
-    let paths: Vec<&str> = previewed.lines().skip(1).map(str::trim).collect();
-    assert_eq!(paths.len(), PREVIEW_FILES.len(), "{previewed}");
-    for (path, name) in paths.iter().zip(PREVIEW_FILES) {
-        assert!(path.ends_with(&format!("/{name}.png")), "{path} for {name}");
-        let bytes = std::fs::read(path).unwrap();
-        assert_eq!(png_size(&bytes), Some(PREVIEW_SIZE), "{path}");
-    }
+    assert_previewed(manifest);
     eprintln!(
         "cargo cetp preview: {:.1} s",
         started.elapsed().as_secs_f64()

@@ -1,0 +1,54 @@
+//! What the end-to-end tests of `cargo cetp` share: where the workspace and the build directory
+//! are, how the binary under test is started, and the check of `cargo cetp preview`'s output.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cargo_cetp::robolectric::{PREVIEW_FILES, PREVIEW_SIZE, png_size};
+
+/// This repository's root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The build directory the apps under test share (`CETP_NEW_APP_TARGET_DIR`, else Cargo's).
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CETP_NEW_APP_TARGET_DIR")
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR"))
+        .map_or_else(|| workspace().join("target"), PathBuf::from)
+}
+
+/// `cargo cetp <args>`, the binary of this build, with that build directory.
+pub fn cargo_cetp(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-cetp"));
+    cmd.arg("cetp")
+        .args(args)
+        .env("CARGO_TARGET_DIR", target_dir());
+    cmd
+}
+
+/// Runs `cmd` and returns its standard output; fails the test, with both outputs, unless it
+/// succeeds.
+pub fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("the command starts");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// `cargo cetp preview` of `manifest` wrote every screen, each a PNG of the expected size.
+pub fn assert_previewed(manifest: &str) {
+    let previewed = run(&mut cargo_cetp(&["preview", "--manifest-path", manifest]));
+    let paths: Vec<&str> = previewed.lines().skip(1).map(str::trim).collect();
+    assert_eq!(paths.len(), PREVIEW_FILES.len(), "{previewed}");
+    for (path, name) in paths.iter().zip(PREVIEW_FILES) {
+        assert!(path.ends_with(&format!("/{name}.png")), "{path} for {name}");
+        let bytes = std::fs::read(path).unwrap();
+        assert_eq!(png_size(&bytes), Some(PREVIEW_SIZE), "{path}");
+    }
+}
