@@ -40,7 +40,7 @@ mod noninterference;
 pub use cetp_v2::check_v2_conformance_as;
 #[cfg(feature = "test-util")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
-pub use logs::capture_logs;
+pub use logs::{assert_logged_privately, capture_logs};
 pub use noninterference::{NoninterferenceError, Pairs, check_noninterference};
 
 use serde_json::Value;

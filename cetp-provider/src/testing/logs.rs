@@ -5,6 +5,8 @@ use std::sync::OnceLock;
 
 use log::{LevelFilter, Log, Metadata, Record};
 
+use crate::Response;
+
 thread_local! {
     /// The lines of the capture running on this thread, if one is.
     static LINES: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
@@ -81,4 +83,36 @@ pub fn capture_logs<R>(f: impl FnOnce() -> R) -> (R, Vec<String>) {
         .unwrap_or_default();
     drop(restore);
     (result, lines)
+}
+
+/// Checks what [`capture_logs`] returned for a call that answered the error `response`: some
+/// line names the error's code, and no line holds the error's message or any of `private` (the
+/// values the call carried, the app's own texts). `what` names the case in a failure.
+///
+/// # Panics
+/// When `response` is not an error, or a line breaks either rule.
+pub fn assert_logged_privately(
+    what: &str,
+    response: &Response,
+    lines: &[String],
+    private: &[&str],
+) {
+    let code = response
+        .error_code()
+        .unwrap_or_else(|| panic!("{what}: not an error: {response}"))
+        .to_string();
+    assert!(
+        lines.iter().any(|line| line.contains(&code)),
+        "{what}: the outcome is logged by its code: {lines:?}"
+    );
+    let message = response.error_message().unwrap_or_default();
+    for line in lines {
+        assert!(
+            message.is_empty() || !line.contains(message),
+            "{what}: the error text in `{line}`"
+        );
+        for text in private.iter().filter(|text| !text.is_empty()) {
+            assert!(!line.contains(text), "{what}: `{text}` in `{line}`");
+        }
+    }
 }

@@ -1,23 +1,14 @@
 //! Every error path of the sample, with its log captured: each line names the code, never a value
 //! the agent sent (each carries a marker) nor the text of the error it got back.
 
-use cetp_provider::testing::{Consumer, capture_logs};
+use cetp_provider::testing::{Consumer, assert_logged_privately, capture_logs};
 use cetp_provider::{AccessLevel, App, Provider, Response};
 use serde_json::json;
 
 const MARKER: &str = "ZQXSECRET4711";
 
 fn assert_private(what: &str, response: &Response, lines: &[String]) {
-    let code = response.error_code().expect("an error path").to_string();
-    assert!(lines.iter().any(|l| l.contains(&code)), "{what}: {lines:?}");
-    let message = response.error_message().unwrap_or_default();
-    for line in lines {
-        assert!(!line.contains(MARKER), "{what}: an argument in `{line}`");
-        assert!(
-            !line.contains(message),
-            "{what}: the error text in `{line}`"
-        );
-    }
+    assert_logged_privately(what, response, lines, &[MARKER]);
 }
 
 #[test]
