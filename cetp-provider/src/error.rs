@@ -134,6 +134,7 @@ pub struct ToolError {
     message: String,
     resolution_hint: Option<String>,
     authorize_intent: Option<String>,
+    retry_after_ms: Option<u64>,
 }
 
 impl ToolError {
@@ -144,6 +145,7 @@ impl ToolError {
             message: message.into(),
             resolution_hint: None,
             authorize_intent: None,
+            retry_after_ms: None,
         }
     }
 
@@ -193,6 +195,20 @@ impl ToolError {
         self
     }
 
+    /// Adds how long the caller should wait before trying again (a rate limit's refill time).
+    #[must_use]
+    pub(crate) fn with_retry_after(mut self, wait: std::time::Duration) -> Self {
+        self.retry_after_ms = Some(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1));
+        self
+    }
+
+    /// The same error with another message and hint (everything else kept).
+    pub(crate) fn with_texts(mut self, message: String, hint: Option<String>) -> Self {
+        self.message = message;
+        self.resolution_hint = hint;
+        self
+    }
+
     /// The CETP error code.
     pub fn code(&self) -> ErrorCode {
         self.code
@@ -211,6 +227,12 @@ impl ToolError {
     /// The authorize intent action, if any.
     pub fn authorize_intent(&self) -> Option<&str> {
         self.authorize_intent.as_deref()
+    }
+
+    /// How many milliseconds a rate-limited caller should wait before calling again, when the
+    /// provider knows (CETP v2 sends it as `retry_after_ms`; v1's message says it in words).
+    pub fn retry_after_ms(&self) -> Option<u64> {
+        self.retry_after_ms
     }
 }
 

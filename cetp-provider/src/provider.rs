@@ -704,6 +704,7 @@ pub struct ToolCall<'a> {
     args: Option<&'a str>,
     request_id: Option<&'a str>,
     deadline_at_ms: Option<u64>,
+    utf8_args_limit: Option<usize>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -716,7 +717,18 @@ impl<'a> ToolCall<'a> {
             args: None,
             request_id: None,
             deadline_at_ms: None,
+            utf8_args_limit: None,
         }
+    }
+
+    /// Sizes counted in UTF-8 bytes, as a host whose protocol promises them that way (CETP v2)
+    /// counts: `args` may have up to `max_args_bytes`, and the result's size is left to the
+    /// host, which checks it against what it advertised. Without this, both are counted in wire
+    /// bytes (UTF-16) against [`Limits`].
+    #[must_use]
+    pub fn utf8_sizes(mut self, max_args_bytes: usize) -> Self {
+        self.utf8_args_limit = Some(max_args_bytes);
+        self
     }
 
     /// The instant (Unix epoch milliseconds) the consumer stops waiting: the call's deadline
@@ -898,11 +910,21 @@ impl Provider {
     /// logged: the tool and caller escaped, an error by its code only.
     pub fn execute(&self, call: ToolCall<'_>, caller: &Caller) -> Response {
         let tool = call.tool.as_ref().ok().map(ToolRef::name);
+        let result_limit = match call.utf8_args_limit {
+            // The host measures the result itself.
+            Some(_) => usize::MAX,
+            None => self.limits.max_result_bytes,
+        };
         let response = match self.run(call, caller) {
             Ok(data) => Response::Success(data),
             Err(err) => Response::Error(err),
         };
-        self.reply(tool.unwrap_or(wire::METHOD_EXECUTE_TOOL), caller, response)
+        self.reply_within(
+            tool.unwrap_or(wire::METHOD_EXECUTE_TOOL),
+            caller,
+            response,
+            result_limit,
+        )
     }
 
     /// A reply made ready for the wire and logged: a result over
@@ -911,7 +933,17 @@ impl Provider {
     /// by its code, never its message, which may quote the caller's values). Hosts pass every
     /// answer they make themselves through it; [`execute`](Self::execute) already does.
     pub fn reply(&self, what: &str, caller: &Caller, response: Response) -> Response {
-        let response = wire_size::fit(response, what, self.limits.max_result_bytes);
+        self.reply_within(what, caller, response, self.limits.max_result_bytes)
+    }
+
+    fn reply_within(
+        &self,
+        what: &str,
+        caller: &Caller,
+        response: Response,
+        max_result_bytes: usize,
+    ) -> Response {
+        let response = wire_size::fit(response, what, max_result_bytes);
         match &response {
             Response::Success(_) => {
                 log::debug!(
@@ -955,16 +987,20 @@ impl Provider {
         let tool = call.tool?;
         let entry = tool.entry();
         let name = entry.name;
-        if let Some(size) = call
-            .args
-            .map(wire_size::utf16_bytes)
-            .filter(|size| *size > self.limits.max_args_bytes)
-        {
+        let (size, limit, unit) = match (call.args, call.utf8_args_limit) {
+            (None, _) => (0, 0, ""),
+            (Some(args), Some(limit)) => (args.len(), limit, "UTF-8"),
+            (Some(args), None) => (
+                wire_size::utf16_bytes(args),
+                self.limits.max_args_bytes,
+                "on the wire (UTF-16)",
+            ),
+        };
+        if size > limit {
             return Err(entry.validator.invalid(
                 name,
                 &format!(
-                    "`args` is {size} bytes on the wire (UTF-16), over the limit of {} bytes; send shorter values",
-                    self.limits.max_args_bytes
+                    "`args` is {size} bytes {unit}, over the limit of {limit} bytes; send shorter values"
                 ),
             ));
         }

@@ -81,14 +81,8 @@ pub(crate) fn fit(response: Response, what: &str, max_reply_bytes: usize) -> Res
             if fits {
                 return Response::Error(err);
             }
-            let mut capped = ToolError::new(err.code(), message.into_owned());
-            if let Some(hint) = hint {
-                capped = capped.with_hint(hint.into_owned());
-            }
-            if let Some(action) = err.authorize_intent() {
-                capped = capped.with_authorize_intent(action);
-            }
-            Response::Error(capped)
+            let (message, hint) = (message.into_owned(), hint.map(Cow::into_owned));
+            Response::Error(err.with_texts(message, hint))
         }
     }
 }

@@ -930,6 +930,7 @@ impl Authorizer {
                     limit.refill_every().as_millis(),
                     rate::retry_text(wait)
                 ))
+                .with_retry_after(wait)
             })
     }
 
@@ -1070,6 +1071,7 @@ impl Authorizer {
                     self.provider_name,
                     rate::retry_text(wait)
                 ))
+                .with_retry_after(wait)
             })
     }
 
