@@ -41,6 +41,8 @@
 //! ```
 
 mod describe;
+pub mod extras;
+mod resume;
 mod session;
 pub mod words;
 
@@ -55,15 +57,20 @@ use crate::error::ToolError;
 use crate::log_text::{Escaped, printable};
 use crate::provider::{Need, Provider, ToolCall};
 use crate::wire::{self, ErrorCode, Response};
+use resume::{Resume, Resumes};
 use session::{Session, Sessions};
 use words::{
-    EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_REQUEST_ID, EXTRA_SESSION_TOKEN,
-    METHOD_NEGOTIATE, MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES, MIN_REQUEST_BYTES,
-    PROTOCOL_VERSION, RESULT_KIND_INLINE,
+    EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_REQUEST_ID, EXTRA_RESUME_TOKEN,
+    EXTRA_SESSION_TOKEN, METHOD_NEGOTIATE, MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES,
+    MIN_REQUEST_BYTES, PROTOCOL_VERSION, RESULT_KIND_INLINE,
 };
 
 /// How long a session lasts before the consumer negotiates again.
 pub const SESSION_LIFETIME_MS: u64 = 60 * 60 * 1000;
+
+/// The longest a refused call stays resumable, whatever its deadline: the user answers the
+/// consent dialog within it or the consumer calls afresh.
+pub const RESUME_LIFETIME_MS: u64 = 15 * 60 * 1000;
 
 /// One v2 `ContentResolver.call`: the method and the extras v2 defines (each `None` when
 /// absent). Hosts read only these keys, so unknown extras are ignored.
@@ -144,6 +151,8 @@ pub struct V2Error {
     code: Code,
     message: String,
     resolution_hint: Option<String>,
+    retry_after_ms: Option<u64>,
+    resume: Option<(u32, String)>,
 }
 
 impl V2Error {
@@ -152,7 +161,24 @@ impl V2Error {
             code,
             message: message.into(),
             resolution_hint: None,
+            retry_after_ms: None,
+            resume: None,
         }
+    }
+
+    /// How long to wait before retrying (`retry_after_ms`), when the provider knows.
+    pub fn retry_after_ms(&self) -> Option<u64> {
+        self.retry_after_ms
+    }
+
+    /// The `resume_token` of an `AUTH_REQUIRED` that carries a `resolution`.
+    pub fn resume_token(&self) -> Option<&str> {
+        self.resume.as_ref().map(|(_, token)| token.as_str())
+    }
+
+    /// The UID whose pending request the `resolution` opens, when the reply carries one.
+    pub fn resolution_uid(&self) -> Option<u32> {
+        self.resume.as_ref().map(|(uid, _)| *uid)
     }
 
     /// The code.
@@ -185,6 +211,11 @@ pub enum BundleValue<'a> {
     Int(i32),
     /// `putBoolean`.
     Bool(bool),
+    /// `putLong`.
+    Long(i64),
+    /// `putParcelable` of the `resolution` PendingIntent, which only the app can make: explicit
+    /// and immutable, opening the consent dialog for the pending request of this UID.
+    Resolution(u32),
 }
 
 /// The answer to one v2 call.
@@ -254,6 +285,14 @@ impl V2Reply {
                 if let Some(hint) = &err.resolution_hint {
                     entries.push((wire::KEY_RESOLUTION_HINT, BundleValue::Text(hint)));
                 }
+                if let Some(wait) = err.retry_after_ms {
+                    let wait = i64::try_from(wait).unwrap_or(i64::MAX);
+                    entries.push((words::KEY_RETRY_AFTER_MS, BundleValue::Long(wait)));
+                }
+                if let Some((uid, token)) = &err.resume {
+                    entries.push((words::KEY_RESOLUTION, BundleValue::Resolution(*uid)));
+                    entries.push((words::KEY_RESUME_TOKEN, BundleValue::Text(token)));
+                }
             }
         }
         entries
@@ -270,6 +309,7 @@ pub struct CetpV2Host<P = Arc<Provider>> {
     info_json: String,
     tools_json: String,
     sessions: Option<Sessions>,
+    resumes: Resumes,
 }
 
 impl<P: Deref<Target = Provider>> std::fmt::Debug for CetpV2Host<P> {
@@ -304,6 +344,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             settings,
             provider_id,
             sessions,
+            resumes: Resumes::default(),
         }
     }
 
@@ -456,8 +497,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             // None of the optional capabilities is offered: the intersection is empty.
             "capabilities": [],
             "limits": {
-                "max_request_bytes": MIN_REQUEST_BYTES,
-                "max_inline_result_bytes": MIN_INLINE_RESULT_BYTES,
+                "max_request_bytes": self.max_request_bytes(),
+                "max_inline_result_bytes": self.max_inline_result_bytes(),
                 "max_concurrent_requests": limits.max_calls_in_flight_per_caller.max(1),
                 "idempotency_window_seconds": MIN_IDEMPOTENCY_WINDOW_SECONDS,
             },
@@ -470,6 +511,19 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             Ok(_) => Ok(data.to_owned()),
             Err(refused) => Err(from_core(&refused, false)),
         }
+    }
+
+    /// The largest `args` this host accepts, in UTF-8 bytes as v2 counts: the spec's floor,
+    /// whatever [`Limits`](crate::Limits) say in wire bytes for v1 and Apex (v2 consumers rely
+    /// on the floor, and a limit far above it would not fit Binder's buffer).
+    pub fn max_request_bytes(&self) -> usize {
+        usize::try_from(MIN_REQUEST_BYTES).unwrap_or(usize::MAX)
+    }
+
+    /// The largest inline `data` this host returns, in UTF-8 bytes: the spec's floor (at most
+    /// twice that on the wire, half of Binder's buffer).
+    pub fn max_inline_result_bytes(&self) -> usize {
+        usize::try_from(MIN_INLINE_RESULT_BYTES).unwrap_or(usize::MAX)
     }
 
     fn execute(
@@ -488,16 +542,43 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 ),
             ));
         };
-        if let Some(size) = request
-            .args
-            .map(str::len)
-            .filter(|s| *s as u64 > MIN_REQUEST_BYTES)
-        {
+        let max_request = self.max_request_bytes();
+        if let Some(size) = request.args.map(str::len).filter(|s| *s > max_request) {
             return Err(V2Error::new(
                 Code::InvalidArgs,
-                format!("`args` is {size} bytes, over the negotiated {MIN_REQUEST_BYTES}"),
+                format!("`args` is {size} bytes, over the negotiated {max_request}"),
             ));
         }
+        let now = self.now_ms();
+        // The call as a resume token binds it (a caller the platform did not name gets none).
+        let this_call = caller.uid().map(|uid| {
+            Resume::new(
+                uid,
+                name,
+                request.args,
+                id,
+                deadline.min(now.saturating_add(RESUME_LIFETIME_MS)),
+            )
+        });
+        let resumed = match request.resume_token {
+            None => false,
+            Some(token) => {
+                let held = self.resumes.take(token);
+                let same = match (&held, &this_call) {
+                    (Some(held), Some(call)) => held.matches(call, now),
+                    _ => false,
+                };
+                if !same {
+                    return Err(V2Error::new(
+                        Code::InvalidRequest,
+                        format!(
+                            "`{EXTRA_RESUME_TOKEN}` is unknown, used, expired or from another call; it resumes only the call it was given for (same tool, `args` and `request_id`), once"
+                        ),
+                    ));
+                }
+                true
+            }
+        };
         let tool = self.provider.tool(name).ok_or_else(|| {
             ToolError::tool_not_found(format!(
                 "no tool named `{}`; call `{}` for the tools this provider offers",
@@ -508,23 +589,50 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         let call = ToolCall::new(tool)
             .maybe_args(request.args)
             .request_id(Some(id))
-            .deadline_at_ms(Some(deadline));
+            .deadline_at_ms(Some(deadline))
+            .utf8_sizes(max_request);
         match self.provider.execute(call, caller) {
             Response::Success(value) => {
                 let envelope = format!("{{\"kind\":\"{RESULT_KIND_INLINE}\",\"value\":{value}}}");
-                if envelope.len() as u64 > MIN_INLINE_RESULT_BYTES {
+                let max = self.max_inline_result_bytes();
+                if envelope.len() > max {
                     return Err(V2Error::new(
                         Code::ResultTooLarge,
                         format!(
                             "the result is {} KiB, over the {} KiB a reply carries; narrow the request",
                             envelope.len().div_ceil(1024),
-                            MIN_INLINE_RESULT_BYTES / 1024
+                            max / 1024
                         ),
                     ));
                 }
                 Ok(envelope)
             }
-            Response::Error(err) => Err(from_core(&err, self.now_ms() >= deadline)),
+            Response::Error(err) => {
+                let refused = matches!(
+                    err.code(),
+                    ErrorCode::AuthRequired | ErrorCode::PermissionDenied
+                );
+                if resumed && refused {
+                    // The user declined, or left the dialog without answering: the consumer
+                    // resumes after any result of the screen, and must not loop.
+                    return Err(V2Error::new(
+                        Code::UserCancelled,
+                        format!(
+                            "the user did not allow this app to use `{}`; ask again only when the user wants to",
+                            printable(name)
+                        ),
+                    ));
+                }
+                let mut v2 = from_core(&err, self.now_ms() >= deadline);
+                if v2.code == Code::AuthRequired {
+                    let issued = this_call.and_then(|call| {
+                        let uid = call.uid();
+                        self.resumes.issue(call, now).map(|token| (uid, token))
+                    });
+                    v2.resume = issued;
+                }
+                Err(v2)
+            }
         }
     }
 }
@@ -545,6 +653,8 @@ fn from_core(err: &ToolError, past_deadline: bool) -> V2Error {
         code,
         message: err.message().to_owned(),
         resolution_hint: err.resolution_hint().map(str::to_owned),
+        retry_after_ms: err.retry_after_ms(),
+        resume: None,
     }
 }
 

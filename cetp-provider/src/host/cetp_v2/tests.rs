@@ -395,3 +395,239 @@ fn words_are_spelled_once_and_parse_back() {
     assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00Z");
     assert!(is_uuid(ID) && !is_uuid(&ID.replace('-', "_")));
 }
+
+fn approval_provider(dir: &std::path::Path, clock: &ManualClock) -> Provider {
+    Provider::builder("Echo Box")
+        .scope("echo.read", "your echoes")
+        .tools(tools![echo_text])
+        .auth(Auth::user_approval().store_dir(dir).clock(clock.clone()))
+        .build()
+        .unwrap()
+}
+
+/// The refused first call: `AUTH_REQUIRED` with a `resolution` for the caller's UID and a token.
+fn refused(host: &CetpV2Host<&Provider>, session: &str, args: &str) -> String {
+    let reply = host.call(
+        &V2Request::execute("echo_text", args, session, ID, LATER),
+        &agent(),
+    );
+    let err = reply.error().expect("refused").clone();
+    assert_eq!(err.code(), Code::AuthRequired);
+    assert_eq!(err.resolution_uid(), Some(10_300));
+    let token = err.resume_token().unwrap().to_owned();
+    let entries = reply.to_entries();
+    assert!(entries.contains(&("resolution", BundleValue::Resolution(10_300))));
+    assert!(entries.contains(&("resume_token", BundleValue::Text(&token))));
+    assert!(
+        !entries.iter().any(|(key, _)| *key == "authorize_intent"),
+        "v2 has no authorize_intent"
+    );
+    token
+}
+
+fn resume(
+    host: &CetpV2Host<&Provider>,
+    session: &str,
+    args: &str,
+    token: &str,
+    caller: &Caller,
+) -> V2Reply {
+    let request = V2Request {
+        resume_token: Some(token),
+        ..V2Request::execute("echo_text", args, session, ID, LATER)
+    };
+    host.call(&request, caller)
+}
+
+#[test]
+fn an_approved_call_resumes_once_with_its_token_and_only_as_it_was() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let args = r#"{"text":"hi"}"#;
+    let token = refused(&host, &session, args);
+    let auth = provider.authorizer();
+    let request = auth.pending().remove(0);
+    auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
+        .unwrap();
+
+    // Another caller, other arguments, another request id: refused, and each spends the token.
+    let other = Caller::app(10_301, "com.other").with_certificate("bb");
+    let other_session = super::tests::token(&host, &other);
+    let stolen = resume(&host, &other_session, args, &token, &other);
+    assert_eq!(stolen.error_code(), Some(Code::InvalidRequest));
+    assert_eq!(
+        resume(&host, &session, args, &token, &agent()).error_code(),
+        Some(Code::InvalidRequest),
+        "a token presented once is gone"
+    );
+
+    let token = refused_after_approval(&host, &session, args, &provider);
+    let changed = resume(&host, &session, r#"{"text":"other"}"#, &token, &agent());
+    assert_eq!(changed.error_code(), Some(Code::InvalidRequest));
+
+    let token = refused_after_approval(&host, &session, args, &provider);
+    let ok = resume(&host, &session, args, &token, &agent());
+    assert_eq!(
+        ok.data_json().unwrap(),
+        json!({"kind": "inline", "value": "hi"})
+    );
+    assert_eq!(ok.request_id(), Some(ID));
+    let again = resume(&host, &session, args, &token, &agent());
+    assert_eq!(again.error_code(), Some(Code::InvalidRequest), "once only");
+    assert!(!again.error().unwrap().retryable());
+}
+
+/// A fresh token for the same call: the grant is revoked so the call is refused again, then
+/// the request approved once more.
+fn refused_after_approval(
+    host: &CetpV2Host<&Provider>,
+    session: &str,
+    args: &str,
+    provider: &Provider,
+) -> String {
+    let auth = provider.authorizer();
+    for grant in auth.grants() {
+        auth.revoke(&grant.package, None).unwrap();
+    }
+    let token = refused(host, session, args);
+    let request = auth.pending().remove(0);
+    auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
+        .unwrap();
+    token
+}
+
+#[test]
+fn a_declined_or_unanswered_request_resumes_as_user_cancelled_never_as_auth_required() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let args = r#"{"text":"hi"}"#;
+
+    // The user closed the dialog without answering.
+    let token = refused(&host, &session, args);
+    let unanswered = resume(&host, &session, args, &token, &agent());
+    assert_eq!(unanswered.error_code(), Some(Code::UserCancelled));
+    assert!(!unanswered.error().unwrap().retryable());
+    assert!(unanswered.error().unwrap().resume_token().is_none());
+
+    // The user declined.
+    let token = refused(&host, &session, args);
+    let auth = provider.authorizer();
+    let request = auth.pending().remove(0);
+    auth.deny(&request.id).unwrap();
+    let declined = resume(&host, &session, args, &token, &agent());
+    assert_eq!(declined.error_code(), Some(Code::UserCancelled));
+}
+
+#[test]
+fn a_resume_token_lapses_with_the_calls_deadline() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let args = r#"{"text":"hi"}"#;
+    let token = refused(&host, &session, args);
+    let auth = provider.authorizer();
+    let request = auth.pending().remove(0);
+    auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
+        .unwrap();
+    // Past the first call's deadline the retry is a new call: the consumer must not resume.
+    clock.advance(Duration::from_millis(LATER - NOW));
+    let request = V2Request {
+        resume_token: Some(&token),
+        ..V2Request::execute("echo_text", args, &session, ID, LATER + 30_000)
+    };
+    assert_eq!(
+        host.call(&request, &agent()).error_code(),
+        Some(Code::InvalidRequest)
+    );
+}
+
+#[test]
+fn a_rate_limited_call_says_when_to_retry() {
+    let clock = ManualClock::new(NOW);
+    let provider = Provider::builder("Echo Box")
+        .scope("echo.read", "your echoes")
+        .tools(tools![echo_text])
+        .auth(
+            Auth::open()
+                .rate_limit(crate::auth::RateLimit::per_second(1))
+                .clock(clock.clone()),
+        )
+        .build()
+        .unwrap();
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let run = || {
+        host.call(
+            &V2Request::execute("echo_text", r#"{"text":"a"}"#, &session, ID, LATER),
+            &agent(),
+        )
+    };
+    assert!(run().is_success());
+    let limited = run();
+    let err = limited.error().unwrap();
+    assert_eq!(err.code(), Code::RateLimited);
+    assert!(err.retryable());
+    let wait = err.retry_after_ms().unwrap();
+    assert!((1..=1_000).contains(&wait), "{wait}");
+    assert!(
+        limited
+            .to_entries()
+            .contains(&("retry_after_ms", BundleValue::Long(wait as i64)))
+    );
+}
+
+#[test]
+fn sizes_are_counted_in_utf8_as_negotiated() {
+    let clock = ManualClock::new(NOW);
+    // v1's limits are in wire bytes (UTF-16) and set low here; v2 promises the spec's floors
+    // in UTF-8 bytes and keeps them.
+    let provider = Provider::builder("Echo Box")
+        .scope("echo.read", "your echoes")
+        .tools(tools![echo_text, big])
+        .limits(crate::Limits {
+            max_args_bytes: 1024,
+            max_result_bytes: 1024,
+            ..crate::Limits::default()
+        })
+        .auth(Auth::open().clock(clock.clone()))
+        .build()
+        .unwrap();
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let run = |tool, args: &str| {
+        host.call(
+            &V2Request::execute(tool, args, &session, ID, LATER),
+            &agent(),
+        )
+    };
+    let max = host.max_request_bytes();
+    assert_eq!(max, 65_536);
+    // 60 KiB of ASCII is 120 KiB on the wire: within v2's 64 KiB of UTF-8.
+    let ascii = format!(r#"{{"text":"{}"}}"#, "a".repeat(60 * 1024));
+    assert!(run("echo_text", &ascii).is_success());
+    // Exactly at the limit in UTF-8 bytes, with two-byte characters.
+    let frame = r#"{"text":""}"#.len();
+    let text = |n| format!(r#"{{"text":"a{}"}}"#, "é".repeat(n));
+    let at_limit = text((max - frame - 1) / 2);
+    assert_eq!(at_limit.len(), max);
+    assert!(run("echo_text", &at_limit).is_success());
+    let over = text((max - frame - 1) / 2 + 1);
+    assert_eq!(
+        run("echo_text", &over).error_code(),
+        Some(Code::InvalidArgs)
+    );
+    // A result of 200 Ki ASCII characters (400 KiB on the wire) is within 256 KiB inline.
+    assert!(run("big", r#"{"n":204800}"#).is_success());
+    assert_eq!(
+        run("big", r#"{"n":262144}"#).error_code(),
+        Some(Code::ResultTooLarge)
+    );
+}

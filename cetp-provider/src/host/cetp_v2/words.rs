@@ -33,6 +33,12 @@ pub const KEY_REQUEST_ID: &str = "request_id";
 pub const KEY_RETRYABLE: &str = "retryable";
 /// Reply key (`Long`): how long to wait before retrying a `RATE_LIMITED` call.
 pub const KEY_RETRY_AFTER_MS: &str = "retry_after_ms";
+/// Reply key (`PendingIntent`) of `AUTH_REQUIRED`: the provider's own screen where the user
+/// answers this call's request; the consumer launches it and then resumes the call.
+pub const KEY_RESOLUTION: &str = "resolution";
+/// Reply key (`String`) of `AUTH_REQUIRED`: the single-use token the resumed call sends back as
+/// the extra of the same name ([`EXTRA_RESUME_TOKEN`]).
+pub const KEY_RESUME_TOKEN: &str = EXTRA_RESUME_TOKEN;
 
 /// The JSON Schema dialect of every schema a v2 provider advertises.
 pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";

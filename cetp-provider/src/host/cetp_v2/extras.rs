@@ -1,0 +1,201 @@
+//! A call's extras and a reply's entries as flat text, the way the Android template passes
+//! them across JNI without knowing any protocol's fields: `key, tag, value` triples, the tag
+//! naming the Bundle type ([`TAG_STRING`] and the others), the value as text (numbers in
+//! decimal, an `int[]` comma-separated). The template reads every extra of these types and
+//! writes every entry back with the type its tag names; the one entry it makes itself is the
+//! `resolution` PendingIntent ([`TAG_RESOLUTION`]).
+
+use std::borrow::Cow;
+
+use super::BundleValue;
+
+/// `String`.
+pub const TAG_STRING: &str = "s";
+/// `int`.
+pub const TAG_INT: &str = "i";
+/// `long`.
+pub const TAG_LONG: &str = "l";
+/// `boolean` (`true` / `false`).
+pub const TAG_BOOLEAN: &str = "b";
+/// `int[]`, comma-separated.
+pub const TAG_INT_ARRAY: &str = "I";
+/// Reply only: the `resolution` PendingIntent for the caller whose UID is the value.
+pub const TAG_RESOLUTION: &str = "r";
+
+/// The most extras read from one call; a consumer sends a handful.
+const MAX_EXTRAS: usize = 32;
+
+/// The extras of one call, as the template flattened them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Extras {
+    entries: Vec<(String, String, String)>,
+}
+
+impl Extras {
+    /// From `key, tag, value` triples (an incomplete triple or a null element is skipped; only
+    /// the first [`MAX_EXTRAS`] count).
+    pub fn from_flat(flat: Vec<Option<String>>) -> Self {
+        let mut entries = Vec::new();
+        let mut items = flat.into_iter();
+        while let (Some(key), Some(tag), Some(value)) = (items.next(), items.next(), items.next()) {
+            if entries.len() == MAX_EXTRAS {
+                break;
+            }
+            if let (Some(key), Some(tag), Some(value)) = (key, tag, value) {
+                entries.push((key, tag, value));
+            }
+        }
+        Extras { entries }
+    }
+
+    fn get(&self, key: &str, tags: &[&str]) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(k, tag, _)| k == key && tags.contains(&tag.as_str()))
+            .map(|(_, _, value)| value.as_str())
+    }
+
+    /// A `String` extra.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.get(key, &[TAG_STRING])
+    }
+
+    /// An `int` extra.
+    pub fn int(&self, key: &str) -> Option<i32> {
+        self.get(key, &[TAG_INT])?.parse().ok()
+    }
+
+    /// A `long` extra (an `int` one too: the consumer's number either way).
+    pub fn long(&self, key: &str) -> Option<i64> {
+        self.get(key, &[TAG_LONG, TAG_INT])?.parse().ok()
+    }
+
+    /// An `int[]` extra (an element that is not a number makes it unreadable).
+    pub fn ints(&self, key: &str) -> Option<Vec<i32>> {
+        let text = self.get(key, &[TAG_INT_ARRAY])?;
+        if text.is_empty() {
+            return Some(Vec::new());
+        }
+        text.split(',').map(|n| n.trim().parse().ok()).collect()
+    }
+}
+
+/// `entries` as `key, tag, value` triples.
+pub fn flatten<'a>(entries: &[(&'a str, BundleValue<'a>)]) -> Vec<Cow<'a, str>> {
+    let mut flat = Vec::with_capacity(entries.len() * 3);
+    for (key, value) in entries {
+        let (tag, text) = match *value {
+            BundleValue::Text(text) => (TAG_STRING, Cow::Borrowed(text)),
+            BundleValue::Int(n) => (TAG_INT, Cow::Owned(n.to_string())),
+            BundleValue::Long(n) => (TAG_LONG, Cow::Owned(n.to_string())),
+            BundleValue::Bool(b) => (TAG_BOOLEAN, Cow::Borrowed(if b { "true" } else { "false" })),
+            BundleValue::Resolution(uid) => (TAG_RESOLUTION, Cow::Owned(uid.to_string())),
+        };
+        flat.extend([Cow::Borrowed(*key), Cow::Borrowed(tag), text]);
+    }
+    flat
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flat(items: &[Option<&str>]) -> Vec<Option<String>> {
+        items.iter().map(|i| i.map(str::to_owned)).collect()
+    }
+
+    #[test]
+    fn extras_are_read_by_key_and_type() {
+        let extras = Extras::from_flat(flat(&[
+            Some("protocol_version"),
+            Some("i"),
+            Some("2"),
+            Some("deadline_at_ms"),
+            Some("l"),
+            Some("1700000030000"),
+            Some("consumer_versions"),
+            Some("I"),
+            Some("2,1"),
+            Some("request_id"),
+            Some("s"),
+            Some("abc"),
+            Some("tool_name"),
+            None,
+            Some("x"),
+            Some("trailing"),
+            Some("s"),
+        ]));
+        assert_eq!(extras.int("protocol_version"), Some(2));
+        assert_eq!(extras.long("deadline_at_ms"), Some(1_700_000_030_000));
+        assert_eq!(extras.long("protocol_version"), Some(2));
+        assert_eq!(extras.ints("consumer_versions"), Some(vec![2, 1]));
+        assert_eq!(extras.text("request_id"), Some("abc"));
+        // The wrong type reads as absent, as Bundle.getString of an int does.
+        assert_eq!(extras.text("protocol_version"), None);
+        assert_eq!(extras.int("deadline_at_ms"), None);
+        assert_eq!(extras.text("tool_name"), None, "a null tag");
+        assert_eq!(extras.text("trailing"), None, "an incomplete triple");
+    }
+
+    #[test]
+    fn unreadable_numbers_are_absent_and_extras_are_bounded() {
+        let extras = Extras::from_flat(flat(&[
+            Some("a"),
+            Some("i"),
+            Some("two"),
+            Some("b"),
+            Some("I"),
+            Some("2,x"),
+            Some("c"),
+            Some("I"),
+            Some(""),
+        ]));
+        assert_eq!(extras.int("a"), None);
+        assert_eq!(extras.ints("b"), None);
+        assert_eq!(extras.ints("c"), Some(vec![]));
+        let many: Vec<Option<String>> = (0..100)
+            .flat_map(|i| {
+                [
+                    Some(format!("k{i}")),
+                    Some("s".to_owned()),
+                    Some("v".to_owned()),
+                ]
+            })
+            .collect();
+        let extras = Extras::from_flat(many);
+        assert_eq!(extras.text("k31"), Some("v"));
+        assert_eq!(extras.text("k32"), None);
+    }
+
+    #[test]
+    fn entries_flatten_with_their_tags() {
+        let entries = [
+            ("protocol_version", BundleValue::Int(2)),
+            ("retryable", BundleValue::Bool(false)),
+            ("retry_after_ms", BundleValue::Long(1500)),
+            ("resolution", BundleValue::Resolution(10_300)),
+            ("status", BundleValue::Text("error")),
+        ];
+        let flat: Vec<String> = flatten(&entries).into_iter().map(Cow::into_owned).collect();
+        assert_eq!(
+            flat,
+            [
+                "protocol_version",
+                "i",
+                "2",
+                "retryable",
+                "b",
+                "false",
+                "retry_after_ms",
+                "l",
+                "1500",
+                "resolution",
+                "r",
+                "10300",
+                "status",
+                "s",
+                "error"
+            ]
+        );
+    }
+}
