@@ -30,6 +30,10 @@ android {
             providers.gradleProperty("cetp.requireAccessToolsPermission").orNull == "true"
         manifestPlaceholders["cetpProviderPermission"] =
             if (requireAccessTools) "com.clawseed.permission.ACCESS_TOOLS" else ""
+        // CETP v1 and v2 by default; `cetp.v2=false` in gradle.properties serves and advertises
+        // v1 only.
+        val servesV2 = providers.gradleProperty("cetp.v2").orNull != "false"
+        manifestPlaceholders["cetpProtocolVersions"] = if (servesV2) "1,2" else "1"
     }
 
     // The Apex plugin interface (src/main/aidl/com/apex/agent/plugin/api/IApexPlugin.aidl): AGP

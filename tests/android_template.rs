@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use cetp_provider::host::cetp_v2::{extras, words};
 use cetp_provider::{ErrorCode, wire};
 
 fn template_file(path: &str) -> String {
@@ -146,6 +147,16 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
             wire::ADMIN_ERROR_SCOPE_NOT_REQUESTED,
         ),
         ("ADMIN_ERROR_NOT_FOUND", wire::ADMIN_ERROR_NOT_FOUND),
+        ("META_VERSIONS", words::META_VERSIONS),
+        ("VERSIONS_DUAL_STACK", words::VERSIONS_DUAL_STACK),
+        ("METHOD_NEGOTIATE", words::METHOD_NEGOTIATE),
+        ("EXTRA_PROTOCOL_VERSION", words::EXTRA_PROTOCOL_VERSION),
+        ("TAG_STRING", extras::TAG_STRING),
+        ("TAG_INT", extras::TAG_INT),
+        ("TAG_LONG", extras::TAG_LONG),
+        ("TAG_BOOLEAN", extras::TAG_BOOLEAN),
+        ("TAG_INT_ARRAY", extras::TAG_INT_ARRAY),
+        ("TAG_RESOLUTION", extras::TAG_RESOLUTION),
     ]
     .into_iter()
     .map(|(k, v)| (k, v.to_owned()))
@@ -225,6 +236,29 @@ fn the_template_manifest_uses_the_wire_strings() {
     assert!(
         version.trim_start().starts_with(&attr("value", "1")),
         "the version meta-data value must directly follow its name"
+    );
+    // The versions list the discovery Service advertises is the one the provider serves, from
+    // one placeholder (a string "1,2" unless the app sets cetp.v2=false).
+    let versions = attr("name", words::META_VERSIONS);
+    assert_eq!(
+        manifest.matches(&versions).count(),
+        2,
+        "{versions} on the Service and the provider"
+    );
+    for (at, _) in manifest.match_indices(&versions) {
+        assert!(
+            manifest[at + versions.len()..]
+                .trim_start()
+                .starts_with(&attr("value", "${cetpProtocolVersions}")),
+            "the versions meta-data must take ${{cetpProtocolVersions}}"
+        );
+    }
+    let discovery = service_element(&manifest, "dev.cetp.CetpDiscoveryService");
+    assert!(discovery.contains(&versions), "{discovery}");
+    assert!(
+        gradle.contains(&format!("\"{}\"", words::VERSIONS_DUAL_STACK))
+            && gradle.contains("\"cetp.v2\""),
+        "build.gradle.kts derives cetpProtocolVersions from cetp.v2"
     );
     // The template must not declare the permission (see the template README).
     assert!(

@@ -9,12 +9,13 @@
 //! calls itself with the reason; [`Runtime::running`] says which.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use crate::app::App;
 use crate::error::panic_text;
 use crate::host::CetpV1Host;
 use crate::host::apex::ApexHost;
+use crate::host::cetp_v2::CetpV2Host;
 use crate::provider::{Provider, ProviderBuilder};
 
 /// The function `export_provider!` names (or the one the app hands to `jni::on_load`), with its
@@ -30,9 +31,18 @@ pub(crate) struct Running {
     pub(crate) provider: Arc<Provider>,
     pub(crate) cetp_v1: CetpV1Host,
     pub(crate) apex: ApexHost,
+    /// Built on the first v2 call: an app whose agents all speak v1 (or that turned v2 off)
+    /// never describes its tools a second time.
+    cetp_v2: OnceLock<CetpV2Host>,
 }
 
 impl Running {
+    /// The CETP v2 host.
+    pub(crate) fn cetp_v2(&self) -> &CetpV2Host {
+        self.cetp_v2
+            .get_or_init(|| CetpV2Host::new(Arc::clone(&self.provider)))
+    }
+
     /// The approval screen's JSON interface: the provider's admin reply, with the Apex hosts
     /// that connected in its `state.connections`.
     pub(crate) fn admin(&self, request: &str) -> String {
@@ -124,6 +134,7 @@ impl Runtime {
         Ok(Arc::new(Running {
             cetp_v1: CetpV1Host::new(Arc::clone(&provider)),
             apex: ApexHost::new(Arc::clone(&provider)),
+            cetp_v2: OnceLock::new(),
             provider,
         }))
     }

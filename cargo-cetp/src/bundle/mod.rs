@@ -266,6 +266,10 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         "cetpProviderPermission".to_owned(),
         provider_permission(&gradle_properties).to_owned(),
     );
+    placeholders.insert(
+        "cetpProtocolVersions".to_owned(),
+        protocol_versions(&gradle_properties).to_owned(),
+    );
     let application_id = cetp.remove("application-id").or(gradle.application_id);
     let mut bools = BTreeMap::new();
     for values in [
@@ -322,16 +326,32 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
 /// none unless `gradle.properties` opts in with `cetp.requireAccessToolsPermission=true`, as the
 /// template's `build.gradle.kts` decides on a device build.
 fn provider_permission(gradle_properties: &str) -> &'static str {
-    let opted_in = gradle_properties.lines().any(|line| {
-        line.split_once('=').is_some_and(|(key, value)| {
-            key.trim() == "cetp.requireAccessToolsPermission" && value.trim() == "true"
-        })
-    });
-    if opted_in {
+    if gradle_property(gradle_properties, "cetp.requireAccessToolsPermission") == Some("true") {
         "com.clawseed.permission.ACCESS_TOOLS"
     } else {
         ""
     }
+}
+
+/// The CETP versions the app serves and advertises (`${cetpProtocolVersions}`): v1 and v2
+/// unless `gradle.properties` turns v2 off with `cetp.v2=false`, as the template's
+/// `build.gradle.kts` decides on a device build.
+fn protocol_versions(gradle_properties: &str) -> &'static str {
+    if gradle_property(gradle_properties, "cetp.v2") == Some("false") {
+        "1"
+    } else {
+        "1,2"
+    }
+}
+
+/// The value of `key` in a `gradle.properties` text (the last line setting it), trimmed.
+fn gradle_property<'a>(gradle_properties: &'a str, key: &str) -> Option<&'a str> {
+    gradle_properties
+        .lines()
+        .rev()
+        .filter_map(|line| line.split_once('='))
+        .find(|(k, _)| k.trim() == key)
+        .map(|(_, value)| value.trim())
 }
 
 /// Builds the host bundle of `crate_app` into `out` (default: [`default_dir`]), replacing any
@@ -529,6 +549,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
         ("cetpAuthority", "com.example.app.tools"),
         ("cetpLibrary", "app"),
         ("cetpProviderPermission", ""),
+        ("cetpProtocolVersions", "1,2"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -662,7 +683,7 @@ mod tests {
 
     const TEMPLATE: &str = include_str!("../../../android-template/src/main/AndroidManifest.xml");
 
-    fn merged_provider(gradle_properties: &str) -> String {
+    fn merged(gradle_properties: &str) -> String {
         let placeholders: BTreeMap<String, String> = [
             ("cetpAuthority", "com.x.tools"),
             ("cetpLibrary", "x"),
@@ -671,19 +692,51 @@ mod tests {
                 "cetpProviderPermission",
                 provider_permission(gradle_properties),
             ),
+            ("cetpProtocolVersions", protocol_versions(gradle_properties)),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
-        let merged = manifest::merge(
+        manifest::merge(
             TEMPLATE,
             r#"<manifest package="com.x"><application /></manifest>"#,
             &placeholders,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    fn merged_provider(gradle_properties: &str) -> String {
+        let merged = merged(gradle_properties);
         let start = merged.find("<provider").unwrap();
         let end = start + merged[start..].find('>').unwrap();
         merged[start..end].to_owned()
+    }
+
+    /// The values of the `com.clawseed.tools.versions` meta-data, in manifest order.
+    fn advertised_versions(gradle_properties: &str) -> Vec<String> {
+        let merged = merged(gradle_properties);
+        let name = r#"android:name="com.clawseed.tools.versions""#;
+        merged
+            .match_indices(name)
+            .map(|(at, _)| {
+                let rest = &merged[at + name.len()..];
+                let value = &rest[rest.find("android:value=\"").unwrap() + 15..];
+                value[..value.find('"').unwrap()].to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cetp_v2_is_advertised_and_served_unless_one_property_turns_it_off() {
+        for props in ["", "cetp.v2=true\n", "cetp.v2 = false\ncetp.v2=true\n"] {
+            assert_eq!(advertised_versions(props), ["1,2", "1,2"], "{props:?}");
+        }
+        for props in [
+            "cetp.v2=false\n",
+            "cetp.rustCrate=rust\n cetp.v2 = false \n",
+        ] {
+            assert_eq!(advertised_versions(props), ["1", "1"], "{props:?}");
+        }
     }
 
     #[test]

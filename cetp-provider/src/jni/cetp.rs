@@ -6,9 +6,16 @@ use jni::objects::{JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::{Env, NativeMethod, native_method};
 
-use super::convert::{CallerParams, ClearAndLog, pairs, read, read_or_empty, serve};
+use super::convert::{CallerParams, ClearAndLog, pairs, read, read_or_empty, serve, strings};
 use crate::app::App;
 use crate::host::Request;
+use crate::host::cetp_v2::extras::{self, Extras};
+use crate::host::cetp_v2::words::{
+    EXTRA_CONSUMER_CAPABILITIES, EXTRA_CONSUMER_VERSIONS, EXTRA_DEADLINE_AT_MS,
+    EXTRA_PROTOCOL_VERSION, EXTRA_RESUME_TOKEN, EXTRA_SESSION_TOKEN,
+};
+use crate::host::cetp_v2::{BundleValue, V2Request};
+use crate::wire;
 
 pub(super) const METHODS: &[NativeMethod] = &[
     native_method! {
@@ -34,6 +41,18 @@ pub(super) const METHODS: &[NativeMethod] = &[
             certificate_digests: JString[][],
         ) -> JString[],
         name = "call",
+        error_policy = ClearAndLog,
+    },
+    native_method! {
+        static fn native_call_typed(
+            method: JString,
+            extras: JString[],
+            calling_uid: jint,
+            caller_token: jlong,
+            packages: JString[],
+            certificate_digests: JString[][],
+        ) -> JString[],
+        name = "callTyped",
         error_policy = ClearAndLog,
     },
     native_method! {
@@ -127,6 +146,80 @@ fn native_call<'local>(
             pairs(env, &running.cetp_v1.call(&request, caller))
         },
     )
+}
+
+/// `static native String[] callTyped(String method, String[] extras, int callingUid, long
+/// callerToken, String[] packages, String[][] certificateDigests)`: a call whose extras the
+/// template passed as typed `key, tag, value` triples (`host::cetp_v2::extras`), answered the
+/// same way. A v2 call ([`V2Request::is_v2`]) goes to the v2 host, anything else to v1's, whose
+/// reply is all strings. Null if the provider is not running or the bridge failed.
+#[allow(clippy::too_many_arguments)] // One JNI crossing per call: everything comes at once.
+fn native_call_typed<'local>(
+    env: &mut Env<'local>,
+    _class: JClass<'local>,
+    method: JString<'local>,
+    extras: JObjectArray<'local, JString<'local>>,
+    uid: jint,
+    token: jlong,
+    packages: JObjectArray<'local, JString<'local>>,
+    certificate_digests: JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
+) -> Result<JObjectArray<'local, JString<'local>>, Error> {
+    serve(
+        env,
+        CallerParams(uid, token, &packages, &certificate_digests),
+        JObjectArray::<JString>::null(),
+        |env, running, caller| {
+            let method = read_or_empty(env, &method)?;
+            let mut flat = Vec::new();
+            if !extras.is_null() {
+                for index in 0..extras.len(env)? {
+                    let element = extras.get_element(env, index)?;
+                    flat.push(read(env, &element)?);
+                    env.delete_local_ref(element);
+                }
+            }
+            let extras = Extras::from_flat(flat);
+            if !V2Request::is_v2(&method, extras.int(EXTRA_PROTOCOL_VERSION)) {
+                let request = Request {
+                    method: &method,
+                    tool_name: extras.text(wire::EXTRA_TOOL_NAME),
+                    args: extras.text(wire::EXTRA_ARGS),
+                    request_id: extras.text(wire::EXTRA_REQUEST_ID),
+                };
+                let response = running.cetp_v1.call(&request, caller);
+                let pairs = response.to_pairs();
+                let entries: Vec<_> = pairs
+                    .iter()
+                    .map(|(key, value)| (*key, BundleValue::Text(value)))
+                    .collect();
+                return typed(env, &entries);
+            }
+            let versions = extras.ints(EXTRA_CONSUMER_VERSIONS);
+            let request = V2Request {
+                method: &method,
+                session_token: extras.text(EXTRA_SESSION_TOKEN),
+                request_id: extras.text(wire::EXTRA_REQUEST_ID),
+                deadline_at_ms: extras.long(EXTRA_DEADLINE_AT_MS),
+                tool_name: extras.text(wire::EXTRA_TOOL_NAME),
+                args: extras.text(wire::EXTRA_ARGS),
+                resume_token: extras.text(EXTRA_RESUME_TOKEN),
+                consumer_versions: versions.as_deref(),
+                consumer_capabilities: extras.text(EXTRA_CONSUMER_CAPABILITIES),
+            };
+            let reply = running.cetp_v2().call(&request, caller);
+            typed(env, &reply.to_entries())
+        },
+    )
+}
+
+/// `entries` as a `String[]` of `key, tag, value` triples.
+fn typed<'local>(
+    env: &mut Env<'local>,
+    entries: &[(&str, BundleValue<'_>)],
+) -> Result<JObjectArray<'local, JString<'local>>, Error> {
+    let flat = extras::flatten(entries);
+    let values: Vec<Option<&str>> = flat.iter().map(|text| Some(text.as_ref())).collect();
+    strings(env, &values)
 }
 
 /// `static native String[] constantReply(String method)`: the reply to `method` as key/value

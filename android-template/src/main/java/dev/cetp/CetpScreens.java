@@ -1,8 +1,10 @@
 package dev.cetp;
 
+import android.app.PendingIntent;
 import android.content.ComponentName;
 import android.content.Context;
 import android.content.Intent;
+import android.os.Build;
 
 /**
  * Intents for the approval screens, for the app's own code: its settings, its notifications.
@@ -45,6 +47,25 @@ public final class CetpScreens {
         .setComponent(new ComponentName(context.getPackageName(), OWN_ENTRY))
         .putExtra(EXTRA_REQUEST_UID, uid);
   }
+
+  /**
+   * The {@code resolution} of a CETP v2 call refused with {@code AUTH_REQUIRED}: the consent
+   * dialog for the pending request of {@code uid}, the caller the platform named, as an
+   * immutable PendingIntent this app creates (the caller can launch it, never change it). Its
+   * action sets it apart from the approval notification's PendingIntent for the same UID.
+   */
+  static PendingIntent resolution(Context context, int uid) {
+    Intent intent =
+        requestIntent(context, uid).setAction(context.getPackageName() + RESOLUTION_ACTION_SUFFIX);
+    int flags = PendingIntent.FLAG_UPDATE_CURRENT;
+    if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.M) {
+      flags |= PendingIntent.FLAG_IMMUTABLE;
+    }
+    return PendingIntent.getActivity(context, uid, intent, flags);
+  }
+
+  /** The action of {@link #resolution}'s Intent, after the app's package. */
+  static final String RESOLUTION_ACTION_SUFFIX = ".CETP_RESOLUTION";
 
   /**
    * Opens the list of every pending request, each app identified by its icon, label, package and

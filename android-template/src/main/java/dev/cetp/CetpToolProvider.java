@@ -10,10 +10,13 @@ import android.net.Uri;
 import android.os.Binder;
 import android.os.Bundle;
 import android.util.Log;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The CETP v1 Tool Provider: answers {@code ContentResolver.call} through the app's Rust library.
+ * The CETP Tool Provider: answers {@code ContentResolver.call} through the app's Rust library,
+ * CETP v1 and, unless the app turned it off ({@code cetp.v2=false}), CETP v2.
  *
  * <p>{@link #onCreate} runs on the main thread at every start of the app's process, before
  * {@code Application.onCreate}, whether or not any agent ever calls: it only registers the
@@ -26,6 +29,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Whatever goes wrong, the consumer gets a well-formed CETP error Bundle, never an exception or
  * null.
  *
+ * <p>A call that names its protocol ({@code protocol_version}) or negotiates CETP v2 takes
+ * another path: every extra of a plain type goes to Rust as typed text ({@link
+ * NativeBridge#callTyped}), Rust decides which protocol answers, and the reply comes back typed
+ * the same way; the one entry made here is the {@code resolution} PendingIntent ({@link
+ * CetpScreens#resolution}), which only the app can create. This class knows no v2 field.
+ *
  * <p>The provider is read-only: {@code query}, {@code insert}, {@code update}, {@code delete}
  * and {@code getType} do nothing.
  */
@@ -35,12 +44,18 @@ public class CetpToolProvider extends ContentProvider {
       "CETP: a call's extras could not be read (unknown Parcelable or bad data); its CETP keys"
           + " are treated as absent (logged once)";
 
+  /** The most extras a typed call passes on; a consumer sends a handful. */
+  private static final int MAX_TYPED_EXTRAS = 32;
+
   private final AtomicBoolean modeLogged = new AtomicBoolean();
   private final AtomicBoolean unreadableLogged = new AtomicBoolean();
+  /** Whether the manifest advertises CETP v2 ({@code cetp.v2}, on unless set to false). */
+  private volatile boolean servesV2;
 
   @Override
   public void attachInfo(Context context, ProviderInfo info) {
     super.attachInfo(context, info);
+    servesV2 = advertisesV2(info);
     // The platform hands over the provider's manifest entry with its meta-data: no query.
     CetpRuntime.register(
         context, info == null ? null : info.packageName, CetpRuntime.declaredLibrary(info));
@@ -64,6 +79,11 @@ public class CetpToolProvider extends ContentProvider {
       }
       if (!modeLogged.getAndSet(true)) {
         logPermissionMode(context);
+      }
+      // A call that names its protocol (or negotiates CETP v2) goes to Rust with its extras
+      // typed, and Rust answers it; every other call is CETP v1, as below.
+      if (servesV2 && namesProtocol(method, extras)) {
+        return typedCall(context, method, extras, uid);
       }
       // Open discovery answers every caller alike: the kept reply, no caller lookup, no JNI.
       String[] kept = CetpRuntime.keptReply(method);
@@ -135,6 +155,116 @@ public class CetpToolProvider extends ContentProvider {
               + " app defines it).");
     } catch (RuntimeException e) {
       // Diagnostics only.
+    }
+  }
+
+  /**
+   * Whether the provider's meta-data lists CETP v2 ({@code "1,2"}, a string; {@code cetp.v2=false}
+   * makes it the integer 1, read here without the type warning {@code getString} would log).
+   */
+  @SuppressWarnings("deprecation") // Bundle.get: the value may be an Integer
+  private static boolean advertisesV2(ProviderInfo info) {
+    return info != null
+        && info.metaData != null
+        && Wire.VERSIONS_DUAL_STACK.equals(info.metaData.get(Wire.META_VERSIONS));
+  }
+
+  private boolean namesProtocol(String method, Bundle extras) {
+    if (Wire.METHOD_NEGOTIATE.equals(method)) {
+      return true;
+    }
+    try {
+      return extras != null && extras.containsKey(Wire.EXTRA_PROTOCOL_VERSION);
+    } catch (RuntimeException e) {
+      // Extras that cannot be unparcelled: v1's path treats them as absent (and logs once).
+      return false;
+    }
+  }
+
+  private Bundle typedCall(Context context, String method, Bundle extras, int uid) {
+    String[] flat = flatten(extras);
+    CallerIdentity caller = CallerIdentity.resolve(context, uid);
+    String[] triples =
+        NativeBridge.callTyped(
+            method, flat, caller.uid, caller.token, caller.packages, caller.certificateDigests);
+    if (triples == null || triples.length % 3 != 0) {
+      return CetpRuntime.unavailableBundle(CetpRuntime.BRIDGE_FAILED);
+    }
+    Bundle reply = new Bundle();
+    for (int i = 0; i < triples.length; i += 3) {
+      put(context, reply, triples[i], triples[i + 1], triples[i + 2]);
+    }
+    return reply;
+  }
+
+  /** Every extra of a plain type as {@code key, tag, value}; the others are not passed on. */
+  @SuppressWarnings("deprecation") // Bundle.get: the only way to read an extra of any type
+  private String[] flatten(Bundle extras) {
+    List<String> flat = new ArrayList<>();
+    if (extras == null) {
+      return new String[0];
+    }
+    try {
+      for (String key : extras.keySet()) {
+        if (flat.size() / 3 == MAX_TYPED_EXTRAS) {
+          break;
+        }
+        Object value = extras.get(key);
+        String tag;
+        String text;
+        if (value instanceof String) {
+          tag = Wire.TAG_STRING;
+          text = (String) value;
+        } else if (value instanceof Integer) {
+          tag = Wire.TAG_INT;
+          text = value.toString();
+        } else if (value instanceof Long) {
+          tag = Wire.TAG_LONG;
+          text = value.toString();
+        } else if (value instanceof Boolean) {
+          tag = Wire.TAG_BOOLEAN;
+          text = value.toString();
+        } else if (value instanceof int[]) {
+          tag = Wire.TAG_INT_ARRAY;
+          StringBuilder joined = new StringBuilder();
+          for (int n : (int[]) value) {
+            joined.append(joined.length() == 0 ? "" : ",").append(n);
+          }
+          text = joined.toString();
+        } else {
+          continue;
+        }
+        flat.add(key);
+        flat.add(tag);
+        flat.add(text);
+      }
+    } catch (RuntimeException e) {
+      if (!unreadableLogged.getAndSet(true)) {
+        Log.w(CetpRuntime.TAG, UNREADABLE_EXTRAS);
+      }
+      flat.clear();
+    }
+    return flat.toArray(new String[0]);
+  }
+
+  /** Puts one reply entry with the type its tag names. */
+  private static void put(Context context, Bundle reply, String key, String tag, String value) {
+    switch (tag) {
+      case Wire.TAG_INT:
+        reply.putInt(key, Integer.parseInt(value));
+        break;
+      case Wire.TAG_LONG:
+        reply.putLong(key, Long.parseLong(value));
+        break;
+      case Wire.TAG_BOOLEAN:
+        reply.putBoolean(key, Boolean.parseBoolean(value));
+        break;
+      case Wire.TAG_RESOLUTION:
+        reply.putParcelable(key, CetpScreens.resolution(context, Integer.parseInt(value)));
+        break;
+      default:
+        reply.putString(key, value);
+        break;
     }
   }
 

@@ -49,6 +49,23 @@ final class NativeBridge {
       String[][] certificateDigests);
 
   /**
+   * Answers one {@code ContentResolver.call} whose extras come typed: a call that names its
+   * protocol ({@link Wire#EXTRA_PROTOCOL_VERSION}) or is {@link Wire#METHOD_NEGOTIATE}. The
+   * library decides which protocol answers.
+   *
+   * @param extras every extra of a plain type as {@code key, tag, value} ({@link
+   *     Wire#TAG_STRING} and the others; numbers in decimal, an {@code int[]} comma-separated)
+   * @return the reply as {@code key, tag, value, ...}, or null if the library could not answer
+   */
+  static native String[] callTyped(
+      String method,
+      String[] extras,
+      int callingUid,
+      long callerToken,
+      String[] packages,
+      String[][] certificateDigests);
+
+  /**
    * A caller-token epoch for this copy of the template's classes, one the library hands out
    * once ({@link CallerIdentity#beginEpoch}): the library keeps a caller's decoded identity only
    * under a token made from an epoch it issued, so class loaders sharing the library never

@@ -83,6 +83,29 @@ public final class Wire {
   public static final String META_VERSION = "com.clawseed.tools.version";
   /** The protocol version this template speaks. */
   public static final int PROTOCOL_VERSION = 1;
+
+  // CETP v2 (cetp_provider::host::cetp_v2::words): the provider routes on these alone and
+  // passes everything else through without knowing a field.
+
+  /** Meta-data listing the versions the provider serves, a string. */
+  public static final String META_VERSIONS = "com.clawseed.tools.versions";
+  /** {@link #META_VERSIONS} of a provider serving v1 and v2. */
+  public static final String VERSIONS_DUAL_STACK = "1,2";
+  /** v2's first call, which carries no protocol version. */
+  public static final String METHOD_NEGOTIATE = "negotiate";
+  /** Extras key naming a call's protocol; a call that names one goes to Rust typed. */
+  public static final String EXTRA_PROTOCOL_VERSION = "protocol_version";
+
+  // Typed extras and reply entries across JNI (cetp_provider::host::cetp_v2::extras): key, tag,
+  // value as text.
+
+  public static final String TAG_STRING = "s";
+  public static final String TAG_INT = "i";
+  public static final String TAG_LONG = "l";
+  public static final String TAG_BOOLEAN = "b";
+  public static final String TAG_INT_ARRAY = "I";
+  /** Reply only: the PendingIntent to the consent dialog for the UID in the value. */
+  public static final String TAG_RESOLUTION = "r";
   /** The permission the CETP v1 manifest puts on the provider. */
   public static final String ACCESS_PERMISSION = "com.clawseed.permission.ACCESS_TOOLS";
 
