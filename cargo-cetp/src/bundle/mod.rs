@@ -34,6 +34,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use cetp_provider::host::cetp_v2;
+
 use self::gradle::ResValue;
 use self::tools as util;
 use crate::app::{AppCrate, ProviderSource};
@@ -266,6 +268,10 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         "cetpProviderPermission".to_owned(),
         provider_permission(&gradle_properties).to_owned(),
     );
+    placeholders.insert(
+        "cetpProtocolVersions".to_owned(),
+        protocol_versions(&gradle_properties).to_owned(),
+    );
     let application_id = cetp.remove("application-id").or(gradle.application_id);
     let mut bools = BTreeMap::new();
     for values in [
@@ -322,16 +328,32 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
 /// none unless `gradle.properties` opts in with `cetp.requireAccessToolsPermission=true`, as the
 /// template's `build.gradle.kts` decides on a device build.
 fn provider_permission(gradle_properties: &str) -> &'static str {
-    let opted_in = gradle_properties.lines().any(|line| {
-        line.split_once('=').is_some_and(|(key, value)| {
-            key.trim() == "cetp.requireAccessToolsPermission" && value.trim() == "true"
-        })
-    });
-    if opted_in {
+    if gradle_property(gradle_properties, "cetp.requireAccessToolsPermission") == Some("true") {
         "com.clawseed.permission.ACCESS_TOOLS"
     } else {
         ""
     }
+}
+
+/// The CETP versions the app serves and advertises (`${cetpProtocolVersions}`): v1 and v2
+/// unless `gradle.properties` turns v2 off with `cetp.v2=false`, as the template's
+/// `build.gradle.kts` decides on a device build.
+fn protocol_versions(gradle_properties: &str) -> &'static str {
+    if gradle_property(gradle_properties, "cetp.v2") == Some("false") {
+        "1"
+    } else {
+        "1,2"
+    }
+}
+
+/// The value of `key` in a `gradle.properties` text (the last line setting it), trimmed.
+fn gradle_property<'a>(gradle_properties: &'a str, key: &str) -> Option<&'a str> {
+    gradle_properties
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .filter(|(k, _)| k.trim() == key)
+        .map(|(_, value)| value.trim())
+        .next_back()
 }
 
 /// Builds the host bundle of `crate_app` into `out` (default: [`default_dir`]), replacing any
@@ -529,6 +551,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
         ("cetpAuthority", "com.example.app.tools"),
         ("cetpLibrary", "app"),
         ("cetpProviderPermission", ""),
+        ("cetpProtocolVersions", "1,2"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -585,6 +608,20 @@ pub fn aapt() -> Result<PathBuf> {
 /// [`Error::Bundle`] when it cannot be had.
 pub fn android_all_jar() -> Result<PathBuf> {
     util::android_all_jar().map_err(Error::Bundle)
+}
+
+/// The property of the app's `gradle.properties` that turns CETP v2 off (`cetp.v2=false`).
+pub const V2_PROPERTY: &str = "cetp.v2";
+
+/// Whether the app whose Gradle build is `layout` advertises CETP v2: whether the versions a
+/// build of it advertises (`${cetpProtocolVersions}`, from its `gradle.properties`) include 2.
+pub fn advertises_v2(layout: Option<&Layout>) -> bool {
+    let properties = layout
+        .and_then(|l| fs::read_to_string(l.properties_file()).ok())
+        .unwrap_or_default();
+    protocol_versions(&properties)
+        .split(',')
+        .any(|v| v.trim().parse() == Ok(cetp_v2::words::PROTOCOL_VERSION))
 }
 
 #[cfg(test)]
@@ -662,7 +699,7 @@ mod tests {
 
     const TEMPLATE: &str = include_str!("../../../android-template/src/main/AndroidManifest.xml");
 
-    fn merged_provider(gradle_properties: &str) -> String {
+    fn merged(gradle_properties: &str) -> String {
         let placeholders: BTreeMap<String, String> = [
             ("cetpAuthority", "com.x.tools"),
             ("cetpLibrary", "x"),
@@ -671,19 +708,51 @@ mod tests {
                 "cetpProviderPermission",
                 provider_permission(gradle_properties),
             ),
+            ("cetpProtocolVersions", protocol_versions(gradle_properties)),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
-        let merged = manifest::merge(
+        manifest::merge(
             TEMPLATE,
             r#"<manifest package="com.x"><application /></manifest>"#,
             &placeholders,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    fn merged_provider(gradle_properties: &str) -> String {
+        let merged = merged(gradle_properties);
         let start = merged.find("<provider").unwrap();
         let end = start + merged[start..].find('>').unwrap();
         merged[start..end].to_owned()
+    }
+
+    /// The values of the `com.clawseed.tools.versions` meta-data, in manifest order.
+    fn advertised_versions(gradle_properties: &str) -> Vec<String> {
+        let merged = merged(gradle_properties);
+        let name = r#"android:name="com.clawseed.tools.versions""#;
+        merged
+            .match_indices(name)
+            .map(|(at, _)| {
+                let rest = &merged[at + name.len()..];
+                let value = &rest[rest.find("android:value=\"").unwrap() + 15..];
+                value[..value.find('"').unwrap()].to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cetp_v2_is_advertised_and_served_unless_one_property_turns_it_off() {
+        for props in ["", "cetp.v2=true\n", "cetp.v2 = false\ncetp.v2=true\n"] {
+            assert_eq!(advertised_versions(props), ["1,2", "1,2"], "{props:?}");
+        }
+        for props in [
+            "cetp.v2=false\n",
+            "cetp.rustCrate=rust\n cetp.v2 = false \n",
+        ] {
+            assert_eq!(advertised_versions(props), ["1", "1"], "{props:?}");
+        }
     }
 
     #[test]
@@ -709,5 +778,27 @@ mod tests {
             provider.contains(r#"android:permission="com.clawseed.permission.ACCESS_TOOLS""#),
             "{provider}"
         );
+    }
+
+    #[test]
+    fn check_reads_whether_v2_is_advertised_as_the_build_derives_it() {
+        assert!(
+            advertises_v2(None),
+            "no Gradle build: the template's default"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout {
+            module: dir.path().join("app"),
+            root: dir.path().to_path_buf(),
+        };
+        assert!(advertises_v2(Some(&layout)), "no gradle.properties");
+        for (props, advertised) in [
+            ("cetp.rustCrate=rust\n", true),
+            ("cetp.v2=false\n", false),
+            ("cetp.v2 = false\ncetp.v2=true\n", true),
+        ] {
+            std::fs::write(layout.properties_file(), props).unwrap();
+            assert_eq!(advertises_v2(Some(&layout)), advertised, "{props:?}");
+        }
     }
 }
