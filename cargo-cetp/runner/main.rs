@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use cetp_provider::host::mcp::McpHost;
-use cetp_provider::testing::{Consumer, check_conformance};
+use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
 use cetp_provider::{AccessLevel, App, Caller, ErrorCode, Provider, ProviderBuilder};
 use serde_json::{Value, json};
 
@@ -133,12 +133,19 @@ fn describe_json(app: &App) -> Result<Value, String> {
         Ok(_) => Vec::new(),
         Err(err) => err.0,
     };
+    // As the consumer the v1 check approved (when the provider asks for approval).
+    let consumer = Consumer::new(&provider);
+    let v2_violations = match check_v2_conformance_as(&provider, consumer.caller()) {
+        Ok(()) => Vec::new(),
+        Err(err) => err.0,
+    };
     Ok(json!({
         "format": 1,
         "list_tools": parse(provider.list_tools_json()),
         "raw_tools": parse(raw.list_tools_json()),
         "provider_info": parse(provider.provider_info_json()),
         "conformance": violations,
+        "conformance_v2": v2_violations,
         "untranslated": untranslated(&provider),
     }))
 }

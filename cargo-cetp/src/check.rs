@@ -6,7 +6,9 @@ use serde_json::Value;
 use crate::alignment;
 use crate::android::{self, AndroidModule};
 use crate::app::AppCrate;
+use crate::bundle::{self, V2_PROPERTY};
 use crate::cli::CheckOptions;
+use crate::layout::Layout;
 use crate::report::{self, Finding};
 use crate::runner;
 use crate::{Error, Result};
@@ -16,8 +18,13 @@ use crate::{Error, Result};
 pub struct Checked {
     /// The application id the provider was built for.
     pub package: String,
-    /// The runner's description (`list_tools`, `raw_tools`, `provider_info`, `conformance`).
+    /// The runner's description (`list_tools`, `raw_tools`, `provider_info`, `conformance`,
+    /// `conformance_v2`).
     pub description: Value,
+    /// Whether the app advertises CETP v2: its `gradle.properties` has no `cetp.v2=false`.
+    pub advertises_v2: bool,
+    /// The app's `gradle.properties`, as findings name it.
+    pub properties: String,
     /// Lines that are neither warnings nor errors (the authority, the permission mode).
     pub notes: Vec<String>,
     /// Warnings and errors, each with its fix.
@@ -49,6 +56,16 @@ pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
             "",
         ));
     }
+    let advertises_v2 = bundle::advertises_v2(module.layout.as_ref());
+    let properties = module.layout.as_ref().map_or_else(
+        || "android/gradle.properties".to_owned(),
+        |layout| Layout::shown(app, &layout.properties_file()),
+    );
+    findings.extend(report::cetp_v2(
+        &description["conformance_v2"],
+        advertises_v2,
+        &properties,
+    ));
     let compat = report::compatibility(&description["list_tools"]);
     findings.extend(report::schema_findings(&compat));
     findings.extend(report::undescribed_parameters(&description["raw_tools"]));
@@ -66,6 +83,8 @@ pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
     Ok(Checked {
         package,
         description,
+        advertises_v2,
+        properties,
         notes,
         findings,
     })
@@ -121,6 +140,7 @@ pub fn run(options: &CheckOptions) -> Result<i32> {
             format!("{conformance_errors} violation(s)")
         }
     );
+    println!("{}", v2_summary(&checked));
     for note in &checked.notes {
         println!("{note}");
     }
@@ -131,4 +151,32 @@ pub fn run(options: &CheckOptions) -> Result<i32> {
     let warnings = checked.findings.len() - errors;
     println!("\ncargo cetp check: {errors} error(s), {warnings} warning(s)");
     Ok(i32::from(errors > 0))
+}
+
+/// The line on CETP v2: whether the app advertises it, how many checks fail, and what that
+/// means for ClawSeed's newest client (it picks v2 whenever an app advertises it, and never
+/// falls back to v1).
+fn v2_summary(checked: &Checked) -> String {
+    let violations = checked
+        .findings
+        .iter()
+        .filter(|f| f.problem.starts_with(report::CETP_V2))
+        .count();
+    let off = format!(
+        "v2 is off (`{V2_PROPERTY}=false` in {}), so ClawSeed's newest client uses v1 with this app",
+        checked.properties
+    );
+    match (checked.advertises_v2, violations) {
+        (true, 0) => {
+            "CETP v2 conformance: ok (advertised: ClawSeed's newest client speaks v2 to this app)"
+                .to_owned()
+        }
+        (true, n) => format!(
+            "CETP v2 conformance: {n} violation(s) while v2 is advertised: ClawSeed's newest \
+             client speaks only v2 to an app advertising it and never falls back to v1, so it \
+             would drop this app"
+        ),
+        (false, 0) => format!("CETP v2 conformance: ok, but {off}"),
+        (false, n) => format!("CETP v2 conformance: {n} violation(s); {off}"),
+    }
 }

@@ -273,6 +273,9 @@ Builds the app's provider for this machine (a runner crate in target/cetp/, with
 Cargo.lock) and reports:
   - each tool's schema against the rules of OpenAI, Anthropic and Gemini (strict modes too);
   - CETP v1 conformance (cetp_provider::testing::check_conformance);
+  - CETP v2 conformance (cetp_provider::testing::check_v2_conformance_as), and whether the app
+    advertises v2 (the default; `cetp.v2=false` in gradle.properties turns it off): while it
+    does, a violation is an error, since ClawSeed's newest client then never falls back to v1;
   - parameters without a description;
   - scope descriptions that read wrongly in \"Open <app> and allow <agent> to read: ...\";
   - the app's texts without a translation to a language the approval screens ship in;
@@ -281,7 +284,8 @@ Cargo.lock) and reports:
     (target/<android target>/<profile>/, android/build/, android/src/main/jniLibs/, the
     template's build/rustJniLibs/) aligned to 16 KB, in an ELF of its ABI's class.
 Each finding is a warning with its fix. Exits with 1 only for errors: a provider that does not
-build, a conformance failure, or a library Android's 16 KB page devices cannot load.
+build, a conformance failure (CETP v2 only while advertised), or a library Android's 16 KB
+page devices cannot load.
 
 Options:
   --manifest-path <path>   The app's Cargo.toml [default: ./Cargo.toml]

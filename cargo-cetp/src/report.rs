@@ -1,9 +1,11 @@
 //! What `check` finds in a provider's description (the runner's `describe`): the schema
-//! compatibility per LLM API, parameters without a description, scope wording. Also what
-//! `cargo xtask schema-report` prints for the samples.
+//! compatibility per LLM API, parameters without a description, scope wording, CETP v2
+//! violations. Also what `cargo xtask schema-report` prints for the samples.
 
 use cetp_provider::schema::{Api, CompatReport, ToolCompat};
 use serde_json::Value;
+
+use crate::bundle::V2_PROPERTY;
 
 /// One finding: a warning (or an error) with its fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -311,11 +313,175 @@ pub fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
         .collect()
 }
 
+/// The CETP v2 violations of `cetp_provider::testing::check_v2_conformance_as` (the runner's
+/// `conformance_v2`), each with what to change. Errors while the app advertises v2 (ClawSeed's
+/// newest client then speaks only v2 to it and drops a provider that fails one check, with no
+/// fallback to v1), each saying how to turn v2 off too; warnings when `cetp.v2=false` has turned
+/// it off. `properties` names the app's `gradle.properties`.
+///
+/// ```
+/// let violations = serde_json::json!(["v2 scope `items:read`: the name must match [a-z][a-z0-9_.-]{0,127}"]);
+/// let found = cargo_cetp::report::cetp_v2(&violations, true, "android/gradle.properties");
+/// assert!(found[0].error);
+/// assert!(found[0].problem.starts_with("CETP v2: scope `items:read`"), "{}", found[0].problem);
+/// assert!(found[0].fix.contains("`items.read`"), "{}", found[0].fix);
+/// assert!(found[0].fix.contains("`cetp.v2=false` in android/gradle.properties"), "{}", found[0].fix);
+/// assert!(!cargo_cetp::report::cetp_v2(&violations, false, "gradle.properties")[0].error);
+/// ```
+pub fn cetp_v2(violations: &Value, advertised: bool, properties: &str) -> Vec<Finding> {
+    violations
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|violation| {
+            let violation = violation.strip_prefix("v2 ").unwrap_or(violation);
+            let problem = format!("{CETP_V2}: {violation}");
+            let fix = v2_fix(violation);
+            if advertised {
+                Finding::error(
+                    problem,
+                    format!(
+                        "{fix}; or, until it passes, stop advertising v2 with `{V2_PROPERTY}=false` \
+                         in {properties} (the newest client then uses v1)"
+                    ),
+                )
+            } else {
+                Finding::warning(
+                    problem,
+                    format!("{fix}, before removing `{V2_PROPERTY}=false` from {properties}"),
+                )
+            }
+        })
+        .collect()
+}
+
+/// How every CETP v2 finding's problem starts.
+pub const CETP_V2: &str = "CETP v2";
+
+/// What to change for one violation (without its leading `v2 `).
+fn v2_fix(violation: &str) -> String {
+    let named = violation.split('`').nth(1).unwrap_or_default();
+    if violation.starts_with("scope `") {
+        if violation.contains("the name must match") {
+            return format!(
+                "rename the scope with lower-case letters, digits, `_`, `.` and `-` only \
+                 (e.g. `{}`), in `.scope(…)` and in every `#[tool(scopes = […])]` naming it",
+                v2_scope_name(named)
+            );
+        }
+        if violation.contains("`title` is missing") {
+            return format!(
+                "describe the scope: `.scope(\"{named}\", \"your …\")`, or give it a v2 title \
+                 with `.host(CetpV2::new().scope(\"{named}\", \"<title>\", ScopeAccess::Read, \
+                 Sensitivity::Personal))`"
+            );
+        }
+        return format!(
+            "say what it gives access to: `.host(CetpV2::new().scope(\"{named}\", \"<title>\", \
+             ScopeAccess::Read, Sensitivity::Personal))` (cetp_provider::host::cetp_v2)"
+        );
+    }
+    if violation.starts_with("tool `") {
+        if violation.contains("high risk") {
+            return format!(
+                "confirm every call: `.host(CetpV2::new().confirmation(\"{named}\", \
+                 Confirmation::Always))`, or lower its risk"
+            );
+        }
+        if violation.contains("the name must match") {
+            return "rename the tool with lower-case letters, digits and `_` only, starting with \
+                    a letter, at most 64 characters: `#[tool(name = \"…\")]`"
+                .to_owned();
+        }
+        if violation.contains("`scopes`") {
+            return "declare every scope the tool names with `.scope(\"…\", \"your …\")`"
+                .to_owned();
+        }
+    }
+    "the answer comes from the SDK's CETP v2 host and the provider's authorization, not from one \
+     declaration: depend on a cetp-provider whose v2 host passes, admit the checking consumer, \
+     and see the call in a test with `cetp_provider::testing::check_v2_conformance_as`"
+        .to_owned()
+}
+
+/// `name` as a v2 scope name (`[a-z][a-z0-9_.-]{0,127}`): lower case, other characters `.`.
+fn v2_scope_name(name: &str) -> String {
+    let mut out: String = name
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() || "_.-".contains(c) {
+                c
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    if !out.starts_with(|c: char| c.is_ascii_lowercase()) {
+        out.insert_str(0, "scope.");
+    }
+    out.chars().take(128).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn each_cetp_v2_violation_says_what_to_change() {
+        let violations = json!([
+            "v2 scope `Secrets:Read`: the name must match [a-z][a-z0-9_.-]{0,127}",
+            "v2 scope `9lives`: the name must match [a-z][a-z0-9_.-]{0,127}",
+            "v2 scope `notes.read`: `title` is missing",
+            "v2 scope `notes.read`: unknown `sensitivity`",
+            "v2 tool `wire_money`: high risk needs `confirmation` always",
+            "v2 negotiate: `limits.max_request_bytes` is below 65536",
+        ]);
+        let on = cetp_v2(&violations, true, "gradle.properties");
+        assert!(on.iter().all(|f| f.error), "{on:#?}");
+        assert!(
+            on.iter().all(
+                |f| f.problem.starts_with("CETP v2: ") && !f.problem.starts_with("CETP v2: v2")
+            )
+        );
+        assert!(on.iter().all(|f| f.fix.ends_with(
+            "stop advertising v2 with `cetp.v2=false` in gradle.properties (the newest client then uses v1)"
+        )));
+        assert!(on[0].fix.contains("(e.g. `secrets.read`)"), "{}", on[0].fix);
+        assert!(on[1].fix.contains("(e.g. `scope.9lives`)"), "{}", on[1].fix);
+        assert!(
+            on[2].fix.contains(r#"`.scope("notes.read", "your …")`"#),
+            "{}",
+            on[2].fix
+        );
+        assert!(
+            on[3]
+                .fix
+                .contains(r#"CetpV2::new().scope("notes.read", "<title>""#),
+            "{}",
+            on[3].fix
+        );
+        assert!(
+            on[4]
+                .fix
+                .contains(r#"confirmation("wire_money", Confirmation::Always)"#),
+            "{}",
+            on[4].fix
+        );
+        assert!(on[5].fix.contains("SDK's CETP v2 host"), "{}", on[5].fix);
+
+        let off = cetp_v2(&violations, false, "gradle.properties");
+        assert!(off.iter().all(|f| !f.error), "{off:#?}");
+        assert!(
+            off[0]
+                .fix
+                .ends_with(", before removing `cetp.v2=false` from gradle.properties")
+        );
+        assert!(cetp_v2(&json!([]), true, "gradle.properties").is_empty());
+    }
 
     #[test]
     fn scope_wording_catches_verbs_capitals_and_periods_only() {

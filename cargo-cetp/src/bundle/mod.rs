@@ -34,6 +34,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use cetp_provider::host::cetp_v2;
+
 use self::gradle::ResValue;
 use self::tools as util;
 use crate::app::{AppCrate, ProviderSource};
@@ -337,7 +339,7 @@ fn provider_permission(gradle_properties: &str) -> &'static str {
 /// unless `gradle.properties` turns v2 off with `cetp.v2=false`, as the template's
 /// `build.gradle.kts` decides on a device build.
 fn protocol_versions(gradle_properties: &str) -> &'static str {
-    if gradle_property(gradle_properties, "cetp.v2") == Some("false") {
+    if gradle_property(gradle_properties, V2_PROPERTY) == Some("false") {
         "1"
     } else {
         "1,2"
@@ -608,6 +610,20 @@ pub fn android_all_jar() -> Result<PathBuf> {
     util::android_all_jar().map_err(Error::Bundle)
 }
 
+/// The property of the app's `gradle.properties` that turns CETP v2 off (`cetp.v2=false`).
+pub const V2_PROPERTY: &str = "cetp.v2";
+
+/// Whether the app whose Gradle build is `layout` advertises CETP v2: whether the versions a
+/// build of it advertises (`${cetpProtocolVersions}`, from its `gradle.properties`) include 2.
+pub fn advertises_v2(layout: Option<&Layout>) -> bool {
+    let properties = layout
+        .and_then(|l| fs::read_to_string(l.properties_file()).ok())
+        .unwrap_or_default();
+    protocol_versions(&properties)
+        .split(',')
+        .any(|v| v.trim().parse() == Ok(cetp_v2::words::PROTOCOL_VERSION))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -762,5 +778,27 @@ mod tests {
             provider.contains(r#"android:permission="com.clawseed.permission.ACCESS_TOOLS""#),
             "{provider}"
         );
+    }
+
+    #[test]
+    fn check_reads_whether_v2_is_advertised_as_the_build_derives_it() {
+        assert!(
+            advertises_v2(None),
+            "no Gradle build: the template's default"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout {
+            module: dir.path().join("app"),
+            root: dir.path().to_path_buf(),
+        };
+        assert!(advertises_v2(Some(&layout)), "no gradle.properties");
+        for (props, advertised) in [
+            ("cetp.rustCrate=rust\n", true),
+            ("cetp.v2=false\n", false),
+            ("cetp.v2 = false\ncetp.v2=true\n", true),
+        ] {
+            std::fs::write(layout.properties_file(), props).unwrap();
+            assert_eq!(advertises_v2(Some(&layout)), advertised, "{props:?}");
+        }
     }
 }

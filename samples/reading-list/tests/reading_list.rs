@@ -1,7 +1,7 @@
 //! The app's core writing (what the Kotlin side calls through UniFFI), and an agent reading the
 //! same file through the provider's tools, in one library.
 
-use cetp_provider::testing::{Consumer, check_conformance};
+use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
 use cetp_provider::{AccessLevel, App, ErrorCode, Provider};
 use reading_core::{DATABASE, Shelf};
 use serde_json::json;
@@ -23,6 +23,15 @@ fn shelf(files: &tempfile::TempDir) -> std::sync::Arc<Shelf> {
 fn the_provider_is_cetp_v1_conformant() {
     let files = tempfile::tempdir().unwrap();
     check_conformance(&started(&files)).unwrap();
+}
+
+#[test]
+fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
+    let files = tempfile::tempdir().unwrap();
+    let provider = started(&files);
+    let agent = Consumer::new(&provider);
+    agent.approve(AccessLevel::Full).unwrap();
+    check_v2_conformance_as(&provider, agent.caller()).unwrap();
 }
 
 #[test]

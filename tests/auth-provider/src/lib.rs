@@ -143,8 +143,18 @@ cetp_provider::export_provider!(provider);
 mod tests {
     use super::*;
     use cetp_provider::auth::Approval;
-    use cetp_provider::testing::Consumer;
+    use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
     use cetp_provider::{AccessLevel, ErrorCode};
+
+    #[test]
+    fn an_approved_agent_gets_a_provider_conformant_to_cetp_v1_and_v2() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::new("dev.cetp.authfixture", dir.path());
+        let provider = provider(&app).app(app).build().unwrap();
+        // The v1 check approves its own consumer, with every scope.
+        check_conformance(&provider).unwrap();
+        check_v2_conformance_as(&provider, Consumer::new(&provider).caller()).unwrap();
+    }
 
     #[test]
     fn the_clock_follows_the_file() {

@@ -353,7 +353,7 @@ fn core_sdk_version<'local>(
 mod tests {
     use super::*;
     use cetp_provider::ErrorCode;
-    use cetp_provider::testing::{Consumer, check_conformance};
+    use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
 
     fn app() -> App {
         // The store stays empty (open policy), so every test can share the directory.
@@ -368,6 +368,12 @@ mod tests {
     #[test]
     fn the_fixture_is_conformant() {
         check_conformance(&build_provider().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn the_fixture_is_cetp_v2_conformant() {
+        let provider = build_provider().unwrap();
+        check_v2_conformance_as(&provider, Consumer::new(&provider).caller()).unwrap();
     }
 
     #[test]
