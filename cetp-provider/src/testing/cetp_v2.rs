@@ -42,7 +42,9 @@ const SENSITIVITIES: [&str; 6] = [
 /// negotiation and its limits, the provider info and tool list as the newest consumer accepts
 /// them (names, scopes, all seven annotations with known values, high risk confirmed always),
 /// the common-field errors in order, `METHOD_NOT_FOUND`, `TOOL_NOT_FOUND`, `INVALID_ARGS`,
-/// sessions bound to the caller and to the host instance, and every reply's
+/// sessions bound to the caller and to the host instance, approval (an app the provider does
+/// not know yet gets `AUTH_REQUIRED` with a `resolution` and a single-use `resume_token`, and
+/// resuming before the user answered is `USER_CANCELLED`), and every reply's
 /// `protocol_version`, echoed `request_id` and `retryable`.
 ///
 /// ```
@@ -160,10 +162,71 @@ pub fn check_v2_conformance_as(
             Code::InvalidArgs,
         );
     }
+    if let Some(tool) = provider.tools().first() {
+        approval(&host, caller, &tool.name, later, &mut violations);
+    }
     if violations.is_empty() {
         Ok(())
     } else {
         Err(ConformanceError(violations))
+    }
+}
+
+/// When the provider asks the user about an app it does not know yet: `AUTH_REQUIRED` carries
+/// a `resolution` for that app and a `resume_token`; the call resumed without an answer from
+/// the user is `USER_CANCELLED` (a consumer resumes after any result of the screen, so
+/// `AUTH_REQUIRED` again would loop), and the token works once. Providers whose policy decides
+/// without the user are not asked. The check leaves a pending request from a made-up app.
+fn approval(
+    host: &CetpV2Host<&Provider>,
+    caller: &Caller,
+    tool: &str,
+    deadline: u64,
+    violations: &mut Vec<String>,
+) {
+    let uid = caller.uid().map_or(2, |uid| uid.wrapping_add(2));
+    let stranger =
+        Caller::app(uid, "dev.cetp.conformance.stranger").with_certificate("c2".repeat(32));
+    let negotiated = host.call(&V2Request::negotiate(&[2, 1], "[]"), &stranger);
+    let Some(session) = negotiated
+        .data_json()
+        .ok()
+        .and_then(|data| data["session_token"].as_str().map(str::to_owned))
+    else {
+        return;
+    };
+    let call = V2Request::execute(tool, "{}", &session, ID, deadline);
+    let first = host.call(&call, &stranger);
+    let Some(refused) = first.error().filter(|e| e.code() == Code::AuthRequired) else {
+        return;
+    };
+    envelope("a call waiting for the user", &first, violations);
+    let Some(token) = refused.resume_token() else {
+        violations.push("v2 AUTH_REQUIRED: no resume_token".to_owned());
+        return;
+    };
+    if refused.resolution_uid() != Some(uid) {
+        violations.push("v2 AUTH_REQUIRED: no resolution for the caller it refused".to_owned());
+    }
+    let resumed = V2Request {
+        resume_token: Some(token),
+        ..call
+    };
+    for (what, code) in [
+        (
+            "a call resumed before the user answered",
+            Code::UserCancelled,
+        ),
+        ("a resume_token presented twice", Code::InvalidRequest),
+    ] {
+        let reply = host.call(&resumed, &stranger);
+        envelope(what, &reply, violations);
+        if reply.error_code() != Some(code) {
+            violations.push(format!(
+                "v2 {what}: expected {code}, got {}",
+                reply.error_code().map_or("success", Code::as_str)
+            ));
+        }
     }
 }
 
@@ -380,5 +443,36 @@ mod tests {
             violations,
             ["v2 scope `Secrets:Read`: the name must match [a-z][a-z0-9_.-]{0,127}"]
         );
+    }
+
+    /// Reads a note.
+    #[tool(scopes = ["notes.read"])]
+    fn read_note() -> &'static str {
+        "n"
+    }
+
+    #[test]
+    fn under_user_approval_the_approval_flow_is_checked_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let provider = Provider::builder("Notes")
+            .scope("notes.read", "your notes")
+            .tools(tools![read_note])
+            .auth(Auth::user_approval().store_dir(dir.path()))
+            .build()
+            .unwrap();
+        let agent = Caller::app(10_001, "com.agent").with_certificate("ab".repeat(32));
+        let consumer = crate::testing::Consumer::new(&provider).as_caller(agent.clone());
+        assert!(!consumer.execute("read_note", "{}").is_success());
+        let auth = provider.authorizer();
+        let request = auth.pending().remove(0);
+        auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
+            .unwrap();
+        check_v2_conformance_as(&provider, &agent).unwrap();
+        let asked: Vec<String> = auth
+            .pending()
+            .iter()
+            .flat_map(|r| r.packages.iter().map(|p| p.name.clone()))
+            .collect();
+        assert_eq!(asked, ["dev.cetp.conformance.stranger"], "the check asked as a new app");
     }
 }
