@@ -33,7 +33,7 @@ pub struct Extras {
 
 impl Extras {
     /// From `key, tag, value` triples (an incomplete triple or a null element is skipped; only
-    /// the first [`MAX_EXTRAS`] count).
+    /// the first 32 count).
     pub fn from_flat(flat: Vec<Option<String>>) -> Self {
         let mut entries = Vec::new();
         let mut items = flat.into_iter();
