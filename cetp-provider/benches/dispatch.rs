@@ -2,13 +2,18 @@
 //! function directly: the price of the envelope, schema validation, (de)serialization and panic
 //! isolation. Run with `cargo bench -p cetp-provider --bench dispatch`; results are recorded in
 //! `docs/benchmarks.md`.
+//!
+//! For instruction counts, `CETP_CALLS=<v1|v2|none>:<n>` makes the binary skip criterion and
+//! make `n` validated calls over that host (or none, to subtract what building costs), for
+//! `valgrind --tool=callgrind` (see `docs/benchmarks.md`).
 
 use std::hint::black_box;
 
 use cetp_provider::auth::Auth;
+use cetp_provider::host::cetp_v2::{CetpV2Host, V2Request};
 use cetp_provider::host::{CetpV1Host, Request};
 use cetp_provider::{Caller, Provider, tool, tools};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use serde::Serialize;
 
 /// One search hit.
@@ -130,8 +135,65 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("list_tools (cached)", |b| {
         b.iter(|| host.call(black_box(&Request::list_tools()), &caller))
     });
+
+    // The same call over CETP v2: the common fields, the session token's MAC, the envelope.
+    let v2 = CetpV2Host::new(&provider);
+    let negotiated = v2.call(&V2Request::negotiate(&[2, 1], "[]"), &caller);
+    let token = negotiated.data_json().unwrap()["session_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let v2_valid = V2Request::execute(
+        "search",
+        r#"{"query":"milk","limit":5}"#,
+        &token,
+        "3f2b9c1e-0000-4000-8000-000000000001",
+        u64::MAX / 2,
+    );
+    group.bench_function("CETP v2 execute_tool (validated, 5 hits)", |b| {
+        b.iter(|| v2.call(black_box(&v2_valid), &caller).to_entries().len())
+    });
     group.finish();
 }
 
+/// `CETP_CALLS=<v1|v2|none>:<n>`: `n` validated `search` calls over that host, nothing else.
+fn counted_calls(spec: &str) {
+    let (host, n) = spec.split_once(':').expect("CETP_CALLS=<v1|v2|none>:<n>");
+    let n: u32 = n.parse().expect("a count");
+    let provider = Provider::builder("Bench")
+        .tools(tools![search, listing])
+        .auth(Auth::open())
+        .build()
+        .unwrap();
+    let caller = Caller::app(10_001, "com.example.agent");
+    let id = "3f2b9c1e-0000-4000-8000-000000000001";
+    let args = r#"{"query":"milk","limit":5}"#;
+    let v1 = CetpV1Host::new(&provider);
+    let v2 = CetpV2Host::new(&provider);
+    let negotiated = v2.call(&V2Request::negotiate(&[2, 1], "[]"), &caller);
+    let token = negotiated.data_json().unwrap()["session_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let v1_call = Request::execute("search", args).with_request_id(id);
+    let v2_call = V2Request::execute("search", args, &token, id, u64::MAX / 2);
+    for _ in 0..n {
+        match host {
+            "v1" => assert!(v1.call(black_box(&v1_call), &caller).is_success()),
+            "v2" => assert!(v2.call(black_box(&v2_call), &caller).is_success()),
+            _ => {}
+        }
+    }
+}
+
 criterion_group!(benches, dispatch);
-criterion_main!(benches);
+
+fn main() {
+    match std::env::var("CETP_CALLS") {
+        Ok(spec) => counted_calls(&spec),
+        Err(_) => {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        }
+    }
+}

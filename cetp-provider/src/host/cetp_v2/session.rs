@@ -25,9 +25,11 @@ pub(crate) struct Session {
     pub(crate) expires_at_ms: u64,
 }
 
-/// The key of one host.
+/// The key of one host, kept as the two HMAC states that absorbed it (the inner and outer
+/// padded key), so checking a token hashes only the token, not the key again.
 pub(crate) struct Sessions {
-    key: [u8; 32],
+    inner: Sha256,
+    outer: Sha256,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -44,7 +46,21 @@ impl Sessions {
     pub(crate) fn new() -> Result<Self, getrandom::Error> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key)?;
-        Ok(Sessions { key })
+        Ok(Sessions::with_key(&key))
+    }
+
+    /// The sessions of a host whose key is `key` (at most a block).
+    fn with_key(key: &[u8]) -> Self {
+        let mut inner_pad = [0x36u8; BLOCK];
+        let mut outer_pad = [0x5cu8; BLOCK];
+        for (i, k) in key.iter().enumerate() {
+            inner_pad[i] ^= k;
+            outer_pad[i] ^= k;
+        }
+        Sessions {
+            inner: Sha256::new().chain_update(inner_pad),
+            outer: Sha256::new().chain_update(outer_pad),
+        }
     }
 
     /// A token for `uid` (`None`: a caller the platform did not name) and `session`.
@@ -88,25 +104,21 @@ impl Sessions {
 
     /// HMAC-SHA-256 (RFC 2104) of the UID and `body` under this host's key.
     fn mac(&self, uid: Option<u32>, body: &[u8]) -> [u8; MAC_BYTES] {
-        let mut inner_pad = [0x36u8; BLOCK];
-        let mut outer_pad = [0x5cu8; BLOCK];
-        for (i, k) in self.key.iter().enumerate() {
-            inner_pad[i] ^= k;
-            outer_pad[i] ^= k;
+        let mut tagged = [0u8; 5];
+        if let Some(uid) = uid {
+            tagged[0] = 1;
+            tagged[1..].copy_from_slice(&uid.to_be_bytes());
         }
-        let uid = match uid {
-            Some(uid) => [&[1u8][..], &uid.to_be_bytes()].concat(),
-            None => vec![0u8; 5],
-        };
-        let inner = Sha256::new()
-            .chain_update(inner_pad)
-            .chain_update(&uid)
-            .chain_update(body)
-            .finalize();
-        let outer = Sha256::new()
-            .chain_update(outer_pad)
-            .chain_update(inner)
-            .finalize();
+        self.hmac(&[&tagged, body])
+    }
+
+    /// HMAC-SHA-256 of `parts`, one after the other, under this host's key.
+    fn hmac(&self, parts: &[&[u8]]) -> [u8; MAC_BYTES] {
+        let mut inner = self.inner.clone();
+        for part in parts {
+            inner.update(part);
+        }
+        let outer = self.outer.clone().chain_update(inner.finalize()).finalize();
         let mut mac = [0u8; MAC_BYTES];
         mac.copy_from_slice(&outer);
         mac
@@ -192,6 +204,17 @@ mod tests {
         ] {
             assert_eq!(sessions.check(bad, Some(1), 0), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_mac_is_hmac_sha256() {
+        // RFC 4231, test case 2: key "Jefe", data "what do ya want for nothing?".
+        let sessions = Sessions::with_key(b"Jefe");
+        let mac = sessions.hmac(&[b"what do ya want ", b"for nothing?"]);
+        assert_eq!(
+            hex(&mac),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
     }
 
     #[test]
