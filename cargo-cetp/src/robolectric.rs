@@ -648,7 +648,9 @@ pub fn clean_build_output(target: &Path) -> Result<()> {
 /// sources ([`kit_digest`], kept in a file beside the installed jar).
 fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
     let digest = kit_digest(sdk)?;
-    let installed = m2_repo()?
+    // Maven reads its configuration for the kit's project from its directory up.
+    let installed = tools::m2_repo(Some(&sdk.testkit()))
+        .map_err(Error::Bundle)?
         .join(KIT_GROUP.replace('.', "/"))
         .join(KIT_ARTIFACT)
         .join(KIT_VERSION);
@@ -733,22 +735,9 @@ fn has_files(dir: &Path, ext: &str) -> bool {
     dir.is_dir() && tools::collect_files(dir, ext, &mut found).is_ok() && !found.is_empty()
 }
 
-/// The local Maven repository: `CETP_M2_REPO`, else `~/.m2/repository`.
-fn m2_repo() -> Result<PathBuf> {
-    tools::m2_repo().map_err(Error::Bundle)
-}
-
-/// `mvn -B --no-transfer-progress`, with `-Dmaven.repo.local` when `CETP_M2_REPO` is set.
+/// `mvn` as every run here starts it ([`bundle::maven::mvn`]).
 fn maven() -> Command {
-    let mut mvn = Command::new("mvn");
-    mvn.args(["-B", "--no-transfer-progress"]);
-    if let Some(repo) = std::env::var_os("CETP_M2_REPO") {
-        mvn.arg(format!(
-            "-Dmaven.repo.local={}",
-            PathBuf::from(repo).display()
-        ));
-    }
-    mvn
+    bundle::maven::mvn()
 }
 
 /// Runs `cmd` with its output in `log`; on failure, the log's error lines.

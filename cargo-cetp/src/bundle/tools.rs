@@ -8,6 +8,8 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::maven;
+
 /// The Robolectric build of the SDK 34 framework: the real Android API surface as a plain jar.
 pub const ANDROID_ALL_VERSION: &str = "14-robolectric-10818077";
 
@@ -103,21 +105,17 @@ fn describe(cmd: &Command) -> String {
     text
 }
 
-/// The local Maven repository: `CETP_M2_REPO`, else `~/.m2/repository`.
-pub fn m2_repo() -> Result<PathBuf, String> {
-    match env::var_os("CETP_M2_REPO") {
-        Some(repo) => Ok(PathBuf::from(repo)),
-        None => {
-            let home = env::var_os("HOME").ok_or("HOME is not set; set CETP_M2_REPO")?;
-            Ok(Path::new(&home).join(".m2").join("repository"))
-        }
-    }
+/// The local Maven repository Maven will use for a project in `project_dir` (or run outside a
+/// project from `project_dir`), read from this process's environment: see
+/// [`maven::local_repository`].
+pub fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf, String> {
+    maven::local_repository(&|name| env::var_os(name), project_dir).map(|(repo, _)| repo)
 }
 
 /// The `org.robolectric:android-all` jar to compile Java against.
 ///
-/// `CETP_ANDROID_ALL_JAR` wins; otherwise the jar in the local Maven repository
-/// (`~/.m2/repository`, or `CETP_M2_REPO`), fetched with `mvn dependency:get` when missing.
+/// `CETP_ANDROID_ALL_JAR` wins; otherwise the jar in the local Maven repository ([`m2_repo`]),
+/// fetched with `mvn dependency:get` when missing.
 pub fn android_all_jar() -> Result<PathBuf, String> {
     if let Some(jar) = env::var_os("CETP_ANDROID_ALL_JAR") {
         let jar = PathBuf::from(jar);
@@ -130,18 +128,19 @@ pub fn android_all_jar() -> Result<PathBuf, String> {
             ))
         };
     }
-    let repo = m2_repo()?;
+    // `mvn dependency:get` runs here, outside any project: Maven reads `.mvn/` from here up.
+    let here = env::current_dir().ok();
+    let repo = m2_repo(here.as_deref())?;
     let jar = repo
         .join("org/robolectric/android-all")
         .join(ANDROID_ALL_VERSION)
         .join(format!("android-all-{ANDROID_ALL_VERSION}.jar"));
     if !jar.is_file() {
-        let mut mvn = Command::new("mvn");
+        let mut mvn = maven::mvn();
         mvn.args([
             "-q",
             "dependency:get",
             &format!("-Dartifact=org.robolectric:android-all:{ANDROID_ALL_VERSION}"),
-            &format!("-Dmaven.repo.local={}", repo.display()),
         ]);
         run(&mut mvn)?;
     }
@@ -149,8 +148,9 @@ pub fn android_all_jar() -> Result<PathBuf, String> {
         Ok(jar)
     } else {
         Err(format!(
-            "{} is still missing after mvn dependency:get",
-            jar.display()
+            "{} is still missing after mvn dependency:get (the local Maven repository: {})",
+            jar.display(),
+            repo.display()
         ))
     }
 }
