@@ -753,18 +753,24 @@ fn run_logged(cmd: &mut Command, log: &Path) -> Result<()> {
         return Ok(());
     }
     let text = fs::read_to_string(log).unwrap_or_default();
-    // Maven's own errors, up to its advice on re-running it.
+    Err(Error::Bundle(format!(
+        "Maven failed ({status}); see {}:\n{}",
+        log.display(),
+        maven_errors(&text)
+    )))
+}
+
+/// Maven's own error lines of a log, up to its advice on re-running it, as plain text (ANSI
+/// colours stripped: a Maven configured to colour its output does so even into a file).
+fn maven_errors(log: &str) -> String {
+    let text = bundle::strip_ansi(log);
     let errors: Vec<&str> = text
         .lines()
         .take_while(|l| !l.contains("-> [Help 1]"))
         .filter(|l| l.starts_with("[ERROR]") && !l.trim_end().ends_with("[ERROR]"))
         .take(40)
         .collect();
-    Err(Error::Bundle(format!(
-        "Maven failed ({status}); see {}:\n{}",
-        log.display(),
-        errors.join("\n")
-    )))
+    errors.join("\n")
 }
 
 fn attribute(tag: &str, name: &str) -> Option<String> {
@@ -893,6 +899,13 @@ mod tests {
         assert!(!target.join("surefire-reports").exists());
         assert!(jar.is_file());
         clean_build_output(&dir.path().join("none")).unwrap();
+    }
+
+    #[test]
+    fn maven_errors_are_plain_text() {
+        let log = "[INFO] Building\n\u{1b}[1;31m[ERROR]\u{1b}[m Failed to execute goal \u{1b}[32mx\u{1b}[m\n\
+                   \u{1b}[1;31m[ERROR]\u{1b}[m \n\u{1b}[1;31m[ERROR]\u{1b}[m -> [Help 1]\n[ERROR] after\n";
+        assert_eq!(maven_errors(log), "[ERROR] Failed to execute goal x");
     }
 
     #[test]

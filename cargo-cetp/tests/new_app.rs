@@ -101,7 +101,8 @@ impl Session {
 /// the environment `vars` (the process's PATH and JAVA_HOME, nothing else of Maven's).
 fn maven_says(dir: &Path, vars: &[(&str, String)]) -> PathBuf {
     let mut mvn = Command::new("mvn");
-    mvn.args(["-B", "-X", "-o", "validate", "-f"])
+    mvn.args(cargo_cetp::bundle::maven::PLAIN_OUTPUT)
+        .args(["-X", "-o", "validate", "-f"])
         .arg(dir.join("pom.xml"))
         .current_dir(dir);
     for name in ["MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_HOME", "CETP_M2_REPO"] {

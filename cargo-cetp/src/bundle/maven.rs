@@ -1,5 +1,6 @@
-//! Maven as `cargo cetp` runs it: the `mvn` command line every call starts from ([`mvn`]) and
-//! the local repository Maven itself will use ([`local_repository`]).
+//! Maven as `cargo cetp` runs it: the `mvn` command line every call starts from ([`mvn`]), the
+//! local repository Maven itself will use ([`local_repository`]), and Maven's output made plain
+//! text ([`strip_ansi`]).
 //!
 //! `cargo cetp` reads files Maven writes into the local repository (the test kit's jar and the
 //! digest beside it, the `android-all` jar). It must look where Maven puts them, so it finds
@@ -17,12 +18,12 @@ pub const REPO_OVERRIDE: &str = "CETP_M2_REPO";
 /// The property that names the local repository (`-Dmaven.repo.local=…`).
 const REPO_PROPERTY: &str = "maven.repo.local";
 
-/// `mvn` in batch mode, without download progress, with `-Dmaven.repo.local` only
+/// `mvn` in batch mode, without colours or download progress, with `-Dmaven.repo.local` only
 /// when `CETP_M2_REPO` is set: otherwise Maven's own configuration decides, as
 /// [`local_repository`] reads it.
 pub fn mvn() -> Command {
     let mut mvn = Command::new("mvn");
-    mvn.args(["-B", "--no-transfer-progress"]);
+    mvn.args(PLAIN_OUTPUT).arg("--no-transfer-progress");
     if let Some(repo) = std::env::var_os(REPO_OVERRIDE).filter(|r| !r.is_empty()) {
         let mut arg = OsString::from(format!("-D{REPO_PROPERTY}="));
         arg.push(repo);
@@ -30,6 +31,10 @@ pub fn mvn() -> Command {
     }
     mvn
 }
+
+/// The options every `mvn` run by `cargo cetp` and `cargo xtask` starts with: batch mode (no
+/// prompts, no progress animation) and no ANSI colours, whatever the terminal.
+pub const PLAIN_OUTPUT: [&str; 2] = ["-B", "-Dstyle.color=never"];
 
 /// Where a local repository setting came from, for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,6 +277,55 @@ fn interpolate(value: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
     out
 }
 
+/// `text` without ANSI escape sequences (colours, cursor moves): what Maven prints when it
+/// colours its output anyway, made plain for a log excerpt or a message.
+///
+/// ```
+/// let plain = cargo_cetp::bundle::strip_ansi("\u{1b}[1;31m[ERROR]\u{1b}[m x");
+/// assert_eq!(plain, "[ERROR] x");
+/// ```
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            // CSI: ESC [ parameters… intermediates… final byte (@ to ~).
+            Some('[') => {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            // OSC: ESC ] … BEL or ESC \.
+            Some(']') => {
+                chars.next();
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' {
+                        break;
+                    }
+                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            // Any other escape: intermediate bytes (space to /), then one final byte.
+            Some(_) => {
+                while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
+                chars.next();
+            }
+            None => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,5 +536,46 @@ mod tests {
     fn without_home_it_asks_for_cetp_m2_repo() {
         let err = local_repository(&|_| None, None).unwrap_err();
         assert!(err.contains("CETP_M2_REPO"), "{err}");
+    }
+
+    #[test]
+    fn ansi_sequences_are_stripped() {
+        assert_eq!(
+            strip_ansi(
+                "\u{1b}[1;31m[ERROR]\u{1b}[m Failed \u{1b}[36mx\u{1b}[0;1m\u{1b}]8;;u\u{7}y\u{1b}(B"
+            ),
+            "[ERROR] Failed xy"
+        );
+        assert_eq!(strip_ansi("plain [INFO] text"), "plain [INFO] text");
+        assert_eq!(strip_ansi("cut \u{1b}"), "cut ");
+    }
+
+    #[test]
+    fn every_mvn_runs_in_batch_mode_without_colours() {
+        let mvn = mvn();
+        let args: Vec<_> = mvn.get_args().map(|a| a.to_string_lossy()).collect();
+        for arg in ["-B", "-Dstyle.color=never", "--no-transfer-progress"] {
+            assert!(args.iter().any(|a| a == arg), "{args:?}");
+        }
+        // Nothing else starts Maven: `cargo cetp` goes through `mvn()`, `cargo xtask` through
+        // its own `util::mvn()`, which adds `PLAIN_OUTPUT`.
+        let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let starts = concat!("Command::new(\"", "mvn\")");
+        let mut sources = Vec::new();
+        for root in ["cargo-cetp/src", "xtask/src"] {
+            crate::bundle::tools::collect_files(&sdk.join(root), "rs", &mut sources).unwrap();
+        }
+        sources.sort();
+        let starting: Vec<_> = sources
+            .iter()
+            .filter(|f| fs::read_to_string(f).unwrap().contains(starts))
+            .map(|f| f.strip_prefix(sdk).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            starting,
+            ["cargo-cetp/src/bundle/maven.rs", "xtask/src/util.rs"]
+        );
+        let xtask = fs::read_to_string(sdk.join("xtask/src/util.rs")).unwrap();
+        assert!(xtask.contains(".args(cargo_cetp::bundle::maven::PLAIN_OUTPUT)"));
     }
 }

@@ -44,7 +44,7 @@ use crate::cli::BuildOptions;
 use crate::layout::Layout;
 use crate::{Error, Result};
 
-pub use self::maven::local_repository;
+pub use self::maven::{local_repository, strip_ansi};
 pub use self::tools::{
     AAPT, AIDL, DebianTool, JDK_PACKAGE, cannot_start, debian_tool, install_hint, jdk_tool,
     missing_program, on_path, run_as,

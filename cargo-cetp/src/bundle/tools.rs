@@ -363,8 +363,9 @@ mod tests {
             jdk.contains(JDK_PACKAGE) && jdk.contains("JAVA_HOME"),
             "{jdk}"
         );
+        let maven = "mvn";
         let missing = cannot_start(
-            &Command::new("mvn"),
+            &Command::new(maven),
             &std::io::Error::from(std::io::ErrorKind::NotFound),
         );
         assert!(missing.contains("`sudo apt install maven`"), "{missing}");
