@@ -35,7 +35,7 @@ pub const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Robolectric, as the kit depends on it.
 pub const ROBOLECTRIC_VERSION: &str = "4.16.1";
 /// The instrumented framework jar Robolectric runs (API 34).
-pub const ANDROID_ALL_INSTRUMENTED: &str = "14-robolectric-10818077-i7";
+pub const ANDROID_ALL_INSTRUMENTED: &str = tools::ANDROID_ALL_INSTRUMENTED;
 /// The Kotlin compiler plugin and standard library used for `.kt` tests.
 pub const KOTLIN_VERSION: &str = "2.4.21";
 /// The class of the kit that renders the screens for `cargo cetp preview`.
@@ -834,7 +834,7 @@ mod tests {
             "<robolectric.offline>true</robolectric.offline>",
             "<robolectric.enabledSdks>34</robolectric.enabledSdks>",
             "<artifactId>android-all-instrumented</artifactId>",
-            "<version>14-robolectric-10818077-i7</version>",
+            &format!("<version>{ANDROID_ALL_INSTRUMENTED}</version>"),
             "--add-opens=java.base/java.lang=ALL-UNNAMED",
             "<directory>/apps/recipes/android/src/test/resources</directory>",
         ] {
@@ -887,8 +887,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("target");
         let stale = target.join("test-classes/com/example/recipes/ProviderKotlinTest.class");
-        let jar =
-            target.join("robolectric-deps/android-all-instrumented-14-robolectric-10818077-i7.jar");
+        let jar = target.join(format!(
+            "robolectric-deps/android-all-instrumented-{ANDROID_ALL_INSTRUMENTED}.jar"
+        ));
         for file in [&stale, &jar, &target.join("surefire-reports/TEST-x.xml")] {
             fs::create_dir_all(file.parent().unwrap()).unwrap();
             fs::write(file, "x").unwrap();

@@ -10,8 +10,21 @@ use std::process::Command;
 
 use super::maven;
 
-/// The Robolectric build of the SDK 34 framework: the real Android API surface as a plain jar.
-pub const ANDROID_ALL_VERSION: &str = "14-robolectric-10818077";
+/// The Robolectric build of the SDK 34 framework, spelled once for Rust: every other place
+/// (the test kit's parent `pom.xml`, the documentation) is checked against it.
+macro_rules! android_all_build {
+    () => {
+        "14-robolectric-10818077"
+    };
+}
+
+/// The Robolectric build of the SDK 34 framework: the real Android API surface as a plain jar
+/// (`org.robolectric:android-all`), which Java is compiled against.
+pub const ANDROID_ALL_VERSION: &str = android_all_build!();
+
+/// The same build pre-instrumented for Robolectric (`org.robolectric:android-all-instrumented`),
+/// which Robolectric runs.
+pub const ANDROID_ALL_INSTRUMENTED: &str = concat!(android_all_build!(), "-i7");
 
 /// A JDK tool (`javac`, `jar`): from `JAVA_HOME/bin` when set, else from `PATH`.
 pub fn jdk_tool(name: &str) -> Command {
@@ -345,6 +358,133 @@ mod tests {
             let text = std::fs::read_to_string(&source).unwrap();
             assert!(!text.contains(apt), "{} names {apt}", source.display());
         }
+    }
+
+    /// The text of every `<tag>` element of `xml` outside comments.
+    fn elements(xml: &str, tag: &str) -> Vec<String> {
+        let mut plain = String::new();
+        let mut rest = xml;
+        while let Some(start) = rest.find("<!--") {
+            plain.push_str(&rest[..start]);
+            rest = rest[start..]
+                .find("-->")
+                .map_or("", |end| &rest[start + end + 3..]);
+        }
+        plain.push_str(rest);
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        plain
+            .split(&open)
+            .skip(1)
+            .filter_map(|part| part.split_once(&close).map(|(v, _)| v.trim().to_owned()))
+            .collect()
+    }
+
+    /// Every `<release>-robolectric-<build>` spelled in `text`.
+    fn framework_builds(text: &str) -> Vec<String> {
+        let marker = "-robolectric-";
+        let mut found = Vec::new();
+        for (at, _) in text.match_indices(marker) {
+            let start = text[..at]
+                .rfind(|c: char| !c.is_ascii_digit())
+                .map_or(0, |i| i + 1);
+            let tail = &text[at + marker.len()..];
+            let end = tail
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(tail.len());
+            if start < at && end > 0 {
+                found.push(text[start..at + marker.len() + end].to_owned());
+            }
+        }
+        found
+    }
+
+    /// The framework build is spelled once in Rust; the kit's parent pom holds it once for
+    /// every Maven module (its children inherit the properties and never set them), and every
+    /// other file of the SDK that names a Robolectric framework build names this one (or the
+    /// parent pom's Android 16 build).
+    #[test]
+    fn the_android_all_version_is_the_same_everywhere() {
+        assert_eq!(
+            ANDROID_ALL_INSTRUMENTED,
+            format!("{ANDROID_ALL_VERSION}-i7")
+        );
+        let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let parent = std::fs::read_to_string(sdk.join("android-testkit/pom.xml")).unwrap();
+        assert_eq!(
+            elements(&parent, "android.all.version"),
+            [ANDROID_ALL_INSTRUMENTED]
+        );
+        assert_eq!(
+            elements(&parent, "android.api.version"),
+            [ANDROID_ALL_VERSION]
+        );
+        // Robolectric itself, which the projects `cargo cetp test` writes name too.
+        assert_eq!(
+            elements(&parent, "robolectric.version"),
+            [crate::robolectric::ROBOLECTRIC_VERSION]
+        );
+        let android16 = elements(&parent, "android.all.version.android16");
+        assert_eq!(android16.len(), 1, "{android16:?}");
+        let mut allowed = vec![ANDROID_ALL_VERSION.to_owned()];
+        allowed.push(android16[0].trim_end_matches("-i7").to_owned());
+
+        let mut files = Vec::new();
+        for root in [
+            "android-testkit",
+            "android-template",
+            "tests/android",
+            "docs",
+            "cargo-cetp/src",
+            "xtask/src",
+        ] {
+            for ext in ["xml", "java", "kt", "md", "rs", "properties", "toml"] {
+                collect_files(&sdk.join(root), ext, &mut files).unwrap();
+            }
+        }
+        files.extend(["README.md", "cargo-cetp/README.md"].map(|f| sdk.join(f)));
+        files.retain(|f| !f.components().any(|c| c.as_os_str() == "target"));
+        let mut checked = 0;
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let relative = file.strip_prefix(sdk).unwrap();
+            if file.file_name().is_some_and(|n| n == "pom.xml")
+                && *file != sdk.join("android-testkit/pom.xml")
+            {
+                for property in [
+                    "android.all.version",
+                    "android.api.version",
+                    "android.all.version.android16",
+                ] {
+                    assert!(
+                        elements(&text, property).is_empty(),
+                        "{} sets {property}: it inherits it from android-testkit/pom.xml",
+                        relative.display()
+                    );
+                }
+            }
+            for build in framework_builds(&text) {
+                assert!(
+                    allowed.contains(&build),
+                    "{} names the framework build {build}, not {ANDROID_ALL_VERSION} \
+                     (cargo-cetp/src/bundle/tools.rs)",
+                    relative.display()
+                );
+                checked += 1;
+            }
+            // In Rust the build is spelled only by the macro above.
+            if file.extension().is_some_and(|e| e == "rs") && !file.ends_with("bundle/tools.rs") {
+                assert!(
+                    framework_builds(&text).is_empty(),
+                    "{} spells the framework build; use ANDROID_ALL_VERSION",
+                    relative.display()
+                );
+            }
+        }
+        assert!(
+            checked >= 5,
+            "only {checked} mentions found in {} files",
+            files.len()
+        );
     }
 
     /// A missing program is an error naming the package and the command; nothing is run.
