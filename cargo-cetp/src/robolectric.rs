@@ -35,7 +35,7 @@ pub const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Robolectric, as the kit depends on it.
 pub const ROBOLECTRIC_VERSION: &str = "4.16.1";
 /// The instrumented framework jar Robolectric runs (API 34).
-pub const ANDROID_ALL_INSTRUMENTED: &str = "14-robolectric-10818077-i7";
+pub const ANDROID_ALL_INSTRUMENTED: &str = tools::ANDROID_ALL_INSTRUMENTED;
 /// The Kotlin compiler plugin and standard library used for `.kt` tests.
 pub const KOTLIN_VERSION: &str = "2.4.21";
 /// The class of the kit that renders the screens for `cargo cetp preview`.
@@ -648,7 +648,9 @@ pub fn clean_build_output(target: &Path) -> Result<()> {
 /// sources ([`kit_digest`], kept in a file beside the installed jar).
 fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
     let digest = kit_digest(sdk)?;
-    let installed = m2_repo()?
+    // Maven reads its configuration for the kit's project from its directory up.
+    let installed = tools::m2_repo(Some(&sdk.testkit()))
+        .map_err(Error::Bundle)?
         .join(KIT_GROUP.replace('.', "/"))
         .join(KIT_ARTIFACT)
         .join(KIT_VERSION);
@@ -733,22 +735,9 @@ fn has_files(dir: &Path, ext: &str) -> bool {
     dir.is_dir() && tools::collect_files(dir, ext, &mut found).is_ok() && !found.is_empty()
 }
 
-/// The local Maven repository: `CETP_M2_REPO`, else `~/.m2/repository`.
-fn m2_repo() -> Result<PathBuf> {
-    tools::m2_repo().map_err(Error::Bundle)
-}
-
-/// `mvn -B --no-transfer-progress`, with `-Dmaven.repo.local` when `CETP_M2_REPO` is set.
+/// `mvn` as every run here starts it ([`bundle::maven::mvn`]).
 fn maven() -> Command {
-    let mut mvn = Command::new("mvn");
-    mvn.args(["-B", "--no-transfer-progress"]);
-    if let Some(repo) = std::env::var_os("CETP_M2_REPO") {
-        mvn.arg(format!(
-            "-Dmaven.repo.local={}",
-            PathBuf::from(repo).display()
-        ));
-    }
-    mvn
+    bundle::maven::mvn()
 }
 
 /// Runs `cmd` with its output in `log`; on failure, the log's error lines.
@@ -764,18 +753,24 @@ fn run_logged(cmd: &mut Command, log: &Path) -> Result<()> {
         return Ok(());
     }
     let text = fs::read_to_string(log).unwrap_or_default();
-    // Maven's own errors, up to its advice on re-running it.
+    Err(Error::Bundle(format!(
+        "Maven failed ({status}); see {}:\n{}",
+        log.display(),
+        maven_errors(&text)
+    )))
+}
+
+/// Maven's own error lines of a log, up to its advice on re-running it, as plain text (ANSI
+/// colours stripped: a Maven configured to colour its output does so even into a file).
+fn maven_errors(log: &str) -> String {
+    let text = bundle::strip_ansi(log);
     let errors: Vec<&str> = text
         .lines()
         .take_while(|l| !l.contains("-> [Help 1]"))
         .filter(|l| l.starts_with("[ERROR]") && !l.trim_end().ends_with("[ERROR]"))
         .take(40)
         .collect();
-    Err(Error::Bundle(format!(
-        "Maven failed ({status}); see {}:\n{}",
-        log.display(),
-        errors.join("\n")
-    )))
+    errors.join("\n")
 }
 
 fn attribute(tag: &str, name: &str) -> Option<String> {
@@ -839,7 +834,7 @@ mod tests {
             "<robolectric.offline>true</robolectric.offline>",
             "<robolectric.enabledSdks>34</robolectric.enabledSdks>",
             "<artifactId>android-all-instrumented</artifactId>",
-            "<version>14-robolectric-10818077-i7</version>",
+            &format!("<version>{ANDROID_ALL_INSTRUMENTED}</version>"),
             "--add-opens=java.base/java.lang=ALL-UNNAMED",
             "<directory>/apps/recipes/android/src/test/resources</directory>",
         ] {
@@ -892,8 +887,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("target");
         let stale = target.join("test-classes/com/example/recipes/ProviderKotlinTest.class");
-        let jar =
-            target.join("robolectric-deps/android-all-instrumented-14-robolectric-10818077-i7.jar");
+        let jar = target.join(format!(
+            "robolectric-deps/android-all-instrumented-{ANDROID_ALL_INSTRUMENTED}.jar"
+        ));
         for file in [&stale, &jar, &target.join("surefire-reports/TEST-x.xml")] {
             fs::create_dir_all(file.parent().unwrap()).unwrap();
             fs::write(file, "x").unwrap();
@@ -904,6 +900,13 @@ mod tests {
         assert!(!target.join("surefire-reports").exists());
         assert!(jar.is_file());
         clean_build_output(&dir.path().join("none")).unwrap();
+    }
+
+    #[test]
+    fn maven_errors_are_plain_text() {
+        let log = "[INFO] Building\n\u{1b}[1;31m[ERROR]\u{1b}[m Failed to execute goal \u{1b}[32mx\u{1b}[m\n\
+                   \u{1b}[1;31m[ERROR]\u{1b}[m \n\u{1b}[1;31m[ERROR]\u{1b}[m -> [Help 1]\n[ERROR] after\n";
+        assert_eq!(maven_errors(log), "[ERROR] Failed to execute goal x");
     }
 
     #[test]

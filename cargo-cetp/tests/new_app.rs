@@ -8,7 +8,8 @@
 //! test` runs it with `cargo test -p cargo-cetp --test new_app`. The app builds into this
 //! workspace's target directory with this workspace's `Cargo.lock`, so the SDK's dependencies
 //! are compiled once for both (`CETP_NEW_APP_TARGET_DIR` chooses another directory), and Maven
-//! uses the local repository the SDK's own suite fills (`~/.m2`, or `CETP_M2_REPO`).
+//! uses the local repository the SDK's own suite fills (the one Maven's configuration names, or
+//! `CETP_M2_REPO`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -93,6 +94,105 @@ impl Session {
         let mut rest = String::new();
         std::io::Read::read_to_string(&mut self.output, &mut rest).unwrap();
         assert_eq!(rest, "", "nothing but MCP answers on stdout");
+    }
+}
+
+/// The local repository Maven reports using (`mvn -X`) for a project in `dir`, run offline with
+/// the environment `vars` (the process's PATH and JAVA_HOME, nothing else of Maven's).
+fn maven_says(dir: &Path, vars: &[(&str, String)]) -> PathBuf {
+    let mut mvn = Command::new("mvn");
+    mvn.args(cargo_cetp::bundle::maven::PLAIN_OUTPUT)
+        .args(["-X", "-o", "validate", "-f"])
+        .arg(dir.join("pom.xml"))
+        .current_dir(dir);
+    for name in ["MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_HOME", "CETP_M2_REPO"] {
+        mvn.env_remove(name);
+    }
+    mvn.envs(vars.iter().map(|(k, v)| (k, v)));
+    let out = run(&mut mvn);
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("[DEBUG] Using local repository at "))
+        .unwrap_or_else(|| panic!("mvn -X names no local repository:\n{out}"));
+    PathBuf::from(line.trim())
+}
+
+/// `cargo cetp` looks for the local repository where Maven itself puts it: a repository named in
+/// `MAVEN_OPTS`, in the user settings (interpolated), and in the project's `.mvn/maven.config`
+/// over `MAVEN_OPTS`, each checked against what Maven reports (offline, a second a run: an
+/// empty project needs nothing from any repository).
+#[test]
+fn the_local_repository_is_where_maven_says() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("pom.xml"),
+        "<project xmlns=\"http://maven.apache.org/POM/4.0.0\"><modelVersion>4.0.0</modelVersion>\
+         <groupId>probe</groupId><artifactId>probe</artifactId><version>1</version>\
+         <packaging>pom</packaging></project>\n",
+    )
+    .unwrap();
+    // Maven's home is the JVM's user.home (the password file's, not HOME): moved here for both.
+    let user_home = format!("-Duser.home={}", home.path().display());
+    let opts_repo = home.path().join("from-opts");
+    let scenarios: [(&str, Vec<(&str, String)>); 3] = [
+        (
+            "MAVEN_OPTS",
+            vec![(
+                "MAVEN_OPTS",
+                format!("{user_home} -Dmaven.repo.local={}", opts_repo.display()),
+            )],
+        ),
+        (
+            "user settings",
+            vec![
+                ("MAVEN_OPTS", user_home.clone()),
+                ("CETP_PROBE", "probe".to_owned()),
+            ],
+        ),
+        (
+            ".mvn/maven.config",
+            vec![(
+                "MAVEN_OPTS",
+                format!("{user_home} -Dmaven.repo.local={}", opts_repo.display()),
+            )],
+        ),
+    ];
+    for (what, vars) in scenarios {
+        match what {
+            "user settings" => {
+                std::fs::create_dir_all(home.path().join(".m2")).unwrap();
+                std::fs::write(
+                    home.path().join(".m2/settings.xml"),
+                    "<settings><localRepository>${user.home}/m2-${env.CETP_PROBE}</localRepository></settings>\n",
+                )
+                .unwrap();
+            }
+            ".mvn/maven.config" => {
+                std::fs::create_dir_all(project.join(".mvn")).unwrap();
+                std::fs::write(
+                    project.join(".mvn/maven.config"),
+                    format!(
+                        "-Dmaven.repo.local={}\n",
+                        home.path().join("from-config").display()
+                    ),
+                )
+                .unwrap();
+            }
+            _ => {}
+        }
+        let var = |name: &str| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.into())
+                .or_else(|| match name {
+                    "PATH" | "HOME" => std::env::var_os(name),
+                    _ => None,
+                })
+        };
+        let (ours, _) = cargo_cetp::bundle::local_repository(&var, Some(&project)).unwrap();
+        assert_eq!(ours, maven_says(&project, &vars), "{what}");
     }
 }
 

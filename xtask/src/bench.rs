@@ -63,9 +63,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let jvm_report = work.join("jvm.md");
     let _ = fs::remove_file(&jvm_report);
     let (rounds, memory_calls) = if quick { (3, 10_000) } else { (15, 100_000) };
-    let mut mvn = Command::new("mvn");
+    let mut mvn = crate::util::mvn();
     mvn.current_dir(&root).args([
-        "-B",
         "-q",
         "--no-transfer-progress",
         "-f",

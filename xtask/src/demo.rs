@@ -57,9 +57,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let story = dir.join("notes-demo.txt");
     let _ = fs::remove_file(&story);
     let maven_log = dir.join("maven.log");
-    let mut mvn = Command::new("mvn");
+    let mut mvn = crate::util::mvn();
     mvn.current_dir(&root).args([
-        "-B",
         "-q",
         "--no-transfer-progress",
         "-f",
@@ -128,7 +127,7 @@ fn logged(cmd: &mut Command, log: &Path, what: &str) -> Result<(), String> {
 }
 
 fn tail(path: &Path, lines: usize) -> String {
-    let text = fs::read_to_string(path).unwrap_or_default();
+    let text = cargo_cetp::bundle::strip_ansi(&fs::read_to_string(path).unwrap_or_default());
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..]
         .iter()

@@ -242,9 +242,9 @@ fn new_seed() -> u64 {
 
 /// `mvn test` of the Robolectric suites, as every run here starts it.
 fn maven(aidl: &std::path::Path) -> Command {
-    let mut mvn = Command::new("mvn");
+    let mut mvn = util::mvn();
     mvn.current_dir(workspace_root())
-        .args(["-B", "-f", "tests/android/pom.xml", "test"])
+        .args(["-f", "tests/android/pom.xml", "test"])
         .arg(format!("-Dcetp.aidl={}", aidl.display()));
     if std::env::var_os("CI").is_some() {
         mvn.arg("--no-transfer-progress");

@@ -37,6 +37,14 @@ pub fn cargo() -> Command {
 
 pub use cargo_cetp::bundle::jdk_tool;
 
+/// `mvn` as every task starts it: batch mode and no colours (`cargo cetp`'s
+/// [`cargo_cetp::bundle::maven::PLAIN_OUTPUT`]).
+pub fn mvn() -> Command {
+    let mut mvn = Command::new("mvn");
+    mvn.args(cargo_cetp::bundle::maven::PLAIN_OUTPUT);
+    mvn
+}
+
 /// Runs `cmd`, echoing it; fails with its exit status.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
     cargo_cetp::bundle::run_as("xtask", cmd)

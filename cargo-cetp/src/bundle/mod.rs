@@ -27,6 +27,7 @@
 
 pub(crate) mod gradle;
 pub(crate) mod manifest;
+pub mod maven;
 pub(crate) mod resources;
 pub(crate) mod tools;
 
@@ -43,6 +44,7 @@ use crate::cli::BuildOptions;
 use crate::layout::Layout;
 use crate::{Error, Result};
 
+pub use self::maven::{local_repository, strip_ansi};
 pub use self::tools::{
     AAPT, AIDL, DebianTool, JDK_PACKAGE, cannot_start, debian_tool, install_hint, jdk_tool,
     missing_program, on_path, run_as,
@@ -601,8 +603,8 @@ pub fn aapt() -> Result<PathBuf> {
 }
 
 /// The `org.robolectric:android-all` jar (API 34) Java is compiled against:
-/// `CETP_ANDROID_ALL_JAR`, else the local Maven repository (`CETP_M2_REPO` or `~/.m2/repository`),
-/// fetched with `mvn dependency:get` when missing.
+/// `CETP_ANDROID_ALL_JAR`, else the local Maven repository ([`local_repository`]), fetched
+/// with `mvn dependency:get` when missing.
 ///
 /// # Errors
 /// [`Error::Bundle`] when it cannot be had.

@@ -8,8 +8,23 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The Robolectric build of the SDK 34 framework: the real Android API surface as a plain jar.
-pub const ANDROID_ALL_VERSION: &str = "14-robolectric-10818077";
+use super::maven;
+
+/// The Robolectric build of the SDK 34 framework, spelled once for Rust: every other place
+/// (the test kit's parent `pom.xml`, the documentation) is checked against it.
+macro_rules! android_all_build {
+    () => {
+        "14-robolectric-10818077"
+    };
+}
+
+/// The Robolectric build of the SDK 34 framework: the real Android API surface as a plain jar
+/// (`org.robolectric:android-all`), which Java is compiled against.
+pub const ANDROID_ALL_VERSION: &str = android_all_build!();
+
+/// The same build pre-instrumented for Robolectric (`org.robolectric:android-all-instrumented`),
+/// which Robolectric runs.
+pub const ANDROID_ALL_INSTRUMENTED: &str = concat!(android_all_build!(), "-i7");
 
 /// A JDK tool (`javac`, `jar`): from `JAVA_HOME/bin` when set, else from `PATH`.
 pub fn jdk_tool(name: &str) -> Command {
@@ -103,21 +118,17 @@ fn describe(cmd: &Command) -> String {
     text
 }
 
-/// The local Maven repository: `CETP_M2_REPO`, else `~/.m2/repository`.
-pub fn m2_repo() -> Result<PathBuf, String> {
-    match env::var_os("CETP_M2_REPO") {
-        Some(repo) => Ok(PathBuf::from(repo)),
-        None => {
-            let home = env::var_os("HOME").ok_or("HOME is not set; set CETP_M2_REPO")?;
-            Ok(Path::new(&home).join(".m2").join("repository"))
-        }
-    }
+/// The local Maven repository Maven will use for a project in `project_dir` (or run outside a
+/// project from `project_dir`), read from this process's environment: see
+/// [`maven::local_repository`].
+pub fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf, String> {
+    maven::local_repository(&|name| env::var_os(name), project_dir).map(|(repo, _)| repo)
 }
 
 /// The `org.robolectric:android-all` jar to compile Java against.
 ///
-/// `CETP_ANDROID_ALL_JAR` wins; otherwise the jar in the local Maven repository
-/// (`~/.m2/repository`, or `CETP_M2_REPO`), fetched with `mvn dependency:get` when missing.
+/// `CETP_ANDROID_ALL_JAR` wins; otherwise the jar in the local Maven repository ([`m2_repo`]),
+/// fetched with `mvn dependency:get` when missing.
 pub fn android_all_jar() -> Result<PathBuf, String> {
     if let Some(jar) = env::var_os("CETP_ANDROID_ALL_JAR") {
         let jar = PathBuf::from(jar);
@@ -130,18 +141,19 @@ pub fn android_all_jar() -> Result<PathBuf, String> {
             ))
         };
     }
-    let repo = m2_repo()?;
+    // `mvn dependency:get` runs here, outside any project: Maven reads `.mvn/` from here up.
+    let here = env::current_dir().ok();
+    let repo = m2_repo(here.as_deref())?;
     let jar = repo
         .join("org/robolectric/android-all")
         .join(ANDROID_ALL_VERSION)
         .join(format!("android-all-{ANDROID_ALL_VERSION}.jar"));
     if !jar.is_file() {
-        let mut mvn = Command::new("mvn");
+        let mut mvn = maven::mvn();
         mvn.args([
             "-q",
             "dependency:get",
             &format!("-Dartifact=org.robolectric:android-all:{ANDROID_ALL_VERSION}"),
-            &format!("-Dmaven.repo.local={}", repo.display()),
         ]);
         run(&mut mvn)?;
     }
@@ -149,8 +161,9 @@ pub fn android_all_jar() -> Result<PathBuf, String> {
         Ok(jar)
     } else {
         Err(format!(
-            "{} is still missing after mvn dependency:get",
-            jar.display()
+            "{} is still missing after mvn dependency:get (the local Maven repository: {})",
+            jar.display(),
+            repo.display()
         ))
     }
 }
@@ -347,6 +360,133 @@ mod tests {
         }
     }
 
+    /// The text of every `<tag>` element of `xml` outside comments.
+    fn elements(xml: &str, tag: &str) -> Vec<String> {
+        let mut plain = String::new();
+        let mut rest = xml;
+        while let Some(start) = rest.find("<!--") {
+            plain.push_str(&rest[..start]);
+            rest = rest[start..]
+                .find("-->")
+                .map_or("", |end| &rest[start + end + 3..]);
+        }
+        plain.push_str(rest);
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        plain
+            .split(&open)
+            .skip(1)
+            .filter_map(|part| part.split_once(&close).map(|(v, _)| v.trim().to_owned()))
+            .collect()
+    }
+
+    /// Every `<release>-robolectric-<build>` spelled in `text`.
+    fn framework_builds(text: &str) -> Vec<String> {
+        let marker = "-robolectric-";
+        let mut found = Vec::new();
+        for (at, _) in text.match_indices(marker) {
+            let start = text[..at]
+                .rfind(|c: char| !c.is_ascii_digit())
+                .map_or(0, |i| i + 1);
+            let tail = &text[at + marker.len()..];
+            let end = tail
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(tail.len());
+            if start < at && end > 0 {
+                found.push(text[start..at + marker.len() + end].to_owned());
+            }
+        }
+        found
+    }
+
+    /// The framework build is spelled once in Rust; the kit's parent pom holds it once for
+    /// every Maven module (its children inherit the properties and never set them), and every
+    /// other file of the SDK that names a Robolectric framework build names this one (or the
+    /// parent pom's Android 16 build).
+    #[test]
+    fn the_android_all_version_is_the_same_everywhere() {
+        assert_eq!(
+            ANDROID_ALL_INSTRUMENTED,
+            format!("{ANDROID_ALL_VERSION}-i7")
+        );
+        let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let parent = std::fs::read_to_string(sdk.join("android-testkit/pom.xml")).unwrap();
+        assert_eq!(
+            elements(&parent, "android.all.version"),
+            [ANDROID_ALL_INSTRUMENTED]
+        );
+        assert_eq!(
+            elements(&parent, "android.api.version"),
+            [ANDROID_ALL_VERSION]
+        );
+        // Robolectric itself, which the projects `cargo cetp test` writes name too.
+        assert_eq!(
+            elements(&parent, "robolectric.version"),
+            [crate::robolectric::ROBOLECTRIC_VERSION]
+        );
+        let android16 = elements(&parent, "android.all.version.android16");
+        assert_eq!(android16.len(), 1, "{android16:?}");
+        let mut allowed = vec![ANDROID_ALL_VERSION.to_owned()];
+        allowed.push(android16[0].trim_end_matches("-i7").to_owned());
+
+        let mut files = Vec::new();
+        for root in [
+            "android-testkit",
+            "android-template",
+            "tests/android",
+            "docs",
+            "cargo-cetp/src",
+            "xtask/src",
+        ] {
+            for ext in ["xml", "java", "kt", "md", "rs", "properties", "toml"] {
+                collect_files(&sdk.join(root), ext, &mut files).unwrap();
+            }
+        }
+        files.extend(["README.md", "cargo-cetp/README.md"].map(|f| sdk.join(f)));
+        files.retain(|f| !f.components().any(|c| c.as_os_str() == "target"));
+        let mut checked = 0;
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let relative = file.strip_prefix(sdk).unwrap();
+            if file.file_name().is_some_and(|n| n == "pom.xml")
+                && *file != sdk.join("android-testkit/pom.xml")
+            {
+                for property in [
+                    "android.all.version",
+                    "android.api.version",
+                    "android.all.version.android16",
+                ] {
+                    assert!(
+                        elements(&text, property).is_empty(),
+                        "{} sets {property}: it inherits it from android-testkit/pom.xml",
+                        relative.display()
+                    );
+                }
+            }
+            for build in framework_builds(&text) {
+                assert!(
+                    allowed.contains(&build),
+                    "{} names the framework build {build}, not {ANDROID_ALL_VERSION} \
+                     (cargo-cetp/src/bundle/tools.rs)",
+                    relative.display()
+                );
+                checked += 1;
+            }
+            // In Rust the build is spelled only by the macro above.
+            if file.extension().is_some_and(|e| e == "rs") && !file.ends_with("bundle/tools.rs") {
+                assert!(
+                    framework_builds(&text).is_empty(),
+                    "{} spells the framework build; use ANDROID_ALL_VERSION",
+                    relative.display()
+                );
+            }
+        }
+        assert!(
+            checked >= 5,
+            "only {checked} mentions found in {} files",
+            files.len()
+        );
+    }
+
     /// A missing program is an error naming the package and the command; nothing is run.
     #[test]
     fn a_missing_program_names_its_package() {
@@ -363,8 +503,9 @@ mod tests {
             jdk.contains(JDK_PACKAGE) && jdk.contains("JAVA_HOME"),
             "{jdk}"
         );
+        let maven = "mvn";
         let missing = cannot_start(
-            &Command::new("mvn"),
+            &Command::new(maven),
             &std::io::Error::from(std::io::ErrorKind::NotFound),
         );
         assert!(missing.contains("`sudo apt install maven`"), "{missing}");
