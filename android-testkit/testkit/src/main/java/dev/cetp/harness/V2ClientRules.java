@@ -28,7 +28,8 @@ public final class V2ClientRules {
   public static final Pattern SCOPE_NAME = Pattern.compile("[a-z][a-z0-9_.-]{0,127}");
 
   /** Known {@code annotations.effect} values. */
-  public static final Set<String> EFFECTS = set("read", "create", "update", "delete", "transaction");
+  public static final Set<String> EFFECTS =
+      set("read", "create", "update", "delete", "transaction");
   /** Known {@code annotations.risk} values. */
   public static final Set<String> RISKS = set("low", "moderate", "high");
   /** Known {@code annotations.confirmation} values. */
@@ -69,7 +70,8 @@ public final class V2ClientRules {
   public static List<String> negotiateProblems(
       JSONObject data, String packageName, Set<String> asked) {
     List<String> problems = new ArrayList<>();
-    if (data.optInt("selected_version", -1) != 2 || !(data.opt("selected_version") instanceof Number)) {
+    Object version = data.opt("selected_version");
+    if (!(version instanceof Number) || data.optInt("selected_version", -1) != 2) {
       problems.add("selected_version is not 2: " + data.opt("selected_version"));
     }
     String id = string(data, "provider_id");
@@ -164,9 +166,12 @@ public final class V2ClientRules {
       return "it is high-risk without confirmation always";
     }
     String effect = a.optString("effect");
+    boolean destructive = a.optBoolean("destructive");
     if (!"always".equals(confirmation)
-        && ("delete".equals(effect) || "transaction".equals(effect) || a.optBoolean("destructive"))) {
-      return "(the specification) effect " + effect + (a.optBoolean("destructive") ? ", destructive," : "")
+        && ("delete".equals(effect) || "transaction".equals(effect) || destructive)) {
+      return "(the specification) effect "
+          + effect
+          + (destructive ? ", destructive," : "")
           + " needs confirmation always";
     }
     if ("sync_or_async".equals(a.optString("execution"))
@@ -204,7 +209,8 @@ public final class V2ClientRules {
     for (int i = 0; i < tools.length(); i++) {
       Object tool = tools.opt(i);
       String problem = toolProblem(tool, capabilities);
-      String name = tool instanceof JSONObject ? String.valueOf(((JSONObject) tool).opt("name")) : "#" + i;
+      String name =
+          tool instanceof JSONObject ? String.valueOf(((JSONObject) tool).opt("name")) : "#" + i;
       if (problem != null) {
         problems.add("tool " + name + " is dropped: " + problem);
       } else {
@@ -233,7 +239,8 @@ public final class V2ClientRules {
   public static List<String> providerInfoProblems(JSONObject info, String providerId) {
     List<String> problems = new ArrayList<>();
     if (!providerId.equals(string(info, "provider_id"))) {
-      problems.add("provider_id " + info.opt("provider_id") + " is not the session's " + providerId);
+      problems.add(
+          "provider_id " + info.opt("provider_id") + " is not the session's " + providerId);
     }
     String name = string(info, "provider_name");
     if (name == null || name.trim().isEmpty()) {
@@ -267,7 +274,11 @@ public final class V2ClientRules {
               known(scope, "sensitivity", SENSITIVITIES));
       if (problem != null) {
         problems.add(
-            "scope " + scope.opt("name") + ": " + problem + ": the client discards the provider info");
+            "scope "
+                + scope.opt("name")
+                + ": "
+                + problem
+                + ": the client discards the provider info");
       }
     }
     return problems;

@@ -174,7 +174,9 @@ public final class CetpTestRule implements TestRule {
         pm.queryIntentServices(
             new Intent(CetpConsumer.ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA)) {
       ServiceInfo service = found.serviceInfo;
-      if (service != null && packageName().equals(service.packageName) && service.metaData != null) {
+      if (service != null
+          && packageName().equals(service.packageName)
+          && service.metaData != null) {
         return new Bundle(service.metaData);
       }
     }

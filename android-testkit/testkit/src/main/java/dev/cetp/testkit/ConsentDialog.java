@@ -12,7 +12,8 @@ import org.robolectric.shadows.ShadowPendingIntent;
 /**
  * The consent dialog an agent opens with the {@code authorize_intent} of {@code AUTH_REQUIRED}
  * (CETP v1) or the {@code resolution} PendingIntent of a refused call (CETP v2, {@link
- * V2Session#openResolution}), run by Robolectric as the platform would start it for that agent: read what it shows, choose a
+ * V2Session#openResolution}), run by Robolectric as the platform would start it for that agent:
+ * read what it shows, choose a
  * duration and an access level, tap Allow or Don't allow, open Apps with access. Each tap waits
  * for the screen's background work (reading the provider's state, saving the decision) without
  * sleeping.
@@ -67,7 +68,10 @@ public final class ConsentDialog implements AutoCloseable {
     ShadowPendingIntent shadow = Shadows.shadowOf(resolution);
     if (!packageName.equals(resolution.getCreatorPackage())) {
       throw new AssertionError(
-          "the resolution was created by " + resolution.getCreatorPackage() + ", not " + packageName);
+          "the resolution was created by "
+              + resolution.getCreatorPackage()
+              + ", not "
+              + packageName);
     }
     if (!shadow.isImmutable()) {
       throw new AssertionError("the resolution is mutable (FLAG_IMMUTABLE missing)");
@@ -79,7 +83,10 @@ public final class ConsentDialog implements AutoCloseable {
     ComponentName target = intent == null ? null : intent.getComponent();
     if (target == null || !packageName.equals(target.getPackageName())) {
       throw new AssertionError(
-          "the resolution's Intent is not explicit for a component of " + packageName + ": " + intent);
+          "the resolution's Intent is not explicit for a component of "
+              + packageName
+              + ": "
+              + intent);
     }
     return new ConsentDialog(ApprovalScreen.launchExplicit(new Intent(intent)), packageName);
   }

@@ -241,7 +241,8 @@ public final class V2Reply {
   public V2Reply assertMessageContains(String text) {
     String message = errorMessage();
     if (message == null || !message.contains(text)) {
-      throw new AssertionError("expected an error message containing \"" + text + "\", got " + this);
+      throw new AssertionError(
+          "expected an error message containing \"" + text + "\", got " + this);
     }
     return this;
   }

@@ -24,7 +24,8 @@ import org.json.JSONObject;
  *
  * <pre>{@code
  * V2Session session = cetp.agent("com.example.agent").v2();
- * V2Reply refused = session.call("find_items", "{\"words\":\"soup\"}").assertError(CetpV2.AUTH_REQUIRED);
+ * V2Reply refused =
+ *     session.call("find_items", "{\"words\":\"soup\"}").assertError(CetpV2.AUTH_REQUIRED);
  * try (ConsentDialog dialog = session.openResolution(refused)) {
  *   dialog.allow();
  * }

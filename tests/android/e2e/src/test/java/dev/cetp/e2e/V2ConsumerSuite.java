@@ -84,7 +84,8 @@ public abstract class V2ConsumerSuite {
     assertEquals(2, data.getInt("selected_version"));
     assertEquals(packageName(), session.providerId());
     assertTrue(session.sessionToken().getBytes(StandardCharsets.UTF_8).length <= 256);
-    assertEquals(0, data.optJSONArray("capabilities") == null ? 0 : data.getJSONArray("capabilities").length());
+    JSONArray capabilities = data.optJSONArray("capabilities");
+    assertEquals(0, capabilities == null ? 0 : capabilities.length());
     assertNotEquals(
         "a token per negotiation",
         session.sessionToken(),
@@ -228,7 +229,8 @@ public abstract class V2ConsumerSuite {
     assertTrue(data.toString(), tools.length() > 0);
     for (int i = 0; i < tools.length(); i++) {
       JSONObject tool = tools.getJSONObject(i);
-      assertNotNull(tool.getString("name") + " has an output_schema", tool.optJSONObject("output_schema"));
+      assertNotNull(
+          tool.getString("name") + " has an output_schema", tool.optJSONObject("output_schema"));
       assertTrue(tool.toString(), tool.has("scopes"));
     }
     JSONObject info = session.providerInfo().assertSuccess().jsonObject();

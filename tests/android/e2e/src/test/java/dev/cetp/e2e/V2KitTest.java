@@ -87,7 +87,8 @@ public class V2KitTest {
 
   @Test
   public void anErrorNeedsTheV2Envelope() {
-    V2Reply good = V2Reply.of(CetpV2.METHOD_LIST_TOOLS, request(), error(CetpV2.INVALID_REQUEST, false));
+    V2Reply good =
+        V2Reply.of(CetpV2.METHOD_LIST_TOOLS, request(), error(CetpV2.INVALID_REQUEST, false));
     good.assertError(CetpV2.INVALID_REQUEST);
     assertThrows(AssertionError.class, () -> good.assertError(CetpV2.INVALID_ARGS));
 
@@ -215,10 +216,15 @@ public class V2KitTest {
             .put("revision", "r1")
             .put("tools", new JSONArray().put(tool().put("name", "Bad")));
     List<String> problems = V2ClientRules.listProblems(none, Set.of());
-    assertTrue(problems.toString(), problems.get(problems.size() - 1).contains("drops the provider"));
+    String last = problems.get(problems.size() - 1);
+    assertTrue(problems.toString(), last.contains("drops the provider"));
     JSONObject twice =
         new JSONObject().put("revision", "r").put("tools", new JSONArray().put(tool()).put(tool()));
     assertTrue(V2ClientRules.listProblems(twice, Set.of()).toString().contains("twice"));
+  }
+
+  private static String problems(JSONObject info) {
+    return V2ClientRules.providerInfoProblems(info, "com.example.app").toString();
   }
 
   @Test
@@ -238,13 +244,11 @@ public class V2KitTest {
     assertEquals(List.of(), V2ClientRules.providerInfoProblems(info, "com.example.app"));
     assertEquals(1, V2ClientRules.providerInfoProblems(info, "com.example.other").size());
     scope.put("access", "admin");
-    assertTrue(
-        V2ClientRules.providerInfoProblems(info, "com.example.app").toString().contains("discards"));
+    assertTrue(problems(info).contains("discards"));
     scope.put("access", "write").remove("sensitivity");
-    assertTrue(
-        V2ClientRules.providerInfoProblems(info, "com.example.app").toString().contains("sensitivity"));
-    JSONObject list =
-        new JSONObject().put("tools", new JSONArray().put(tool().put("scopes", new JSONArray().put("x.y"))));
+    assertTrue(problems(info).contains("sensitivity"));
+    JSONObject unknown = tool().put("scopes", new JSONArray().put("x.y"));
+    JSONObject list = new JSONObject().put("tools", new JSONArray().put(unknown));
     assertEquals(
         1, V2ClientRules.scopeCoverageProblems(list, V2ClientRules.scopeNames(info)).size());
   }
@@ -292,7 +296,8 @@ public class V2KitTest {
       JSONObject data = new JSONObject(good.toString());
       JSONObject limits = data.getJSONObject("limits");
       limits.put(limit, limits.getLong(limit) - 1);
-      assertEquals(limit, 1, V2ClientRules.negotiateProblems(data, "com.example.app", Set.of()).size());
+      assertEquals(
+          limit, 1, V2ClientRules.negotiateProblems(data, "com.example.app", Set.of()).size());
     }
   }
 }
