@@ -75,11 +75,8 @@ fn rust_words() -> BTreeMap<String, String> {
         ("KEY_REQUEST_ID", words::KEY_REQUEST_ID),
         ("KEY_RETRYABLE", words::KEY_RETRYABLE),
         ("KEY_RETRY_AFTER_MS", words::KEY_RETRY_AFTER_MS),
-        // The reply carries the token under the name the retry sends it with.
-        ("KEY_RESUME_TOKEN", words::EXTRA_RESUME_TOKEN),
-        // The SDK spells this one nowhere yet: the PendingIntent the template puts in the
-        // reply goes under the specification's key.
-        ("KEY_RESOLUTION", "resolution"),
+        ("KEY_RESUME_TOKEN", words::KEY_RESUME_TOKEN),
+        ("KEY_RESOLUTION", words::KEY_RESOLUTION),
         ("STATUS_SUCCESS", wire::STATUS_SUCCESS),
         ("STATUS_ERROR", wire::STATUS_ERROR),
         ("RESULT_KIND_INLINE", words::RESULT_KIND_INLINE),
