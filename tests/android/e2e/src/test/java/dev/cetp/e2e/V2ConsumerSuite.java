@@ -8,6 +8,8 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import android.app.Activity;
+import android.content.pm.PackageManager;
+import android.content.pm.ProviderInfo;
 import android.os.Bundle;
 import dev.cetp.harness.V2ClientRules;
 import dev.cetp.testkit.Agent;
@@ -75,6 +77,12 @@ public abstract class V2ConsumerSuite {
     assertEquals("1,2", meta.getString(CetpV2.META_VERSIONS));
     assertEquals("v1 consumers read the integer", 1, meta.getInt(CetpV2.META_VERSION, -1));
     assertEquals(List.of(1, 2), cetp.advertisedVersions());
+    ProviderInfo provider =
+        cetp.context()
+            .getPackageManager()
+            .resolveContentProvider(cetp.authority(), PackageManager.GET_META_DATA);
+    assertEquals(packageName(), provider.packageName);
+    assertEquals("1,2", provider.metaData.getString(CetpV2.META_VERSIONS));
   }
 
   @Test
@@ -323,6 +331,22 @@ public abstract class V2ConsumerSuite {
     stolen.putString(CetpV2.EXTRA_SESSION_TOKEN, theirs.sessionToken());
     stolen.putString(CetpV2.EXTRA_RESUME_TOKEN, refused.resumeToken());
     theirs.send(CetpV2.METHOD_EXECUTE_TOOL, stolen).assertError(CetpV2.INVALID_REQUEST);
+  }
+
+  /** Each agent's resolution opens its own request: allowing one lets the other wait. */
+  @Test
+  public void eachAgentsResolutionOpensItsOwnRequest() throws Exception {
+    V2Session first = cetp.agent("com.example.first").v2();
+    V2Session second = cetp.agent("com.example.second").v2();
+    V2Reply firstRefused = first.call(tool(), args()).assertError(CetpV2.AUTH_REQUIRED);
+    V2Reply secondRefused = second.call(tool(), args()).assertError(CetpV2.AUTH_REQUIRED);
+    try (ConsentDialog dialog = second.openResolution(secondRefused)) {
+      assertTrue(dialog.text(), dialog.texts().contains("com.example.second"));
+      assertFalse(dialog.text(), dialog.text().contains("com.example.first"));
+      dialog.allow();
+    }
+    second.resume(secondRefused).assertSuccess();
+    first.resume(firstRefused).assertError(CetpV2.USER_CANCELLED);
   }
 
   @Test
