@@ -7,6 +7,8 @@ import static org.junit.Assert.assertTrue;
 import dev.cetp.harness.category.AuthProviderBundle;
 import dev.cetp.testkit.CetpTestRule;
 import dev.cetp.testkit.CetpV2;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.V2Reply;
 import dev.cetp.testkit.V2Session;
 import java.io.File;
 import java.io.IOException;
@@ -65,6 +67,27 @@ public class AuthProviderV2E2ETest {
     assertNotEquals(old, session.sessionToken());
     assertTrue(expiresAt(session) > expiry);
     session.listTools().assertSuccess();
+  }
+
+  /** {@code ping} allows 3 calls, then one an hour: v2 says how long to wait. */
+  @Test
+  public void aRateLimitedCallSaysWhenToRetry() throws Exception {
+    V2Session session = cetp.agent("com.example.agent").v2();
+    V2Reply refused = session.call("ping", "{}").assertError(CetpV2.AUTH_REQUIRED);
+    try (ConsentDialog dialog = session.openResolution(refused)) {
+      dialog.allow();
+    }
+    assertEquals("pong", session.resume(refused).assertSuccess().value());
+    session.call("ping", "{}").assertSuccess();
+    session.call("ping", "{}").assertSuccess();
+    V2Reply limited = session.call("ping", "{}").assertError(CetpV2.RATE_LIMITED);
+    long wait = limited.retryAfterMs();
+    assertTrue(limited.toString(), wait > 0 && wait <= 3_600_000L);
+    setClock(START_MS + wait - 1);
+    session.call("ping", "{}").assertError(CetpV2.RATE_LIMITED);
+    setClock(START_MS + wait);
+    session.renegotiate(); // an hour's wait may outlive the session
+    session.call("ping", "{}").assertSuccess();
   }
 
   @Test

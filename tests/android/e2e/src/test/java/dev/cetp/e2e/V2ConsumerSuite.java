@@ -358,6 +358,9 @@ public abstract class V2ConsumerSuite {
       assertTrue(dialog.isFinishing());
     }
     session.resume(refused).assertError(CetpV2.USER_CANCELLED);
+    session.resume(refused).assertError(CetpV2.INVALID_REQUEST);
+    // The user's answer stands: no new prompt.
+    session.call(tool(), args()).assertError(CetpV2.PERMISSION_DENIED);
   }
 
   @Test
@@ -370,6 +373,13 @@ public abstract class V2ConsumerSuite {
     }
     V2Reply cancelled = session.resume(refused).assertError(CetpV2.USER_CANCELLED);
     assertNull(cancelled.resolution());
+    // Nothing was decided: the next call asks again, and the user may allow it then.
+    V2Reply again = session.call(tool(), args()).assertError(CetpV2.AUTH_REQUIRED);
+    try (ConsentDialog dialog = session.openResolution(again)) {
+      dialog.allow();
+    }
+    session.resume(again).assertSuccess();
+    session.resume(refused).assertError(CetpV2.INVALID_REQUEST);
   }
 
   @Test
