@@ -481,8 +481,9 @@ cargo cetp preview   # the consent dialog and Apps with access as PNGs: light, n
 
 `cargo cetp test` compiles the tests in `android/src/test/java` (and `android/src/test/kotlin`)
 with the SDK's test kit (`dev.cetp.testkit`: `CetpTestRule`, `Agent`, `ToolReply`,
-`ConsentDialog`, `AppsWithAccess`) and runs them under Robolectric against the app's host
-bundle, the provider as it runs on a phone; `ProviderTest.java` is an example.
+`ConsentDialog`, `AppsWithAccess`, and `V2Session` for an agent that speaks CETP v2) and runs
+them under Robolectric against the app's host bundle, the provider as it runs on a phone;
+`ProviderTest.java` is an example.
 `cargo cetp test --test ProviderTest` runs one class. Maven downloads Robolectric and the
 Android framework jars on the first run.
 

@@ -43,6 +43,7 @@ const TOOLING_FEATURES: &str = "jni,mcp,schema-report";
 const BUNDLES: &[&str] = &[
     "tests/fixture-provider",
     "tests/auth-provider",
+    "tests/v1-only-provider",
     "samples/minimal",
     "samples/notes",
     "samples/expenses",

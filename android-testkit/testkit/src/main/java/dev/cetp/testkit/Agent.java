@@ -4,6 +4,7 @@ import android.os.Bundle;
 import dev.cetp.harness.Approvals;
 import dev.cetp.harness.Callers;
 import dev.cetp.harness.CetpConsumer;
+import dev.cetp.harness.CetpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
@@ -106,6 +107,65 @@ public final class Agent {
     // authorize_intent right after its call, and the screens see the same caller).
     Callers.setCallingUid(uid);
     return ToolReply.of(rule.consumer().call(form, authority, method, extras));
+  }
+
+  /**
+   * Negotiates CETP v2 as ClawSeed's newest client does and accepts the answer only as it does:
+   * the manifest must list 2 in its {@code com.clawseed.tools.versions} string and the authority
+   * must belong to the discovery Service's app; {@code negotiate} ({@code consumer_versions}
+   * {@code {2, 1}}, no capability) must answer {@code selected_version} 2, a provider id that is
+   * the package or under it, a provider name, a session token of at most 256 bytes, only
+   * capabilities asked for, and limits at or above 64 KiB, 256 KiB, 1 and 86,400 s.
+   *
+   * @return the session
+   * @throws AssertionError naming what the client refuses
+   */
+  public V2Session v2() {
+    if (!rule.advertisedVersions().contains(CetpV2.PROTOCOL_VERSION)) {
+      throw new AssertionError(
+          rule.packageName()
+              + " does not advertise CETP v2: its discovery Service's "
+              + CetpV2.META_VERSIONS
+              + " reads "
+              + rule.discoveryMetaData().getString(CetpV2.META_VERSIONS)
+              + " with getString");
+    }
+    rule.requireProviderOfDiscoveryPackage();
+    return V2Session.negotiate(this, rule);
+  }
+
+  /**
+   * {@code negotiate} with exactly these values, nothing checked (for tests of what a provider
+   * answers other consumers).
+   *
+   * @param consumerVersions {@code consumer_versions} (null: absent)
+   * @param capabilitiesJson {@code consumer_capabilities} (null: absent)
+   * @return the reply
+   */
+  public V2Reply negotiate(int[] consumerVersions, String capabilitiesJson) {
+    Bundle extras = new Bundle();
+    if (consumerVersions != null) {
+      extras.putIntArray(CetpV2.EXTRA_CONSUMER_VERSIONS, consumerVersions);
+    }
+    if (capabilitiesJson != null) {
+      extras.putString(CetpV2.EXTRA_CONSUMER_CAPABILITIES, capabilitiesJson);
+    }
+    return send(CetpV2.METHOD_NEGOTIATE, extras);
+  }
+
+  /**
+   * Calls {@code method} with exactly {@code extras} from this agent, the reply read as a CETP v2
+   * consumer reads it (a v1 reply reads too: {@link V2Reply#isV1()}). Nothing is added.
+   *
+   * @param method any method name
+   * @param extras what to send (null: no Bundle)
+   * @return the reply
+   */
+  public V2Reply send(String method, Bundle extras) {
+    Callers.setCallingUid(uid);
+    CetpResponse response =
+        rule.consumer().call(CetpConsumer.CallForm.URI, rule.authority(), method, extras);
+    return new V2Reply(method, extras, response.bundle());
   }
 
   /**

@@ -1,13 +1,21 @@
 package dev.cetp.testkit;
 
 import android.content.Context;
+import android.content.Intent;
+import android.content.pm.PackageManager;
+import android.content.pm.ProviderInfo;
+import android.content.pm.ResolveInfo;
+import android.content.pm.ServiceInfo;
+import android.os.Bundle;
 import dev.cetp.harness.Callers;
 import dev.cetp.harness.CetpConsumer;
 import dev.cetp.harness.HostBundle;
 import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.harness.RuntimeProbe;
 import dev.cetp.harness.TestJvm;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import org.junit.rules.TestRule;
@@ -150,6 +158,84 @@ public final class CetpTestRule implements TestRule {
             + " serves no CETP provider that consumers can discover (found "
             + found
             + "); is cetp_serve_cetp false in its Gradle file?");
+  }
+
+  /**
+   * The meta-data of the app's discovery Service, as consumers read it ({@code
+   * queryIntentServices} with {@code GET_META_DATA}).
+   *
+   * @return a copy
+   * @throws IllegalStateException when the app has no discovery Service with meta-data
+   */
+  public Bundle discoveryMetaData() {
+    requireStarted();
+    PackageManager pm = context().getPackageManager();
+    for (ResolveInfo found :
+        pm.queryIntentServices(
+            new Intent(CetpConsumer.ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA)) {
+      ServiceInfo service = found.serviceInfo;
+      if (service != null
+          && packageName().equals(service.packageName)
+          && service.metaData != null) {
+        return new Bundle(service.metaData);
+      }
+    }
+    throw new IllegalStateException(packageName() + " has no discovery Service with meta-data");
+  }
+
+  /**
+   * The CETP versions the app advertises, read as ClawSeed's newest client reads them: the
+   * discovery Service's {@code com.clawseed.tools.versions} with {@code getString} (a value
+   * compiled as an integer reads as null), split at commas; without it, {@code
+   * com.clawseed.tools.version} with {@code getInt} (default 1).
+   *
+   * @return the versions, in the manifest's order
+   */
+  public List<Integer> advertisedVersions() {
+    Bundle meta = discoveryMetaData();
+    String versions = meta.getString(CetpV2.META_VERSIONS);
+    List<Integer> out = new ArrayList<>();
+    if (versions == null) {
+      out.add(meta.getInt(CetpV2.META_VERSION, 1));
+      return out;
+    }
+    for (String part : versions.split(",")) {
+      try {
+        out.add(Integer.parseInt(part.trim()));
+      } catch (NumberFormatException e) {
+        // The client skips what is not a number.
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The client skips a provider whose authority resolves to another app than the discovery
+   * Service's ({@code resolveContentProvider}).
+   */
+  void requireProviderOfDiscoveryPackage() {
+    ProviderInfo provider = context().getPackageManager().resolveContentProvider(authority(), 0);
+    if (provider == null || !packageName().equals(provider.packageName)) {
+      throw new AssertionError(
+          authority() + " does not resolve to a provider of " + packageName() + ": " + provider);
+    }
+  }
+
+  /**
+   * The app's process restarts, as after Android killed it: the next call starts the runtime
+   * afresh (the Rust library's provider is built again: state in memory is gone, files stay, CETP
+   * v2 session tokens issued before are refused), and the app's providers are created anew.
+   */
+  public void restartApp() {
+    requireStarted();
+    RuntimeProbe.restart();
+    for (ProviderInfo provider : nonNull(installed.packageInfo().providers)) {
+      installed.startProvider(installed.providerInfo(provider.authority.split(";")[0]));
+    }
+  }
+
+  private static ProviderInfo[] nonNull(ProviderInfo[] providers) {
+    return providers == null ? new ProviderInfo[0] : providers;
   }
 
   /** @return the CETP consumer the agents call through */

@@ -1,13 +1,19 @@
 package dev.cetp.testkit;
 
 import android.app.Activity;
+import android.app.PendingIntent;
+import android.content.ComponentName;
 import android.content.Intent;
 import dev.cetp.harness.ApprovalScreen;
 import java.util.List;
+import org.robolectric.Shadows;
+import org.robolectric.shadows.ShadowPendingIntent;
 
 /**
- * The consent dialog an agent opens with the {@code authorize_intent} of {@code AUTH_REQUIRED},
- * run by Robolectric as the platform would start it for that agent: read what it shows, choose a
+ * The consent dialog an agent opens with the {@code authorize_intent} of {@code AUTH_REQUIRED}
+ * (CETP v1) or the {@code resolution} PendingIntent of a refused call (CETP v2, {@link
+ * V2Session#openResolution}), run by Robolectric as the platform would start it for that agent:
+ * read what it shows, choose a
  * duration and an access level, tap Allow or Don't allow, open Apps with access. Each tap waits
  * for the screen's background work (reading the provider's state, saving the decision) without
  * sleeping.
@@ -50,6 +56,39 @@ public final class ConsentDialog implements AutoCloseable {
   static ConsentDialog open(Agent agent, String packageName, String action) {
     Intent intent = new Intent(action).setPackage(packageName);
     return new ConsentDialog(ApprovalScreen.launchFrom(agent.packageName(), intent), packageName);
+  }
+
+  /**
+   * The dialog a CETP v2 {@code resolution} opens, as ClawSeed's client opens it ({@code
+   * startIntentSenderForResult}): the PendingIntent must be immutable, created by {@code
+   * packageName}, for an Activity, with an explicit Intent naming a component of that app. A
+   * PendingIntent runs as its creator, so its Intent is started as the app itself.
+   */
+  static ConsentDialog openResolution(String packageName, PendingIntent resolution) {
+    ShadowPendingIntent shadow = Shadows.shadowOf(resolution);
+    if (!packageName.equals(resolution.getCreatorPackage())) {
+      throw new AssertionError(
+          "the resolution was created by "
+              + resolution.getCreatorPackage()
+              + ", not "
+              + packageName);
+    }
+    if (!shadow.isImmutable()) {
+      throw new AssertionError("the resolution is mutable (FLAG_IMMUTABLE missing)");
+    }
+    if (!shadow.isActivity()) {
+      throw new AssertionError("the resolution does not start an Activity");
+    }
+    Intent intent = shadow.getSavedIntent();
+    ComponentName target = intent == null ? null : intent.getComponent();
+    if (target == null || !packageName.equals(target.getPackageName())) {
+      throw new AssertionError(
+          "the resolution's Intent is not explicit for a component of "
+              + packageName
+              + ": "
+              + intent);
+    }
+    return new ConsentDialog(ApprovalScreen.launchExplicit(new Intent(intent)), packageName);
   }
 
   /** @return every text on screen, top to bottom */
@@ -105,6 +144,16 @@ public final class ConsentDialog implements AutoCloseable {
   /** Taps Don't allow. */
   public void deny() {
     screen.tap("cetp:deny");
+  }
+
+  /**
+   * The user leaves the dialog without deciding (Back): it closes with {@code RESULT_CANCELED}
+   * and nothing is recorded.
+   */
+  @SuppressWarnings("deprecation") // onBackPressed: what Back does when nothing intercepts it
+  public void dismiss() {
+    activity().onBackPressed();
+    ApprovalScreen.settle();
   }
 
   /**

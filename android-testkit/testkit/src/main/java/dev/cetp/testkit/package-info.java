@@ -13,6 +13,10 @@
  *       ContentResolver.call} (CETP) or the Apex plugin binder ({@link
  *       dev.cetp.testkit.ApexPlugin});
  *   <li>{@link dev.cetp.testkit.ToolReply}: what a call answered, with assertions;
+ *   <li>{@link dev.cetp.testkit.V2Session} and {@link dev.cetp.testkit.V2Reply}: a CETP v2
+ *       consumer as ClawSeed's newest client, with its acceptance rules ({@link
+ *       dev.cetp.testkit.V2Session#assertConformant()}) and the words of {@link
+ *       dev.cetp.testkit.CetpV2};
  *   <li>{@link dev.cetp.testkit.ConsentDialog} and {@link dev.cetp.testkit.AppsWithAccess}: the
  *       approval screens, read and tapped as the user would.
  * </ul>

@@ -1,0 +1,118 @@
+package dev.cetp.testkit;
+
+/**
+ * The words of CETP v2 as a consumer spells them: methods, request extras, reply keys, error
+ * codes and the manifest's meta-data, from the v2 specification. The SDK spells them once in
+ * Rust ({@code cetp_provider::host::cetp_v2::words} and {@code cetp_provider::wire}); the
+ * workspace test {@code tests/testkit_words.rs} proves every constant here equal to its Rust
+ * counterpart.
+ *
+ * <pre>{@code
+ * V2Session session = agent.v2();
+ * Bundle extras = session.extras();
+ * extras.remove(CetpV2.EXTRA_REQUEST_ID);
+ * session.send(CetpV2.METHOD_LIST_TOOLS, extras).assertError(CetpV2.INVALID_REQUEST);
+ * }</pre>
+ */
+public final class CetpV2 {
+  private CetpV2() {}
+
+  /** The protocol's major version, the value of {@link #EXTRA_PROTOCOL_VERSION}. */
+  public static final int PROTOCOL_VERSION = 2;
+
+  /** The discovery Service's meta-data listing the versions served ({@code "1,2"}, a string). */
+  public static final String META_VERSIONS = "com.clawseed.tools.versions";
+  /** The discovery Service's meta-data of CETP v1 (the integer {@code 1}). */
+  public static final String META_VERSION = "com.clawseed.tools.version";
+  /** The discovery Service's meta-data naming the provider's authority. */
+  public static final String META_AUTHORITY = "com.clawseed.tools.authority";
+
+  /** Method: select version, capabilities and limits; the first v2 call. */
+  public static final String METHOD_NEGOTIATE = "negotiate";
+  /** Method: the tools visible to the caller. */
+  public static final String METHOD_LIST_TOOLS = "list_tools";
+  /** Method: identity, description and scope catalogue. */
+  public static final String METHOD_GET_PROVIDER_INFO = "get_provider_info";
+  /** Method: start or resume one tool execution. */
+  public static final String METHOD_EXECUTE_TOOL = "execute_tool";
+
+  /** Extra ({@code int}): {@code 2} on every v2 call but {@code negotiate}. */
+  public static final String EXTRA_PROTOCOL_VERSION = "protocol_version";
+  /** Extra ({@code String}): the token {@code negotiate} issued. */
+  public static final String EXTRA_SESSION_TOKEN = "session_token";
+  /** Extra ({@code String}): a UUID naming one logical call and its retries. */
+  public static final String EXTRA_REQUEST_ID = "request_id";
+  /** Extra ({@code long}): when the consumer stops waiting, Unix epoch milliseconds. */
+  public static final String EXTRA_DEADLINE_AT_MS = "deadline_at_ms";
+  /** Extra ({@code String}): the token of a refused call, sent again with the retry. */
+  public static final String EXTRA_RESUME_TOKEN = "resume_token";
+  /** Extra of {@code negotiate} ({@code int[]}): the consumer's versions, highest first. */
+  public static final String EXTRA_CONSUMER_VERSIONS = "consumer_versions";
+  /** Extra of {@code negotiate} ({@code String}): the consumer's optional capabilities, JSON. */
+  public static final String EXTRA_CONSUMER_CAPABILITIES = "consumer_capabilities";
+  /** Extra of {@code execute_tool} ({@code String}): the tool's name. */
+  public static final String EXTRA_TOOL_NAME = "tool_name";
+  /** Extra of {@code execute_tool} ({@code String}): the arguments' JSON text. */
+  public static final String EXTRA_ARGS = "args";
+
+  /** Reply key ({@code String}): {@code success} or {@code error}. */
+  public static final String KEY_STATUS = "status";
+  /** Reply key ({@code String}): the JSON text of a success. */
+  public static final String KEY_DATA = "data";
+  /** Reply key ({@code String}): the error code. */
+  public static final String KEY_ERROR_CODE = "error_code";
+  /** Reply key ({@code String}): the error message, safe to display. */
+  public static final String KEY_ERROR_MESSAGE = "error_message";
+  /** Reply key ({@code String}): what the user should do. */
+  public static final String KEY_RESOLUTION_HINT = "resolution_hint";
+  /** Reply key ({@code int}): the protocol version, echoed. */
+  public static final String KEY_PROTOCOL_VERSION = "protocol_version";
+  /** Reply key ({@code String}): the request id, echoed. */
+  public static final String KEY_REQUEST_ID = "request_id";
+  /** Reply key ({@code boolean}): whether the consumer may retry the call unchanged. */
+  public static final String KEY_RETRYABLE = "retryable";
+  /** Reply key ({@code long}): how long to wait before a retry. */
+  public static final String KEY_RETRY_AFTER_MS = "retry_after_ms";
+  /** Reply key ({@code PendingIntent}): the provider's screen that resolves a refusal. */
+  public static final String KEY_RESOLUTION = "resolution";
+  /** Reply key ({@code String}): the token the retry after the resolution sends. */
+  public static final String KEY_RESUME_TOKEN = "resume_token";
+
+  /** {@code status} of a success. */
+  public static final String STATUS_SUCCESS = "success";
+  /** {@code status} of an error. */
+  public static final String STATUS_ERROR = "error";
+  /** {@code data.kind} of a result carried in the reply. */
+  public static final String RESULT_KIND_INLINE = "inline";
+  /** The JSON Schema dialect v2 uses by default. */
+  public static final String SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
+
+  /** Error: no common protocol version. */
+  public static final String UNSUPPORTED_VERSION = "UNSUPPORTED_VERSION";
+  /** Error: the session is absent, expired or from before a restart (retryable). */
+  public static final String NEGOTIATION_REQUIRED = "NEGOTIATION_REQUIRED";
+  /** Error: the user must grant access in the provider app. */
+  public static final String AUTH_REQUIRED = "AUTH_REQUIRED";
+  /** Error: the user declined or left the confirmation. */
+  public static final String USER_CANCELLED = "USER_CANCELLED";
+  /** Error: the caller may not have this. */
+  public static final String PERMISSION_DENIED = "PERMISSION_DENIED";
+  /** Error: no such tool (or hidden from this caller). */
+  public static final String TOOL_NOT_FOUND = "TOOL_NOT_FOUND";
+  /** Error: no such method. */
+  public static final String METHOD_NOT_FOUND = "METHOD_NOT_FOUND";
+  /** Error: the arguments do not match the input schema. */
+  public static final String INVALID_ARGS = "INVALID_ARGS";
+  /** Error: the envelope, a token or the request id is invalid. */
+  public static final String INVALID_REQUEST = "INVALID_REQUEST";
+  /** Error: too many calls (retryable). */
+  public static final String RATE_LIMITED = "RATE_LIMITED";
+  /** Error: the deadline passed (or none was given). */
+  public static final String DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED";
+  /** Error: the result does not fit inline and no other transport was negotiated. */
+  public static final String RESULT_TOO_LARGE = "RESULT_TOO_LARGE";
+  /** Error: the provider cannot answer now (retryable). */
+  public static final String UNAVAILABLE = "UNAVAILABLE";
+  /** Error: the provider failed. */
+  public static final String INTERNAL_ERROR = "INTERNAL_ERROR";
+}

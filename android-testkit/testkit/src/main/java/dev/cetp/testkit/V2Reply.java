@@ -1,0 +1,345 @@
+package dev.cetp.testkit;
+
+import android.app.PendingIntent;
+import android.os.Bundle;
+import dev.cetp.harness.CetpConsumer;
+import java.util.Collections;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.json.JSONArray;
+import org.json.JSONException;
+import org.json.JSONObject;
+import org.json.JSONTokener;
+
+/**
+ * What one CETP v2 call answered, read as a v2 consumer reads it: the reply Bundle after a
+ * {@code Parcel} round trip, each key with the type the specification gives it ({@link
+ * #protocolVersion()} an {@code int}, {@link #retryable()} a {@code boolean}, {@link
+ * #retryAfterMs()} a {@code long}, {@link #resolution()} a {@code PendingIntent}, the others
+ * Strings). A key holding another type fails the getter, where a real consumer would silently
+ * read null. The reply remembers the request it answers ({@link #request()}), so that a refused
+ * call can be resumed ({@link V2Session#resume(V2Reply)}).
+ *
+ * <pre>{@code
+ * V2Reply reply = session.call("find_items", "{\"words\":\"soup\"}").assertSuccess();
+ * JSONArray items = (JSONArray) reply.value();
+ * session.call("find_items", "{}").assertError(CetpV2.INVALID_ARGS);
+ * }</pre>
+ */
+public final class V2Reply {
+  private final String method;
+  private final Bundle request;
+  private final Bundle bundle;
+
+  V2Reply(String method, Bundle request, Bundle bundle) {
+    if (bundle == null) {
+      throw new AssertionError(method + ": the provider answered a null Bundle");
+    }
+    this.method = method;
+    this.request = request == null ? new Bundle() : new Bundle(request);
+    this.bundle = bundle;
+  }
+
+  /**
+   * A reply the test got another way, read as the kit reads its own: after a {@code Parcel}
+   * round trip.
+   *
+   * @param method the method called
+   * @param request the extras sent (null: none)
+   * @param reply the reply Bundle
+   * @return the reply
+   * @throws AssertionError when {@code reply} is null (a consumer's "Provider call failed")
+   */
+  public static V2Reply of(String method, Bundle request, Bundle reply) {
+    return new V2Reply(method, request, reply == null ? null : CetpConsumer.roundTrip(reply));
+  }
+
+  /** @return the method called */
+  public String method() {
+    return method;
+  }
+
+  /** @return a copy of the extras sent (to send again, changed or not) */
+  public Bundle request() {
+    return new Bundle(request);
+  }
+
+  /** @return the keys of the reply Bundle */
+  public Set<String> keys() {
+    return Collections.unmodifiableSet(new TreeSet<>(bundle.keySet()));
+  }
+
+  /** @return {@code protocol_version}, or null when absent (a CETP v1 reply) */
+  public Integer protocolVersion() {
+    return typed(CetpV2.KEY_PROTOCOL_VERSION, Integer.class);
+  }
+
+  /** @return whether the reply is CETP v1's (it carries no {@code protocol_version}) */
+  public boolean isV1() {
+    return !bundle.containsKey(CetpV2.KEY_PROTOCOL_VERSION);
+  }
+
+  /** @return {@code request_id}, or null */
+  public String requestId() {
+    return typed(CetpV2.KEY_REQUEST_ID, String.class);
+  }
+
+  /** @return {@code status}, or null */
+  public String status() {
+    return typed(CetpV2.KEY_STATUS, String.class);
+  }
+
+  /** @return whether the status is exactly {@code success} */
+  public boolean isSuccess() {
+    return CetpV2.STATUS_SUCCESS.equals(status());
+  }
+
+  /** @return {@code data}, the JSON text of a success, or null */
+  public String data() {
+    return typed(CetpV2.KEY_DATA, String.class);
+  }
+
+  /** @return {@code error_code}, or null */
+  public String errorCode() {
+    return typed(CetpV2.KEY_ERROR_CODE, String.class);
+  }
+
+  /** @return {@code error_message}, or null */
+  public String errorMessage() {
+    return typed(CetpV2.KEY_ERROR_MESSAGE, String.class);
+  }
+
+  /** @return {@code resolution_hint}, or null */
+  public String resolutionHint() {
+    return typed(CetpV2.KEY_RESOLUTION_HINT, String.class);
+  }
+
+  /** @return {@code retryable}, or null when absent */
+  public Boolean retryable() {
+    return typed(CetpV2.KEY_RETRYABLE, Boolean.class);
+  }
+
+  /** @return {@code retry_after_ms}, or null when absent */
+  public Long retryAfterMs() {
+    return typed(CetpV2.KEY_RETRY_AFTER_MS, Long.class);
+  }
+
+  /** @return {@code resolution}, the provider's screen for a refused call, or null */
+  public PendingIntent resolution() {
+    return typed(CetpV2.KEY_RESOLUTION, PendingIntent.class);
+  }
+
+  /** @return {@code resume_token}, or null */
+  public String resumeToken() {
+    return typed(CetpV2.KEY_RESUME_TOKEN, String.class);
+  }
+
+  /**
+   * @return {@code data} parsed: a {@link JSONObject}, {@link JSONArray}, String, Number, Boolean
+   *     or {@link JSONObject#NULL}
+   * @throws AssertionError when the call failed or the data is not one JSON value
+   */
+  public Object json() {
+    if (!isSuccess() || data() == null) {
+      throw new AssertionError("expected success with data, got " + this);
+    }
+    return parse(data(), "data");
+  }
+
+  /**
+   * @return {@code data} as a JSON object (what every v2 success carries)
+   * @throws AssertionError when it is not one
+   */
+  public JSONObject jsonObject() {
+    Object value = json();
+    if (!(value instanceof JSONObject)) {
+      throw new AssertionError("data is not a JSON object: " + data());
+    }
+    return (JSONObject) value;
+  }
+
+  /**
+   * The result of {@code execute_tool}: {@code data} must be {@code {"kind":"inline","value":…}}.
+   *
+   * @return the {@code value}, parsed as {@link #json()} parses
+   * @throws AssertionError when the call failed or the envelope is not an inline result
+   */
+  public Object value() {
+    JSONObject envelope = jsonObject();
+    if (!CetpV2.RESULT_KIND_INLINE.equals(envelope.optString("kind", null))) {
+      throw new AssertionError("data is not an inline result envelope: " + data());
+    }
+    if (!envelope.has("value")) {
+      throw new AssertionError("the inline result has no value: " + data());
+    }
+    try {
+      return envelope.get("value");
+    } catch (JSONException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * Fails unless the call succeeded with a v2 envelope: {@code status} success, {@code
+   * protocol_version} 2, the request id echoed (every method but {@code negotiate}), {@code data}
+   * one JSON value.
+   *
+   * @return this reply
+   */
+  public V2Reply assertSuccess() {
+    if (!isSuccess()) {
+      throw new AssertionError("expected success, got " + this);
+    }
+    assertEnvelope();
+    if (data() == null) {
+      throw new AssertionError("a success without data: " + this);
+    }
+    parse(data(), "data");
+    return this;
+  }
+
+  /**
+   * Fails unless the call was refused with {@code code} in a v2 error envelope: {@code
+   * protocol_version} 2, the request id echoed when the request had a valid one, a message that is
+   * not blank, {@code retryable} present and as the specification fixes it for {@code code}
+   * ({@code true} for {@code NEGOTIATION_REQUIRED}, {@code RATE_LIMITED}, {@code UNAVAILABLE};
+   * {@code false} for the codes it marks "No"), no {@code data}.
+   *
+   * @param code the expected error code, e.g. {@link CetpV2#INVALID_ARGS}
+   * @return this reply
+   */
+  public V2Reply assertError(String code) {
+    if (!CetpV2.STATUS_ERROR.equals(status()) || !code.equals(errorCode())) {
+      throw new AssertionError("expected error " + code + ", got " + this);
+    }
+    assertEnvelope();
+    String message = errorMessage();
+    if (message == null || message.trim().isEmpty()) {
+      throw new AssertionError("an error without a message: " + this);
+    }
+    Boolean retryable = retryable();
+    if (retryable == null) {
+      throw new AssertionError("an error without retryable: " + this);
+    }
+    Boolean fixed = fixedRetryable(code);
+    if (fixed != null && fixed != retryable) {
+      throw new AssertionError(code + " must have retryable=" + fixed + ": " + this);
+    }
+    if (data() != null) {
+      throw new AssertionError("an error with data: " + this);
+    }
+    return this;
+  }
+
+  /**
+   * Fails unless the error message contains {@code text}.
+   *
+   * @param text what the message must contain
+   * @return this reply
+   */
+  public V2Reply assertMessageContains(String text) {
+    String message = errorMessage();
+    if (message == null || !message.contains(text)) {
+      throw new AssertionError(
+          "expected an error message containing \"" + text + "\", got " + this);
+    }
+    return this;
+  }
+
+  private void assertEnvelope() {
+    Integer version = protocolVersion();
+    if (version == null || version != CetpV2.PROTOCOL_VERSION) {
+      throw new AssertionError("protocol_version must be 2: " + this);
+    }
+    String sent = request.getString(CetpV2.EXTRA_REQUEST_ID);
+    if (!CetpV2.METHOD_NEGOTIATE.equals(method) && isUuid(sent) && !sent.equals(requestId())) {
+      throw new AssertionError("request_id " + sent + " is not echoed: " + this);
+    }
+  }
+
+  /** The retryable value the specification's error table fixes for {@code code}, or null. */
+  static Boolean fixedRetryable(String code) {
+    switch (code) {
+      case CetpV2.NEGOTIATION_REQUIRED:
+      case CetpV2.RATE_LIMITED:
+      case CetpV2.UNAVAILABLE:
+        return Boolean.TRUE;
+      case CetpV2.UNSUPPORTED_VERSION:
+      case "UNSUPPORTED_CAPABILITY":
+      case CetpV2.USER_CANCELLED:
+      case CetpV2.PERMISSION_DENIED:
+      case CetpV2.TOOL_NOT_FOUND:
+      case CetpV2.METHOD_NOT_FOUND:
+      case CetpV2.INVALID_ARGS:
+      case CetpV2.INVALID_REQUEST:
+      case "CANCELLED":
+      case CetpV2.RESULT_TOO_LARGE:
+      case "RESULT_EXPIRED":
+        return Boolean.FALSE;
+      default:
+        return null;
+    }
+  }
+
+  static boolean isUuid(String text) {
+    if (text == null || text.length() != 36) {
+      return false;
+    }
+    try {
+      return UUID.fromString(text).toString().equalsIgnoreCase(text);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  static Object parse(String text, String what) {
+    try {
+      JSONTokener tokens = new JSONTokener(text);
+      Object value = tokens.nextValue();
+      if (tokens.more() && tokens.nextClean() != 0) {
+        throw new AssertionError("text after the JSON value in " + what + ": " + text);
+      }
+      return value;
+    } catch (JSONException e) {
+      throw new AssertionError(what + " is not JSON: " + text, e);
+    }
+  }
+
+  @SuppressWarnings("deprecation") // Bundle.get(String): the raw type is what is checked.
+  private <T> T typed(String key, Class<T> type) {
+    Object value = bundle.get(key);
+    if (value != null && !type.isInstance(value)) {
+      throw new AssertionError(
+          "CETP v2 key '"
+              + key
+              + "' must be a "
+              + type.getSimpleName()
+              + " but is a "
+              + value.getClass().getName()
+              + ": "
+              + value);
+    }
+    return type.cast(value);
+  }
+
+  @Override
+  @SuppressWarnings("deprecation") // Bundle.get(String): shows whatever is there
+  public String toString() {
+    StringBuilder out = new StringBuilder(method).append(": ");
+    Object version = bundle.get(CetpV2.KEY_PROTOCOL_VERSION);
+    out.append(version == null ? "v1 " : "v" + version + " ");
+    Object status = bundle.get(CetpV2.KEY_STATUS);
+    out.append(status);
+    if (CetpV2.STATUS_SUCCESS.equals(status)) {
+      out.append(" ").append(bundle.get(CetpV2.KEY_DATA));
+    } else {
+      out.append(" ")
+          .append(bundle.get(CetpV2.KEY_ERROR_CODE))
+          .append(": ")
+          .append(bundle.get(CetpV2.KEY_ERROR_MESSAGE));
+    }
+    out.append(" (keys ").append(keys()).append(")");
+    return out.toString();
+  }
+}

@@ -1,0 +1,118 @@
+//! The test kit (`android-testkit/`) spells the CETP v2 words its consumer sends and reads in
+//! `dev.cetp.testkit.CetpV2`; this test proves each equal to the SDK's Rust spelling
+//! (`cetp_provider::host::cetp_v2::words`, `cetp_provider::wire`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use cetp_provider::host::cetp_v2::{Code, words};
+use cetp_provider::wire;
+
+/// Every `public static final String|int NAME = value;` of the kit's `CetpV2.java`.
+fn kit_constants() -> BTreeMap<String, String> {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../android-testkit/testkit/src/main/java/dev/cetp/testkit/CetpV2.java");
+    let source =
+        std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut out = BTreeMap::new();
+    for line in source.lines() {
+        let Some(rest) = line.trim().strip_prefix("public static final ") else {
+            continue;
+        };
+        let (ty, rest) = rest.split_once(' ').expect("a type");
+        let (name, value) = rest.split_once('=').expect("an initializer");
+        let value = value
+            .trim()
+            .strip_suffix(';')
+            .expect("one line per constant")
+            .trim();
+        let value = match ty {
+            "String" => value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .filter(|v| !v.contains(['\\', '"']))
+                .unwrap_or_else(|| panic!("{name}: not a plain string literal: {value}"))
+                .to_owned(),
+            "int" => value.to_owned(),
+            other => panic!("{name}: unexpected constant type {other}"),
+        };
+        assert!(
+            out.insert(name.trim().to_owned(), value).is_none(),
+            "duplicate {name}"
+        );
+    }
+    out
+}
+
+/// What each kit constant must equal.
+fn rust_words() -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = [
+        ("META_VERSIONS", words::META_VERSIONS),
+        ("META_VERSION", wire::META_VERSION),
+        ("META_AUTHORITY", wire::META_AUTHORITY),
+        ("METHOD_NEGOTIATE", words::METHOD_NEGOTIATE),
+        ("METHOD_LIST_TOOLS", wire::METHOD_LIST_TOOLS),
+        ("METHOD_GET_PROVIDER_INFO", wire::METHOD_GET_PROVIDER_INFO),
+        ("METHOD_EXECUTE_TOOL", wire::METHOD_EXECUTE_TOOL),
+        ("EXTRA_PROTOCOL_VERSION", words::EXTRA_PROTOCOL_VERSION),
+        ("EXTRA_SESSION_TOKEN", words::EXTRA_SESSION_TOKEN),
+        ("EXTRA_REQUEST_ID", words::EXTRA_REQUEST_ID),
+        ("EXTRA_DEADLINE_AT_MS", words::EXTRA_DEADLINE_AT_MS),
+        ("EXTRA_RESUME_TOKEN", words::EXTRA_RESUME_TOKEN),
+        ("EXTRA_CONSUMER_VERSIONS", words::EXTRA_CONSUMER_VERSIONS),
+        (
+            "EXTRA_CONSUMER_CAPABILITIES",
+            words::EXTRA_CONSUMER_CAPABILITIES,
+        ),
+        ("EXTRA_TOOL_NAME", wire::EXTRA_TOOL_NAME),
+        ("EXTRA_ARGS", wire::EXTRA_ARGS),
+        ("KEY_STATUS", wire::KEY_STATUS),
+        ("KEY_DATA", wire::KEY_DATA),
+        ("KEY_ERROR_CODE", wire::KEY_ERROR_CODE),
+        ("KEY_ERROR_MESSAGE", wire::KEY_ERROR_MESSAGE),
+        ("KEY_RESOLUTION_HINT", wire::KEY_RESOLUTION_HINT),
+        ("KEY_PROTOCOL_VERSION", words::KEY_PROTOCOL_VERSION),
+        ("KEY_REQUEST_ID", words::KEY_REQUEST_ID),
+        ("KEY_RETRYABLE", words::KEY_RETRYABLE),
+        ("KEY_RETRY_AFTER_MS", words::KEY_RETRY_AFTER_MS),
+        ("KEY_RESUME_TOKEN", words::KEY_RESUME_TOKEN),
+        ("KEY_RESOLUTION", words::KEY_RESOLUTION),
+        ("STATUS_SUCCESS", wire::STATUS_SUCCESS),
+        ("STATUS_ERROR", wire::STATUS_ERROR),
+        ("RESULT_KIND_INLINE", words::RESULT_KIND_INLINE),
+        ("SCHEMA_DIALECT", words::SCHEMA_DIALECT),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    out.insert(
+        "PROTOCOL_VERSION".to_owned(),
+        words::PROTOCOL_VERSION.to_string(),
+    );
+    for code in Code::ALL {
+        out.insert(code.as_str().to_owned(), code.as_str().to_owned());
+    }
+    out
+}
+
+#[test]
+fn the_kits_v2_words_equal_the_sdks() {
+    let kit = kit_constants();
+    let rust = rust_words();
+    let mut problems = Vec::new();
+    for (name, value) in &kit {
+        match rust.get(name) {
+            Some(expected) if expected == value => {}
+            Some(expected) => problems.push(format!("CetpV2.{name} = {value:?}, Rust has {expected:?}")),
+            None => problems.push(format!(
+                "CetpV2.{name} has no Rust counterpart in this test; map it to its words.rs or wire.rs constant"
+            )),
+        }
+    }
+    for name in rust.keys() {
+        if !kit.contains_key(name) {
+            problems.push(format!("CetpV2.{name} is missing from the kit"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
