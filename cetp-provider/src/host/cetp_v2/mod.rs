@@ -416,7 +416,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 return reply(Err(V2Error::new(
                     Code::DeadlineExceeded,
                     format!(
-                        "`{EXTRA_DEADLINE_AT_MS}` is missing, so the call's deadline has passed"
+                        "`{EXTRA_DEADLINE_AT_MS}` is missing or not a Long (epoch milliseconds), so the call has no deadline left"
                     ),
                 )));
             }
@@ -458,7 +458,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             return Err(V2Error::new(
                 Code::UnsupportedVersion,
                 format!(
-                    "no common version: this provider speaks CETP 1 and 2, the consumer offered {versions:?}"
+                    "no common version: `{METHOD_NEGOTIATE}` selects CETP 2, the consumer offered {versions:?}; a CETP 1 consumer calls without negotiating"
                 ),
             ));
         }
