@@ -229,6 +229,96 @@ fn no_module_depends_on_itself() {
     );
 }
 
+/// What `use` lines of a module's root file (`pub use`, `pub(crate) use` or private) bring in
+/// from its own submodules: name → submodule, for the names in `submodules`.
+fn imports_from_submodules(root: &str, submodules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    for statement in code(root).split(';') {
+        let statement = statement.trim();
+        let Some(at) = statement.find("use ") else {
+            continue;
+        };
+        let Some((module, items)) = statement[at + "use ".len()..].split_once("::") else {
+            continue;
+        };
+        if !submodules.contains(module.trim()) {
+            continue;
+        }
+        for item in items.trim_matches(|c| c == '{' || c == '}').split(',') {
+            let item = item.trim();
+            if !item.is_empty() {
+                names.insert(item.to_owned(), module.trim().to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// The files of `src/auth/` as modules (`store`, `access_log`, …; `mod.rs` is their parent,
+/// which each may use) and the siblings each names: through `super::sibling::…`,
+/// `crate::auth::sibling::…`, or a name `auth/mod.rs` takes from a sibling (`super::Grant`).
+fn auth_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let dir = repository().join("cetp-provider/src/auth");
+    let submodules: BTreeSet<String> = files(&dir, "rs")
+        .iter()
+        .filter(|f| f.as_str() != "mod.rs")
+        .map(|f| f.trim_end_matches(".rs").to_owned())
+        .collect();
+    let imported = imports_from_submodules(
+        &fs::read_to_string(dir.join("mod.rs")).unwrap(),
+        &submodules,
+    );
+    let resolve = |path: &str| -> Option<String> {
+        let first = path.split("::").next()?.trim();
+        if submodules.contains(first) {
+            Some(first.to_owned())
+        } else {
+            imported.get(first).cloned()
+        }
+    };
+    let mut graph = BTreeMap::new();
+    for module in &submodules {
+        let source = code(&fs::read_to_string(dir.join(format!("{module}.rs"))).unwrap());
+        let mut edges = BTreeSet::new();
+        for prefix in ["super::", "crate::auth::"] {
+            for (at, _) in source.match_indices(prefix) {
+                let rest = &source[at + prefix.len()..];
+                if let Some(group) = rest.strip_prefix('{') {
+                    let group = &group[..group.find('}').unwrap_or(group.len())];
+                    edges.extend(group.split(',').filter_map(resolve));
+                } else {
+                    let end = rest
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                        .unwrap_or(rest.len());
+                    edges.extend(resolve(&rest[..end]));
+                }
+            }
+        }
+        edges.remove(module);
+        graph.insert(module.clone(), edges);
+    }
+    graph
+}
+
+#[test]
+fn no_module_of_auth_depends_on_itself() {
+    let graph = auth_graph();
+    // The reader sees a sibling named by path and one named through the parent's imports.
+    assert!(graph["admin"].contains("store"));
+    assert!(graph["store"].contains("fs"));
+    let cycles: Vec<String> = graph
+        .keys()
+        .filter_map(|module| cycle_through(&graph, module))
+        .map(|cycle| cycle.join(" → "))
+        .collect();
+    assert_eq!(
+        cycles.len(),
+        0,
+        "module cycles in auth/:\n  {}",
+        cycles.join("\n  ")
+    );
+}
+
 /// The modules that may name a host: the hosts themselves, what starts and holds them (the
 /// runtime, the JNI bridge) and the test kit that calls as a consumer.
 fn may_name_hosts(module: &str) -> bool {

@@ -473,6 +473,10 @@ mod tests {
             .iter()
             .flat_map(|r| r.packages.iter().map(|p| p.name.clone()))
             .collect();
-        assert_eq!(asked, ["dev.cetp.conformance.stranger"], "the check asked as a new app");
+        assert_eq!(
+            asked,
+            ["dev.cetp.conformance.stranger"],
+            "the check asked as a new app"
+        );
     }
 }
