@@ -1078,7 +1078,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::auth::callers::trace::{self, Kind};
+    use crate::auth::trace::{self, Kind};
     use crate::auth::{Approval, RateLimit};
     use crate::clock::ManualClock;
     use crate::{ErrorCode, tool, tools};

@@ -1,6 +1,8 @@
-//! The architecture, as `docs/architecture.md` states it, checked against the source tree:
-//! every file has a row in the doc's file tables (and every row names a file that exists), and
-//! no module of `cetp-provider` depends on itself through others.
+//! The module structure of `cetp-provider`, checked against its own source tree: no module
+//! depends on itself through others (neither the crate's top-level modules nor the files of
+//! `src/auth/`), and the core names no host. It reads only the crate's own files; the file
+//! tables of `docs/architecture.md` are checked by the workspace tests
+//! (`tests/architecture_doc.rs`).
 //!
 //! A module is a top-level module of the crate (`auth`, `provider`, …); the hosts under
 //! `src/host/` are one module each (`host::apex`), because they are independent adapters over
@@ -11,8 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+/// The crate's own `src/`.
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
 /// Files under `root` (recursively) ending with `extension`, as `/`-separated relative paths.
@@ -32,60 +35,6 @@ fn files(root: &Path, extension: &str) -> BTreeSet<String> {
         }
     }
     found
-}
-
-/// The first-column entries of the tables under the heading that names `root` in backticks,
-/// up to the next heading of the same or a higher level.
-fn table_entries(doc: &str, root: &str) -> BTreeSet<String> {
-    let marker = format!("`{root}`");
-    let mut lines = doc.lines();
-    let level = loop {
-        let Some(line) = lines.next() else {
-            panic!("docs/architecture.md has no heading naming {marker}");
-        };
-        if line.starts_with('#') && line.contains(&marker) {
-            break line.chars().take_while(|c| *c == '#').count();
-        }
-    };
-    let mut entries = BTreeSet::new();
-    for line in lines {
-        let hashes = line.chars().take_while(|c| *c == '#').count();
-        if hashes > 0 && hashes <= level {
-            break;
-        }
-        let Some(row) = line.strip_prefix("| `") else {
-            continue;
-        };
-        let entry = row.split('`').next().unwrap();
-        assert!(
-            entries.insert(entry.to_owned()),
-            "`{entry}` has two rows under {marker}"
-        );
-    }
-    entries
-}
-
-fn assert_table_matches(root: &str, extension: &str) {
-    let doc = fs::read_to_string(repository().join("docs/architecture.md")).unwrap();
-    let listed = table_entries(&doc, root);
-    let present = files(&repository().join(root), extension);
-    let missing: Vec<_> = present.difference(&listed).collect();
-    let stale: Vec<_> = listed.difference(&present).collect();
-    assert!(
-        missing.is_empty() && stale.is_empty(),
-        "docs/architecture.md's table for `{root}` is out of date:\n  \
-         files without a row: {missing:?}\n  rows without a file: {stale:?}"
-    );
-}
-
-#[test]
-fn every_rust_file_of_the_runtime_has_a_row_in_the_architecture_doc() {
-    assert_table_matches("cetp-provider/src", "rs");
-}
-
-#[test]
-fn every_java_file_of_the_android_library_has_a_row_in_the_architecture_doc() {
-    assert_table_matches("android-template/src/main/java/dev/cetp", "java");
 }
 
 /// The module a file of `src/` belongs to (`None` for the crate root).
@@ -169,7 +118,7 @@ fn dependencies(
 }
 
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = repository().join("cetp-provider/src");
+    let src = src();
     let rust_files = files(&src, "rs");
     let modules: BTreeSet<String> = rust_files.iter().filter_map(|f| module_of(f)).collect();
     let reexported = reexports(&fs::read_to_string(src.join("lib.rs")).unwrap());
@@ -229,6 +178,96 @@ fn no_module_depends_on_itself() {
     );
 }
 
+/// What `use` lines of a module's root file (`pub use`, `pub(crate) use` or private) bring in
+/// from its own submodules: name → submodule, for the names in `submodules`.
+fn imports_from_submodules(root: &str, submodules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    for statement in code(root).split(';') {
+        let statement = statement.trim();
+        let Some(at) = statement.find("use ") else {
+            continue;
+        };
+        let Some((module, items)) = statement[at + "use ".len()..].split_once("::") else {
+            continue;
+        };
+        if !submodules.contains(module.trim()) {
+            continue;
+        }
+        for item in items.trim_matches(|c| c == '{' || c == '}').split(',') {
+            let item = item.trim();
+            if !item.is_empty() {
+                names.insert(item.to_owned(), module.trim().to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// The files of `src/auth/` as modules (`store`, `access_log`, …; `mod.rs` is their parent,
+/// which each may use) and the siblings each names: through `super::sibling::…`,
+/// `crate::auth::sibling::…`, or a name `auth/mod.rs` takes from a sibling (`super::Grant`).
+fn auth_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let dir = src().join("auth");
+    let submodules: BTreeSet<String> = files(&dir, "rs")
+        .iter()
+        .filter(|f| f.as_str() != "mod.rs")
+        .map(|f| f.trim_end_matches(".rs").to_owned())
+        .collect();
+    let imported = imports_from_submodules(
+        &fs::read_to_string(dir.join("mod.rs")).unwrap(),
+        &submodules,
+    );
+    let resolve = |path: &str| -> Option<String> {
+        let first = path.split("::").next()?.trim();
+        if submodules.contains(first) {
+            Some(first.to_owned())
+        } else {
+            imported.get(first).cloned()
+        }
+    };
+    let mut graph = BTreeMap::new();
+    for module in &submodules {
+        let source = code(&fs::read_to_string(dir.join(format!("{module}.rs"))).unwrap());
+        let mut edges = BTreeSet::new();
+        for prefix in ["super::", "crate::auth::"] {
+            for (at, _) in source.match_indices(prefix) {
+                let rest = &source[at + prefix.len()..];
+                if let Some(group) = rest.strip_prefix('{') {
+                    let group = &group[..group.find('}').unwrap_or(group.len())];
+                    edges.extend(group.split(',').filter_map(resolve));
+                } else {
+                    let end = rest
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                        .unwrap_or(rest.len());
+                    edges.extend(resolve(&rest[..end]));
+                }
+            }
+        }
+        edges.remove(module);
+        graph.insert(module.clone(), edges);
+    }
+    graph
+}
+
+#[test]
+fn no_module_of_auth_depends_on_itself() {
+    let graph = auth_graph();
+    // The reader sees a sibling named by path and one named through the parent's imports.
+    assert!(graph["admin"].contains("store"));
+    assert!(graph["store"].contains("fs"));
+    let cycles: Vec<String> = graph
+        .keys()
+        .filter_map(|module| cycle_through(&graph, module))
+        .map(|cycle| cycle.join(" → "))
+        .collect();
+    assert_eq!(
+        cycles.len(),
+        0,
+        "module cycles in auth/:\n  {}",
+        cycles.join("\n  ")
+    );
+}
+
 /// The modules that may name a host: the hosts themselves, what starts and holds them (the
 /// runtime, the JNI bridge) and the test kit that calls as a consumer.
 fn may_name_hosts(module: &str) -> bool {
@@ -256,7 +295,7 @@ fn the_core_names_no_host() {
         offenders.join("\n  ")
     );
     // Nor does a host speak through the core's own type: each host is a type of its own.
-    let src = repository().join("cetp-provider/src");
+    let src = src();
     let grafted: Vec<String> = files(&src.join("host"), "rs")
         .into_iter()
         .filter(|file| {

@@ -6,13 +6,13 @@
 //!    template's and the apps' resources;
 //! 1. formatting, clippy (`-D warnings`, with and without the `jni` feature) and rustdoc
 //!    (`-D warnings`);
-//! 2. `cargo test --workspace`: unit, integration, doc, trybuild, golden, property, crash tests
-//!    and the sample line budgets; the tooling features of `cetp-provider` (`mcp`,
-//!    `schema-report`); then the samples' LLM API compatibility report, checked against the
-//!    README's copy; then `cargo cetp` end to end on a new app outside the workspace (`new`, its
-//!    `cargo test`, `check`, scripted MCP sessions, `build`, `test` with its Java test through
-//!    the test kit, `preview`: `cargo-cetp/tests/new_app.rs`), the same on an existing Android
-//!    project (`existing_app.rs`), and `check`'s CETP v2 section (`check_v2.rs`);
+//! 2. `cargo test --workspace`: unit, integration, doc, trybuild (`cetp-macros/tests/ui.rs`),
+//!    golden, property, crash tests and the sample line budgets; the tooling features of
+//!    `cetp-provider` (`mcp`, `schema-report`); then the samples' LLM API compatibility report,
+//!    checked against the README's copy; then `cargo cetp` end to end on a new app outside the
+//!    workspace (`new`, its `cargo test`, `check`, scripted MCP sessions, `build`, `test` with its
+//!    Java test through the test kit, `preview`: `cargo-cetp/tests/new_app.rs`), the same on an
+//!    existing Android project (`existing_app.rs`), and `check`'s CETP v2 section (`check_v2.rs`);
 //! 3. the MSRV: `cargo +1.85 check` of the two published crates (the toolchain is installed with
 //!    rustup's minimal profile when missing);
 //! 4. `cargo package --no-verify` of the two published crates;

@@ -32,12 +32,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 use serde::{Deserialize, Serialize};
 
-use super::callers::trace;
-use super::fs::StoreFs;
-use super::store::write_atomic;
-
-/// The access log's file name, in the grant store's directory.
-pub const ACCESS_LOG_FILE_NAME: &str = "cetp-access-log.json";
+use super::fs::{ACCESS_LOG_FILE_NAME, StoreFs, write_atomic};
+use super::trace;
 
 /// How many (package, certificate, tool) entries the log keeps at most.
 pub const MAX_ENTRIES: usize = 256;

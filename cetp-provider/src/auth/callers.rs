@@ -23,6 +23,7 @@ use std::time::Duration;
 use super::GrantView;
 use super::access_log::LogBuffer;
 use super::rate::{Bucket, RateLimit};
+use super::trace;
 use crate::caller::Caller;
 use crate::clock::Clock;
 
@@ -321,45 +322,44 @@ impl Callers {
     }
 }
 
-/// Which locks a thread takes, recorded in the crate's own tests: the proof that two callers'
-/// calls take disjoint sets of exclusive locks. A no-op in every other build.
-pub(crate) mod trace {
-    /// How a lock is taken.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-    pub(crate) enum Kind {
-        /// Shared with other readers (a read lock): readers never wait for each other.
-        Shared,
-        /// Alone (a mutex, a write lock).
-        Exclusive,
+/// The rate limiter of one provider: the token buckets of [`rate`](super::rate), kept in each
+/// caller's entry of [`Callers`].
+#[derive(Debug)]
+pub(crate) struct RateLimiter {
+    callers: Callers,
+}
+
+impl RateLimiter {
+    pub(crate) fn new(max_buckets: usize, clock: Arc<dyn Clock>) -> Self {
+        RateLimiter {
+            callers: Callers::new(max_buckets, clock),
+        }
     }
 
-    #[cfg(test)]
-    thread_local! {
-        static TAKEN: std::cell::RefCell<Option<Vec<(usize, Kind)>>> =
-            const { std::cell::RefCell::new(None) };
+    /// The per-caller state the buckets live in.
+    pub(crate) fn callers(&self) -> &Callers {
+        &self.callers
     }
 
-    /// Notes that this thread takes `lock` as `kind`.
-    #[cfg(test)]
-    pub(crate) fn note<T: ?Sized>(lock: &T, kind: Kind) {
-        let address = std::ptr::from_ref(lock).cast::<()>() as usize;
-        TAKEN.with(|t| {
-            if let Some(taken) = t.borrow_mut().as_mut() {
-                taken.push((address, kind));
+    /// Takes one token from `caller`'s bucket for `limit` (`tool` is `None` for the provider's
+    /// shared bucket). `Err` holds the wait until a token is back.
+    pub(crate) fn take(
+        &self,
+        caller: &Caller,
+        tool: Option<&str>,
+        limit: &RateLimit,
+        now_ms: u64,
+    ) -> Result<(), Duration> {
+        loop {
+            let entry = self.callers.entry_at(caller, Some(now_ms));
+            if let Some(taken) = entry.take(tool, limit, now_ms) {
+                return taken;
             }
-        });
+        }
     }
 
-    #[cfg(not(test))]
-    #[inline(always)]
-    pub(crate) fn note<T: ?Sized>(_lock: &T, _kind: Kind) {}
-
-    /// The locks this thread takes while `f` runs, by address.
     #[cfg(test)]
-    pub(crate) fn record<R>(f: impl FnOnce() -> R) -> (R, Vec<(usize, Kind)>) {
-        TAKEN.with(|t| *t.borrow_mut() = Some(Vec::new()));
-        let result = f();
-        let taken = TAKEN.with(|t| t.borrow_mut().take()).unwrap_or_default();
-        (result, taken)
+    pub(crate) fn tracked(&self) -> usize {
+        self.callers.tracked()
     }
 }

@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A file being written by the store (a temp file, later renamed into place).
@@ -27,6 +28,52 @@ pub trait StoreFile: Send {
 
 /// Held while a store directory is locked; dropping it releases the lock.
 pub type LockGuard = Box<dyn Any + Send + Sync>;
+
+/// The access log's file name, in the grant store's directory.
+pub const ACCESS_LOG_FILE_NAME: &str = "cetp-access-log.json";
+
+/// A save that failed; `committed` when the new file had already been renamed into place
+/// (only the directory sync failed), so the change is visible on disk.
+pub(super) struct SaveFailure {
+    pub(super) committed: bool,
+    pub(super) error: io::Error,
+}
+
+/// Unique temp names within the process; the PID makes them unique across processes.
+static NEXT_TEMP: AtomicU64 = AtomicU64::new(1);
+
+/// Writes `bytes` to `path` atomically and durably: a uniquely named temp file in `dir`
+/// (`<prefix>.tmp-<pid>-<n>`), fsync, rename over `path`, fsync `dir`. The temp file is
+/// removed on failure.
+pub(super) fn write_atomic(
+    fs: &dyn StoreFs,
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    prefix: &str,
+) -> Result<(), SaveFailure> {
+    let tmp = dir.join(format!(
+        "{prefix}.tmp-{}-{}",
+        std::process::id(),
+        NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
+    ));
+    let before_rename = (|| {
+        let mut file = fs.create_new(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync()
+    })();
+    if let Err(error) = before_rename.and_then(|()| fs.rename(&tmp, path)) {
+        let _ = fs.remove(&tmp);
+        return Err(SaveFailure {
+            committed: false,
+            error,
+        });
+    }
+    fs.sync_dir(dir).map_err(|error| SaveFailure {
+        committed: true,
+        error,
+    })
+}
 
 /// The operations the grant store performs on its directory. Every save is: [`create_new`]
 /// a uniquely named temp file, [`StoreFile::write_all`], [`StoreFile::sync`], [`rename`] it

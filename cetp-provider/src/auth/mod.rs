@@ -229,6 +229,7 @@ mod rate;
 mod store;
 #[cfg(test)]
 mod tests;
+pub(crate) mod trace;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -240,8 +241,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 pub use crate::clock::{Clock, ManualClock, SystemClock};
 #[cfg(not(feature = "test-util"))]
 pub(crate) use crate::clock::{Clock, SystemClock};
-pub use access_log::ACCESS_LOG_FILE_NAME;
 pub use admin::Approval;
+pub use fs::ACCESS_LOG_FILE_NAME;
 #[cfg(feature = "test-util")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
@@ -261,9 +262,8 @@ use crate::descriptor::ToolDescriptor;
 use crate::error::ToolError;
 use crate::localized::Localized;
 use crate::log_text::Escaped;
-use callers::{CallerEntry, Callers};
+use callers::{CallerEntry, Callers, RateLimiter};
 use pending::PendingQueue;
-use rate::RateLimiter;
 use store::GrantStore;
 
 use crate::wire::AUTHORIZE_ACTION_SUFFIX;
@@ -818,7 +818,7 @@ impl Authorizer {
     }
 
     fn pending_queue(&self) -> MutexGuard<'_, PendingQueue> {
-        callers::trace::note(&self.pending, callers::trace::Kind::Exclusive);
+        trace::note(&self.pending, trace::Kind::Exclusive);
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

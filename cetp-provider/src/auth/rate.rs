@@ -1,11 +1,6 @@
 //! Per-caller token buckets: [`RateLimit`].
 
-use std::sync::Arc;
 use std::time::Duration;
-
-use super::callers::Callers;
-use crate::caller::Caller;
-use crate::clock::Clock;
 
 /// A token bucket: up to `burst` calls at once, then one more every `refill_every`.
 ///
@@ -126,47 +121,6 @@ impl Bucket {
         self.credit_ms
             .saturating_add(now_ms.saturating_sub(self.last_ms))
             >= self.capacity_ms
-    }
-}
-
-/// The buckets of one provider, kept in its per-caller state ([`Callers`]).
-#[derive(Debug)]
-pub(crate) struct RateLimiter {
-    callers: Callers,
-}
-
-impl RateLimiter {
-    pub(crate) fn new(max_buckets: usize, clock: Arc<dyn Clock>) -> Self {
-        RateLimiter {
-            callers: Callers::new(max_buckets, clock),
-        }
-    }
-
-    /// The per-caller state the buckets live in.
-    pub(crate) fn callers(&self) -> &Callers {
-        &self.callers
-    }
-
-    /// Takes one token from `caller`'s bucket for `limit` (`tool` is `None` for the provider's
-    /// shared bucket). `Err` holds the wait until a token is back.
-    pub(crate) fn take(
-        &self,
-        caller: &Caller,
-        tool: Option<&str>,
-        limit: &RateLimit,
-        now_ms: u64,
-    ) -> Result<(), Duration> {
-        loop {
-            let entry = self.callers.entry_at(caller, Some(now_ms));
-            if let Some(taken) = entry.take(tool, limit, now_ms) {
-                return taken;
-            }
-        }
-    }
-
-    #[cfg(test)]
-    pub(crate) fn tracked(&self) -> usize {
-        self.callers.tracked()
     }
 }
 

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use serde::{Deserialize, Serialize};
 
-use super::access_log::{ACCESS_LOG_FILE_NAME, AccessLog};
-use super::fs::{LockGuard, StoreFs};
+use super::access_log::AccessLog;
+use super::fs::{ACCESS_LOG_FILE_NAME, LockGuard, SaveFailure, StoreFs, write_atomic};
 use crate::context::AccessLevel;
 
 /// The name of the grant store file inside the store directory.
@@ -336,13 +336,6 @@ const SAVE_ATTEMPTS: usize = 3;
 /// How often the call path retries saving a change that is in force but not yet on disk.
 const RETRY_EVERY_MS: u64 = 1_000;
 
-/// A save that failed; `committed` when the new file had already been renamed into place
-/// (only the directory sync failed), so the change is visible on disk.
-pub(super) struct SaveFailure {
-    pub(super) committed: bool,
-    pub(super) error: io::Error,
-}
-
 /// A bound, loaded store. Reads take a snapshot; writes are serialized. Memory never grants
 /// more than the file: a widening change is published only once saved, a narrowing one at
 /// once (and saved, retrying until it is).
@@ -372,9 +365,6 @@ pub(crate) struct GrantStore {
 /// The stores open on the real file system, by canonical directory: one per directory per
 /// process, so two providers (or two binds) on one directory never lose each other's updates.
 static OPEN_STORES: Mutex<Vec<(PathBuf, Weak<GrantStore>)>> = Mutex::new(Vec::new());
-
-/// Unique temp names within the process; the PID makes them unique across processes.
-static NEXT_TEMP: AtomicU64 = AtomicU64::new(1);
 
 impl GrantStore {
     /// Opens (creating the directory if needed) and loads the store in `dir`, or returns the
@@ -516,7 +506,7 @@ impl GrantStore {
 
     /// The current state (cheap: an `Arc` clone under a short read lock).
     pub(crate) fn snapshot(&self) -> Arc<StoreData> {
-        super::callers::trace::note(&self.state, super::callers::trace::Kind::Shared);
+        super::trace::note(&self.state, super::trace::Kind::Shared);
         self.state
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -525,7 +515,7 @@ impl GrantStore {
 
     /// The current state with its generation, read together (one consistent pair).
     pub(crate) fn snapshot_at(&self) -> (Arc<StoreData>, u64) {
-        super::callers::trace::note(&self.state, super::callers::trace::Kind::Shared);
+        super::trace::note(&self.state, super::trace::Kind::Shared);
         let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
         (state.clone(), self.generation.load(Ordering::Acquire))
     }
@@ -566,7 +556,7 @@ impl GrantStore {
         change: impl FnOnce(&mut StoreData) -> Result<R, E>,
         persist_error: impl FnOnce(io::Error) -> E,
     ) -> Result<R, E> {
-        super::callers::trace::note(&self.writer, super::callers::trace::Kind::Exclusive);
+        super::trace::note(&self.writer, super::trace::Kind::Exclusive);
         let _writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = (*self.snapshot()).clone();
         let result = change(&mut next)?;
@@ -617,7 +607,7 @@ impl GrantStore {
         if now_ms.saturating_sub(last) < RETRY_EVERY_MS && now_ms >= last {
             return;
         }
-        super::callers::trace::note(&self.writer, super::callers::trace::Kind::Exclusive);
+        super::trace::note(&self.writer, super::trace::Kind::Exclusive);
         let Ok(_writer) = self.writer.try_lock() else {
             return;
         };
@@ -898,39 +888,6 @@ fn holds_store(fs: &dyn StoreFs, dir: &Path) -> bool {
     names.iter().any(|name| {
         let name = name.to_string_lossy();
         name == STORE_FILE_NAME || name == LAST_GOOD_NAME || name.starts_with(&aside)
-    })
-}
-
-/// Writes `bytes` to `path` atomically and durably: a uniquely named temp file in `dir`
-/// (`<prefix>.tmp-<pid>-<n>`), fsync, rename over `path`, fsync `dir`. The temp file is
-/// removed on failure.
-pub(super) fn write_atomic(
-    fs: &dyn StoreFs,
-    dir: &Path,
-    path: &Path,
-    bytes: &[u8],
-    prefix: &str,
-) -> Result<(), SaveFailure> {
-    let tmp = dir.join(format!(
-        "{prefix}.tmp-{}-{}",
-        std::process::id(),
-        NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
-    ));
-    let before_rename = (|| {
-        let mut file = fs.create_new(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync()
-    })();
-    if let Err(error) = before_rename.and_then(|()| fs.rename(&tmp, path)) {
-        let _ = fs.remove(&tmp);
-        return Err(SaveFailure {
-            committed: false,
-            error,
-        });
-    }
-    fs.sync_dir(dir).map_err(|error| SaveFailure {
-        committed: true,
-        error,
     })
 }
 

@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
+use super::callers::RateLimiter;
 use super::pending::PendingQueue;
-use super::rate::{RateLimiter, retry_text};
+use super::rate::retry_text;
 use super::store::parse;
 use super::*;
 use crate::context::AccessLevel;
