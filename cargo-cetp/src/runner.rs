@@ -106,6 +106,13 @@ fn manifest(app: &AppCrate) -> String {
     )
 }
 
+/// Where runners are built: one target directory for every runner of the app's workspace, so
+/// the apps of one workspace (or one app built again after `cargo clean -p`) compile the SDK
+/// and its dependencies once. Each runner's binary has the app's name.
+fn build_dir(app: &AppCrate) -> PathBuf {
+    app.target_dir.join("cetp").join("runner-target")
+}
+
 /// Generates and builds the runner of `app` (cargo's output goes to stderr).
 ///
 /// # Errors
@@ -115,7 +122,7 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
     let dir = generate(app)?;
     let manifest = dir.join("Cargo.toml");
     let mut cmd = cargo();
-    let target_dir = dir.join("target");
+    let target_dir = build_dir(app);
     cmd.args(["build", "--quiet", "--manifest-path"])
         .arg(&manifest)
         .env("CARGO_TARGET_DIR", &target_dir)
@@ -258,6 +265,8 @@ mod tests {
         std::fs::write(dir.path().join("Cargo.lock"), "# the app's lock\n").unwrap();
         let runner = generate(&app(dir.path(), &["cdylib", "rlib"])).unwrap();
         assert_eq!(runner, dir.path().join("target/cetp/runner-recipes"));
+        let shared = build_dir(&app(dir.path(), &["rlib"]));
+        assert_eq!(shared, dir.path().join("target/cetp/runner-target"));
         let manifest = std::fs::read_to_string(runner.join("Cargo.toml")).unwrap();
         assert!(manifest.contains(&format!(
             "app = {{ package = \"recipes\", path = \"{}\" }}",

@@ -4,8 +4,8 @@
 //!    missing and running as root, as in CI: the host bundles and the Maven suite need the first
 //!    for the Apex plugin interface, `android-check` and the host bundles the second for the
 //!    template's and the apps' resources;
-//! 1. formatting, clippy (`-D warnings`, with and without the `jni` feature) and rustdoc
-//!    (`-D warnings`);
+//! 1. formatting, clippy (`-D warnings`, without features and with every feature of
+//!    `cetp-provider`) and rustdoc (`-D warnings`);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild (`cetp-macros/tests/ui.rs`),
 //!    golden, property, crash tests and the sample line budgets; the tooling features of
 //!    `cetp-provider` (`mcp`, `schema-report`); then the samples' LLM API compatibility report,
@@ -86,18 +86,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    util::run(util::cargo().args([
-        "clippy",
-        "-p",
-        "cetp-provider",
-        "--all-targets",
-        "--features",
-        "jni",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
-    // The tooling features, which no app (and no other workspace member) enables.
+    // The bridge and the tooling features, which no other workspace member enables.
     util::run(util::cargo().args([
         "clippy",
         "-p",
