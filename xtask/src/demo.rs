@@ -1,11 +1,14 @@
-//! `cargo xtask demo`: the notes sample as two agent apps meet it, in about ninety lines.
+//! `cargo xtask demo`: the notes sample as three agent apps meet it, in about 120 lines.
 //!
 //! 1. builds the notes host bundle (`host-build samples/notes`, output to a log);
 //! 2. runs the Robolectric class `NotesDemo` in its own Surefire execution (`demo-notes`,
 //!    skipped by the normal suite) with Maven quiet, output to a log;
 //! 3. prints the story the class wrote. Act one, a CETP consumer: discovery, `list_tools`,
 //!    `AUTH_REQUIRED`, the approval screen, the approved call, a limited answer and two
-//!    `INVALID_ARGS` answers. Act two, the Apex agent: discovery by its plugin action, binding,
+//!    `INVALID_ARGS` answers. Act two, a CETP v2 consumer: the versions meta-data, `negotiate`,
+//!    the annotated tool list, `AUTH_REQUIRED` with its `resolution` PendingIntent, the consent
+//!    dialog it opens, the resumed call and the spent token. Act three, the Apex agent:
+//!    discovery by its plugin action, binding,
 //!    metadata and tools, `executeTool` refused until the user approves (from the notification),
 //!    then answered, and an `INVALID_ARGS` text. The full Apex view (metadata, tools JSON) is
 //!    written next to the story, in `target/cetp-demo/notes-demo.txt.apex`.
@@ -26,6 +29,7 @@ const OTHER_BUNDLES: &[&str] = &[
     "expenses",
     "fixture-provider",
     "auth-provider",
+    "v1-only-provider",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -63,6 +67,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "--no-transfer-progress",
         "-f",
         "tests/android/pom.xml",
+        // The end-to-end module and what it needs (the test kit), not the UniFFI module,
+        // whose Kotlin bindings only `cargo xtask test` generates.
+        "-pl",
+        "e2e",
+        "-am",
         "test",
         "-Dcetp.skip.demo=false",
         "-Dtest=NotesDemo",

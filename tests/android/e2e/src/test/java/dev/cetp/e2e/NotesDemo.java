@@ -10,11 +10,13 @@ import android.Manifest;
 import android.app.Application;
 import android.app.Notification;
 import android.app.NotificationManager;
+import android.app.PendingIntent;
 import android.app.Service;
 import android.content.ComponentName;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
+import android.os.Bundle;
 import dev.cetp.harness.ApexHost;
 import dev.cetp.harness.ApprovalScreen;
 import dev.cetp.harness.Callers;
@@ -31,6 +33,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.Test;
@@ -40,8 +43,8 @@ import org.robolectric.RobolectricTestRunner;
 import org.robolectric.RuntimeEnvironment;
 
 /**
- * {@code cargo xtask demo}: the notes sample as two agent apps meet it (a CETP consumer, then the
- * Apex agent through its plugin Service), told step by step. It is
+ * {@code cargo xtask demo}: the notes sample as agent apps meet it (CETP v1 consumers, a CETP
+ * v2 consumer, then the Apex agent through its plugin Service), told step by step. It is
  * a test (every step is asserted, so the story cannot silently go wrong) in a category of its own
  * that only the {@code demo-notes} execution runs; the story goes to {@code -Dcetp.demo.out}.
  */
@@ -52,6 +55,8 @@ public class NotesDemo {
   private static final int AGENT_UID = 10_123;
   private static final String WIDGET = "com.example.notewidget";
   private static final int WIDGET_UID = 10_124;
+  private static final String READER = "com.example.readingbuddy";
+  private static final int READER_UID = 10_125;
   private static final String APEX = "com.apex.agent";
   private static final int APEX_UID = 10_130;
 
@@ -201,13 +206,100 @@ public class NotesDemo {
     assertEquals(schema.toString(), "INVALID_ARGS", schema.errorCode());
     say("   search_notes %s", tooMany);
     say("   -> %s: %s", schema.errorCode(), schema.errorMessage());
+    v2Act(authority, search);
     apexAct(search, tooMany);
     say("");
     say("Try it yourself: samples/notes/README.md; the approval screen and the plugin service:");
     say("android-template/README.md.");
   }
 
-  /** Act two: the same tools through the Apex agent's IApexPlugin Service. */
+  /**
+   * Act two: a consumer that speaks CETP v2, as ClawSeed's newest client does: the versions
+   * meta-data, {@code negotiate}, the annotated tool list, and approval through the {@code
+   * resolution} PendingIntent and a single-use {@code resume_token}.
+   */
+  private void v2Act(String authority, String search) throws Exception {
+    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
+    Callers.installLabelled(
+        pm, READER_UID, READER, "Reading Buddy", "reader-cert".getBytes(StandardCharsets.UTF_8));
+    Callers.setCallingUid(READER_UID);
+    CetpConsumer reader = new CetpConsumer();
+    say("");
+    say("Act two: Reading Buddy, an agent app that speaks CETP v2.");
+    say("");
+    List<ResolveInfo> services =
+        pm.queryIntentServices(
+            new Intent("com.clawseed.action.TOOL_PROVIDER"), PackageManager.GET_META_DATA);
+    String versions = services.get(0).serviceInfo.metaData.getString("com.clawseed.tools.versions");
+    assertEquals("1,2", versions);
+    say("8. The discovery Service's meta-data: com.clawseed.tools.versions = \"%s\" -> negotiate", versions);
+    Bundle offer = new Bundle();
+    offer.putIntArray("consumer_versions", new int[] {2, 1});
+    offer.putString("consumer_capabilities", "[]");
+    CetpResponse negotiated = reader.call(authority, "negotiate", offer);
+    assertTrue(negotiated.toString(), negotiated.isSuccess());
+    JSONObject session = negotiated.dataObject();
+    String token = session.getString("session_token");
+    say("   selected_version %d, provider_id %s, a %d-character session token bound to this app's UID",
+        session.getInt("selected_version"), session.getString("provider_id"), token.length());
+    say("   until %s; limits %s", session.getString("expires_at"), session.getJSONObject("limits"));
+
+    long deadline = System.currentTimeMillis() + 5 * 60_000;
+    Bundle common = new Bundle();
+    common.putInt("protocol_version", 2);
+    common.putString("session_token", token);
+    common.putLong("deadline_at_ms", deadline);
+    Bundle list = new Bundle(common);
+    list.putString("request_id", UUID.randomUUID().toString());
+    CetpResponse listed = reader.call(authority, "list_tools", list);
+    assertTrue(listed.toString(), listed.isSuccess());
+    JSONArray tools = listed.dataObject().getJSONArray("tools");
+    say("");
+    say("9. list_tools (v2) -> revision %s, every tool with its scopes and seven annotations:",
+        listed.dataObject().getString("revision"));
+    for (int i = 0; i < tools.length(); i++) {
+      JSONObject tool = tools.getJSONObject(i);
+      JSONObject a = tool.getJSONObject("annotations");
+      say("   %-14s scopes %-14s effect %s, risk %s, confirmation %s, %s",
+          tool.getString("name"), tool.getJSONArray("scopes"), a.getString("effect"),
+          a.getString("risk"), a.getString("confirmation"), a.getString("execution"));
+    }
+
+    Bundle call = new Bundle(common);
+    call.putString("request_id", UUID.randomUUID().toString());
+    call.putString("tool_name", "search_notes");
+    call.putString("args", search);
+    CetpResponse refused = reader.call(authority, "execute_tool", call);
+    assertEquals(refused.toString(), "AUTH_REQUIRED", refused.errorCode());
+    Bundle reply = refused.bundle();
+    PendingIntent resolution = reply.getParcelable("resolution");
+    Intent saved = shadowOf(resolution).getSavedIntent();
+    assertTrue(shadowOf(resolution).isImmutable());
+    say("");
+    say("10. execute_tool search_notes %s -> %s, retryable %s", search, refused.errorCode(),
+        reply.getBoolean("retryable"));
+    say("   resolution: an immutable PendingIntent created by %s for %s",
+        resolution.getCreatorPackage(), saved.getComponent().getClassName());
+    say("   resume_token: %s (single use, bound to this call)", reply.getString("resume_token"));
+    ApprovalScreen screen = ApprovalScreen.launchExplicit(saved);
+    say("   Reading Buddy launches it; the consent dialog shows its request and the user taps Allow.");
+    screen.tap("cetp:allow");
+    assertTrue(screen.isFinishing());
+    screen.close();
+
+    call.putString("resume_token", reply.getString("resume_token"));
+    CetpResponse resumed = reader.call(authority, "execute_tool", call);
+    assertTrue(resumed.toString(), resumed.isSuccess());
+    JSONObject envelope = resumed.dataObject();
+    say("");
+    say("11. The same call with the resume_token -> {\"kind\":\"%s\",\"value\": %d hits}, request_id echoed",
+        envelope.getString("kind"), envelope.getJSONArray("value").length());
+    CetpResponse again = reader.call(authority, "execute_tool", call);
+    assertEquals(again.toString(), "INVALID_REQUEST", again.errorCode());
+    say("   The token again -> %s: %s", again.errorCode(), cut(again.errorMessage(), 80));
+  }
+
+  /** Act three: the same tools through the Apex agent's IApexPlugin Service. */
   private void apexAct(String search, String tooMany) throws Exception {
     Application application = RuntimeEnvironment.getApplication();
     PackageManager pm = application.getPackageManager();
@@ -215,9 +307,9 @@ public class NotesDemo {
     Callers.setCallingUid(APEX_UID);
     shadowOf(application).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
     say("");
-    say("Act two: the same app, unchanged, as a plugin of the Apex agent (IApexPlugin over AIDL).");
+    say("Act three: the same app, unchanged, as a plugin of the Apex agent (IApexPlugin over AIDL).");
     say("");
-    say("8. Discovery: queryIntentServices(%s)", ApexHost.ACTION);
+    say("12. Discovery: queryIntentServices(%s)", ApexHost.ACTION);
     ApexHost apex = new ApexHost(ApexHost.Mode.PARCELED);
     List<ComponentName> plugins = apex.discover();
     assertEquals(1, plugins.size());
@@ -231,7 +323,7 @@ public class NotesDemo {
       say("   minHostVersion %d <= host version %d: registered, onActivate sent",
           plugin.metadata.getInt("minHostVersion"), ApexHost.HOST_VERSION);
       say("");
-      say("9. getToolsJson -> %d tools (parametersSchema: the list_tools schema, as a string)",
+      say("13. getToolsJson -> %d tools (parametersSchema: the list_tools schema, as a string)",
           plugin.tools.size());
       for (ApexHost.Tool tool : plugin.tools.values()) {
         say("   %-20s %-15s parameters: %s", tool.id, "\"" + tool.name + "\"",
@@ -239,7 +331,7 @@ public class NotesDemo {
       }
       String id = "notes__search_notes";
       say("");
-      say("10. executeTool(%s, %s)", id, search);
+      say("14. executeTool(%s, %s)", id, search);
       String refused = plugin.execute(id, search);
       assertEquals("AUTH_REQUIRED", ApexHost.errorCode(refused));
       for (String line : refused.split("\n")) {
@@ -261,14 +353,14 @@ public class NotesDemo {
       assertTrue(screen.isFinishing());
       screen.close();
       say("");
-      say("11. The same executeTool again -> the result text:");
+      say("15. The same executeTool again -> the result text:");
       String answer = plugin.execute(id, search);
       assertEquals(null, ApexHost.errorCode(answer));
       JSONArray hits = new JSONArray(answer);
       say("   %s", cut(answer, 92));
       say("   (%d hits, the same JSON a CETP consumer gets as `data`)", hits.length());
       say("");
-      say("12. A mistake, as Apex's model reads it:");
+      say("16. A mistake, as Apex's model reads it:");
       String invalid = plugin.execute(id, tooMany);
       assertEquals("INVALID_ARGS", ApexHost.errorCode(invalid));
       say("   executeTool(%s, %s)", id, tooMany);
