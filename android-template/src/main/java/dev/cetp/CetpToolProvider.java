@@ -103,9 +103,7 @@ public class CetpToolProvider extends ContentProvider {
           // the CETP keys as absent, which CETP answers with INVALID_ARGS where they matter.
           // The exception's message is the caller's text (a class name of its choosing), and
           // any app can send such calls as often as it likes: a fixed line, once per provider.
-          if (!unreadableLogged.getAndSet(true)) {
-            Log.w(CetpRuntime.TAG, UNREADABLE_EXTRAS);
-          }
+          unreadable();
         }
       }
       CallerIdentity caller = CallerIdentity.resolve(context, uid);
@@ -169,6 +167,13 @@ public class CetpToolProvider extends ContentProvider {
         && Wire.VERSIONS_DUAL_STACK.equals(info.metaData.get(Wire.META_VERSIONS));
   }
 
+  /** Logs {@link #UNREADABLE_EXTRAS}, once per provider. */
+  private void unreadable() {
+    if (!unreadableLogged.getAndSet(true)) {
+      Log.w(CetpRuntime.TAG, UNREADABLE_EXTRAS);
+    }
+  }
+
   private boolean namesProtocol(String method, Bundle extras) {
     if (Wire.METHOD_NEGOTIATE.equals(method)) {
       return true;
@@ -176,7 +181,9 @@ public class CetpToolProvider extends ContentProvider {
     try {
       return extras != null && extras.containsKey(Wire.EXTRA_PROTOCOL_VERSION);
     } catch (RuntimeException e) {
-      // Extras that cannot be unparcelled: v1's path treats them as absent (and logs once).
+      // Extras that cannot be unparcelled (the Bundle then reads as empty): v1's path treats
+      // the CETP keys as absent.
+      unreadable();
       return false;
     }
   }
@@ -239,9 +246,7 @@ public class CetpToolProvider extends ContentProvider {
         flat.add(text);
       }
     } catch (RuntimeException e) {
-      if (!unreadableLogged.getAndSet(true)) {
-        Log.w(CetpRuntime.TAG, UNREADABLE_EXTRAS);
-      }
+      unreadable();
       flat.clear();
     }
     return flat.toArray(new String[0]);
