@@ -7,43 +7,14 @@ use std::path::PathBuf;
 use cetp_provider::host::cetp_v2::{extras, words};
 use cetp_provider::{ErrorCode, wire};
 
+mod java;
+use java::java_constants;
+
 fn template_file(path: &str) -> String {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../android-template")
         .join(path);
     std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
-}
-
-/// Every `public static final String|int NAME = value;` of a Java file.
-fn java_constants(source: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for line in source.lines() {
-        let Some(rest) = line.trim().strip_prefix("public static final ") else {
-            continue;
-        };
-        let (ty, rest) = rest.split_once(' ').expect("a type");
-        let (name, value) = rest.split_once('=').expect("an initializer");
-        let value = value
-            .trim()
-            .strip_suffix(';')
-            .expect("one line per constant")
-            .trim();
-        let value = match ty {
-            "String" => value
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .filter(|v| !v.contains(['\\', '"']))
-                .unwrap_or_else(|| panic!("{name}: not a plain string literal: {value}"))
-                .to_owned(),
-            "int" => value.to_owned(),
-            other => panic!("{name}: unexpected constant type {other}"),
-        };
-        assert!(
-            out.insert(name.trim().to_owned(), value).is_none(),
-            "duplicate {name}"
-        );
-    }
-    out
 }
 
 /// What each `Wire.java` constant must equal.

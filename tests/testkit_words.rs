@@ -8,40 +8,15 @@ use std::path::PathBuf;
 use cetp_provider::host::cetp_v2::{Code, words};
 use cetp_provider::wire;
 
+mod java;
+
 /// Every `public static final String|int NAME = value;` of the kit's `CetpV2.java`.
 fn kit_constants() -> BTreeMap<String, String> {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../android-testkit/testkit/src/main/java/dev/cetp/testkit/CetpV2.java");
     let source =
         std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let mut out = BTreeMap::new();
-    for line in source.lines() {
-        let Some(rest) = line.trim().strip_prefix("public static final ") else {
-            continue;
-        };
-        let (ty, rest) = rest.split_once(' ').expect("a type");
-        let (name, value) = rest.split_once('=').expect("an initializer");
-        let value = value
-            .trim()
-            .strip_suffix(';')
-            .expect("one line per constant")
-            .trim();
-        let value = match ty {
-            "String" => value
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .filter(|v| !v.contains(['\\', '"']))
-                .unwrap_or_else(|| panic!("{name}: not a plain string literal: {value}"))
-                .to_owned(),
-            "int" => value.to_owned(),
-            other => panic!("{name}: unexpected constant type {other}"),
-        };
-        assert!(
-            out.insert(name.trim().to_owned(), value).is_none(),
-            "duplicate {name}"
-        );
-    }
-    out
+    java::java_constants(&source)
 }
 
 /// What each kit constant must equal.

@@ -425,6 +425,14 @@ fn refused(host: &CetpV2Host<&Provider>, session: &str, args: &str) -> String {
     token
 }
 
+/// The user allows the first pending request as it was asked.
+fn approve_first_pending(provider: &Provider) {
+    let auth = provider.authorizer();
+    let request = auth.pending().remove(0);
+    auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
+        .unwrap();
+}
+
 fn resume(
     host: &CetpV2Host<&Provider>,
     session: &str,
@@ -448,10 +456,7 @@ fn an_approved_call_resumes_once_with_its_token_and_only_as_it_was() {
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
     let token = refused(&host, &session, args);
-    let auth = provider.authorizer();
-    let request = auth.pending().remove(0);
-    auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
-        .unwrap();
+    approve_first_pending(&provider);
 
     // Another caller, other arguments, another request id: refused, and each spends the token.
     let other = Caller::app(10_301, "com.other").with_certificate("bb");
@@ -493,9 +498,7 @@ fn refused_after_approval(
         auth.revoke(&grant.package, None).unwrap();
     }
     let token = refused(host, session, args);
-    let request = auth.pending().remove(0);
-    auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
-        .unwrap();
+    approve_first_pending(provider);
     token
 }
 
@@ -533,10 +536,7 @@ fn a_resume_token_lapses_with_the_calls_deadline() {
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
     let token = refused(&host, &session, args);
-    let auth = provider.authorizer();
-    let request = auth.pending().remove(0);
-    auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
-        .unwrap();
+    approve_first_pending(&provider);
     // Past the first call's deadline the retry is a new call: the consumer must not resume.
     clock.advance(Duration::from_millis(LATER - NOW));
     let request = V2Request {
