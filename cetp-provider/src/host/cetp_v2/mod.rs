@@ -364,13 +364,23 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         &self.settings
     }
 
-    /// Answers one v2 call from `caller`.
+    /// Answers one v2 call from `caller`. An error is logged by its code, with the method only
+    /// when it is one of v2's.
     pub fn call(&self, request: &V2Request<'_>, caller: &Caller) -> V2Reply {
         let reply = self.answer(request, caller);
         if let Err(err) = &reply.outcome {
+            // A method is named only when it is one of v2's: anything else is the caller's text.
+            let method = [
+                METHOD_NEGOTIATE,
+                wire::METHOD_GET_PROVIDER_INFO,
+                wire::METHOD_LIST_TOOLS,
+                wire::METHOD_EXECUTE_TOOL,
+            ]
+            .into_iter()
+            .find(|known| *known == request.method)
+            .unwrap_or("an unknown method");
             log::info!(
-                "CETP v2 `{}` from {} -> {}",
-                Escaped(&printable(request.method)),
+                "CETP v2 `{method}` from {} -> {}",
                 Escaped(caller),
                 err.code
             );
