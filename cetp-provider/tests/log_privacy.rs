@@ -5,6 +5,7 @@
 use cetp_provider::auth::Auth;
 use cetp_provider::host::Request;
 use cetp_provider::host::apex::{Apex, ApexHost};
+use cetp_provider::host::cetp_v2::{CetpV2Host, Code, V2Request};
 use cetp_provider::schema::SchemaError;
 use cetp_provider::testing::{Consumer, capture_logs};
 use cetp_provider::{
@@ -223,4 +224,38 @@ fn a_host_named_call_is_escaped_in_the_log_line() {
         lines[0]
     );
     assert!(lines[0].contains("INVALID_ARGS"), "{:?}", lines[0]);
+}
+
+#[test]
+fn a_cetp_v2_unknown_methods_name_stays_out_of_the_log() {
+    let provider = Provider::builder("Shelf")
+        .tools(tools![lookup])
+        .auth(Auth::open())
+        .build()
+        .unwrap();
+    let host = CetpV2Host::new(&provider);
+    let agent = Caller::app(10_200, "com.example.agent");
+    let negotiated = host.call(&V2Request::negotiate(&[2, 1], "[]"), &agent);
+    let session = negotiated.data_json().unwrap()["session_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let method = format!("{MARKER}_method");
+    let (reply, lines) = capture_logs(|| {
+        host.call(
+            &V2Request::common(
+                &method,
+                &session,
+                "3f2b9c1e-0000-4000-8000-000000000001",
+                u64::MAX / 2,
+            ),
+            &agent,
+        )
+    });
+    assert_eq!(reply.error_code(), Some(Code::MethodNotFound));
+    assert!(!lines.iter().any(|l| l.contains(MARKER)), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("an unknown method")),
+        "{lines:?}"
+    );
 }

@@ -631,23 +631,3 @@ fn sizes_are_counted_in_utf8_as_negotiated() {
         Some(Code::ResultTooLarge)
     );
 }
-
-#[test]
-fn an_unknown_methods_name_stays_out_of_the_log() {
-    let clock = ManualClock::new(NOW);
-    let provider = provider(Auth::open(), &clock);
-    let host = CetpV2Host::new(&provider);
-    let session = token(&host, &agent());
-    let (reply, logs) = crate::testing::capture_logs(|| {
-        host.call(
-            &V2Request::common("XYZZY_secret_words", &session, ID, LATER),
-            &agent(),
-        )
-    });
-    assert_eq!(reply.error_code(), Some(Code::MethodNotFound));
-    assert!(!logs.iter().any(|line| line.contains("XYZZY")), "{logs:?}");
-    assert!(
-        logs.iter().any(|line| line.contains("an unknown method")),
-        "{logs:?}"
-    );
-}
