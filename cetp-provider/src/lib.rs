@@ -80,6 +80,16 @@
 //! let consumer = cetp_provider::testing::Consumer::new(&provider);
 //! assert_eq!(consumer.execute("count_notes", r#"{"from":3,"to":5}"#).data_json().unwrap(), 3);
 //! ```
+//!
+//! # What these docs show
+//!
+//! What an app developer uses, and nothing else: the items at this root, [`auth`] (who may
+//! call), [`host`] (the settings of the Apex and CETP v2 hosts) and [`testing`] (the app's own
+//! tests). `tests/public_api.txt` in the repository lists them, and a test fails when the
+//! list changes unnoticed. The rest is public only for the SDK's own code (the JNI bridge the
+//! Android template calls, the hosts' interface to the core, the protocol constants in `wire`,
+//! the admin interface of the consent dialog and Apps with access, the tooling of `cargo cetp`)
+//! and is hidden here: it may change in any release.
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -95,21 +105,28 @@ mod context;
 mod descriptor;
 mod error;
 pub mod host;
+// The natives behind the Android template and `export_provider!`'s expansion: no app names them.
 #[cfg(feature = "jni")]
-#[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
+#[doc(hidden)]
 pub mod jni;
 mod limits;
+// `Localized` is at the root; the module's other item is the template's language list for tooling.
+#[doc(hidden)]
 pub mod localized;
 mod log_text;
 mod provider;
 #[cfg(feature = "jni")]
 mod runtime;
+// Schema tooling for `cargo cetp check` and the SDK's tests.
+#[doc(hidden)]
 pub mod schema;
 mod state;
 pub mod testing;
 mod tool;
 mod type_map;
 mod validate;
+// The protocols' constants, for the hosts and the SDK's tests; an app never imports them.
+#[doc(hidden)]
 pub mod wire;
 mod wire_size;
 
@@ -117,6 +134,8 @@ pub use app::App;
 pub use caller::Caller;
 pub use cetp_macros::tool;
 pub use context::{AccessLevel, CallContext, Deadline};
+// What `list_tools` says about a tool: for hosts (also at `host::`), not for apps.
+#[doc(hidden)]
 pub use descriptor::{Annotations, ToolDescriptor};
 pub use error::ToolError;
 pub use limits::Limits;

@@ -793,28 +793,33 @@ impl Provider {
     }
 
     /// The description with its translations.
+    #[doc(hidden)]
     pub fn description_text(&self) -> &Localized {
         &self.description
     }
 
     /// The tools, in declaration order, as `list_tools` describes them.
+    #[doc(hidden)]
     pub fn tools(&self) -> &[ToolDescriptor] {
         &self.descriptors
     }
 
     /// The declared scopes as `(name, description)` pairs, the descriptions in the default
     /// language.
+    #[doc(hidden)]
     pub fn scopes(&self) -> &[(String, String)] {
         self.auth.scopes()
     }
 
     /// The declared scopes with their descriptions' translations, in declaration order.
+    #[doc(hidden)]
     pub fn scope_texts(&self) -> &[(String, Localized)] {
         &self.auth.scope_texts
     }
 
     /// The app's texts that have no translation for the language `locale` (a BCP 47 tag): `"description"`
     /// for the provider's description, `"scope <name>"` for a scope's. Empty texts need none.
+    #[doc(hidden)]
     pub fn untranslated(&self, locale: &str) -> Vec<String> {
         let mut out = Vec::new();
         let lacks = |text: &Localized| {
@@ -832,41 +837,49 @@ impl Provider {
     }
 
     /// The limits in force.
+    #[doc(hidden)]
     pub fn limits(&self) -> Limits {
         self.limits
     }
 
     /// The authorization state: pending requests, grants, and the approval screen's operations.
+    #[doc(hidden)]
     pub fn authorizer(&self) -> &Authorizer {
         &self.auth
     }
 
     /// The app given to [`ProviderBuilder::app`], if any.
+    #[doc(hidden)]
     pub fn app(&self) -> Option<&App> {
         self.app.as_ref()
     }
 
     /// The approval screen's JSON interface; see [`Authorizer::handle_admin_json`].
+    #[doc(hidden)]
     pub fn handle_admin_json(&self, request: &str) -> String {
         self.auth.handle_admin_json(request)
     }
 
     /// The `data` of `list_tools`: `{"tools":[…]}`, built once.
+    #[doc(hidden)]
     pub fn list_tools_json(&self) -> &str {
         &self.list_tools_json
     }
 
     /// The `data` of `get_provider_info`: `{"provider_name","description","scopes"}`, built once.
+    #[doc(hidden)]
     pub fn provider_info_json(&self) -> &str {
         &self.info_json
     }
 
     /// The settings of type `S` given to [`ProviderBuilder::host`], if any.
+    #[doc(hidden)]
     pub fn host_settings<S: HostSettings>(&self) -> Option<&S> {
         self.host_settings.get::<S>()
     }
 
     /// The tool named `name`, looked up once.
+    #[doc(hidden)]
     pub fn tool(&self, name: &str) -> Option<ToolRef<'_>> {
         self.by_name.get(name).map(|&index| ToolRef {
             provider: self,
@@ -875,6 +888,7 @@ impl Provider {
     }
 
     /// The tool at `index` of [`tools`](Self::tools).
+    #[doc(hidden)]
     pub fn tool_at(&self, index: usize) -> Option<ToolRef<'_>> {
         (index < self.entries.len()).then_some(ToolRef {
             provider: self,
@@ -885,6 +899,7 @@ impl Provider {
     /// Whether discovery answers every caller alike (it is not gated), so a host may keep the
     /// `list_tools` and `get_provider_info` replies and serve them without identifying the
     /// caller.
+    #[doc(hidden)]
     pub fn discovery_is_open(&self) -> bool {
         self.auth.discovery_is_open()
     }
@@ -895,6 +910,7 @@ impl Provider {
     /// # Errors
     /// The refusal as the caller should get it (`AUTH_REQUIRED`, `PERMISSION_DENIED`,
     /// `RATE_LIMITED`).
+    #[doc(hidden)]
     pub fn authorize(&self, caller: &Caller, need: Need<'_>) -> Result<AccessLevel, ToolError> {
         self.auth
             .authorize(caller, need)
@@ -908,6 +924,7 @@ impl Provider {
     /// (once per call), the arguments against the schema, the tool inside the panic boundary
     /// with its [`Deadline`], the output check, and the reply's wire size. The outcome is
     /// logged: the tool and caller escaped, an error by its code only.
+    #[doc(hidden)]
     pub fn execute(&self, call: ToolCall<'_>, caller: &Caller) -> Response {
         let tool = call.tool.as_ref().ok().map(ToolRef::name);
         let result_limit = match call.utf8_args_limit {
@@ -932,6 +949,7 @@ impl Provider {
     /// capped, and one log line records the outcome (`what` names the call, escaped; an error
     /// by its code, never its message, which may quote the caller's values). Hosts pass every
     /// answer they make themselves through it; [`execute`](Self::execute) already does.
+    #[doc(hidden)]
     pub fn reply(&self, what: &str, caller: &Caller, response: Response) -> Response {
         self.reply_within(what, caller, response, self.limits.max_result_bytes)
     }

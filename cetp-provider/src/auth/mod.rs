@@ -221,6 +221,10 @@
 //! [`Tool::SCOPES`]: crate::Tool::SCOPES
 
 mod access_log;
+// The JSON the consent dialog and Apps with access exchange with the provider, and the
+// store's types and file names below: public for the SDK's Java bridge and its tests, hidden
+// from the app's docs (an app reaches the screens only through the Android template).
+#[doc(hidden)]
 pub mod admin;
 pub(crate) mod callers;
 mod fs;
@@ -237,22 +241,29 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 #[cfg(feature = "test-util")]
-#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
-pub use crate::clock::{Clock, ManualClock, SystemClock};
-#[cfg(not(feature = "test-util"))]
-pub(crate) use crate::clock::{Clock, SystemClock};
-pub use admin::Approval;
-pub use fs::ACCESS_LOG_FILE_NAME;
+#[doc(hidden)]
+pub use crate::clock::SystemClock;
 #[cfg(feature = "test-util")]
 #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
+pub use crate::clock::{Clock, ManualClock};
+#[cfg(not(feature = "test-util"))]
+pub(crate) use crate::clock::{Clock, SystemClock};
+#[doc(hidden)]
+pub use admin::Approval;
+#[doc(hidden)]
+pub use fs::ACCESS_LOG_FILE_NAME;
+#[cfg(feature = "test-util")]
+#[doc(hidden)]
 pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
 #[cfg(not(feature = "test-util"))]
 pub(crate) use fs::{OsFs, StoreFs};
+#[doc(hidden)]
 pub use pending::{
     PENDING_IDLE_EXPIRY, PENDING_MAX_AGE, PendingPackage, PendingRequest, RESERVED_FOR_KNOWN,
     ScopeInfo,
 };
 pub use rate::RateLimit;
+#[doc(hidden)]
 pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, StoreError};
 
 use crate::app::App;
@@ -276,10 +287,12 @@ const MEMORY_STORE_DIR: &str = "/cetp-memory-store";
 /// [`PENDING_IDLE_EXPIRY`]; even then no request already on the list is dropped, new ones wait
 /// until one expires. Far more than the apps that ask for one provider in ten minutes, and a
 /// few kilobytes of memory.
+#[doc(hidden)]
 pub const DEFAULT_MAX_PENDING: usize = 64;
 
 /// The default limit on refused calls (`AUTH_REQUIRED`, `PERMISSION_DENIED`) per caller:
 /// 30 at once, then one every 2 s. See [`Auth::refused_rate_limit`].
+#[doc(hidden)]
 pub const DEFAULT_REFUSED_RATE_LIMIT: RateLimit =
     RateLimit::new(30, std::time::Duration::from_secs(2));
 
@@ -493,7 +506,7 @@ impl Auth {
     /// process; stores on another [`StoreFs`] never are. A test seam: needs the `test-util`
     /// feature.
     #[cfg(feature = "test-util")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
+    #[doc(hidden)]
     pub fn store_fs(mut self, fs: Arc<dyn StoreFs>) -> Self {
         self.store_fs = fs;
         self
@@ -514,6 +527,7 @@ impl Auth {
 /// ([`Provider::authorize`](crate::Provider::authorize), and the authorizer below it).
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
+#[doc(hidden)]
 pub enum Need<'a> {
     /// Seeing the provider: `list_tools`, `get_provider_info`, a plugin host's metadata, tool
     /// list and lifecycle calls. Free while discovery is open (the default, see
@@ -632,6 +646,7 @@ impl Decision {
 ///
 /// All methods take `&self` and are safe to call from any thread while calls are served. Store
 /// changes are serialized and saved before they take effect; a method that fails changes nothing.
+#[doc(hidden)]
 pub struct Authorizer {
     mode: Mode,
     allowed: Vec<AllowedApp>,

@@ -1,51 +1,68 @@
-//! Hosts: the adapters that carry calls from one kind of agent to the [`Provider`].
+//! Hosts: the adapters that carry calls from one kind of agent to the [`Provider`], and their
+//! settings.
 //!
-//! Every host is a thin adapter over the same provider. It turns what its transport delivers
-//! into calls of the provider's core and renders the answer in its own format, and it decides
-//! nothing: validation, limits, authorization and panic isolation live once, in the core.
+//! An app serves every host without code of its own: the Android template routes CETP v1 and v2
+//! calls and Apex bindings to one provider. What an app may set is here, given to
+//! [`ProviderBuilder::host`](crate::ProviderBuilder::host):
+//!
+//! - [`Apex`]: the plugin's tool ids ([`ToolIds`]), its minimum host version, and hooks for
+//!   when the Apex agent activates or deactivates it ([`HostConnection`]).
+//! - [`CetpV2`]: what CETP v2 says about each scope ([`ScopeAccess`], [`Sensitivity`]) and each
+//!   tool ([`Risk`], [`Confirmation`]) beyond what `#[tool]` already knows.
 //!
 //! | host | transport | module |
 //! |---|---|---|
-//! | CETP v1 | an exported `ContentProvider`: `call(method, arg, extras)` → Bundle | [`cetp_v1`] ([`CetpV1Host`]) |
-//! | CETP v2 (read-only; not yet routed by the template) | the same `ContentProvider`, calls with `protocol_version` = 2 or `negotiate` | [`cetp_v2`] ([`CetpV2Host`]) |
-//! | Apex | the `IApexPlugin` AIDL bound Service | [`apex`] ([`ApexHost`](apex::ApexHost)) |
+//! | CETP v1 | an exported `ContentProvider`: `call(method, arg, extras)` → Bundle | `cetp_v1` (`CetpV1Host`) |
+//! | CETP v2 | the same `ContentProvider`, calls with `protocol_version` = 2 or `negotiate` | `cetp_v2` (`CetpV2Host`) |
+//! | Apex | the `IApexPlugin` AIDL bound Service | `apex` (`ApexHost`) |
 //! | MCP (feature `mcp`, a developer tool) | Model Context Protocol over stdio (`cargo cetp mcp`) | `mcp` (`McpHost`) |
 //!
-//! Every host has one shape: a struct generic over how it holds the provider (`&Provider` for a
-//! test or a tool that borrows it, `Arc<Provider>`, the default, for the runtime that keeps it),
-//! built with `new(provider)` from it alone (its own tables come from the provider's
-//! declaration), and answering through `provider()`. The core names no host.
+//! # For host authors
 //!
-//! # The core a host calls
+//! The hosts themselves and the core's interface they use are public for the SDK's own crates and
+//! hidden from these docs. Every host is a thin adapter over the same provider: it turns what its
+//! transport delivers into calls of the core and renders the answer in its own format, and it
+//! decides nothing (validation, limits, authorization and panic isolation live once, in the
+//! core). Every host has one shape: a struct generic over how it holds the provider (`&Provider`
+//! or `Arc<Provider>`, the default), built with `new(provider)` from it alone, answering through
+//! `provider()`. The core names no host. The calls a host makes:
 //!
-//! - [`Provider::authorize`] with [`Need::Discovery`]: may this caller see the provider at all
-//!   (its tools, its metadata)? Every caller may while discovery is open (the default).
-//! - [`Provider::tool`]: the [`ToolRef`] a name refers to, looked up once (a host with its own
-//!   names, such as Apex's tool ids, keeps an index of its own and uses [`Provider::tool_at`]).
-//! - [`Provider::execute`] with a [`ToolCall`]: everything about one call of that tool. A host
-//!   that found no tool passes what it would answer instead (its own `TOOL_NOT_FOUND` words),
-//!   and the core decides whether this caller may hear it.
-//! - [`Provider::reply`] for answers a host makes itself (a discovery reply, an unknown method).
+//! - `Provider::authorize` with `Need::Discovery`: may this caller see the provider at all?
+//! - `Provider::tool` (or `tool_at`, for a host with its own names): the `ToolRef` a name
+//!   refers to, looked up once.
+//! - `Provider::execute` with a `ToolCall`: everything about one call of that tool. A host that
+//!   found no tool passes what it would answer instead, and the core decides whether this caller
+//!   may hear it.
+//! - `Provider::reply` for answers a host makes itself (a discovery reply, an unknown method).
 //!
-//! A new host is one file here that does nothing else; see `docs/architecture.md`.
+//! A new host is one file or folder here that does nothing else; see `docs/architecture.md`.
 //!
 //! [`Provider`]: crate::Provider
-//! [`Provider::authorize`]: crate::Provider::authorize
-//! [`Provider::tool`]: crate::Provider::tool
-//! [`Provider::tool_at`]: crate::Provider::tool_at
-//! [`Provider::execute`]: crate::Provider::execute
-//! [`Provider::reply`]: crate::Provider::reply
 
+#[doc(hidden)]
 pub mod apex;
+#[doc(hidden)]
 pub mod cetp_v1;
+#[doc(hidden)]
 pub mod cetp_v2;
 #[cfg(feature = "mcp")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+#[doc(hidden)]
 pub mod mcp;
 
+pub use apex::{Apex, HostConnection, ToolIds};
+pub use cetp_v2::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
+
+#[doc(hidden)]
 pub use crate::auth::Need;
+#[doc(hidden)]
 pub use crate::caller::CallerPackage;
+#[doc(hidden)]
+pub use crate::descriptor::{Annotations, ToolDescriptor};
+#[doc(hidden)]
 pub use crate::provider::{HostSettings, ToolCall, ToolRef};
+#[doc(hidden)]
 pub use crate::wire::Response;
+#[doc(hidden)]
 pub use cetp_v1::{CetpV1Host, Request};
+#[doc(hidden)]
 pub use cetp_v2::{CetpV2Host, V2Request};
