@@ -8,9 +8,9 @@
 
 use std::path::PathBuf;
 
-use cetp_provider::schema::Api;
 use cetp_provider::testing::{Consumer, check_conformance};
 use cetp_provider::{CallContext, Provider, Tool, ToolError, tool, tools};
+use cetp_schema_report::{Api, ConformanceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

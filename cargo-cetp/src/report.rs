@@ -2,7 +2,7 @@
 //! compatibility per LLM API, parameters without a description, scope wording, CETP v2
 //! violations. Also what `cargo xtask schema-report` prints for the samples.
 
-use cetp_provider::schema::{Api, CompatReport, ToolCompat};
+use cetp_schema_report::{Api, CompatReport, ToolCompat};
 use serde_json::Value;
 
 use crate::bundle::V2_PROPERTY;
@@ -55,7 +55,7 @@ fn tools(list_tools: &Value) -> &[Value] {
 }
 
 /// The compatibility report of the tools in a `list_tools` answer: each tool's `parameters`
-/// against every API's rules (`cetp_provider::schema`, feature `schema-report`). `Display`
+/// against every API's rules (`cetp-schema-report`). `Display`
 /// renders the Markdown table the README carries.
 ///
 /// ```

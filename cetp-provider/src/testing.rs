@@ -50,8 +50,6 @@ use crate::caller::Caller;
 use crate::context::AccessLevel;
 use crate::host::{CetpV1Host, Request};
 use crate::provider::Provider;
-#[cfg(feature = "schema-report")]
-use crate::schema::{Api, CompatReport, ToolCompat};
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode, Response};
 
@@ -193,14 +191,11 @@ pub struct ConformanceError(pub Vec<String>);
 /// What [`check_conformance`] found besides violations: the tools it audited, each with the
 /// `parameters` `list_tools` served.
 ///
-/// With the feature `schema-report` (tooling, not what an app ships) it also says what CETP
-/// allows but some LLM API would not: each tool's `parameters` checked against every
-/// `schema::Api`'s rules. Those findings are warnings, because consumers and gateways adapt
-/// schemas per model; `Conformance::require` makes the ones of chosen APIs errors.
+/// What CETP allows but some LLM API would not (each tool's `parameters` against every API's
+/// rules) is the tooling crate `cetp-schema-report`'s to say (its `ConformanceExt`): those
+/// findings are warnings, because agents and gateways adapt schemas per model.
 ///
 /// ```
-/// # #[cfg(feature = "schema-report")] {
-/// use cetp_provider::schema::Api;
 /// use cetp_provider::testing::check_conformance;
 /// use cetp_provider::{Provider, tool, tools};
 ///
@@ -221,10 +216,6 @@ pub struct ConformanceError(pub Vec<String>);
 ///     .unwrap();
 /// let conformance = check_conformance(&provider).unwrap();
 /// assert_eq!(conformance.tools().map(|(name, _)| name).collect::<Vec<_>>(), ["count"]);
-/// conformance.require(&[Api::OpenAi, Api::Anthropic]).unwrap();
-/// let strict = conformance.require(&[Api::AnthropicStrict]).unwrap_err();
-/// assert!(strict.to_string().contains("`maximum` at /properties/n"), "{strict}");
-/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conformance {
@@ -237,48 +228,6 @@ impl Conformance {
         self.tools
             .iter()
             .map(|(name, params)| (name.as_str(), params))
-    }
-
-    /// The compatibility of every tool with every API.
-    #[cfg(feature = "schema-report")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "schema-report")))]
-    pub fn report(&self) -> CompatReport {
-        CompatReport {
-            rows: self
-                .tools
-                .iter()
-                .map(|(name, params)| ToolCompat::check(name, params))
-                .collect(),
-        }
-    }
-
-    /// Every schema finding, one line each (`tool / API: problem`).
-    #[cfg(feature = "schema-report")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "schema-report")))]
-    pub fn warnings(&self) -> Vec<String> {
-        self.report().details()
-    }
-
-    /// Makes the schema findings for `apis` errors: `Ok` when every tool passes each of them.
-    ///
-    /// # Errors
-    /// [`ConformanceError`] listing each finding for `apis`.
-    #[cfg(feature = "schema-report")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "schema-report")))]
-    pub fn require(&self, apis: &[Api]) -> Result<(), ConformanceError> {
-        let mut violations = Vec::new();
-        for row in &self.report().rows {
-            for api in apis {
-                for finding in row.findings(*api) {
-                    violations.push(format!("{} / {api}: {finding}", row.tool));
-                }
-            }
-        }
-        if violations.is_empty() {
-            Ok(())
-        } else {
-            Err(ConformanceError(violations))
-        }
     }
 }
 
@@ -305,8 +254,7 @@ impl Conformance {
 /// changes. A provider that does not admit the consumer (an allowlist, a denial) fails the
 /// check with a line saying so; use [`check_conformance_as`] with a caller it admits.
 ///
-/// On success it returns the audited tools ([`Conformance`]; with the feature
-/// `schema-report`, their schema findings per LLM API, as warnings).
+/// On success it returns the audited tools ([`Conformance`]).
 ///
 /// ```
 /// use cetp_provider::testing::check_conformance;

@@ -3,7 +3,7 @@
 //!
 //! The same library code as `cargo cetp check` (`cargo_cetp`): each sample's provider is built
 //! for the host by its runner (in `target/cetp/`), described, and its `list_tools` schemas
-//! checked against every API's rules (`cetp_provider::schema`, feature `schema-report`). It
+//! checked against every API's rules (`cetp-schema-report`). It
 //! fails when a tool breaks the rules of OpenAI or Anthropic without strict mode. `--check` (run
 //! by `cargo xtask test`) fails when the README's copy of the tables differs; `--write` updates
 //! it.

@@ -7,8 +7,8 @@
 //! 1. formatting, clippy (`-D warnings`, without features and with every feature of
 //!    `cetp-provider`) and rustdoc (`-D warnings`);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild (`cetp-macros/tests/ui.rs`),
-//!    golden, property, crash tests and the sample line budgets; the tooling features of
-//!    `cetp-provider` (`mcp`, `schema-report`); then the samples' LLM API compatibility report,
+//!    golden, property, crash tests and the sample line budgets; the tooling feature of
+//!    `cetp-provider` (`mcp`); then the samples' LLM API compatibility report,
 //!    checked against the README's copy; then `cargo cetp` end to end on a new app outside the
 //!    workspace (`new`, its `cargo test`, `check`, scripted MCP sessions, `build`, `test` with its
 //!    Java test through the test kit, `preview`: `cargo-cetp/tests/new_app.rs`), the same on an
@@ -36,8 +36,8 @@ use crate::{android_check, host_build, schema_report};
 /// The Rust version `cetp-provider` and `cetp-macros` promise (`rust-version` in Cargo.toml).
 const MSRV: &str = "1.85";
 
-/// Every feature of `cetp-provider`: the bridge and the two tooling features.
-const TOOLING_FEATURES: &str = "jni,mcp,schema-report";
+/// Every feature of `cetp-provider`: the bridge and the tooling feature.
+const TOOLING_FEATURES: &str = "jni,mcp";
 
 /// Crates that get a host bundle and an end-to-end run.
 const BUNDLES: &[&str] = &[
@@ -86,7 +86,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    // The bridge and the tooling features, which no other workspace member enables.
+    // The bridge and the tooling feature, which no other workspace member enables.
     util::run(util::cargo().args([
         "clippy",
         "-p",
@@ -109,6 +109,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "cetp-provider",
                 "-p",
                 "cetp-macros",
+                "-p",
+                "cetp-schema-report",
                 "-p",
                 "cargo-cetp",
                 "--features",

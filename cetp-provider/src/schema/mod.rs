@@ -1,5 +1,4 @@
-//! Tool schemas: generated with schemars, normalized for LLM tool-calling APIs, and checked
-//! against each API's published rules.
+//! Tool schemas: generated with schemars and normalized for LLM tool-calling APIs.
 //!
 //! # What the normalized schema is
 //!
@@ -7,10 +6,9 @@
 //! schema satisfies every API: OpenAI's strict mode wants every property `required` (optional
 //! ones typed `["T","null"]`), Anthropic's strict mode rejects numeric and length bounds, and
 //! Gemini's `FunctionDeclaration.parameters` (an OpenAPI subset) has no
-//! `additionalProperties`. Consumers and gateways adapt schemas per model; with the feature
-//! `schema-report` (tooling: `cargo cetp check`, host tests; an app's library never needs it),
-//! `report` and `check_tool` say exactly which keyword at which path each `Api` would reject,
-//! with the rules kept as data (`RuleSet`, each naming its source). Because a cleaning step can
+//! `additionalProperties`. Agents and gateways adapt schemas per model; the tooling crate
+//! `cetp-schema-report` (behind `cargo cetp check`; an app never needs it) says exactly which
+//! keyword at which path each API would reject, with the rules kept as data. Because a cleaning step can
 //! drop a constraint, constraints are also restated in the descriptions
 //! ([`crate::ProviderBuilder::restate_constraints`]); the provider enforces every keyword
 //! whatever the model saw.
@@ -42,24 +40,14 @@
 //! schema; `list_tools` advertises it as `output_schema` and debug builds check every result
 //! against it (a mismatch is an `INTERNAL_ERROR`, a bug in the app).
 
-#[cfg(feature = "schema-report")]
-mod compat;
 mod describe;
 mod normalize;
 mod output;
 pub(crate) mod probe;
-#[cfg(feature = "schema-report")]
-mod rules;
 
-#[cfg(feature = "schema-report")]
-#[cfg_attr(docsrs, doc(cfg(feature = "schema-report")))]
-pub use compat::{CompatReport, Finding, ToolCompat, check_tool, report};
 pub(crate) use describe::restate_constraints;
 pub(crate) use normalize::parameters_schema;
 pub(crate) use output::OutputCheck;
-#[cfg(feature = "schema-report")]
-#[cfg_attr(docsrs, doc(cfg(feature = "schema-report")))]
-pub use rules::{Api, NameRule, RuleSet};
 
 /// The normalized JSON Schema of a result type, as `#[tool]` advertises it in `output_schema`:
 /// the same rules as the arguments (inlined, no null branches, closed objects), but any JSON

@@ -5,8 +5,9 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::rules::{Api, RuleSet};
-use crate::descriptor::ToolDescriptor;
+use cetp_provider::Provider;
+
+use crate::rules::{Api, RuleSet};
 
 /// One thing an API would reject (or silently drop) in a tool definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +35,7 @@ impl fmt::Display for Finding {
 /// Checks one tool definition (its name and `parameters`) against `api`'s rules.
 ///
 /// ```
-/// use cetp_provider::schema::{Api, check_tool};
+/// use cetp_schema_report::{Api, check_tool};
 /// use serde_json::json;
 ///
 /// let parameters = json!({"type": "object", "properties": {
@@ -263,10 +264,10 @@ impl ToolCompat {
     }
 }
 
-/// Checks every tool in `tools` against every [`Api`].
+/// Checks every tool of `provider`, as `list_tools` advertises it, against every [`Api`].
 ///
 /// ```
-/// use cetp_provider::schema::{Api, report};
+/// use cetp_schema_report::{Api, report};
 /// use cetp_provider::{Provider, tool, tools};
 ///
 /// /// Counts to `n`.
@@ -280,15 +281,16 @@ impl ToolCompat {
 /// }
 ///
 /// let provider = Provider::builder("Counter").tools(tools![count]).build().unwrap();
-/// let report = report(provider.tools());
+/// let report = report(&provider);
 /// assert!(report.rows[0].findings(Api::OpenAi).is_empty());
 /// let strict = report.rows[0].findings(Api::AnthropicStrict);
 /// assert!(strict.iter().any(|f| f.keyword == "maximum" && f.path == "/properties/n"));
 /// println!("{report}");
 /// ```
-pub fn report(tools: &[ToolDescriptor]) -> CompatReport {
+pub fn report(provider: &Provider) -> CompatReport {
     CompatReport {
-        rows: tools
+        rows: provider
+            .tools()
             .iter()
             .map(|tool| ToolCompat::check(&tool.name, &tool.parameters))
             .collect(),
@@ -432,12 +434,12 @@ mod tests {
 
     #[test]
     fn the_table_names_the_breaking_keywords() {
-        let tool = ToolDescriptor::for_test(
+        let tool = ToolCompat::check(
             "find",
-            json!({"type": "object", "properties": {"q": {"type": "string", "maxLength": 9}},
+            &json!({"type": "object", "properties": {"q": {"type": "string", "maxLength": 9}},
                 "required": ["q"], "additionalProperties": false}),
         );
-        let table = report(&[tool]).to_string();
+        let table = CompatReport { rows: vec![tool] }.to_string();
         let row = table.lines().nth(2).unwrap();
         assert_eq!(
             row,

@@ -33,7 +33,7 @@ impl Api {
     /// The rules of this API.
     ///
     /// ```
-    /// use cetp_provider::schema::Api;
+    /// use cetp_schema_report::Api;
     /// assert!(Api::OpenAiStrict.rules().all_required);
     /// assert_eq!(Api::Gemini.rules().label, "Gemini");
     /// ```
@@ -71,7 +71,7 @@ impl NameRule {
     /// Whether `name` follows the rule.
     ///
     /// ```
-    /// use cetp_provider::schema::Api;
+    /// use cetp_schema_report::Api;
     /// let rule = Api::Gemini.rules().property_name;
     /// assert!(rule.accepts("_min_score"));
     /// assert!(!rule.accepts("min-score"));
