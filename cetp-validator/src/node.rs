@@ -546,8 +546,8 @@ pub struct Violation {
     pub(crate) message: String,
 }
 
-/// Collects violations: the first `keep` written out, all of them counted. A probe keeps none
-/// and stops at the first.
+/// The violations found in a value ([`crate::Validator::validate`]): the first ones written out,
+/// all of them counted. (Inside the crate, a probe keeps none and stops at the first.)
 pub struct Report {
     keep: usize,
     probe: bool,
