@@ -1,6 +1,6 @@
 //! The architecture, as `docs/architecture.md` states it, checked against the source tree:
-//! every file of `cetp-provider/src` and of the template's Java has a row in the doc's file
-//! tables, and every row names a file that exists. (That no module of `cetp-provider` depends
+//! every file of `cetp-provider/src`, of `cetp-validator/src` and of the template's Java has a
+//! row in the doc's file tables, and every row names a file that exists. (That no module of `cetp-provider` depends
 //! on itself is `cetp-provider/tests/architecture.rs`, which reads only that crate.)
 
 use std::collections::BTreeSet;
@@ -77,6 +77,11 @@ fn assert_table_matches(root: &str, extension: &str) {
 #[test]
 fn every_rust_file_of_the_runtime_has_a_row_in_the_architecture_doc() {
     assert_table_matches("cetp-provider/src", "rs");
+}
+
+#[test]
+fn every_rust_file_of_the_validator_has_a_row_in_the_architecture_doc() {
+    assert_table_matches("cetp-validator/src", "rs");
 }
 
 #[test]

@@ -2,12 +2,12 @@
 //! same validator checks results in debug builds), accepts exactly what the `jsonschema` crate
 //! accepts. See `validator_oracle.rs`.
 
-mod oracle;
+mod provider_oracle;
 
 #[test]
 fn the_expenses_samples_tools_accept_exactly_what_the_oracle_accepts() {
     let provider = cetp_sample_expenses::provider(cetp_sample_expenses::ledger::Ledger::demo())
         .build()
         .unwrap();
-    oracle::check_provider("samples/expenses", &provider, 500);
+    provider_oracle::check_provider("samples/expenses", &provider, 500);
 }

@@ -2,7 +2,7 @@
 //! same validator checks results in debug builds), accepts exactly what the `jsonschema` crate
 //! accepts. See `validator_oracle.rs`.
 
-mod oracle;
+mod provider_oracle;
 
 use cetp_provider::App;
 
@@ -13,5 +13,5 @@ fn the_minimal_samples_tools_accept_exactly_what_the_oracle_accepts() {
         cetp_sample_minimal::provider(&App::new("dev.cetp.samples.minimal", files.path()))
             .build()
             .unwrap();
-    oracle::check_provider("samples/minimal", &provider, 500);
+    provider_oracle::check_provider("samples/minimal", &provider, 500);
 }

@@ -2,7 +2,7 @@
 //! same validator checks results in debug builds), accepts exactly what the `jsonschema` crate
 //! accepts. See `validator_oracle.rs`.
 
-mod oracle;
+mod provider_oracle;
 
 #[test]
 fn the_notes_samples_tools_accept_exactly_what_the_oracle_accepts() {
@@ -10,5 +10,5 @@ fn the_notes_samples_tools_accept_exactly_what_the_oracle_accepts() {
     let provider = cetp_sample_notes::provider_over(files.path().join("notes.db"))
         .build()
         .unwrap();
-    oracle::check_provider("samples/notes", &provider, 500);
+    provider_oracle::check_provider("samples/notes", &provider, 500);
 }

@@ -2,8 +2,8 @@
 //! Android Gradle Plugin.
 //!
 //! 1. `rustup target add aarch64-linux-android`;
-//! 2. `cargo check` of cetp-provider with the `jni` feature for that target (the
-//!    `cfg(target_os = "android")` paths: android_logger, the panic hook);
+//! 2. `cargo check` of cetp-provider with the `jni` feature, and of cetp-validator, for that
+//!    target (the `cfg(target_os = "android")` paths: android_logger, the panic hook);
 //! 3. staticlib builds of cetp-provider (`jni`) and of the fixture provider for that target
 //!    (code generation without linking; a cdylib would need the NDK's linker);
 //! 4. the template's resources compiled as the library they are (`aapt`, installed as root when missing,
@@ -30,8 +30,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "check",
         "-p",
         "cetp-provider",
+        "-p",
+        "cetp-validator",
         "--features",
-        "jni",
+        "cetp-provider/jni",
         "--target",
         TARGET,
     ]);

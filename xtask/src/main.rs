@@ -41,9 +41,10 @@ Tasks:
       android-all, the resources (aapt) and the merged manifest, in
       target/cetp-host/<dir-name>/. `cargo xtask host-build --help`; docs/host-bundle.md.
   android-check
-      rustup target add aarch64-linux-android; cargo check + staticlib builds of cetp-provider
-      (feature jni) and the fixture provider for that target; javac of the Android template
-      against android-all with -Werror. See android-template/README.md.
+      rustup target add aarch64-linux-android; cargo check of cetp-provider (feature jni) and
+      cetp-validator, staticlib builds of cetp-provider (feature jni) and the fixture provider for
+      that target; javac of the Android template against android-all with -Werror. See
+      android-template/README.md.
   test
       Every check: fmt, clippy, rustdoc, cargo test, the schema report, a new app made by
       `cargo cetp new` outside the workspace (its tests, `cargo cetp check`, MCP sessions,

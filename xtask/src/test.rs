@@ -13,9 +13,9 @@
 //!    workspace (`new`, its `cargo test`, `check`, scripted MCP sessions, `build`, `test` with its
 //!    Java test through the test kit, `preview`: `cargo-cetp/tests/new_app.rs`), the same on an
 //!    existing Android project (`existing_app.rs`), and `check`'s CETP v2 section (`check_v2.rs`);
-//! 3. the MSRV: `cargo +1.85 check` of the two published crates (the toolchain is installed with
-//!    rustup's minimal profile when missing);
-//! 4. `cargo package --no-verify` of the two published crates;
+//! 3. the MSRV: `cargo +1.85 check` of the three published crates (the toolchain is installed
+//!    with rustup's minimal profile when missing);
+//! 4. `cargo package --no-verify` of the three published crates;
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
 //!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor;
@@ -33,7 +33,8 @@ use std::process::Command;
 use crate::util::{self, workspace_root};
 use crate::{android_check, host_build, schema_report};
 
-/// The Rust version `cetp-provider` and `cetp-macros` promise (`rust-version` in Cargo.toml).
+/// The Rust version `cetp-provider`, `cetp-macros` and `cetp-validator` promise (`rust-version`
+/// in Cargo.toml).
 const MSRV: &str = "1.85";
 
 /// Every feature of `cetp-provider`: the bridge and the tooling feature.
@@ -112,6 +113,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "-p",
                 "cetp-schema-report",
                 "-p",
+                "cetp-validator",
+                "-p",
                 "cargo-cetp",
                 "--features",
                 &format!(
@@ -160,6 +163,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "package",
         "--no-verify",
         "--allow-dirty",
+        "-p",
+        "cetp-validator",
         "-p",
         "cetp-macros",
         "-p",
@@ -348,6 +353,8 @@ fn msrv() -> Result<(), String> {
             "cetp-provider",
             "-p",
             "cetp-macros",
+            "-p",
+            "cetp-validator",
             "--features",
             "cetp-provider/jni",
         ])

@@ -11,7 +11,7 @@ use crate::error::provider_bug;
 /// on (tests and debug builds); a release build advertises the schema and checks nothing.
 pub(crate) struct OutputCheck {
     #[cfg(debug_assertions)]
-    validator: Option<crate::validate::Node>,
+    validator: Option<cetp_validator::Validator>,
 }
 
 impl OutputCheck {
@@ -21,7 +21,7 @@ impl OutputCheck {
         {
             let validator = schema
                 .map(|schema| {
-                    crate::validate::compile(schema)
+                    cetp_validator::Validator::new(schema)
                         .map_err(|e| SchemaError::Invalid(format!("output schema: {e}")))
                 })
                 .transpose()?;
@@ -42,15 +42,14 @@ impl OutputCheck {
             let value: Value = serde_json::from_str(&data).map_err(|e| {
                 provider_bug(format_args!("the result of `{tool}` is not JSON: {e}"))
             })?;
-            let mut report = crate::validate::Report::keeping(1);
-            validator.check(&value, &crate::validate::Path::Root, &mut report);
-            if let Some(violation) = report.violations.first() {
-                let at = if violation.path.is_empty() {
+            let report = validator.validate(&value, 1);
+            if let Some(violation) = report.violations().first() {
+                let at = if violation.path().is_empty() {
                     "/"
                 } else {
-                    &violation.path
+                    violation.path()
                 };
-                let error = &violation.message;
+                let error = violation.message();
                 // Where and why stay out of the log: both may quote the result's data.
                 log::error!("the result of `{tool}` does not match its output schema");
                 return Err(provider_bug(format_args!(

@@ -1,75 +1,34 @@
-//! The oracle the argument validator is compared with (see `validator_oracle.rs` for what is
-//! compared and where the two differ on purpose): a tool that echoes its validated arguments,
-//! values generated around a schema's edges, and the comparison of the provider's answer with
-//! the `jsonschema` crate's.
+//! The oracle the validator is compared with (see `validator_oracle.rs` for what is compared
+//! and where the two differ on purpose): values generated around a schema's edges, and the
+//! comparison of a validator's answer with the `jsonschema` crate's. The validator under test is
+//! a [`Subject`]: the engine itself here, and in the workspace tests (`tests/provider_oracle/`,
+//! which include this file) a provider's tool that echoes its validated arguments.
 
 // Each test binary uses a part of this module.
 #![allow(dead_code)]
 
-use std::cell::RefCell;
-
-use cetp_provider::auth::Auth;
-use cetp_provider::schemars::{JsonSchema, Schema, SchemaGenerator};
-use cetp_provider::testing::Consumer;
-use cetp_provider::{CallContext, ErrorCode, Provider, Tool, ToolError};
 use proptest::prelude::*;
 use proptest::strategy::Union;
 use proptest::test_runner::{Config, TestRunner};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 // ---------------------------------------------------------------------------------------------
-// A tool whose argument schema is whatever the test sets, and which echoes what it receives.
+// The validator under test, and the oracle.
 
-thread_local! {
-    static NEXT_SCHEMA: RefCell<Value> = const { RefCell::new(Value::Null) };
+/// What the validator under test answers for one value of arguments.
+pub enum Answer {
+    /// Accepted: the value handed on (optional properties set to `null` dropped, integer-valued
+    /// floats as integers where only integers are admitted).
+    Accepted(Value),
+    /// Refused as invalid: the violations listed (`` at `/path`: message ``) and how many more.
+    Refused { listed: Vec<String>, more: usize },
+    /// Any other answer, described.
+    Other(String),
 }
 
-#[derive(Deserialize)]
-#[serde(transparent)]
-struct Raw(Value);
-
-impl JsonSchema for Raw {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Raw".into()
-    }
-
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        NEXT_SCHEMA.with(|s| Schema::try_from(s.borrow().clone()).expect("a schema object"))
-    }
-}
-
-struct Echo;
-
-impl Tool for Echo {
-    type Args = Raw;
-    type Output = Value;
-    const NAME: &'static str = "echo";
-    const DESCRIPTION: &'static str = "Returns its arguments as the validator handed them on.";
-
-    fn call(&self, args: Raw, _: &CallContext) -> Result<Value, ToolError> {
-        Ok(args.0)
-    }
-}
-
-/// A provider whose `echo` tool takes `schema`, or the build error.
-pub fn echo_provider(schema: &Value) -> Result<Provider, String> {
-    NEXT_SCHEMA.with(|s| *s.borrow_mut() = schema.clone());
-    Provider::builder("Oracle")
-        .tool(Echo)
-        .auth(Auth::open())
-        .build()
-        .map_err(|e| e.to_string())
-}
-
-/// The schema `echo` advertises (after the SDK's normalization).
-fn advertised(provider: &Provider) -> Value {
-    let tools = Consumer::new(provider).list_tools().data_json().unwrap();
-    tools["tools"][0]["parameters"].clone()
+/// A validator under test, for one schema.
+pub trait Subject {
+    fn answer(&self, value: &Value) -> Answer;
 }
 
 pub fn oracle(schema: &Value) -> jsonschema::Validator {
@@ -80,7 +39,8 @@ pub fn oracle(schema: &Value) -> jsonschema::Validator {
         .unwrap_or_else(|e| panic!("the oracle cannot compile {schema}: {e}"))
 }
 
-/// As the provider does before validating: optional properties set to `null` are absent.
+/// As the validator under test does before checking: optional properties set to `null` are
+/// absent.
 fn drop_null_optionals(schema: &Value, value: &mut Value) {
     match value {
         Value::Object(obj) => {
@@ -121,7 +81,8 @@ fn has_huge_float(value: &Value) -> bool {
     }
 }
 
-fn truncate(text: &str, max_chars: usize) -> String {
+/// `text` cut after `max_chars` characters, as the validator cuts a long violation.
+pub fn truncate(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_owned(),
@@ -142,10 +103,10 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// One schema under test: its echo provider, the advertised schema and the oracle for it.
+/// One schema under test: the validator under test, the schema it checks and the oracle for it.
 pub struct Case {
     name: String,
-    provider: Provider,
+    subject: Box<dyn Subject>,
     schema: Value,
     oracle: jsonschema::Validator,
     /// Whether messages are compared (see the module docs for the exceptions).
@@ -155,25 +116,28 @@ pub struct Case {
 }
 
 impl Case {
-    pub fn new(name: &str, schema: &Value, compare_messages: bool) -> Case {
-        let provider = echo_provider(schema)
-            .unwrap_or_else(|e| panic!("{name}: the provider refused {schema}: {e}"));
-        let advertised = advertised(&provider);
+    /// `subject` checks values against `schema` (as it is after the subject's normalization).
+    pub fn new(
+        name: &str,
+        subject: Box<dyn Subject>,
+        schema: Value,
+        compare_messages: bool,
+    ) -> Case {
         Case {
-            has_multiple_of: advertised.to_string().contains("\"multipleOf\""),
+            has_multiple_of: schema.to_string().contains("\"multipleOf\""),
             name: name.to_owned(),
-            oracle: oracle(&advertised),
-            schema: advertised,
-            provider,
+            oracle: oracle(&schema),
+            schema,
+            subject,
             compare_messages,
         }
     }
 
-    /// Checks one value; the error says how the provider and the oracle differ.
+    /// Checks one value; the error says how the validator and the oracle differ.
     pub fn compare(&self, value: &Value) -> Result<(), String> {
         if self.has_multiple_of && has_huge_float(value) {
             // `1e300` is a multiple of 3 for the oracle, which divides the binary value nearest
-            // to it by an integer divisor; the provider reads every number as the decimal it is
+            // to it by an integer divisor; the validator reads every number as the decimal it is
             // written as (10^300 is not), as the oracle itself does for fractional divisors.
             return Ok(());
         }
@@ -192,12 +156,24 @@ impl Case {
                 format!("at `{path}`: {}", truncate(&e.to_string(), 240))
             })
             .collect();
-        let answer = Consumer::new(&self.provider).execute("echo", &value.to_string());
+        let answer = self.subject.answer(value);
         let context = || format!("{}: {value}", self.name);
         if errors.is_empty() {
-            let data = answer
-                .data_json()
-                .map_err(|e| format!("{}: the oracle accepts, the provider says {e}", context()))?;
+            let data = match answer {
+                Answer::Accepted(data) => data,
+                Answer::Refused { listed, .. } => {
+                    return Err(format!(
+                        "{}: the oracle accepts, the validator says {listed:?}",
+                        context()
+                    ));
+                }
+                Answer::Other(answer) => {
+                    return Err(format!(
+                        "{}: the oracle accepts, the validator says {answer}",
+                        context()
+                    ));
+                }
+            };
             if !same(&data, &expected) {
                 return Err(format!("{}: handed on {data}, not {expected}", context()));
             }
@@ -206,33 +182,24 @@ impl Case {
             }
             return Ok(());
         }
-        if answer.error_code() != Some(ErrorCode::InvalidArgs) {
-            return Err(format!(
-                "{}: the oracle says {errors:?}, the provider answers {answer}",
-                context()
-            ));
-        }
-        let message = answer.error_message().unwrap_or("");
-        let detail = message
-            .strip_prefix("invalid arguments for `echo`: ")
-            .and_then(|m| m.rsplit_once(". Expected ").map(|(detail, _)| detail))
-            .ok_or_else(|| format!("{}: unexpected message {message}", context()))?;
-        let (listed, more) = match detail.rsplit_once(" (and ") {
-            Some((listed, more)) if more.ends_with(" more)") => (
-                listed,
-                more.trim_end_matches(" more)")
-                    .parse::<usize>()
-                    .unwrap_or(0),
-            ),
-            _ => (detail, 0),
+        let (mut mine, more) = match answer {
+            Answer::Refused { listed, more } => (listed, more),
+            Answer::Accepted(data) => {
+                return Err(format!(
+                    "{}: the oracle says {errors:?}, the validator hands on {data}",
+                    context()
+                ));
+            }
+            Answer::Other(answer) => {
+                return Err(format!(
+                    "{}: the oracle says {errors:?}, the validator answers {answer}",
+                    context()
+                ));
+            }
         };
-        let mut mine: Vec<String> = listed.split("; at `").map(str::to_owned).collect();
-        for m in mine.iter_mut().skip(1) {
-            m.insert_str(0, "at `");
-        }
         if mine.len() + more != errors.len() {
             return Err(format!(
-                "{}: {} violations, the oracle finds {}: {message} / {errors:?}",
+                "{}: {} violations, the oracle finds {}: {mine:?} (and {more} more) / {errors:?}",
                 context(),
                 mine.len() + more,
                 errors.len()
@@ -698,23 +665,4 @@ pub fn run_cases(cases: &[Case], per_schema: u32) {
 /// `schema` as the one required property `v` of the arguments.
 pub fn wrap(schema: Value) -> Value {
     json!({"type": "object", "properties": {"v": schema}, "required": ["v"], "additionalProperties": false})
-}
-
-/// Compares the validator with the oracle on every tool (arguments and results) of `provider`.
-pub fn check_provider(sample: &str, provider: &Provider, per_schema: u32) {
-    let tools = Consumer::new(provider).list_tools().data_json().unwrap();
-    let mut cases = Vec::new();
-    for tool in tools["tools"].as_array().unwrap() {
-        let name = format!("{sample}/{}", tool["name"].as_str().unwrap());
-        cases.push(Case::new(&name, &tool["parameters"], true));
-        if let Some(output) = tool.get("output_schema") {
-            cases.push(Case::new(
-                &format!("{name} (output)"),
-                &wrap(output.clone()),
-                true,
-            ));
-        }
-    }
-    assert!(!cases.is_empty());
-    run_cases(&cases, per_schema);
 }

@@ -2,33 +2,15 @@
 //! `list_tools` advertises, before the tool runs, and every violation is reported with its JSON
 //! path in words a model can act on.
 //!
-//! The validator is this crate's own, written for JSON Schema 2020-12 as the SDK emits it
-//! (`node`): every keyword a schema may carry is enforced, and a schema with one that is not
-//! (`unevaluatedProperties`, the reference keywords, an unknown keyword or `format`) fails
-//! [`crate::ProviderBuilder::build`] with the keyword and its JSON pointer, so nothing is
-//! advertised unchecked. Lengths count Unicode code points, numbers compare exactly whatever
-//! their JSON spelling, and an integer written as `1.0` or `-0` is handed to the tool as an
-//! integer.
-//!
-//! Every `format` JSON Schema 2020-12 defines is checked (`format`, `hostname`, `uri`).
-//! `pattern` and `patternProperties` are ECMA-262 regular expressions (`ecma`), run on the
-//! `regex-lite` engine, which matches in time linear in the input: a caller cannot make one call
-//! cost seconds of CPU with a crafted value. A linear-time engine has no backreferences (`\1`)
-//! and no lookaround (`(?=…)`, `(?<!…)`), and `regex-lite` has no Unicode property classes
-//! (`\p{L}`); a schema using them is rejected when the provider is built, naming the pattern
-//! and its place.
+//! The validator is the SDK's own (`cetp-validator`), written for JSON Schema 2020-12 as the
+//! SDK emits it: every keyword a schema may carry is enforced, and a schema with one that is not
+//! (`unevaluatedProperties`, the reference keywords, an unknown keyword or `format`, a pattern
+//! the linear-time engine cannot compile) fails [`crate::ProviderBuilder::build`] with the
+//! keyword and its JSON pointer, so nothing is advertised unchecked. An integer written as `1.0`
+//! or `-0` is handed to the tool as an integer.
 
-mod ecma;
-mod format;
-mod hostname;
-mod node;
-mod num;
-mod unicode;
-mod uri;
-
+use cetp_validator::Validator;
 use serde_json::{Map, Value};
-
-pub(crate) use node::{Node, Path, Report, compile};
 
 use crate::error::ToolError;
 
@@ -39,7 +21,7 @@ const MAX_VIOLATION_CHARS: usize = 240;
 
 /// A compiled argument schema.
 pub(crate) struct ArgsValidator {
-    compiled: Node,
+    compiled: Validator,
     signature: String,
 }
 
@@ -49,7 +31,7 @@ impl ArgsValidator {
     /// linear-time engine cannot compile.
     pub(crate) fn new(schema: &Value) -> Result<Self, String> {
         Ok(ArgsValidator {
-            compiled: compile(schema)?,
+            compiled: Validator::new(schema).map_err(|e| e.to_string())?,
             signature: signature(schema),
         })
     }
@@ -84,29 +66,30 @@ impl ArgsValidator {
             ));
         }
         self.compiled.drop_null_optionals(&mut value);
-        let mut report = Report::keeping(MAX_REPORTED);
-        self.compiled.check(&value, &Path::Root, &mut report);
-        if report.total == 0 {
-            if report.floats_as_integers {
+        let report = self.compiled.validate(&value, MAX_REPORTED);
+        if report.is_valid() {
+            if report.floats_as_integers() {
                 self.compiled.integers(&mut value);
             }
             return Ok(value);
         }
         let violations: Vec<String> = report
-            .violations
+            .violations()
             .iter()
             .map(|v| {
-                let path = if v.path.is_empty() {
-                    "/"
-                } else {
-                    v.path.as_str()
-                };
-                format!("at `{path}`: {}", truncate(&v.message, MAX_VIOLATION_CHARS))
+                let path = if v.path().is_empty() { "/" } else { v.path() };
+                format!(
+                    "at `{path}`: {}",
+                    truncate(v.message(), MAX_VIOLATION_CHARS)
+                )
             })
             .collect();
         let mut detail = violations.join("; ");
-        if report.total > violations.len() {
-            detail.push_str(&format!(" (and {} more)", report.total - violations.len()));
+        if report.total() > violations.len() {
+            detail.push_str(&format!(
+                " (and {} more)",
+                report.total() - violations.len()
+            ));
         }
         Err(self.invalid(tool, &detail))
     }

@@ -541,14 +541,14 @@ impl fmt::Display for Path<'_> {
 
 /// One violation: the JSON pointer of the value (empty for the root) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Violation {
+pub struct Violation {
     pub(crate) path: String,
     pub(crate) message: String,
 }
 
-/// Collects violations: the first `keep` written out, all of them counted. A probe keeps none
-/// and stops at the first.
-pub(crate) struct Report {
+/// The violations found in a value ([`crate::Validator::validate`]): the first ones written out,
+/// all of them counted. (Inside the crate, a probe keeps none and stops at the first.)
+pub struct Report {
     keep: usize,
     probe: bool,
     pub(crate) violations: Vec<Violation>,
