@@ -1,5 +1,6 @@
-//! `cargo cetp build`: the **host bundle** of an app crate, its CETP provider built to run on a
-//! desktop JVM under Robolectric (also `cargo xtask host-build` in the SDK's own repository).
+//! The **host bundle** of an app crate (`cargo cetp build`, [`crate::commands::build`]): its
+//! CETP provider built to run on a desktop JVM under Robolectric (also `cargo xtask host-build`
+//! in the SDK's own repository).
 //!
 //! Output, in `<target>/cetp-host/<dir-name>/` by default (with `--release`:
 //! `<target>/cetp-host-release/<dir-name>/`, the native library built with the release profile),
@@ -39,9 +40,8 @@ use cetp_provider::host::cetp_v2;
 
 use self::gradle::ResValue;
 use self::tools as util;
-use crate::app::{AppCrate, ProviderSource};
-use crate::cli::BuildOptions;
-use crate::layout::Layout;
+use crate::android_build::app::{AppCrate, ProviderSource};
+use crate::android_build::layout::Layout;
 use crate::{Error, Result};
 
 pub use self::maven::{local_repository, strip_ansi};
@@ -61,9 +61,9 @@ impl Sdk {
     /// The SDK checkout in `dir`; fails unless it holds the Android template.
     ///
     /// ```
-    /// let sdk = cargo_cetp::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
+    /// let sdk = cargo_cetp::android_build::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
     /// assert!(sdk.template().join("src/main/AndroidManifest.xml").is_file());
-    /// assert!(cargo_cetp::bundle::Sdk::at(std::path::Path::new("/")).is_err());
+    /// assert!(cargo_cetp::android_build::bundle::Sdk::at(std::path::Path::new("/")).is_err());
     /// ```
     ///
     /// # Errors
@@ -144,20 +144,6 @@ pub struct Bundle {
     pub package: String,
     /// The native library's name (`lib<lib_name>.so`).
     pub lib_name: String,
-}
-
-/// `cargo cetp build`: builds the bundle and says where it is.
-///
-/// # Errors
-/// What [`build`] fails with.
-pub fn run(options: &BuildOptions) -> Result<()> {
-    let app = AppCrate::locate_with(
-        options.manifest_path.as_deref(),
-        options.android_module.as_deref(),
-    )?;
-    let bundle = build(&app, options.release, options.out.as_deref())?;
-    eprintln!("cargo cetp: host bundle ready in {}", bundle.dir.display());
-    Ok(())
 }
 
 /// Where the bundle of `app` goes by default: `<target>/cetp-host/<dir-name>` (debug) or
@@ -397,7 +383,7 @@ fn build_inner(
     let name = bundle_name(crate_app);
 
     // 1. The Rust library, as a host cdylib whatever crate-type the crate declares.
-    let mut cargo = crate::app::cargo();
+    let mut cargo = crate::android_build::app::cargo();
     cargo
         .args(["rustc", "--manifest-path"])
         .arg(&crate_app.manifest_path)
@@ -699,7 +685,8 @@ mod tests {
         assert!(err.contains("holds no Android template"), "{err}");
     }
 
-    const TEMPLATE: &str = include_str!("../../../android-template/src/main/AndroidManifest.xml");
+    const TEMPLATE: &str =
+        include_str!("../../../../android-template/src/main/AndroidManifest.xml");
 
     fn merged(gradle_properties: &str) -> String {
         let placeholders: BTreeMap<String, String> = [

@@ -32,7 +32,7 @@ impl ProviderSource {
     /// `path = "…"`, `git = "…", rev = "…"` or `version = "=…"`.
     ///
     /// ```
-    /// use cargo_cetp::app::ProviderSource;
+    /// use cargo_cetp::android_build::app::ProviderSource;
     /// let git = ProviderSource::Git { url: "https://x/sdk".into(), commit: "abc".into() };
     /// assert_eq!(git.dependency(), r#"git = "https://x/sdk", rev = "abc""#);
     /// ```
@@ -103,7 +103,7 @@ pub struct AppCrate {
     /// `[package.metadata.cetp]`, if any.
     pub metadata_cetp: Value,
     /// The Android app module named on the command line (`--android-module`): a directory or
-    /// a Gradle path such as `:app` (see [`crate::layout::Layout::find`]).
+    /// a Gradle path such as `:app` (see [`crate::android_build::layout::Layout::find`]).
     pub android_module: Option<PathBuf>,
 }
 

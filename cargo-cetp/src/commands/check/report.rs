@@ -5,7 +5,7 @@
 use cetp_provider::schema::{Api, CompatReport, ToolCompat};
 use serde_json::Value;
 
-use crate::bundle::V2_PROPERTY;
+use crate::android_build::bundle::V2_PROPERTY;
 
 /// One finding: a warning (or an error) with its fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +62,7 @@ fn tools(list_tools: &Value) -> &[Value] {
 /// let list = serde_json::json!({"tools": [{"name": "find", "parameters": {"type": "object",
 ///     "properties": {"q": {"type": "string", "maxLength": 9}}, "required": ["q"],
 ///     "additionalProperties": false}}]});
-/// let table = cargo_cetp::report::compatibility(&list).to_string();
+/// let table = cargo_cetp::commands::check::report::compatibility(&list).to_string();
 /// assert!(table.contains("| `find` | ok | no: maxLength | ok |"), "{table}");
 /// ```
 pub fn compatibility(list_tools: &Value) -> CompatReport {
@@ -106,7 +106,7 @@ pub fn schema_findings(report: &CompatReport) -> Vec<Finding> {
 /// ```
 /// let raw = serde_json::json!({"tools": [{"name": "find", "parameters": {"type": "object",
 ///     "properties": {"q": {"type": "string", "description": "Words."}, "limit": {"type": "integer"}}}}]});
-/// let found = cargo_cetp::report::undescribed_parameters(&raw);
+/// let found = cargo_cetp::commands::check::report::undescribed_parameters(&raw);
 /// assert_eq!(found.len(), 1);
 /// assert!(found[0].problem.contains("`limit` of tool `find`"));
 /// ```
@@ -187,7 +187,7 @@ const VERBS: &[&str] = &[
 /// let info = serde_json::json!({"provider_name": "Recipes", "scopes": [
 ///     {"name": "recipes.read", "description": "Read your recipes"},
 ///     {"name": "menus.read", "description": "your weekly menus"}]});
-/// let found = cargo_cetp::report::scope_wording(&info, "com.example.recipes");
+/// let found = cargo_cetp::commands::check::report::scope_wording(&info, "com.example.recipes");
 /// assert_eq!(found.len(), 1);
 /// assert!(found[0].problem.contains("to read: Read your recipes"), "{}", found[0].problem);
 /// assert!(found[0].fix.contains(r#".scope("recipes.read", "your recipes")"#), "{}", found[0].fix);
@@ -257,7 +257,7 @@ pub fn scope_wording(provider_info: &Value, package: &str) -> Vec<Finding> {
 ///
 /// ```
 /// let untranslated = serde_json::json!({"fr": ["scope notes.read"], "ja": ["scope notes.read", "description"]});
-/// let found = cargo_cetp::report::untranslated_texts(&untranslated);
+/// let found = cargo_cetp::commands::check::report::untranslated_texts(&untranslated);
 /// assert_eq!(found.len(), 2);
 /// assert!(found[0].problem.contains("`notes.read`") && found[0].problem.contains("fr, ja"), "{}", found[0].problem);
 /// assert!(found[0].fix.contains(r#"Localized::new("…").with("fr", "…")"#), "{}", found[0].fix);
@@ -321,12 +321,12 @@ pub fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
 ///
 /// ```
 /// let violations = serde_json::json!(["v2 scope `items:read`: the name must match [a-z][a-z0-9_.-]{0,127}"]);
-/// let found = cargo_cetp::report::cetp_v2(&violations, true, "android/gradle.properties");
+/// let found = cargo_cetp::commands::check::report::cetp_v2(&violations, true, "android/gradle.properties");
 /// assert!(found[0].error);
 /// assert!(found[0].problem.starts_with("CETP v2: scope `items:read`"), "{}", found[0].problem);
 /// assert!(found[0].fix.contains("`items.read`"), "{}", found[0].fix);
 /// assert!(found[0].fix.contains("`cetp.v2=false` in android/gradle.properties"), "{}", found[0].fix);
-/// assert!(!cargo_cetp::report::cetp_v2(&violations, false, "gradle.properties")[0].error);
+/// assert!(!cargo_cetp::commands::check::report::cetp_v2(&violations, false, "gradle.properties")[0].error);
 /// ```
 pub fn cetp_v2(violations: &Value, advertised: bool, properties: &str) -> Vec<Finding> {
     violations

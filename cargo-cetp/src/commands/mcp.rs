@@ -4,11 +4,12 @@
 
 use std::process::Stdio;
 
-use crate::android::AndroidModule;
-use crate::app::AppCrate;
-use crate::check::package_for;
+use crate::android_build::android::AndroidModule;
+use crate::android_build::app::AppCrate;
+use crate::android_build::runner;
 use crate::cli::McpOptions;
-use crate::{Error, Result, runner};
+use crate::commands::check::package_for;
+use crate::{Error, Result};
 
 /// Runs `cargo cetp mcp` until the client closes stdin; returns the server's exit code.
 ///

@@ -19,10 +19,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::android::{label, relative};
-use crate::app::toml_string;
+use crate::android_build::android::{label, relative};
+use crate::android_build::app::toml_string;
+use crate::android_build::robolectric::KOTLIN_VERSION;
 use crate::cli::{NewOptions, SdkSource};
-use crate::robolectric::KOTLIN_VERSION;
 use crate::{Error, Result};
 
 /// The serde requirement new apps get: the SDK's own (its workspace `Cargo.toml`; a test keeps

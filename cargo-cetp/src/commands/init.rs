@@ -20,11 +20,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::android::relative;
-use crate::bundle::gradle::{self, strip_comment};
+use crate::android_build::android::relative;
+use crate::android_build::bundle::gradle::{self, strip_comment};
+use crate::android_build::layout::{self, Layout};
 use crate::cli::{InitOptions, NewOptions, SdkSource};
-use crate::layout::{self, Layout};
-use crate::new::{self, Names};
+use crate::commands::new::{self, Names};
 use crate::{Error, Result};
 
 /// What one step did.
@@ -272,7 +272,7 @@ fn write_crate(project: &Project, shown: &Path) -> Result<Step> {
             format!(
                 "{text}\n# Where `cargo cetp` finds the Android app module, relative to this crate.\n\
                  [package.metadata.cetp]\nandroid-module = {}\n",
-                crate::app::toml_string(&module.to_string_lossy())
+                crate::android_build::app::toml_string(&module.to_string_lossy())
             )
         } else {
             text
@@ -324,7 +324,7 @@ fn settings(project: &Project) -> Result<Step> {
         "\n// The CETP tool provider's Android module: the template of the cetp-rs SDK.\n\
          include(\":cetp\")\n\
          project(\":cetp\").projectDir = file({})\n",
-        crate::app::toml_string(&template.to_string_lossy())
+        crate::android_build::app::toml_string(&template.to_string_lossy())
     );
     append(&file, &lines)?;
     Ok(Step::Changed(

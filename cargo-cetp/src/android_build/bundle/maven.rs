@@ -281,7 +281,7 @@ fn interpolate(value: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
 /// colours its output anyway, made plain for a log excerpt or a message.
 ///
 /// ```
-/// let plain = cargo_cetp::bundle::strip_ansi("\u{1b}[1;31m[ERROR]\u{1b}[m x");
+/// let plain = cargo_cetp::android_build::bundle::strip_ansi("\u{1b}[1;31m[ERROR]\u{1b}[m x");
 /// assert_eq!(plain, "[ERROR] x");
 /// ```
 pub fn strip_ansi(text: &str) -> String {
@@ -563,7 +563,8 @@ mod tests {
         let starts = concat!("Command::new(\"", "mvn\")");
         let mut sources = Vec::new();
         for root in ["cargo-cetp/src", "xtask/src"] {
-            crate::bundle::tools::collect_files(&sdk.join(root), "rs", &mut sources).unwrap();
+            crate::android_build::bundle::tools::collect_files(&sdk.join(root), "rs", &mut sources)
+                .unwrap();
         }
         sources.sort();
         let starting: Vec<_> = sources
@@ -573,9 +574,12 @@ mod tests {
             .collect();
         assert_eq!(
             starting,
-            ["cargo-cetp/src/bundle/maven.rs", "xtask/src/util.rs"]
+            [
+                "cargo-cetp/src/android_build/bundle/maven.rs",
+                "xtask/src/util.rs"
+            ]
         );
         let xtask = fs::read_to_string(sdk.join("xtask/src/util.rs")).unwrap();
-        assert!(xtask.contains(".args(cargo_cetp::bundle::maven::PLAIN_OUTPUT)"));
+        assert!(xtask.contains(".args(cargo_cetp::android_build::bundle::maven::PLAIN_OUTPUT)"));
     }
 }

@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::app::AppCrate;
-use crate::bundle::gradle::{self, string_literal, strip_comment};
-use crate::layout::Layout;
-use crate::report::Finding;
+use crate::android_build::app::AppCrate;
+use crate::android_build::bundle::gradle::{self, string_literal, strip_comment};
+use crate::android_build::layout::Layout;
+use crate::commands::check::report::Finding;
 
 /// The components the template's manifest declares (an app declaring one again gets two).
 pub const TEMPLATE_COMPONENTS: &[&str] = &[
@@ -406,7 +406,7 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::app::ProviderSource;
+    use crate::android_build::app::ProviderSource;
 
     fn app(dir: &Path) -> AppCrate {
         AppCrate {

@@ -1,17 +1,19 @@
 //! `cargo cetp check`: everything that can be known about an app's provider before a phone
 //! runs it.
 
+pub mod alignment;
+pub mod report;
+
 use serde_json::Value;
 
-use crate::alignment;
-use crate::android::{self, AndroidModule};
-use crate::app::AppCrate;
-use crate::bundle::{self, V2_PROPERTY};
+use crate::android_build::android::{self, AndroidModule};
+use crate::android_build::app::AppCrate;
+use crate::android_build::bundle::{self, V2_PROPERTY};
+use crate::android_build::layout::Layout;
+use crate::android_build::runner;
 use crate::cli::CheckOptions;
-use crate::layout::Layout;
-use crate::report::{self, Finding};
-use crate::runner;
 use crate::{Error, Result};
+use report::Finding;
 
 /// What `check` found about one app.
 #[derive(Debug, Clone)]

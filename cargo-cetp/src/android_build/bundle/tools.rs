@@ -70,9 +70,9 @@ pub fn cannot_start(cmd: &Command, error: &std::io::Error) -> String {
 /// `java` (a JDK 17), `mvn`, `aapt`, `aidl`. `None` for other programs.
 ///
 /// ```
-/// let hint = cargo_cetp::bundle::missing_program("mvn").unwrap();
+/// let hint = cargo_cetp::android_build::bundle::missing_program("mvn").unwrap();
 /// assert!(hint.contains("package `maven`"), "{hint}");
-/// assert!(cargo_cetp::bundle::missing_program("frobnicate").is_none());
+/// assert!(cargo_cetp::android_build::bundle::missing_program("frobnicate").is_none());
 /// ```
 pub fn missing_program(program: &str) -> Option<String> {
     let (package, what) = match program {
@@ -232,7 +232,7 @@ pub fn aapt() -> Result<PathBuf, String> {
     debian_tool(&AAPT)
 }
 
-/// The AIDL compiler, as [`crate::bundle::aidl`] looks for it.
+/// The AIDL compiler, as [`crate::android_build::bundle::aidl`] looks for it.
 pub const AIDL: DebianTool<'static> = DebianTool {
     program: "aidl",
     package: "aidl",
@@ -242,7 +242,7 @@ pub const AIDL: DebianTool<'static> = DebianTool {
     alternative: "an `aidl` binary from the Android SDK's build-tools",
 };
 
-/// Android's resource compiler, as [`crate::bundle::aapt`] looks for it.
+/// Android's resource compiler, as [`crate::android_build::bundle::aapt`] looks for it.
 pub const AAPT: DebianTool<'static> = DebianTool {
     program: "aapt",
     package: "aapt",
@@ -273,7 +273,7 @@ pub struct DebianTool<'a> {
 /// what goes on the machine (`cargo xtask test` and CI install these packages themselves).
 ///
 /// ```
-/// use cargo_cetp::bundle::{DebianTool, debian_tool};
+/// use cargo_cetp::android_build::bundle::{DebianTool, debian_tool};
 /// let err = debian_tool(&DebianTool {
 ///     program: "cetp-no-such-program",
 ///     package: "cetp-no-such-package",
@@ -421,7 +421,7 @@ mod tests {
         // Robolectric itself, which the projects `cargo cetp test` writes name too.
         assert_eq!(
             elements(&parent, "robolectric.version"),
-            [crate::robolectric::ROBOLECTRIC_VERSION]
+            [crate::android_build::robolectric::ROBOLECTRIC_VERSION]
         );
         let android16 = elements(&parent, "android.all.version.android16");
         assert_eq!(android16.len(), 1, "{android16:?}");
@@ -466,7 +466,7 @@ mod tests {
                 assert!(
                     allowed.contains(&build),
                     "{} names the framework build {build}, not {ANDROID_ALL_VERSION} \
-                     (cargo-cetp/src/bundle/tools.rs)",
+                     (cargo-cetp/src/android_build/bundle/tools.rs)",
                     relative.display()
                 );
                 checked += 1;

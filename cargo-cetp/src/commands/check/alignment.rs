@@ -15,8 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::app::AppCrate;
-use crate::report::Finding;
+use crate::android_build::app::AppCrate;
+use crate::commands::check::report::Finding;
 
 /// The page size Android's 16 KB devices use, and the least `p_align` a `LOAD` segment may have.
 pub const PAGE_16K: u64 = 16 * 1024;
@@ -394,7 +394,7 @@ pub fn app_libraries(app: &AppCrate) -> Vec<Library> {
     }
     // The app module `cargo cetp new` or `init` wired (`android/` beside the crate when none
     // is found, as `new` writes it).
-    let android = crate::layout::Layout::find(app)
+    let android = crate::android_build::layout::Layout::find(app)
         .ok()
         .flatten()
         .map_or_else(|| app.dir.join("android"), |layout| layout.module);
@@ -687,7 +687,9 @@ mod tests {
             manifest_path: root.join("app/Cargo.toml"),
             workspace_root: root.join("app"),
             target_dir: root.join("target"),
-            provider: crate::app::ProviderSource::Path(root.join("sdk/cetp-provider")),
+            provider: crate::android_build::app::ProviderSource::Path(
+                root.join("sdk/cetp-provider"),
+            ),
             provider_dir: root.join("sdk/cetp-provider"),
             metadata_cetp: serde_json::Value::Null,
             android_module: None,
@@ -735,10 +737,10 @@ mod tests {
         let source = dir.path().join("tool.c");
         std::fs::write(&source, "int cetp_answer(void) { return 42; }\n").unwrap();
         let mut compilers = vec![("cc", None)];
-        if crate::bundle::on_path("aarch64-linux-gnu-gcc").is_some() {
+        if crate::android_build::bundle::on_path("aarch64-linux-gnu-gcc").is_some() {
             compilers.push(("aarch64-linux-gnu-gcc", Some("arm64-v8a")));
         }
-        if crate::bundle::on_path("cc").is_none() {
+        if crate::android_build::bundle::on_path("cc").is_none() {
             eprintln!(
                 "SKIPPED check_fails_on_a_4k_library_and_passes_on_a_16k_one: no C compiler \
                  (`cc`) on PATH to link the two test libraries"

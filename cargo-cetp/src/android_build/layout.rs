@@ -16,8 +16,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::app::AppCrate;
-use crate::bundle::gradle::strip_comment;
+use crate::android_build::app::AppCrate;
+use crate::android_build::bundle::gradle::strip_comment;
 use crate::{Error, Result};
 
 /// The Gradle settings file names, Kotlin first.
@@ -138,7 +138,7 @@ impl Layout {
 
     /// `path` as the crate's developer reads it: relative to the crate directory.
     pub fn shown(app: &AppCrate, path: &Path) -> String {
-        crate::android::relative(&canonical(&app.dir), &canonical(path))
+        crate::android_build::android::relative(&canonical(&app.dir), &canonical(path))
             .display()
             .to_string()
     }

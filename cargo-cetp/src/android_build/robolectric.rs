@@ -1,11 +1,12 @@
-//! `cargo cetp test` and `cargo cetp preview`: the app's host bundle run under Robolectric by a
-//! Maven project generated in the app's target directory, with the SDK's test kit
-//! (`android-testkit/`, `dev.cetp:cetp-testkit`).
+//! What `cargo cetp test` and `cargo cetp preview` run ([`crate::commands::test`],
+//! [`crate::commands::preview`]): the app's host bundle under Robolectric, by a Maven project
+//! generated in the app's target directory, with the SDK's test kit (`android-testkit/`,
+//! `dev.cetp:cetp-testkit`).
 //!
 //! Nothing is written into the app's sources or the SDK checkout: the project lives in
 //! `<target>/cetp/test/<dir-name>/` (or `…/preview/…`), points Maven at the app's test sources
 //! where they are (`src/test/java`, `src/test/kotlin`, `src/test/resources` of the app's
-//! Android module: `android/`, or the app module of an existing project, [`crate::layout`]),
+//! Android module: `android/`, or the app module of an existing project, [`crate::android_build::layout`]),
 //! and builds the kit, when the local Maven repository lacks it or holds an older build, with
 //! its build directory under the app's target directory too.
 //!
@@ -20,10 +21,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::app::AppCrate;
-use crate::bundle::{self, Sdk, tools};
-use crate::cli::{PreviewOptions, TestOptions};
-use crate::layout::Layout;
+use crate::android_build::app::AppCrate;
+use crate::android_build::bundle::{self, Sdk, tools};
+use crate::android_build::layout::Layout;
 use crate::{Error, Result};
 
 /// The test kit's Maven coordinates (`android-testkit/testkit/pom.xml`).
@@ -67,7 +67,7 @@ const JVM_ARGS: &str = "-Xms256m -Xmx2g -Djava.awt.headless=true \
 --add-opens=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED";
 
 /// Where the app keeps its Robolectric tests, relative to its Android app module (`android/`
-/// in the layout `cargo cetp new` writes, see [`crate::layout`]).
+/// in the layout `cargo cetp new` writes, see [`crate::android_build::layout`]).
 pub const TEST_JAVA: &str = "src/test/java";
 /// Kotlin tests.
 pub const TEST_KOTLIN: &str = "src/test/kotlin";
@@ -90,7 +90,7 @@ pub enum Suite {
 ///
 /// ```
 /// # use std::path::{Path, PathBuf};
-/// use cargo_cetp::robolectric::{Project, Suite};
+/// use cargo_cetp::android_build::robolectric::{Project, Suite};
 /// let project = Project {
 ///     name: "recipes".into(),
 ///     module_dir: PathBuf::from("/apps/recipes/android"),
@@ -364,9 +364,9 @@ pub enum Outcome {
 ///   <testcase name="ok" classname="a.B" time="0.1"/>
 ///   <testcase name="bad" classname="a.B" time="0.1"><failure message="expected &lt;1&gt;" type="java.lang.AssertionError">trace</failure></testcase>
 /// </testsuite>"#).unwrap();
-/// let cases = cargo_cetp::robolectric::read_reports(dir.path()).unwrap();
+/// let cases = cargo_cetp::android_build::robolectric::read_reports(dir.path()).unwrap();
 /// assert_eq!(cases.len(), 2);
-/// assert_eq!(cases[1].outcome, cargo_cetp::robolectric::Outcome::Failed("java.lang.AssertionError: expected <1>".into()));
+/// assert_eq!(cases[1].outcome, cargo_cetp::android_build::robolectric::Outcome::Failed("java.lang.AssertionError: expected <1>".into()));
 /// ```
 ///
 /// # Errors
@@ -425,7 +425,7 @@ pub fn read_reports(dir: &Path) -> Result<Vec<Case>> {
 /// The summary `cargo cetp test` prints: one line per test, then the counts.
 ///
 /// ```
-/// use cargo_cetp::robolectric::{Case, Outcome, summary};
+/// use cargo_cetp::android_build::robolectric::{Case, Outcome, summary};
 /// let cases = [
 ///     Case { class: "com.x.ProviderTest".into(), name: "lists".into(), outcome: Outcome::Passed },
 ///     Case { class: "com.x.ProviderTest".into(), name: "calls".into(), outcome: Outcome::Failed("boom".into()) },
@@ -464,134 +464,12 @@ pub fn summary(cases: &[Case]) -> String {
 
 /// The app's Android module directory ([`Layout::find`]; `android/` beside the crate when there
 /// is none).
-fn module_dir(app: &AppCrate) -> Result<PathBuf> {
+pub(crate) fn module_dir(app: &AppCrate) -> Result<PathBuf> {
     Ok(Layout::find(app)?.map_or_else(|| app.dir.join("android"), |layout| layout.module))
 }
 
-/// `cargo cetp test`: exit code 0 when every test passed (and there was one), 1 otherwise.
-///
-/// # Errors
-/// [`Error::App`] when the app has no tests in the documented place; [`Error::Bundle`] when the
-/// bundle, the kit or the Maven build fails (compile errors are printed).
-pub fn test(options: &TestOptions) -> Result<i32> {
-    let app = AppCrate::locate_with(
-        options.manifest_path.as_deref(),
-        options.android_module.as_deref(),
-    )?;
-    let module_dir = module_dir(&app)?;
-    let java = module_dir.join(TEST_JAVA);
-    let kotlin_dir = module_dir.join(TEST_KOTLIN);
-    let kotlin = has_files(&kotlin_dir, "kt") || has_files(&java, "kt");
-    if !has_files(&java, "java") && !kotlin {
-        return Err(Error::App(format!(
-            "`{}` has no Robolectric tests: put them in {} (Java) or {} (Kotlin); `cargo cetp \
-             new` writes an example (see cargo-cetp/README.md, \"The app's own tests\")",
-            app.name,
-            java.display(),
-            kotlin_dir.display()
-        )));
-    }
-    let sdk = Sdk::of(&app)?;
-    let bundle = bundle::build_with(&app, &sdk, false, None)?;
-    install_kit(&app, &sdk)?;
-    let name = bundle::bundle_name(&app);
-    let dir = app.target_dir.join("cetp/test").join(&name);
-    let project = Project {
-        name,
-        module_dir,
-        bundle: bundle.dir.clone(),
-        suite: Suite::AppTests {
-            filter: options.test.clone(),
-        },
-        kotlin,
-    };
-    let reports = run_project(&project, &dir, options.test.as_deref())?;
-    let cases = read_reports(&reports)?;
-    print!("{}", summary(&cases));
-    println!(
-        "reports: {} (each class's output in <class>-output.txt)",
-        reports.display()
-    );
-    let failed = cases
-        .iter()
-        .any(|c| matches!(c.outcome, Outcome::Failed(_)));
-    Ok(if failed || cases.is_empty() { 1 } else { 0 })
-}
-
-/// `cargo cetp preview`: writes [`PREVIEW_FILES`] and prints their paths.
-///
-/// # Errors
-/// As [`test()`], and [`Error::Failed`] when a screen could not be rendered.
-pub fn preview(options: &PreviewOptions) -> Result<()> {
-    let app = AppCrate::locate_with(
-        options.manifest_path.as_deref(),
-        options.android_module.as_deref(),
-    )?;
-    let module_dir = module_dir(&app)?;
-    let sdk = Sdk::of(&app)?;
-    let bundle = bundle::build_with(&app, &sdk, false, None)?;
-    install_kit(&app, &sdk)?;
-    let name = bundle::bundle_name(&app);
-    let out = match &options.out {
-        Some(dir) if dir.is_absolute() => dir.clone(),
-        Some(dir) => std::env::current_dir().map_err(Error::io("."))?.join(dir),
-        None => app.target_dir.join("cetp/preview").join(&name),
-    };
-    for file in PREVIEW_FILES {
-        let png = out.join(format!("{file}.png"));
-        if png.exists() {
-            fs::remove_file(&png).map_err(Error::io(&png))?;
-        }
-    }
-    fs::create_dir_all(&out).map_err(Error::io(&out))?;
-    let dir = app.target_dir.join("cetp/preview-project").join(&name);
-    let project = Project {
-        name,
-        module_dir,
-        bundle: bundle.dir,
-        suite: Suite::Preview(out.clone()),
-        kotlin: false,
-    };
-    let reports = run_project(&project, &dir, None)?;
-    let cases = read_reports(&reports)?;
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|c| match &c.outcome {
-            Outcome::Failed(message) => Some(format!("{}: {message}", c.name)),
-            _ => None,
-        })
-        .collect();
-    if !failures.is_empty() || cases.is_empty() {
-        return Err(Error::Failed(format!(
-            "the screens could not be rendered: {}; see {}",
-            if failures.is_empty() {
-                "nothing ran".to_owned()
-            } else {
-                failures.join("; ")
-            },
-            reports.display()
-        )));
-    }
-    println!(
-        "cargo cetp preview: {} ({}) as {} ({}) sees it:",
-        bundle.package, bundle.lib_name, PREVIEW_AGENT.0, PREVIEW_AGENT.1
-    );
-    for file in PREVIEW_FILES {
-        let png = out.join(format!("{file}.png"));
-        if !png.is_file() {
-            return Err(Error::Failed(format!(
-                "{} was not written; see {}",
-                png.display(),
-                reports.display()
-            )));
-        }
-        println!("  {}", png.display());
-    }
-    Ok(())
-}
-
 /// Writes the project into `dir` and runs `mvn test` there; returns the reports directory.
-fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -> Result<PathBuf> {
+pub(crate) fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -> Result<PathBuf> {
     fs::create_dir_all(dir).map_err(Error::io(dir))?;
     let pom = dir.join("pom.xml");
     fs::write(&pom, project.pom()).map_err(Error::io(&pom))?;
@@ -646,7 +524,7 @@ pub fn clean_build_output(target: &Path) -> Result<()> {
 
 /// Installs the kit into the local Maven repository unless the build there is of the same
 /// sources ([`kit_digest`], kept in a file beside the installed jar).
-fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
+pub(crate) fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
     let digest = kit_digest(sdk)?;
     // Maven reads its configuration for the kit's project from its directory up.
     let installed = tools::m2_repo(Some(&sdk.testkit()))
@@ -684,10 +562,10 @@ fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
 /// template's AIDL it compiles): a changed SDK checkout gets its kit installed again.
 ///
 /// ```
-/// let sdk = cargo_cetp::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
-/// let digest = cargo_cetp::robolectric::kit_digest(&sdk).unwrap();
+/// let sdk = cargo_cetp::android_build::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
+/// let digest = cargo_cetp::android_build::robolectric::kit_digest(&sdk).unwrap();
 /// assert_eq!(digest.len(), 16);
-/// assert_eq!(digest, cargo_cetp::robolectric::kit_digest(&sdk).unwrap());
+/// assert_eq!(digest, cargo_cetp::android_build::robolectric::kit_digest(&sdk).unwrap());
 /// ```
 ///
 /// # Errors
@@ -730,7 +608,7 @@ fn collect(dir: &Path, into: &mut BTreeSet<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn has_files(dir: &Path, ext: &str) -> bool {
+pub(crate) fn has_files(dir: &Path, ext: &str) -> bool {
     let mut found = Vec::new();
     dir.is_dir() && tools::collect_files(dir, ext, &mut found).is_ok() && !found.is_empty()
 }
@@ -798,7 +676,7 @@ fn xml_text(text: &str) -> String {
 /// The width and height of a PNG file's image (its `IHDR`).
 ///
 /// ```
-/// let sizes = cargo_cetp::robolectric::png_size(&[0u8; 8]);
+/// let sizes = cargo_cetp::android_build::robolectric::png_size(&[0u8; 8]);
 /// assert_eq!(sizes, None);
 /// ```
 pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {

@@ -23,11 +23,11 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::app::{AppCrate, cargo, toml_string};
+use crate::android_build::app::{AppCrate, cargo, toml_string};
 use crate::{Error, Result};
 
 /// The runner's source, compiled against the app's `cetp-provider`.
-pub const MAIN_RS: &str = include_str!("../runner/main.rs");
+pub const MAIN_RS: &str = include_str!("../../runner/main.rs");
 
 /// The function `export_provider!` defines for tooling.
 pub const BUILDER_FN: &str = "__cetp_provider_builder";
@@ -238,7 +238,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::ProviderSource;
+    use crate::android_build::app::ProviderSource;
 
     fn app(dir: &Path, crate_types: &[&str]) -> AppCrate {
         AppCrate {
