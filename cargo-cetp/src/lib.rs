@@ -15,6 +15,7 @@
 //! | folder or file | what is there |
 //! |---|---|
 //! | `main.rs` | the binary: the arguments to [`run`], the error to stderr |
+//! | `error.rs` ([`Error`]) | the one error type: what failed (a file, a program with its command line, the app, a bundle step) and what to install or change |
 //! | `cli.rs` ([`cli`]) | the command line (clap): one `Options` type per command, the `--help` texts |
 //! | `commands/` ([`commands`]) | one file per command, its entry point `run`; `check`'s findings (`check/report.rs`) and 16 KB page check (`check/alignment.rs`) beside it |
 //! | `android_build/` ([`android_build`]) | what the commands build and run on: the app crate from `cargo metadata` (`app.rs`), its Android module (`android.rs`, `layout.rs`), the runner (`runner.rs`), the host bundle (`bundle/`, Maven in `bundle/maven.rs`), the Robolectric Maven projects (`robolectric.rs`) |
@@ -48,6 +49,9 @@
 pub mod android_build;
 pub mod cli;
 pub mod commands;
+mod error;
+
+pub use error::{Error, Result};
 
 use std::path::PathBuf;
 
@@ -60,46 +64,6 @@ pub fn sdk_dir() -> PathBuf {
     let dir = PathBuf::from(SDK_DIR);
     dir.canonicalize().unwrap_or(dir)
 }
-
-/// What went wrong, with what to do about it.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The command line is not understood; the text names the fix and `--help`.
-    #[error("{0}")]
-    Usage(String),
-    /// A file or directory could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// What the OS said.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A program (cargo, the runner) could not be started or failed.
-    #[error("{0}")]
-    Command(String),
-    /// The app crate is not usable as it is; the text says what to change.
-    #[error("{0}")]
-    App(String),
-    /// The app's provider did not build, or an error-level check failed.
-    #[error("{0}")]
-    Failed(String),
-    /// A step of building a host bundle (cargo, aapt, aidl, javac, jar) or of running Maven
-    /// failed; the text names the step and what to do.
-    #[error("{0}")]
-    Bundle(String),
-}
-
-impl Error {
-    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
-        let path = path.into();
-        move |source| Error::Io { path, source }
-    }
-}
-
-/// The result of every command.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Runs `cargo cetp` with `args`, the arguments after `cargo cetp` (a leading `cetp`, which
 /// cargo passes to a subcommand, is skipped). Returns the process exit code.

@@ -47,7 +47,7 @@ pub fn mvn() -> Command {
 
 /// Runs `cmd`, echoing it; fails with its exit status.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
-    cargo_cetp::android_build::bundle::run_as("xtask", cmd)
+    cargo_cetp::android_build::bundle::run_as("xtask", cmd).map_err(|e| e.to_string())
 }
 
 /// The AIDL compiler, installed when missing (see [`debian_tool`]).
@@ -60,15 +60,15 @@ pub fn aapt() -> Result<PathBuf, String> {
     debian_tool(&cargo_cetp::android_build::bundle::AAPT)
 }
 
-/// The program `cargo cetp` finds for `tool` (`cargo_cetp::android_build::bundle::debian_tool`, which never
-/// installs); when it finds none and this runs as root with `apt-get` (CI, a fresh container),
-/// the repository's own chores install the Debian package first, then look again.
+/// The program `cargo cetp` finds for `tool` (`cargo_cetp::android_build::bundle::debian_tool`,
+/// which never installs); when it finds none and this runs as root with `apt-get` (CI, a fresh
+/// container), the repository's own chores install the Debian package first, then look again.
 pub fn debian_tool(
     tool: &cargo_cetp::android_build::bundle::DebianTool<'_>,
 ) -> Result<PathBuf, String> {
     let missing = match cargo_cetp::android_build::bundle::debian_tool(tool) {
         Ok(found) => return Ok(found),
-        Err(missing) => missing,
+        Err(missing) => missing.to_string(),
     };
     let root = Command::new("id")
         .arg("-u")
@@ -93,5 +93,5 @@ pub fn debian_tool(
         run(Command::new(&apt).arg("update"))?;
         run(&mut install)?;
     }
-    cargo_cetp::android_build::bundle::debian_tool(tool)
+    cargo_cetp::android_build::bundle::debian_tool(tool).map_err(|e| e.to_string())
 }

@@ -112,7 +112,7 @@ impl AppCrate {
     ///
     /// # Errors
     /// [`Error::App`] when there is no such crate, it has no library or does not depend on
-    /// `cetp-provider`; [`Error::Command`] when `cargo metadata` fails.
+    /// `cetp-provider`; [`Error::Program`] when `cargo metadata` fails.
     pub fn locate(manifest_path: Option<&Path>) -> Result<Self> {
         let manifest_path = match manifest_path {
             Some(path) => path.to_path_buf(),
@@ -131,20 +131,24 @@ impl AppCrate {
         let manifest_path = manifest_path
             .canonicalize()
             .map_err(Error::io(&manifest_path))?;
-        let output = cargo()
-            .args(["metadata", "--format-version", "1", "--manifest-path"])
-            .arg(&manifest_path)
-            .output()
-            .map_err(|e| Error::Command(format!("cannot run `cargo metadata`: {e}")))?;
+        let mut cmd = cargo();
+        cmd.args(["metadata", "--format-version", "1", "--manifest-path"])
+            .arg(&manifest_path);
+        let output = cmd.output().map_err(|e| Error::not_started(&cmd, &e))?;
         if !output.status.success() {
-            return Err(Error::Command(format!(
-                "`cargo metadata --manifest-path {}` failed:\n{}",
-                manifest_path.display(),
-                String::from_utf8_lossy(&output.stderr).trim_end()
-            )));
+            return Err(Error::program(
+                format!(
+                    "`cargo metadata --manifest-path {}`",
+                    manifest_path.display()
+                ),
+                format!(
+                    "failed:\n{}",
+                    String::from_utf8_lossy(&output.stderr).trim_end()
+                ),
+            ));
         }
         let metadata: Value = serde_json::from_slice(&output.stdout)
-            .map_err(|e| Error::Command(format!("`cargo metadata` printed no JSON: {e}")))?;
+            .map_err(|e| Error::program("`cargo metadata`", format!("printed no JSON: {e}")))?;
         Self::from_metadata(&metadata, &manifest_path)
     }
 

@@ -527,8 +527,7 @@ pub fn clean_build_output(target: &Path) -> Result<()> {
 pub(crate) fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
     let digest = kit_digest(sdk)?;
     // Maven reads its configuration for the kit's project from its directory up.
-    let installed = tools::m2_repo(Some(&sdk.testkit()))
-        .map_err(Error::Bundle)?
+    let installed = tools::m2_repo(Some(&sdk.testkit()))?
         .join(KIT_GROUP.replace('.', "/"))
         .join(KIT_ARTIFACT)
         .join(KIT_VERSION);
@@ -626,7 +625,7 @@ fn run_logged(cmd: &mut Command, log: &Path) -> Result<()> {
         .stdout(file)
         .stderr(err)
         .status()
-        .map_err(|e| Error::Bundle(tools::cannot_start(cmd, &e)))?;
+        .map_err(|e| Error::not_started(cmd, &e))?;
     if status.success() {
         return Ok(());
     }

@@ -130,9 +130,7 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     eprintln!("cargo cetp: building `{}` for this machine", app.name);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| Error::Command(format!("cannot run cargo: {e}")))?;
+    let mut child = cmd.spawn().map_err(|e| Error::not_started(&cmd, &e))?;
     let mut output = String::new();
     if let Some(stderr) = child.stderr.take() {
         for line in BufReader::new(stderr)
@@ -146,7 +144,7 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
     }
     let status = child
         .wait()
-        .map_err(|e| Error::Command(format!("cargo did not finish: {e}")))?;
+        .map_err(|e| Error::program("cargo build", format!("did not finish: {e}")))?;
     if !status.success() {
         let missing = output
             .lines()
@@ -205,7 +203,7 @@ impl Runner {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .map_err(|e| Error::Command(format!("cannot run {}: {e}", self.binary.display())))?;
+            .map_err(|e| Error::not_started(&cmd, &e))?;
         let mut stdout = String::new();
         if let Some(mut out) = child.stdout.take() {
             out.read_to_string(&mut stdout)
@@ -213,7 +211,7 @@ impl Runner {
         }
         let status = child
             .wait()
-            .map_err(|e| Error::Command(format!("the runner did not finish: {e}")))?;
+            .map_err(|e| Error::program("the runner", format!("did not finish: {e}")))?;
         if !status.success() {
             return Err(Error::Failed(format!(
                 "the runner failed ({status}); its messages are above"

@@ -37,9 +37,8 @@ pub fn run(options: &McpOptions) -> Result<i32> {
             scratch.path().to_path_buf()
         }
     };
-    let status = runner
-        .command("mcp", &package, &files_dir)
-        .arg("--caller")
+    let mut cmd = runner.command("mcp", &package, &files_dir);
+    cmd.arg("--caller")
         .arg(&options.caller)
         .arg("--uid")
         .arg(options.uid.to_string())
@@ -49,8 +48,7 @@ pub fn run(options: &McpOptions) -> Result<i32> {
         .arg(options.access.as_str())
         .stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .status()
-        .map_err(|e| Error::Command(format!("cannot run {}: {e}", runner.binary.display())))?;
+        .stderr(Stdio::inherit());
+    let status = cmd.status().map_err(|e| Error::not_started(&cmd, &e))?;
     Ok(status.code().unwrap_or(1))
 }

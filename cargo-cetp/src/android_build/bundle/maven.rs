@@ -11,6 +11,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::{Error, Result};
+
 /// The environment variable naming the local Maven repository explicitly: it wins over Maven's
 /// own configuration, and `cargo cetp` passes it to every `mvn` as `-Dmaven.repo.local`.
 pub const REPO_OVERRIDE: &str = "CETP_M2_REPO";
@@ -81,7 +83,7 @@ pub enum RepoSource {
 pub fn local_repository(
     var: &dyn Fn(&str) -> Option<OsString>,
     project_dir: Option<&Path>,
-) -> Result<(PathBuf, RepoSource), String> {
+) -> Result<(PathBuf, RepoSource)> {
     let text = |name: &str| var(name).map(|v| v.to_string_lossy().into_owned());
     if let Some(repo) = var(REPO_OVERRIDE).filter(|r| !r.is_empty()) {
         return Ok((PathBuf::from(repo), RepoSource::Override));
@@ -157,8 +159,11 @@ pub fn local_repository(
             return Ok((PathBuf::from(interpolate(&repo, &lookup)), source));
         }
     }
-    let home =
-        home.ok_or("HOME is not set, so the local Maven repository is unknown; set CETP_M2_REPO")?;
+    let home = home.ok_or_else(|| {
+        Error::Bundle(
+            "HOME is not set, so the local Maven repository is unknown; set CETP_M2_REPO".into(),
+        )
+    })?;
     Ok((Path::new(&home).join(".m2/repository"), RepoSource::Default))
 }
 
@@ -534,7 +539,7 @@ mod tests {
 
     #[test]
     fn without_home_it_asks_for_cetp_m2_repo() {
-        let err = local_repository(&|_| None, None).unwrap_err();
+        let err = local_repository(&|_| None, None).unwrap_err().to_string();
         assert!(err.contains("CETP_M2_REPO"), "{err}");
     }
 

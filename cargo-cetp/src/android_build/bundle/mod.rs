@@ -46,8 +46,8 @@ use crate::{Error, Result};
 
 pub use self::maven::{local_repository, strip_ansi};
 pub use self::tools::{
-    AAPT, AIDL, DebianTool, JDK_PACKAGE, cannot_start, debian_tool, install_hint, jdk_tool,
-    missing_program, on_path, run_as,
+    AAPT, AIDL, DebianTool, JDK_PACKAGE, debian_tool, install_hint, jdk_tool, missing_program,
+    on_path, run_as,
 };
 
 /// The SDK checkout an app builds against: the directory holding `cetp-provider/`,
@@ -187,7 +187,7 @@ struct App {
     application_id: Option<String>,
 }
 
-fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
+fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
     let crate_dir = app.dir.as_path();
     let cargo_toml = &app.manifest_path;
     let lib_name = app.lib_name.clone();
@@ -199,7 +199,7 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_owned())))
         .collect();
 
-    let layout = Layout::find(app).map_err(|e| e.to_string())?;
+    let layout = Layout::find(app)?;
     let module = layout
         .as_ref()
         .map_or_else(|| crate_dir.join("android"), |l| l.module.clone());
@@ -211,11 +211,11 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
     .into_iter()
     .find(|m| m.is_file())
     .ok_or_else(|| {
-        format!(
+        Error::Bundle(format!(
             "no app manifest: expected {} or {}",
             android.join("AndroidManifest.xml").display(),
             crate_dir.join("AndroidManifest.xml").display()
-        )
+        ))
     })?;
     let java = Some(android.join("java")).filter(|j| j.is_dir());
     let res = Some(android.join("res")).filter(|r| r.is_dir());
@@ -234,17 +234,17 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         placeholders.insert("cetpAuthority".to_owned(), authority);
     }
     if !placeholders.contains_key("cetpAuthority") {
-        return Err(format!(
+        return Err(Error::Bundle(format!(
             "no provider authority: set manifestPlaceholders[\"cetpAuthority\"] in {} or, in {}:\n\n[package.metadata.cetp]\nauthority = \"com.example.app.clawseed.tools\"\n",
             gradle_file.display(),
             cargo_toml.display()
-        ));
+        )));
     }
     if let Some(declared) = placeholders.get("cetpLibrary").filter(|l| **l != lib_name) {
-        return Err(format!(
+        return Err(Error::Bundle(format!(
             "{} sets cetpLibrary = \"{declared}\" but the crate's library is lib{lib_name}.so",
             gradle_file.display()
-        ));
+        )));
     }
     placeholders.insert("cetpLibrary".to_owned(), lib_name.clone());
     // What the template's build.gradle.kts derives from gradle.properties.
@@ -272,8 +272,7 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         }
         files.sort();
         for file in files {
-            let text = fs::read_to_string(&file)
-                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let text = fs::read_to_string(&file).map_err(Error::cannot("read", &file))?;
             bools.extend(manifest::bool_resources(&text));
         }
     }
@@ -370,15 +369,10 @@ pub fn build_with(
         Some(dir) => std::env::current_dir().map_err(Error::io("."))?.join(dir),
         None => default_dir(crate_app, release),
     };
-    build_inner(crate_app, sdk, release, &bundle).map_err(Error::Bundle)
+    build_inner(crate_app, sdk, release, &bundle)
 }
 
-fn build_inner(
-    crate_app: &AppCrate,
-    sdk: &Sdk,
-    release: bool,
-    bundle: &Path,
-) -> Result<Bundle, String> {
+fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) -> Result<Bundle> {
     let mut app = inspect(crate_app, sdk)?;
     let name = bundle_name(crate_app);
 
@@ -398,22 +392,25 @@ fn build_inner(
         .join(if release { "release" } else { "debug" })
         .join(&so_name);
     if !so.is_file() {
-        return Err(format!("cargo did not produce {}", so.display()));
+        return Err(Error::Bundle(format!(
+            "cargo did not produce {}",
+            so.display()
+        )));
     }
 
     // 2. The merged manifest.
     let template_manifest = sdk.template().join("src/main/AndroidManifest.xml");
     let template = fs::read_to_string(&template_manifest)
-        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
-    let app_manifest = fs::read_to_string(&app.manifest)
-        .map_err(|e| format!("cannot read {}: {e}", app.manifest.display()))?;
+        .map_err(Error::cannot("read", &template_manifest))?;
+    let app_manifest =
+        fs::read_to_string(&app.manifest).map_err(Error::cannot("read", &app.manifest))?;
     let package = manifest::package_name(&app_manifest)
         .or(app.application_id.clone())
         .ok_or_else(|| {
-            format!(
+            Error::Bundle(format!(
                 "no application id: give <manifest> in {} a package attribute, or set namespace/applicationId in the app module's build.gradle.kts, or application-id under [package.metadata.cetp]",
                 app.manifest.display()
-            )
+            ))
         })?;
     app.placeholders
         .insert("applicationId".to_owned(), package.clone());
@@ -436,19 +433,17 @@ fn build_inner(
         .join(&name);
     let generated = work.join("generated-res");
     if generated.exists() {
-        fs::remove_dir_all(&generated)
-            .map_err(|e| format!("cannot clean {}: {e}", generated.display()))?;
+        fs::remove_dir_all(&generated).map_err(Error::cannot("clean", &generated))?;
     }
     let mut res_dirs = Vec::new();
     if !app.res_values.is_empty() {
         let values = generated.join("values");
-        fs::create_dir_all(&values)
-            .map_err(|e| format!("cannot create {}: {e}", values.display()))?;
+        fs::create_dir_all(&values).map_err(Error::cannot("create", &values))?;
         fs::write(
             values.join("gradle_res_values.xml"),
             resources::res_values_xml(&app.res_values),
         )
-        .map_err(|e| format!("cannot write the generated resources: {e}"))?;
+        .map_err(Error::cannot("write", values.join("gradle_res_values.xml")))?;
         res_dirs.push(generated.clone());
     }
     res_dirs.extend(app.res.clone());
@@ -467,8 +462,7 @@ fn build_inner(
     let android_all = util::android_all_jar()?;
     let classes = work.join("classes");
     if classes.exists() {
-        fs::remove_dir_all(&classes)
-            .map_err(|e| format!("cannot clean {}: {e}", classes.display()))?;
+        fs::remove_dir_all(&classes).map_err(Error::cannot("clean", &classes))?;
     }
     // The Apex plugin interface's Stub/Proxy, generated by the real AIDL compiler.
     let aidl_java = util::generate_aidl_java(&sdk.aidl_root(), &work.join("aidl"))?;
@@ -481,19 +475,17 @@ fn build_inner(
     let bundle_resources = bundle.join("resources.ap_");
     let test_config = classes.join(resources::TEST_CONFIG_PATH);
     if let Some(parent) = test_config.parent() {
-        fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        fs::create_dir_all(parent).map_err(Error::cannot("create", &parent))?;
     }
     fs::write(
         &test_config,
         resources::test_config_properties(&bundle_manifest, &bundle_resources, &package),
     )
-    .map_err(|e| format!("cannot write {}: {e}", test_config.display()))?;
+    .map_err(Error::cannot("write", &test_config))?;
     if bundle.exists() {
-        fs::remove_dir_all(bundle)
-            .map_err(|e| format!("cannot clean {}: {e}", bundle.display()))?;
+        fs::remove_dir_all(bundle).map_err(Error::cannot("clean", &bundle))?;
     }
-    fs::create_dir_all(bundle).map_err(|e| format!("cannot create {}: {e}", bundle.display()))?;
+    fs::create_dir_all(bundle).map_err(Error::cannot("create", &bundle))?;
     let mut jar = util::jdk_tool("jar");
     jar.arg("--create")
         .arg("--file")
@@ -502,12 +494,10 @@ fn build_inner(
         .arg(&classes)
         .arg(".");
     util::run(&mut jar)?;
-    fs::copy(&so, bundle.join(&so_name))
-        .map_err(|e| format!("cannot copy {}: {e}", so.display()))?;
+    fs::copy(&so, bundle.join(&so_name)).map_err(Error::cannot("copy", &so))?;
     fs::copy(&resource_package, &bundle_resources)
-        .map_err(|e| format!("cannot copy {}: {e}", resource_package.display()))?;
-    fs::write(&bundle_manifest, text_manifest)
-        .map_err(|e| format!("cannot write the manifest: {e}"))?;
+        .map_err(Error::cannot("copy", &resource_package))?;
+    fs::write(&bundle_manifest, text_manifest).map_err(Error::cannot("write", &bundle_manifest))?;
     eprintln!(
         "cargo cetp: {name} ({package}): {so_name}, app.jar, resources.ap_, AndroidManifest.xml"
     );
@@ -527,13 +517,13 @@ fn build_inner(
 /// # Errors
 /// [`Error::Bundle`] naming the step that failed.
 pub fn check_template(sdk: &Sdk, work: &Path) -> Result<()> {
-    check_template_inner(sdk, work).map_err(Error::Bundle)
+    check_template_inner(sdk, work)
 }
 
-fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
+fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<()> {
     let template_manifest = sdk.template().join("src/main/AndroidManifest.xml");
     let template = fs::read_to_string(&template_manifest)
-        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
+        .map_err(Error::cannot("read", &template_manifest))?;
     let stand_ins: BTreeMap<String, String> = [
         ("applicationId", "com.example.app"),
         ("cetpAuthority", "com.example.app.tools"),
@@ -560,7 +550,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
     let android_all = util::android_all_jar()?;
     let out = work.join("classes");
     if out.exists() {
-        fs::remove_dir_all(&out).map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
+        fs::remove_dir_all(&out).map_err(Error::cannot("clean", &out))?;
     }
     let aidl_java = util::generate_aidl_java(&sdk.aidl_root(), &work.join("aidl"))?;
     util::javac(
@@ -577,7 +567,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
 /// # Errors
 /// [`Error::Bundle`] saying how to install it.
 pub fn aidl() -> Result<PathBuf> {
-    util::aidl().map_err(Error::Bundle)
+    util::aidl()
 }
 
 /// Android's resource compiler, `aapt`, found as [`aidl`] is (`CETP_AAPT`).
@@ -585,7 +575,7 @@ pub fn aidl() -> Result<PathBuf> {
 /// # Errors
 /// [`Error::Bundle`] saying how to install it.
 pub fn aapt() -> Result<PathBuf> {
-    util::aapt().map_err(Error::Bundle)
+    util::aapt()
 }
 
 /// The `org.robolectric:android-all` jar (API 34) Java is compiled against:
@@ -595,7 +585,7 @@ pub fn aapt() -> Result<PathBuf> {
 /// # Errors
 /// [`Error::Bundle`] when it cannot be had.
 pub fn android_all_jar() -> Result<PathBuf> {
-    util::android_all_jar().map_err(Error::Bundle)
+    util::android_all_jar()
 }
 
 /// The property of the app's `gradle.properties` that turns CETP v2 off (`cetp.v2=false`).

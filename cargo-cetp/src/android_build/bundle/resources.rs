@@ -15,6 +15,8 @@ use std::process::Command;
 use super::gradle::ResValue;
 use super::tools as util;
 
+use crate::{Error, Result};
+
 /// The library package of the template (its `namespace`): its `R` class is `dev.cetp.R`.
 pub const TEMPLATE_PACKAGE: &str = "dev.cetp";
 
@@ -36,22 +38,20 @@ pub struct Compile<'a> {
 }
 
 /// Runs aapt; returns the source root of the generated `R` classes.
-pub fn compile(c: &Compile<'_>) -> Result<PathBuf, String> {
+pub fn compile(c: &Compile<'_>) -> Result<PathBuf> {
     let aapt = util::aapt()?;
     let android_all = util::android_all_jar()?;
     if c.work.exists() {
-        fs::remove_dir_all(c.work)
-            .map_err(|e| format!("cannot clean {}: {e}", c.work.display()))?;
+        fs::remove_dir_all(c.work).map_err(Error::cannot("clean", &c.work))?;
     }
     // aapt only accepts a manifest file named AndroidManifest.xml.
     let manifest_dir = c.work.join("manifest");
     let r_dir = c.work.join("r");
     for dir in [&manifest_dir, &r_dir] {
-        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        fs::create_dir_all(dir).map_err(Error::cannot("create", &dir))?;
     }
     let manifest = manifest_dir.join("AndroidManifest.xml");
-    fs::write(&manifest, c.manifest)
-        .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;
+    fs::write(&manifest, c.manifest).map_err(Error::cannot("write", &manifest))?;
     let mut cmd = Command::new(aapt);
     cmd.args(["package", "-f", "-m", "--auto-add-overlay"])
         .arg("-M")
@@ -68,8 +68,7 @@ pub fn compile(c: &Compile<'_>) -> Result<PathBuf, String> {
     }
     if let Some(package) = c.package {
         if let Some(parent) = package.parent() {
-            fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            fs::create_dir_all(parent).map_err(Error::cannot("create", &parent))?;
         }
         cmd.arg("-F").arg(package);
     }
@@ -77,7 +76,10 @@ pub fn compile(c: &Compile<'_>) -> Result<PathBuf, String> {
     let mut generated = Vec::new();
     util::collect_files(&r_dir, "java", &mut generated)?;
     if generated.is_empty() {
-        return Err(format!("aapt wrote no R class into {}", r_dir.display()));
+        return Err(Error::Bundle(format!(
+            "aapt wrote no R class into {}",
+            r_dir.display()
+        )));
     }
     Ok(r_dir)
 }
