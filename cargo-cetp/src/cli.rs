@@ -12,7 +12,7 @@ use crate::{Error, Result};
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
+pub(crate) enum Command {
     /// Print this text (a `--help`, or no command).
     Help(String),
     /// `cargo cetp new`.
@@ -42,7 +42,7 @@ Android module's applicationId or namespace]";
 
 /// `cargo cetp build [--manifest-path …] [--release] [--out …]`.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
-pub struct BuildOptions {
+pub(crate) struct BuildOptions {
     /// The app's `Cargo.toml` (default: `./Cargo.toml`).
     #[arg(long, value_name = "path", help = MANIFEST_PATH)]
     pub manifest_path: Option<PathBuf>,
@@ -69,7 +69,7 @@ pub struct BuildOptions {
 
 /// `cargo cetp test [--manifest-path …] [--test …]`.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
-pub struct TestOptions {
+pub(crate) struct TestOptions {
     /// The app's `Cargo.toml` (default: `./Cargo.toml`).
     #[arg(long, value_name = "path", help = MANIFEST_PATH)]
     pub manifest_path: Option<PathBuf>,
@@ -88,7 +88,7 @@ pub struct TestOptions {
 
 /// `cargo cetp preview [--manifest-path …] [--out …]`.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
-pub struct PreviewOptions {
+pub(crate) struct PreviewOptions {
     /// The app's `Cargo.toml` (default: `./Cargo.toml`).
     #[arg(long, value_name = "path", help = MANIFEST_PATH)]
     pub manifest_path: Option<PathBuf>,
@@ -107,7 +107,7 @@ pub struct PreviewOptions {
 
 /// Where a new app's `cetp-provider` comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SdkSource {
+pub(crate) enum SdkSource {
     /// A checkout on disk (the directory holding `cetp-provider/` and `android-template/`).
     Path(PathBuf),
     /// A git repository, at a revision if given.
@@ -161,7 +161,7 @@ impl SdkArgs {
 
 /// `cargo cetp new <dir> [--name …] [--package …] [--sdk-path … | --sdk-git … [--sdk-rev …]]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewOptions {
+pub(crate) struct NewOptions {
     /// The directory to create (it may exist if empty).
     pub dir: PathBuf,
     /// The crate name (default: the directory's name).
@@ -199,7 +199,7 @@ struct NewArgs {
 /// `cargo cetp init [<project>] [--android-module …] [--crate-dir …] [--name …] [--sdk-path … |
 /// --sdk-git … [--sdk-rev …]]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InitOptions {
+pub(crate) struct InitOptions {
     /// A directory of the Android project (default `.`): its Gradle root is the nearest
     /// directory holding `settings.gradle(.kts)`.
     pub project: PathBuf,
@@ -249,7 +249,7 @@ struct InitArgs {
 
 /// `cargo cetp check [--manifest-path …] [--package …] [--android-module …] [--lib <path>]…`.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
-pub struct CheckOptions {
+pub(crate) struct CheckOptions {
     /// The app's `Cargo.toml` (default: `./Cargo.toml`).
     #[arg(long, value_name = "path", help = MANIFEST_PATH)]
     pub manifest_path: Option<PathBuf>,
@@ -272,7 +272,7 @@ pub struct CheckOptions {
 
 /// How much the MCP bridge's caller may see.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     /// Approved, full access.
     Full,
     /// Approved, limited access.
@@ -283,7 +283,7 @@ pub enum Access {
 
 impl Access {
     /// The spelling on the command line and the runner's.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Access::Full => "full",
             Access::Limited => "limited",
@@ -316,7 +316,7 @@ fn certificate(value: &str) -> Result<String, String> {
 /// `cargo cetp mcp [--manifest-path …] [--caller …] [--uid …] [--certificate …] [--access …]
 /// [--package …] [--files-dir …]`.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
-pub struct McpOptions {
+pub(crate) struct McpOptions {
     /// The app's `Cargo.toml` (default: `./Cargo.toml`).
     #[arg(long, value_name = "path", help = MANIFEST_PATH)]
     pub manifest_path: Option<PathBuf>,
@@ -378,11 +378,11 @@ pub struct McpOptions {
 }
 
 /// The caller `cargo cetp mcp` plays by default.
-pub const DEFAULT_CALLER: &str = "com.example.agent";
+pub(crate) const DEFAULT_CALLER: &str = "com.example.agent";
 /// Its UID.
-pub const DEFAULT_UID: u32 = 10_123;
+pub(crate) const DEFAULT_UID: u32 = 10_123;
 /// Its certificate digest.
-pub const DEFAULT_CERTIFICATE: &str =
+pub(crate) const DEFAULT_CERTIFICATE: &str =
     "a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1a9e1";
 
 /// `cargo cetp`: the commands.
@@ -550,16 +550,9 @@ their wording. Prints their paths.";
 
 /// Parses the arguments after `cargo cetp`.
 ///
-/// ```
-/// use cargo_cetp::cli::{self, Access, Command};
-/// let args = ["mcp", "--access", "limited", "--uid=10200"].map(String::from);
-/// let Command::Mcp(mcp) = cli::parse(&args).unwrap() else { panic!() };
-/// assert_eq!((mcp.access, mcp.uid), (Access::Limited, 10_200));
-/// ```
-///
 /// # Errors
 /// [`Error::Usage`] naming the problem, what is valid, and the `--help` to read.
-pub fn parse(args: &[String]) -> Result<Command> {
+pub(crate) fn parse(args: &[String]) -> Result<Command> {
     let argv = std::iter::once("cargo cetp".to_owned()).chain(args.iter().cloned());
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
@@ -783,5 +776,19 @@ mod tests {
             let err = parse_str(args).unwrap_err().to_string();
             assert!(err.contains(expected), "{args}: {err}");
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `parse`.
+    #[test]
+    fn example_parse() {
+        use crate::cli::{self, Access, Command};
+        let args = ["mcp", "--access", "limited", "--uid=10200"].map(String::from);
+        let Command::Mcp(mcp) = cli::parse(&args).unwrap() else {
+            panic!()
+        };
+        assert_eq!((mcp.access, mcp.uid), (Access::Limited, 10_200));
     }
 }

@@ -46,8 +46,12 @@
 //! The library is the command: [`run`] takes the arguments after `cargo cetp`. Each command has
 //! an `Options` type parsed in [`cli`] and a `run` function in its module of [`commands`].
 
+// Only what `main.rs`, `cargo xtask` and the end-to-end tests use is public; the rest is
+// `pub(crate)`, and these docs link to it (`cargo doc --document-private-items` renders them).
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod android_build;
-pub mod cli;
+pub(crate) mod cli;
 pub mod commands;
 mod error;
 

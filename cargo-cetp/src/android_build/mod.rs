@@ -7,6 +7,6 @@
 pub mod android;
 pub mod app;
 pub mod bundle;
-pub mod layout;
+pub(crate) mod layout;
 pub mod robolectric;
 pub mod runner;

@@ -27,21 +27,22 @@ use crate::android_build::layout::Layout;
 use crate::{Error, Result};
 
 /// The test kit's Maven coordinates (`android-testkit/testkit/pom.xml`).
-pub const KIT_GROUP: &str = "dev.cetp";
+pub(crate) const KIT_GROUP: &str = "dev.cetp";
 /// The test kit's artifact id.
-pub const KIT_ARTIFACT: &str = "cetp-testkit";
+pub(crate) const KIT_ARTIFACT: &str = "cetp-testkit";
 /// The test kit's version: the SDK's.
-pub const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Robolectric, as the kit depends on it.
-pub const ROBOLECTRIC_VERSION: &str = "4.16.1";
+#[cfg(test)]
+pub(crate) const ROBOLECTRIC_VERSION: &str = "4.16.1";
 /// The instrumented framework jar Robolectric runs (API 34).
-pub const ANDROID_ALL_INSTRUMENTED: &str = tools::ANDROID_ALL_INSTRUMENTED;
+pub(crate) const ANDROID_ALL_INSTRUMENTED: &str = tools::ANDROID_ALL_INSTRUMENTED;
 /// The Kotlin compiler plugin and standard library used for `.kt` tests.
-pub const KOTLIN_VERSION: &str = "2.4.21";
+pub(crate) const KOTLIN_VERSION: &str = "2.4.21";
 /// The class of the kit that renders the screens for `cargo cetp preview`.
-pub const PREVIEW_CLASS: &str = "dev.cetp.testkit.ScreenPreview";
+pub(crate) const PREVIEW_CLASS: &str = "dev.cetp.testkit.ScreenPreview";
 /// The made-up agent app of the preview (label, package).
-pub const PREVIEW_AGENT: (&str, &str) = ("Example Agent", "com.example.agent");
+pub(crate) const PREVIEW_AGENT: (&str, &str) = ("Example Agent", "com.example.agent");
 /// The PNGs `cargo cetp preview` writes, without `.png`: each screen in each look.
 pub const PREVIEW_FILES: [&str; 6] = [
     "consent-light",
@@ -68,15 +69,15 @@ const JVM_ARGS: &str = "-Xms256m -Xmx2g -Djava.awt.headless=true \
 
 /// Where the app keeps its Robolectric tests, relative to its Android app module (`android/`
 /// in the layout `cargo cetp new` writes, see [`crate::android_build::layout`]).
-pub const TEST_JAVA: &str = "src/test/java";
+pub(crate) const TEST_JAVA: &str = "src/test/java";
 /// Kotlin tests.
-pub const TEST_KOTLIN: &str = "src/test/kotlin";
+pub(crate) const TEST_KOTLIN: &str = "src/test/kotlin";
 /// Test resources.
-pub const TEST_RESOURCES: &str = "src/test/resources";
+pub(crate) const TEST_RESOURCES: &str = "src/test/resources";
 
 /// What a generated Maven project runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Suite {
+pub(crate) enum Suite {
     /// The app's own tests (optionally only `filter`, Surefire's `-Dtest`).
     AppTests {
         /// `--test`.
@@ -87,24 +88,8 @@ pub enum Suite {
 }
 
 /// The Maven project that runs `suite` for `app` against `bundle`: the text of its `pom.xml`.
-///
-/// ```
-/// # use std::path::{Path, PathBuf};
-/// use cargo_cetp::android_build::robolectric::{Project, Suite};
-/// let project = Project {
-///     name: "recipes".into(),
-///     module_dir: PathBuf::from("/apps/recipes/android"),
-///     bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
-///     suite: Suite::AppTests { filter: None },
-///     kotlin: false,
-/// };
-/// let pom = project.pom();
-/// assert!(pom.contains("<testSourceDirectory>/apps/recipes/android/src/test/java</testSourceDirectory>"));
-/// assert!(pom.contains("<artifactId>cetp-testkit</artifactId>"));
-/// assert!(!pom.contains("kotlin-maven-plugin"));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Project {
+pub(crate) struct Project {
     /// The bundle's name (the crate directory's).
     pub name: String,
     /// The app's Android module directory (its tests are under `src/test/`).
@@ -119,7 +104,7 @@ pub struct Project {
 
 impl Project {
     /// The `pom.xml`.
-    pub fn pom(&self) -> String {
+    pub(crate) fn pom(&self) -> String {
         let xml = |p: &Path| xml_text(&p.to_string_lossy());
         let java = xml(&self.module_dir.join(TEST_JAVA));
         let kotlin_dir = xml(&self.module_dir.join(TEST_KOTLIN));
@@ -336,7 +321,7 @@ impl Project {
 
 /// One test case as Surefire reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Case {
+pub(crate) struct Case {
     /// The test class.
     pub class: String,
     /// The method.
@@ -347,7 +332,7 @@ pub struct Case {
 
 /// A test case's outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// It passed.
     Passed,
     /// An assertion failed or it threw: the message Surefire recorded.
@@ -358,20 +343,9 @@ pub enum Outcome {
 
 /// The test cases of Surefire's XML reports (`TEST-*.xml`) in `dir`, by class then order.
 ///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::write(dir.path().join("TEST-a.B.xml"), r#"<testsuite name="a.B">
-///   <testcase name="ok" classname="a.B" time="0.1"/>
-///   <testcase name="bad" classname="a.B" time="0.1"><failure message="expected &lt;1&gt;" type="java.lang.AssertionError">trace</failure></testcase>
-/// </testsuite>"#).unwrap();
-/// let cases = cargo_cetp::android_build::robolectric::read_reports(dir.path()).unwrap();
-/// assert_eq!(cases.len(), 2);
-/// assert_eq!(cases[1].outcome, cargo_cetp::android_build::robolectric::Outcome::Failed("java.lang.AssertionError: expected <1>".into()));
-/// ```
-///
 /// # Errors
 /// [`Error::Io`] when the directory or a report cannot be read.
-pub fn read_reports(dir: &Path) -> Result<Vec<Case>> {
+pub(crate) fn read_reports(dir: &Path) -> Result<Vec<Case>> {
     let mut files = Vec::new();
     for entry in fs::read_dir(dir).map_err(Error::io(dir))? {
         let path = entry.map_err(Error::io(dir))?.path();
@@ -423,19 +397,7 @@ pub fn read_reports(dir: &Path) -> Result<Vec<Case>> {
 }
 
 /// The summary `cargo cetp test` prints: one line per test, then the counts.
-///
-/// ```
-/// use cargo_cetp::android_build::robolectric::{Case, Outcome, summary};
-/// let cases = [
-///     Case { class: "com.x.ProviderTest".into(), name: "lists".into(), outcome: Outcome::Passed },
-///     Case { class: "com.x.ProviderTest".into(), name: "calls".into(), outcome: Outcome::Failed("boom".into()) },
-/// ];
-/// let text = summary(&cases);
-/// assert!(text.contains("  ok      ProviderTest.lists\n"));
-/// assert!(text.contains("  FAILED  ProviderTest.calls: boom\n"));
-/// assert!(text.ends_with("1 passed, 1 failed, 0 skipped\n"));
-/// ```
-pub fn summary(cases: &[Case]) -> String {
+pub(crate) fn summary(cases: &[Case]) -> String {
     let mut out = String::new();
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for case in cases {
@@ -504,7 +466,7 @@ pub(crate) fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -
 ///
 /// # Errors
 /// [`Error::Io`] when something cannot be removed.
-pub fn clean_build_output(target: &Path) -> Result<()> {
+pub(crate) fn clean_build_output(target: &Path) -> Result<()> {
     if !target.is_dir() {
         return Ok(());
     }
@@ -560,16 +522,9 @@ pub(crate) fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
 /// A digest of the kit's sources (every file under `android-testkit/` but build output, and the
 /// template's AIDL it compiles): a changed SDK checkout gets its kit installed again.
 ///
-/// ```
-/// let sdk = cargo_cetp::android_build::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
-/// let digest = cargo_cetp::android_build::robolectric::kit_digest(&sdk).unwrap();
-/// assert_eq!(digest.len(), 16);
-/// assert_eq!(digest, cargo_cetp::android_build::robolectric::kit_digest(&sdk).unwrap());
-/// ```
-///
 /// # Errors
 /// [`Error::Io`] when a source cannot be read.
-pub fn kit_digest(sdk: &Sdk) -> Result<String> {
+pub(crate) fn kit_digest(sdk: &Sdk) -> Result<String> {
     let mut files = BTreeSet::new();
     for root in [sdk.testkit(), sdk.aidl_root()] {
         collect(&root, &mut files)?;
@@ -792,5 +747,80 @@ mod tests {
         png.extend_from_slice(&822u32.to_be_bytes());
         png.extend_from_slice(&1782u32.to_be_bytes());
         assert_eq!(png_size(&png), Some(PREVIEW_SIZE));
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `Project`.
+    #[test]
+    fn example_robolectric_project() {
+        use crate::android_build::robolectric::{Project, Suite};
+        use std::path::PathBuf;
+        let project = Project {
+            name: "recipes".into(),
+            module_dir: PathBuf::from("/apps/recipes/android"),
+            bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
+            suite: Suite::AppTests { filter: None },
+            kotlin: false,
+        };
+        let pom = project.pom();
+        assert!(pom.contains(
+            "<testSourceDirectory>/apps/recipes/android/src/test/java</testSourceDirectory>"
+        ));
+        assert!(pom.contains("<artifactId>cetp-testkit</artifactId>"));
+        assert!(!pom.contains("kotlin-maven-plugin"));
+    }
+
+    /// The example that documented `read_reports`.
+    #[test]
+    fn example_robolectric_read_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("TEST-a.B.xml"), r#"<testsuite name="a.B">
+          <testcase name="ok" classname="a.B" time="0.1"/>
+          <testcase name="bad" classname="a.B" time="0.1"><failure message="expected &lt;1&gt;" type="java.lang.AssertionError">trace</failure></testcase>
+        </testsuite>"#).unwrap();
+        let cases = crate::android_build::robolectric::read_reports(dir.path()).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert_eq!(
+            cases[1].outcome,
+            crate::android_build::robolectric::Outcome::Failed(
+                "java.lang.AssertionError: expected <1>".into()
+            )
+        );
+    }
+
+    /// The example that documented `summary`.
+    #[test]
+    fn example_robolectric_summary() {
+        use crate::android_build::robolectric::{Case, Outcome, summary};
+        let cases = [
+            Case {
+                class: "com.x.ProviderTest".into(),
+                name: "lists".into(),
+                outcome: Outcome::Passed,
+            },
+            Case {
+                class: "com.x.ProviderTest".into(),
+                name: "calls".into(),
+                outcome: Outcome::Failed("boom".into()),
+            },
+        ];
+        let text = summary(&cases);
+        assert!(text.contains("  ok      ProviderTest.lists\n"));
+        assert!(text.contains("  FAILED  ProviderTest.calls: boom\n"));
+        assert!(text.ends_with("1 passed, 1 failed, 0 skipped\n"));
+    }
+
+    /// The example that documented `kit_digest`.
+    #[test]
+    fn example_robolectric_kit_digest() {
+        let sdk = crate::android_build::bundle::Sdk::at(&crate::sdk_dir()).unwrap();
+        let digest = crate::android_build::robolectric::kit_digest(&sdk).unwrap();
+        assert_eq!(digest.len(), 16);
+        assert_eq!(
+            digest,
+            crate::android_build::robolectric::kit_digest(&sdk).unwrap()
+        );
     }
 }

@@ -27,10 +27,10 @@ use crate::android_build::app::{AppCrate, cargo, toml_string};
 use crate::{Error, Result};
 
 /// The runner's source, compiled against the app's `cetp-provider`.
-pub const MAIN_RS: &str = include_str!("../../runner/main.rs");
+pub(crate) const MAIN_RS: &str = include_str!("../../runner/main.rs");
 
 /// The function `export_provider!` defines for tooling.
-pub const BUILDER_FN: &str = "__cetp_provider_builder";
+pub(crate) const BUILDER_FN: &str = "__cetp_provider_builder";
 
 /// A built runner.
 #[derive(Debug, Clone)]
@@ -45,7 +45,7 @@ pub struct Runner {
 ///
 /// # Errors
 /// [`Error::App`] for an app the runner cannot link; [`Error::Io`] when writing fails.
-pub fn generate(app: &AppCrate) -> Result<PathBuf> {
+pub(crate) fn generate(app: &AppCrate) -> Result<PathBuf> {
     if !app.links_as_rlib() {
         return Err(Error::App(format!(
             "`{}` is built only as {}: other crates (its tests, cargo cetp) cannot link it. Add \
@@ -173,7 +173,7 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
 
 impl Runner {
     /// The runner's command for `subcommand`, for the app `package` with `files_dir`.
-    pub fn command(&self, subcommand: &str, package: &str, files_dir: &Path) -> Command {
+    pub(crate) fn command(&self, subcommand: &str, package: &str, files_dir: &Path) -> Command {
         let mut cmd = Command::new(&self.binary);
         cmd.arg(subcommand)
             .arg("--package")

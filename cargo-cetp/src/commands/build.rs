@@ -10,7 +10,7 @@ use crate::cli::BuildOptions;
 ///
 /// # Errors
 /// What [`build`] fails with.
-pub fn run(options: &BuildOptions) -> Result<()> {
+pub(crate) fn run(options: &BuildOptions) -> Result<()> {
     let app = AppCrate::locate_with(
         options.manifest_path.as_deref(),
         options.android_module.as_deref(),

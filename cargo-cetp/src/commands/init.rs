@@ -29,7 +29,7 @@ use crate::{Error, Result};
 
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// The file was written or changed: what was added.
     Changed(PathBuf, String),
     /// Already there.
@@ -53,14 +53,14 @@ struct Project {
 /// # Errors
 /// [`Error::App`] when there is no Gradle project, no app module, or its application id cannot
 /// be read; [`Error::Io`].
-pub fn run(options: &InitOptions) -> Result<i32> {
+pub(crate) fn run(options: &InitOptions) -> Result<i32> {
     let steps = init(options)?;
     print!("{}", report(&steps));
     Ok(0)
 }
 
 /// What [`run`] prints for `steps`.
-pub fn report(steps: &[Step]) -> String {
+pub(crate) fn report(steps: &[Step]) -> String {
     let mut out = String::new();
     let manual = steps
         .iter()
@@ -110,7 +110,7 @@ fn indent(text: &str) -> String {
 ///
 /// # Errors
 /// As [`run`].
-pub fn init(options: &InitOptions) -> Result<Vec<Step>> {
+pub(crate) fn init(options: &InitOptions) -> Result<Vec<Step>> {
     let project = find(options)?;
     let root = &project.layout.root;
     let shown = |path: &Path| relative(root, path);

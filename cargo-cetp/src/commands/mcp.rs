@@ -15,7 +15,7 @@ use crate::{Error, Result};
 ///
 /// # Errors
 /// [`Error`] when the app cannot be found, does not build, or the server cannot start.
-pub fn run(options: &McpOptions) -> Result<i32> {
+pub(crate) fn run(options: &McpOptions) -> Result<i32> {
     let app = AppCrate::locate_with(
         options.manifest_path.as_deref(),
         options.android_module.as_deref(),

@@ -27,24 +27,24 @@ use crate::{Error, Result};
 
 /// The serde requirement new apps get: the SDK's own (its workspace `Cargo.toml`; a test keeps
 /// the two equal).
-pub const SERDE_VERSION: &str = "1.0.219";
+pub(crate) const SERDE_VERSION: &str = "1.0.219";
 /// The schemars requirement new apps get: the major version the SDK derives schemas with.
-pub const SCHEMARS_VERSION: &str = "1.0.4";
+pub(crate) const SCHEMARS_VERSION: &str = "1.0.4";
 /// The serde_json requirement of new apps' tests.
-pub const SERDE_JSON_VERSION: &str = "1.0.140";
+pub(crate) const SERDE_JSON_VERSION: &str = "1.0.140";
 /// The tempfile requirement of new apps' tests.
-pub const TEMPFILE_VERSION: &str = "3.20";
+pub(crate) const TEMPFILE_VERSION: &str = "3.20";
 /// The Android NDK new apps build with (`cetp.ndkVersion`): r29, which links 16 KB
 /// page-aligned libraries. The template's default (a test keeps the two equal).
-pub const NDK_VERSION: &str = "29.0.14206865";
+pub(crate) const NDK_VERSION: &str = "29.0.14206865";
 /// The API level new apps compile against and target: Android 16, what Google Play requires.
-pub const TARGET_SDK: u32 = 36;
+pub(crate) const TARGET_SDK: u32 = 36;
 /// The Android Gradle plugin new apps use (the first versions to support API 36 are 8.9.1+).
-pub const AGP_VERSION: &str = "8.13.2";
+pub(crate) const AGP_VERSION: &str = "8.13.2";
 
 /// What a new app is called.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Names {
+pub(crate) struct Names {
     /// The crate name (`recipes-app`).
     pub crate_name: String,
     /// The library name (`recipes_app`, `librecipes_app.so`).
@@ -60,7 +60,7 @@ impl Names {
     ///
     /// # Errors
     /// [`Error::Usage`] for a crate name or application id Cargo or Android would refuse.
-    pub fn of(options: &NewOptions) -> Result<Self> {
+    pub(crate) fn of(options: &NewOptions) -> Result<Self> {
         let crate_name = match &options.name {
             Some(name) => name.clone(),
             None => options
@@ -123,7 +123,7 @@ impl Names {
 ///
 /// # Errors
 /// [`Error::App`] when `--sdk-path` holds no `cetp-provider`.
-pub fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf, String)>> {
+pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf, String)>> {
     let names = Names::of(options)?;
     let (dependency, template) = match &options.sdk {
         SdkSource::Path(sdk) => {
@@ -210,7 +210,7 @@ use serde::Serialize;
 
 /// One item the user keeps in the app.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Item {{
+pub(crate) struct Item {{
     /// The item's id.
     pub id: u32,
     /// Its title.
@@ -220,12 +220,12 @@ pub struct Item {{
 /// What the tools read: provider state, opened once when the provider starts and borrowed by
 /// each tool as `&Items`.
 #[derive(Debug)]
-pub struct Items(Vec<Item>);
+pub(crate) struct Items(Vec<Item>);
 
 impl Items {{
     /// Opens the app's data in its files directory. Here, two examples: open your database
     /// instead (keep it behind a pool or a `Mutex`: tools run on many threads at once).
-    pub fn open(_files_dir: &Path) -> Self {{
+    pub(crate) fn open(_files_dir: &Path) -> Self {{
         Items(vec![
             Item {{ id: 1, title: "Tomato soup".into() }},
             Item {{ id: 2, title: "Lemon cake".into() }},
@@ -236,7 +236,7 @@ impl Items {{
 /// Finds the user's items whose title contains the given words. Answers an empty list when
 /// nothing matches.
 #[tool(scopes = ["items.read"])]
-pub fn find_items(
+pub(crate) fn find_items(
     /// Words the title must contain, e.g. `soup`.
     #[schemars(length(min = 1, max = 100))]
     words: String,
@@ -257,7 +257,7 @@ pub fn find_items(
 }}
 
 /// Declares the provider; the Android template calls it once, on the first call that needs it.
-pub fn provider(app: &App) -> ProviderBuilder {{
+pub(crate) fn provider(app: &App) -> ProviderBuilder {{
     Provider::builder("{title}")
         // Each text in the languages the approval screens speak (`cargo cetp check` names a
         // missing one).
@@ -612,7 +612,7 @@ public class ProviderTest {{
 ///
 /// # Errors
 /// [`Error::App`] for a non-empty directory; [`Error::Usage`] for bad names; [`Error::Io`].
-pub fn run(options: &NewOptions) -> Result<()> {
+pub(crate) fn run(options: &NewOptions) -> Result<()> {
     let dir = &options.dir;
     if dir.exists() {
         let mut entries = std::fs::read_dir(dir).map_err(Error::io(dir))?;

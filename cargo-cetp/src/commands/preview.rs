@@ -17,7 +17,7 @@ use crate::{Error, Result};
 ///
 /// # Errors
 /// As [`super::test::run`], and [`Error::Failed`] when a screen could not be rendered.
-pub fn run(options: &PreviewOptions) -> Result<()> {
+pub(crate) fn run(options: &PreviewOptions) -> Result<()> {
     let app = AppCrate::locate_with(
         options.manifest_path.as_deref(),
         options.android_module.as_deref(),

@@ -15,7 +15,7 @@ use crate::{Error, Result};
 /// # Errors
 /// [`Error::App`] when the app has no tests in the documented place; [`Error::Bundle`] when the
 /// bundle, the kit or the Maven build fails (compile errors are printed).
-pub fn run(options: &TestOptions) -> Result<i32> {
+pub(crate) fn run(options: &TestOptions) -> Result<i32> {
     let app = AppCrate::locate_with(
         options.manifest_path.as_deref(),
         options.android_module.as_deref(),

@@ -7,7 +7,11 @@ use std::collections::BTreeMap;
 use crate::{Error, Result};
 
 /// Merges the template manifest into the app manifest and resolves `placeholders`.
-pub fn merge(template: &str, app: &str, placeholders: &BTreeMap<String, String>) -> Result<String> {
+pub(crate) fn merge(
+    template: &str,
+    app: &str,
+    placeholders: &BTreeMap<String, String>,
+) -> Result<String> {
     let components = application_body(template).ok_or_else(|| {
         Error::Bundle("the template manifest has no <application>...</application>".into())
     })?;
@@ -73,7 +77,7 @@ fn normalize_root(app: &str) -> Result<String> {
 
 /// Sets the `package` attribute of `<manifest>` (the AGP `namespace` / application id) when the
 /// manifest has none.
-pub fn with_package(manifest: &str, package: &str) -> Result<String> {
+pub(crate) fn with_package(manifest: &str, package: &str) -> Result<String> {
     if package_name(manifest).is_some() {
         return Ok(manifest.to_owned());
     }
@@ -94,7 +98,7 @@ pub fn with_package(manifest: &str, package: &str) -> Result<String> {
 
 /// Adds `<uses-sdk>` with the module's `minSdk` / `targetSdk` (as AGP writes them into the
 /// merged manifest) when the manifest declares none; an existing `<uses-sdk>` is kept.
-pub fn with_uses_sdk(
+pub(crate) fn with_uses_sdk(
     manifest: &str,
     min_sdk: Option<u32>,
     target_sdk: Option<u32>,
@@ -121,13 +125,13 @@ pub fn with_uses_sdk(
 }
 
 /// The `package` attribute of `<manifest>`.
-pub fn package_name(manifest: &str) -> Option<String> {
+pub(crate) fn package_name(manifest: &str) -> Option<String> {
     let (start, end) = find_tag(manifest, "manifest")?;
     attribute(&manifest[start..end], "package")
 }
 
 /// Replaces every `${name}` outside XML comments; fails listing the names without a value.
-pub fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result<String> {
+pub(crate) fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut missing = Vec::new();
     let mut rest = text;
@@ -166,7 +170,7 @@ pub fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result
 }
 
 /// The `<bool name="…">true|false</bool>` resources of a `res/values` XML file.
-pub fn bool_resources(xml: &str) -> BTreeMap<String, String> {
+pub(crate) fn bool_resources(xml: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut rest = xml;
     while let Some((start, end)) = find_tag(rest, "bool") {
@@ -182,7 +186,7 @@ pub fn bool_resources(xml: &str) -> BTreeMap<String, String> {
 
 /// Replaces every attribute value `"@bool/<name>"` with the resource's value, as aapt resolves
 /// it into the installed manifest; fails naming resources without a value.
-pub fn resolve_bools(text: &str, bools: &BTreeMap<String, String>) -> Result<String> {
+pub(crate) fn resolve_bools(text: &str, bools: &BTreeMap<String, String>) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("\"@bool/") {

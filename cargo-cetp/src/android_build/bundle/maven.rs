@@ -15,7 +15,7 @@ use crate::{Error, Result};
 
 /// The environment variable naming the local Maven repository explicitly: it wins over Maven's
 /// own configuration, and `cargo cetp` passes it to every `mvn` as `-Dmaven.repo.local`.
-pub const REPO_OVERRIDE: &str = "CETP_M2_REPO";
+pub(crate) const REPO_OVERRIDE: &str = "CETP_M2_REPO";
 
 /// The property that names the local repository (`-Dmaven.repo.local=…`).
 const REPO_PROPERTY: &str = "maven.repo.local";
@@ -23,7 +23,7 @@ const REPO_PROPERTY: &str = "maven.repo.local";
 /// `mvn` in batch mode, without colours or download progress, with `-Dmaven.repo.local` only
 /// when `CETP_M2_REPO` is set: otherwise Maven's own configuration decides, as
 /// [`local_repository`] reads it.
-pub fn mvn() -> Command {
+pub(crate) fn mvn() -> Command {
     let mut mvn = Command::new("mvn");
     mvn.args(PLAIN_OUTPUT).arg("--no-transfer-progress");
     if let Some(repo) = std::env::var_os(REPO_OVERRIDE).filter(|r| !r.is_empty()) {

@@ -45,10 +45,8 @@ use crate::android_build::layout::Layout;
 use crate::{Error, Result};
 
 pub use self::maven::{local_repository, strip_ansi};
-pub use self::tools::{
-    AAPT, AIDL, DebianTool, JDK_PACKAGE, debian_tool, install_hint, jdk_tool, missing_program,
-    on_path, run_as,
-};
+pub(crate) use self::tools::missing_program;
+pub use self::tools::{AAPT, AIDL, DebianTool, debian_tool, jdk_tool, on_path, run_as};
 
 /// The SDK checkout an app builds against: the directory holding `cetp-provider/`,
 /// `android-template/` and `android-testkit/`.
@@ -59,12 +57,6 @@ pub struct Sdk {
 
 impl Sdk {
     /// The SDK checkout in `dir`; fails unless it holds the Android template.
-    ///
-    /// ```
-    /// let sdk = cargo_cetp::android_build::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
-    /// assert!(sdk.template().join("src/main/AndroidManifest.xml").is_file());
-    /// assert!(cargo_cetp::android_build::bundle::Sdk::at(std::path::Path::new("/")).is_err());
-    /// ```
     ///
     /// # Errors
     /// [`Error::App`] naming the directory and what it lacks.
@@ -89,7 +81,7 @@ impl Sdk {
     ///
     /// # Errors
     /// [`Error::App`] for a registry dependency or a checkout without the template.
-    pub fn of(app: &AppCrate) -> Result<Self> {
+    pub(crate) fn of(app: &AppCrate) -> Result<Self> {
         if let ProviderSource::Registry { version } = &app.provider {
             return Err(Error::App(format!(
                 "`{}` depends on cetp-provider {version} from a registry, which ships without the \
@@ -110,27 +102,27 @@ impl Sdk {
     }
 
     /// The SDK checkout's directory.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The Android template module, `android-template/`.
-    pub fn template(&self) -> PathBuf {
+    pub(crate) fn template(&self) -> PathBuf {
         self.dir.join("android-template")
     }
 
     /// The template's resources.
-    pub fn template_res(&self) -> PathBuf {
+    pub(crate) fn template_res(&self) -> PathBuf {
         self.template().join("src/main/res")
     }
 
     /// The template's AIDL sources: the Apex plugin interface.
-    pub fn aidl_root(&self) -> PathBuf {
+    pub(crate) fn aidl_root(&self) -> PathBuf {
         self.template().join("src/main/aidl")
     }
 
     /// The Maven build of the test kit, `android-testkit/`.
-    pub fn testkit(&self) -> PathBuf {
+    pub(crate) fn testkit(&self) -> PathBuf {
         self.dir.join("android-testkit")
     }
 }
@@ -148,7 +140,7 @@ pub struct Bundle {
 
 /// Where the bundle of `app` goes by default: `<target>/cetp-host/<dir-name>` (debug) or
 /// `<target>/cetp-host-release/<dir-name>`.
-pub fn default_dir(app: &AppCrate, release: bool) -> PathBuf {
+pub(crate) fn default_dir(app: &AppCrate, release: bool) -> PathBuf {
     app.target_dir
         .join(if release {
             "cetp-host-release"
@@ -349,7 +341,7 @@ fn gradle_property<'a>(gradle_properties: &'a str, key: &str) -> Option<&'a str>
 /// # Errors
 /// [`Error::App`] for an app or SDK the bundle cannot be built from, [`Error::Bundle`] when a
 /// step fails (cargo, aapt, aidl, javac, jar), with what to do.
-pub fn build(crate_app: &AppCrate, release: bool, out: Option<&Path>) -> Result<Bundle> {
+pub(crate) fn build(crate_app: &AppCrate, release: bool, out: Option<&Path>) -> Result<Bundle> {
     let sdk = Sdk::of(crate_app)?;
     build_with(crate_app, &sdk, release, out)
 }
@@ -565,35 +557,17 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<()> {
 /// package to install and the command (nothing is installed).
 ///
 /// # Errors
-/// [`Error::Bundle`] saying how to install it.
-pub fn aidl() -> Result<PathBuf> {
+/// [`Error::Program`] saying how to install it.
+pub(crate) fn aidl() -> Result<PathBuf> {
     util::aidl()
 }
 
-/// Android's resource compiler, `aapt`, found as [`aidl`] is (`CETP_AAPT`).
-///
-/// # Errors
-/// [`Error::Bundle`] saying how to install it.
-pub fn aapt() -> Result<PathBuf> {
-    util::aapt()
-}
-
-/// The `org.robolectric:android-all` jar (API 34) Java is compiled against:
-/// `CETP_ANDROID_ALL_JAR`, else the local Maven repository ([`local_repository`]), fetched
-/// with `mvn dependency:get` when missing.
-///
-/// # Errors
-/// [`Error::Bundle`] when it cannot be had.
-pub fn android_all_jar() -> Result<PathBuf> {
-    util::android_all_jar()
-}
-
 /// The property of the app's `gradle.properties` that turns CETP v2 off (`cetp.v2=false`).
-pub const V2_PROPERTY: &str = "cetp.v2";
+pub(crate) const V2_PROPERTY: &str = "cetp.v2";
 
 /// Whether the app whose Gradle build is `layout` advertises CETP v2: whether the versions a
 /// build of it advertises (`${cetpProtocolVersions}`, from its `gradle.properties`) include 2.
-pub fn advertises_v2(layout: Option<&Layout>) -> bool {
+pub(crate) fn advertises_v2(layout: Option<&Layout>) -> bool {
     let properties = layout
         .and_then(|l| fs::read_to_string(l.properties_file()).ok())
         .unwrap_or_default();
@@ -779,5 +753,20 @@ mod tests {
             std::fs::write(layout.properties_file(), props).unwrap();
             assert_eq!(advertises_v2(Some(&layout)), advertised, "{props:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `at`.
+    #[test]
+    fn example_bundle_sdk_at() {
+        let sdk = crate::android_build::bundle::Sdk::at(&crate::sdk_dir()).unwrap();
+        assert!(
+            sdk.template()
+                .join("src/main/AndroidManifest.xml")
+                .is_file()
+        );
+        assert!(crate::android_build::bundle::Sdk::at(std::path::Path::new("/")).is_err());
     }
 }

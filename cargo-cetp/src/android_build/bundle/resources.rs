@@ -18,10 +18,10 @@ use super::tools as util;
 use crate::{Error, Result};
 
 /// The library package of the template (its `namespace`): its `R` class is `dev.cetp.R`.
-pub const TEMPLATE_PACKAGE: &str = "dev.cetp";
+pub(crate) const TEMPLATE_PACKAGE: &str = "dev.cetp";
 
 /// One resource compilation.
-pub struct Compile<'a> {
+pub(crate) struct Compile<'a> {
     /// The manifest to link (placeholders resolved; resource references such as
     /// `@bool/cetp_serve_apex` are resolved by aapt).
     pub manifest: &'a str,
@@ -38,7 +38,7 @@ pub struct Compile<'a> {
 }
 
 /// Runs aapt; returns the source root of the generated `R` classes.
-pub fn compile(c: &Compile<'_>) -> Result<PathBuf> {
+pub(crate) fn compile(c: &Compile<'_>) -> Result<PathBuf> {
     let aapt = util::aapt()?;
     let android_all = util::android_all_jar()?;
     if c.work.exists() {
@@ -86,7 +86,7 @@ pub fn compile(c: &Compile<'_>) -> Result<PathBuf> {
 
 /// The `res/values` file AGP generates from `resValue(...)` lines
 /// (`generated/res/resValues/<variant>/values/gradle_res_values.xml`).
-pub fn res_values_xml(values: &[ResValue]) -> String {
+pub(crate) fn res_values_xml(values: &[ResValue]) -> String {
     let mut out = String::from(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- Generated from resValue(...) lines. -->\n<resources>\n",
     );
@@ -112,7 +112,11 @@ fn xml_text(text: &str) -> String {
 /// `com/android/tools/test_config.properties`, the file Android build systems put on the unit
 /// test classpath for Robolectric: the merged manifest, the resource package (binary-resources
 /// mode) and the app's `R` package.
-pub fn test_config_properties(manifest: &Path, resource_apk: &Path, package: &str) -> String {
+pub(crate) fn test_config_properties(
+    manifest: &Path,
+    resource_apk: &Path,
+    package: &str,
+) -> String {
     let mut out = String::from(
         "# Written by cargo cetp build: Robolectric reads it from the test classpath.\n",
     );
@@ -139,7 +143,7 @@ fn property_value(value: &str) -> String {
 }
 
 /// Where `test_config.properties` lives inside a classpath entry.
-pub const TEST_CONFIG_PATH: &str = "com/android/tools/test_config.properties";
+pub(crate) const TEST_CONFIG_PATH: &str = "com/android/tools/test_config.properties";
 
 #[cfg(test)]
 mod tests {

@@ -21,11 +21,11 @@ macro_rules! android_all_build {
 
 /// The Robolectric build of the SDK 34 framework: the real Android API surface as a plain jar
 /// (`org.robolectric:android-all`), which Java is compiled against.
-pub const ANDROID_ALL_VERSION: &str = android_all_build!();
+pub(crate) const ANDROID_ALL_VERSION: &str = android_all_build!();
 
 /// The same build pre-instrumented for Robolectric (`org.robolectric:android-all-instrumented`),
 /// which Robolectric runs.
-pub const ANDROID_ALL_INSTRUMENTED: &str = concat!(android_all_build!(), "-i7");
+pub(crate) const ANDROID_ALL_INSTRUMENTED: &str = concat!(android_all_build!(), "-i7");
 
 /// A JDK tool (`javac`, `jar`): from `JAVA_HOME/bin` when set, else from `PATH`.
 pub fn jdk_tool(name: &str) -> Command {
@@ -39,7 +39,7 @@ pub fn jdk_tool(name: &str) -> Command {
 }
 
 /// Runs `cmd`, echoing it; fails with its exit status.
-pub fn run(cmd: &mut Command) -> Result<()> {
+pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     run_as("cargo cetp", cmd)
 }
 
@@ -57,13 +57,7 @@ pub fn run_as(who: &str, cmd: &mut Command) -> Result<()> {
 
 /// What to install for a program the build runs, when it is not found: `javac`, `jar` and
 /// `java` (a JDK 17), `mvn`, `aapt`, `aidl`. `None` for other programs.
-///
-/// ```
-/// let hint = cargo_cetp::android_build::bundle::missing_program("mvn").unwrap();
-/// assert!(hint.contains("package `maven`"), "{hint}");
-/// assert!(cargo_cetp::android_build::bundle::missing_program("frobnicate").is_none());
-/// ```
-pub fn missing_program(program: &str) -> Option<String> {
+pub(crate) fn missing_program(program: &str) -> Option<String> {
     let (package, what) = match program {
         "javac" | "jar" | "java" => (
             JDK_PACKAGE,
@@ -81,11 +75,11 @@ pub fn missing_program(program: &str) -> Option<String> {
 }
 
 /// The Debian package with the JDK's `javac`, `jar` and `java`.
-pub const JDK_PACKAGE: &str = "openjdk-17-jdk-headless";
+pub(crate) const JDK_PACKAGE: &str = "openjdk-17-jdk-headless";
 
 /// "Install the Debian package `p` (`sudo apt install p`)", the one way `cargo cetp` speaks of
 /// a missing system package: it says what to run and never runs it.
-pub fn install_hint(package: &str) -> String {
+pub(crate) fn install_hint(package: &str) -> String {
     format!(
         "Install the Debian/Ubuntu package `{package}` (`sudo apt install {package}`), or the \
          same program from your system's package manager"
@@ -112,7 +106,7 @@ pub(crate) fn describe(cmd: &Command) -> String {
 /// The local Maven repository Maven will use for a project in `project_dir` (or run outside a
 /// project from `project_dir`), read from this process's environment: see
 /// [`maven::local_repository`].
-pub fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf> {
+pub(crate) fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf> {
     maven::local_repository(&|name| env::var_os(name), project_dir).map(|(repo, _)| repo)
 }
 
@@ -120,7 +114,7 @@ pub fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf> {
 ///
 /// `CETP_ANDROID_ALL_JAR` wins; otherwise the jar in the local Maven repository ([`m2_repo`]),
 /// fetched with `mvn dependency:get` when missing.
-pub fn android_all_jar() -> Result<PathBuf> {
+pub(crate) fn android_all_jar() -> Result<PathBuf> {
     if let Some(jar) = env::var_os("CETP_ANDROID_ALL_JAR") {
         let jar = PathBuf::from(jar);
         return if jar.is_file() {
@@ -160,7 +154,7 @@ pub fn android_all_jar() -> Result<PathBuf> {
 }
 
 /// Compiles every `.java` file under `source_roots` into `out` against `classpath`.
-pub fn javac(
+pub(crate) fn javac(
     source_roots: &[PathBuf],
     classpath: &Path,
     out: &Path,
@@ -196,7 +190,7 @@ pub fn javac(
 }
 
 /// Appends every file under `dir` whose extension is `ext`.
-pub fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<()> {
+pub(crate) fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<()> {
     let entries = std::fs::read_dir(dir).map_err(Error::cannot("read", &dir))?;
     for entry in entries {
         let path = entry.map_err(Error::cannot("read", &dir))?.path();
@@ -210,17 +204,17 @@ pub fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<(
 }
 
 /// The AIDL compiler: `CETP_AIDL=/path/to/aidl`, else `aidl` on `PATH` (see [`debian_tool`]).
-pub fn aidl() -> Result<PathBuf> {
+pub(crate) fn aidl() -> Result<PathBuf> {
     debian_tool(&AIDL)
 }
 
 /// Android's resource compiler: `CETP_AAPT=/path/to/aapt`, else `aapt` on `PATH` (see
 /// [`debian_tool`]).
-pub fn aapt() -> Result<PathBuf> {
+pub(crate) fn aapt() -> Result<PathBuf> {
     debian_tool(&AAPT)
 }
 
-/// The AIDL compiler, as [`crate::android_build::bundle::aidl`] looks for it.
+/// The AIDL compiler, as [`aidl`] looks for it.
 pub const AIDL: DebianTool<'static> = DebianTool {
     program: "aidl",
     package: "aidl",
@@ -230,7 +224,7 @@ pub const AIDL: DebianTool<'static> = DebianTool {
     alternative: "an `aidl` binary from the Android SDK's build-tools",
 };
 
-/// Android's resource compiler, as [`crate::android_build::bundle::aapt`] looks for it.
+/// Android's resource compiler, as [`aapt`] looks for it.
 pub const AAPT: DebianTool<'static> = DebianTool {
     program: "aapt",
     package: "aapt",
@@ -304,7 +298,7 @@ pub fn debian_tool(tool: &DebianTool<'_>) -> Result<PathBuf> {
 
 /// Generates the Java `Stub`/`Proxy` of every `.aidl` file under `root` (the template's
 /// `src/main/aidl`) into `out` (replaced), with the real AIDL compiler. Returns `out`.
-pub fn generate_aidl_java(root: &Path, out: &Path) -> Result<PathBuf> {
+pub(crate) fn generate_aidl_java(root: &Path, out: &Path) -> Result<PathBuf> {
     let aidl = aidl()?;
     let root = root.to_path_buf();
     let mut inputs = Vec::new();
@@ -504,5 +498,16 @@ mod tests {
         )
         .to_string();
         assert!(missing.contains("`sudo apt install maven`"), "{missing}");
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `missing_program`.
+    #[test]
+    fn example_bundle_tools_missing_program() {
+        let hint = crate::android_build::bundle::missing_program("mvn").unwrap();
+        assert!(hint.contains("package `maven`"), "{hint}");
+        assert!(crate::android_build::bundle::missing_program("frobnicate").is_none());
     }
 }
