@@ -210,7 +210,7 @@ use serde::Serialize;
 
 /// One item the user keeps in the app.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub(crate) struct Item {{
+pub struct Item {{
     /// The item's id.
     pub id: u32,
     /// Its title.
@@ -220,12 +220,12 @@ pub(crate) struct Item {{
 /// What the tools read: provider state, opened once when the provider starts and borrowed by
 /// each tool as `&Items`.
 #[derive(Debug)]
-pub(crate) struct Items(Vec<Item>);
+pub struct Items(Vec<Item>);
 
 impl Items {{
     /// Opens the app's data in its files directory. Here, two examples: open your database
     /// instead (keep it behind a pool or a `Mutex`: tools run on many threads at once).
-    pub(crate) fn open(_files_dir: &Path) -> Self {{
+    pub fn open(_files_dir: &Path) -> Self {{
         Items(vec![
             Item {{ id: 1, title: "Tomato soup".into() }},
             Item {{ id: 2, title: "Lemon cake".into() }},
@@ -236,7 +236,7 @@ impl Items {{
 /// Finds the user's items whose title contains the given words. Answers an empty list when
 /// nothing matches.
 #[tool(scopes = ["items.read"])]
-pub(crate) fn find_items(
+pub fn find_items(
     /// Words the title must contain, e.g. `soup`.
     #[schemars(length(min = 1, max = 100))]
     words: String,
@@ -257,7 +257,7 @@ pub(crate) fn find_items(
 }}
 
 /// Declares the provider; the Android template calls it once, on the first call that needs it.
-pub(crate) fn provider(app: &App) -> ProviderBuilder {{
+pub fn provider(app: &App) -> ProviderBuilder {{
     Provider::builder("{title}")
         // Each text in the languages the approval screens speak (`cargo cetp check` names a
         // missing one).
