@@ -16,6 +16,7 @@
 //! |---|---|
 //! | `main.rs` | the binary: the arguments to [`run`], the error to stderr |
 //! | `error.rs` ([`Error`]) | the one error type: what failed (a file, a program with its command line, the app, a bundle step) and what to install or change |
+//! | `template.rs` ([`template`]) | fills the files the tool generates (a new app's, the runner's, the Maven projects') from `../templates/`: `{{name}}` placeholders |
 //! | `cli.rs` ([`cli`]) | the command line (clap): one `Options` type per command, the `--help` texts |
 //! | `commands/` ([`commands`]) | one file per command, its entry point `run`; `check`'s findings (`check/report.rs`) and 16 KB page check (`check/alignment.rs`) beside it |
 //! | `android_build/` ([`android_build`]) | what the commands build and run on: the app crate from `cargo metadata` (`app.rs`), its Android module (`android.rs`, `layout.rs`), the runner (`runner.rs`), the host bundle (`bundle/`, Maven in `bundle/maven.rs`), the Robolectric Maven projects (`robolectric.rs`) |
@@ -54,6 +55,7 @@ pub mod android_build;
 pub(crate) mod cli;
 pub mod commands;
 mod error;
+mod template;
 
 pub use error::{Error, Result};
 

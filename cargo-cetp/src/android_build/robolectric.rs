@@ -24,6 +24,7 @@ use std::process::Command;
 use crate::android_build::app::AppCrate;
 use crate::android_build::bundle::{self, Sdk, tools};
 use crate::android_build::layout::Layout;
+use crate::template::fill;
 use crate::{Error, Result};
 
 /// The test kit's Maven coordinates (`android-testkit/testkit/pom.xml`).
@@ -103,7 +104,8 @@ pub(crate) struct Project {
 }
 
 impl Project {
-    /// The `pom.xml`.
+    /// The `pom.xml`: `templates/robolectric/pom.xml.tmpl`, with the parts only Kotlin tests or
+    /// the preview need filled in from the other templates there.
     pub(crate) fn pom(&self) -> String {
         let xml = |p: &Path| xml_text(&p.to_string_lossy());
         let java = xml(&self.module_dir.join(TEST_JAVA));
@@ -111,210 +113,75 @@ impl Project {
         let resources = xml(&self.module_dir.join(TEST_RESOURCES));
         let bundle = xml(&self.bundle);
         let name = xml_text(&self.name);
-        let java_after_kotlin = if self.kotlin {
-            r#"
-        <executions>
-          <!-- javac after kotlinc: the lifecycle's own execution is replaced by one that Maven
-               runs after the Kotlin plugin's in the same phase. -->
-          <execution>
-            <id>default-testCompile</id>
-            <phase>none</phase>
-          </execution>
-          <execution>
-            <id>java-test-compile</id>
-            <phase>test-compile</phase>
-            <goals>
-              <goal>testCompile</goal>
-            </goals>
-          </execution>
-        </executions>"#
-        } else {
-            ""
-        };
-        let (kotlin_dependency, kotlin_plugin) = if self.kotlin {
+        let (kotlin_dependency, kotlin_plugin, java_after_kotlin) = if self.kotlin {
             (
-                format!(
-                    r#"
-    <dependency>
-      <groupId>org.jetbrains.kotlin</groupId>
-      <artifactId>kotlin-stdlib</artifactId>
-      <version>{KOTLIN_VERSION}</version>
-      <scope>test</scope>
-    </dependency>"#
+                fill(
+                    include_str!("../../templates/robolectric/kotlin-dependency.xml.tmpl"),
+                    &[("KOTLIN_VERSION", KOTLIN_VERSION)],
                 ),
-                format!(
-                    r#"
-      <!-- The Kotlin tests, compiled before the Java ones (which may use them), with the Java
-           sources in view (which they may use). -->
-      <plugin>
-        <groupId>org.jetbrains.kotlin</groupId>
-        <artifactId>kotlin-maven-plugin</artifactId>
-        <version>{KOTLIN_VERSION}</version>
-        <configuration>
-          <jvmTarget>17</jvmTarget>
-        </configuration>
-        <executions>
-          <execution>
-            <id>test-compile</id>
-            <phase>test-compile</phase>
-            <goals>
-              <goal>test-compile</goal>
-            </goals>
-            <configuration>
-              <sourceDirs>
-                <sourceDir>{kotlin_dir}</sourceDir>
-                <sourceDir>{java}</sourceDir>
-              </sourceDirs>
-            </configuration>
-          </execution>
-        </executions>
-      </plugin>"#
+                fill(
+                    include_str!("../../templates/robolectric/kotlin-plugin.xml.tmpl"),
+                    &[
+                        ("KOTLIN_VERSION", KOTLIN_VERSION),
+                        ("kotlin_dir", &kotlin_dir),
+                        ("java", &java),
+                    ],
                 ),
+                include_str!("../../templates/robolectric/java-after-kotlin.xml.tmpl").to_owned(),
             )
         } else {
-            (String::new(), String::new())
+            (String::new(), String::new(), String::new())
         };
-        let (what, surefire_extra, properties_extra) = match &self.suite {
-            Suite::AppTests { .. } => ("the app's own tests", String::new(), String::new()),
+        let (what, test_sources, surefire_extra, properties_extra) = match &self.suite {
+            Suite::AppTests { .. } => (
+                "the app's own tests",
+                fill(
+                    include_str!("../../templates/robolectric/app-test-sources.xml.tmpl"),
+                    &[("java", &java), ("resources", &resources)],
+                ),
+                String::new(),
+                String::new(),
+            ),
             Suite::Preview(out) => (
                 "the test kit's screen preview",
-                format!(
-                    r#"
-          <dependenciesToScan>
-            <dependency>{KIT_GROUP}:{KIT_ARTIFACT}</dependency>
-          </dependenciesToScan>
-          <includes>
-            <include>{}.java</include>
-          </includes>"#,
-                    PREVIEW_CLASS.replace('.', "/")
+                String::new(),
+                fill(
+                    include_str!("../../templates/robolectric/preview-surefire.xml.tmpl"),
+                    &[
+                        ("KIT_GROUP", KIT_GROUP),
+                        ("KIT_ARTIFACT", KIT_ARTIFACT),
+                        ("preview_class", &PREVIEW_CLASS.replace('.', "/")),
+                    ],
                 ),
-                format!(
-                    r#"
-            <cetp.preview.out>{}</cetp.preview.out>
-            <cetp.preview.agentLabel>{}</cetp.preview.agentLabel>
-            <cetp.preview.agentPackage>{}</cetp.preview.agentPackage>
-            <robolectric.graphicsMode>NATIVE</robolectric.graphicsMode>"#,
-                    xml(out),
-                    PREVIEW_AGENT.0,
-                    PREVIEW_AGENT.1
+                fill(
+                    include_str!("../../templates/robolectric/preview-properties.xml.tmpl"),
+                    &[
+                        ("out", &xml(out)),
+                        ("agent_label", PREVIEW_AGENT.0),
+                        ("agent_package", PREVIEW_AGENT.1),
+                    ],
                 ),
             ),
         };
-        let test_sources = match &self.suite {
-            Suite::AppTests { .. } => format!(
-                "    <testSourceDirectory>{java}</testSourceDirectory>\n    <testResources>\n      <testResource>\n        <directory>{resources}</directory>\n      </testResource>\n    </testResources>\n"
-            ),
-            Suite::Preview(_) => String::new(),
-        };
-        format!(
-            r#"<?xml version="1.0" encoding="UTF-8"?>
-<!-- Generated by cargo cetp: {what} for {name}, under Robolectric against the host bundle
-     {bundle}. Rewritten on every run; edit nothing here. -->
-<project xmlns="http://maven.apache.org/POM/4.0.0"
-         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>cetp.generated</groupId>
-  <artifactId>{name}-robolectric</artifactId>
-  <version>0</version>
-
-  <properties>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-    <maven.compiler.release>17</maven.compiler.release>
-    <robolectric.deps.dir>${{project.build.directory}}/robolectric-deps</robolectric.deps.dir>
-  </properties>
-
-  <dependencies>
-    <!-- Robolectric, JUnit 4 and the androidx.test stand-ins come with the kit. -->
-    <dependency>
-      <groupId>{KIT_GROUP}</groupId>
-      <artifactId>{KIT_ARTIFACT}</artifactId>
-      <version>{KIT_VERSION}</version>
-      <scope>test</scope>
-    </dependency>
-    <!-- The Android API the tests compile against (Robolectric runs its own instrumented copy). -->
-    <dependency>
-      <groupId>org.robolectric</groupId>
-      <artifactId>android-all</artifactId>
-      <version>{android_all}</version>
-      <scope>test</scope>
-    </dependency>{kotlin_dependency}
-  </dependencies>
-
-  <build>
-{test_sources}    <plugins>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-resources-plugin</artifactId>
-        <version>3.3.1</version>
-      </plugin>
-{kotlin_plugin}
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.14.0</version>{java_after_kotlin}
-      </plugin>
-      <!-- The framework jar Robolectric runs, fetched by Maven so that nothing downloads at test
-           time (the file keeps the name Robolectric's offline resolver looks for). -->
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-dependency-plugin</artifactId>
-        <version>3.8.1</version>
-        <executions>
-          <execution>
-            <id>robolectric-android-all</id>
-            <phase>generate-test-resources</phase>
-            <goals>
-              <goal>copy</goal>
-            </goals>
-            <configuration>
-              <artifactItems>
-                <artifactItem>
-                  <groupId>org.robolectric</groupId>
-                  <artifactId>android-all-instrumented</artifactId>
-                  <version>{ANDROID_ALL_INSTRUMENTED}</version>
-                </artifactItem>
-              </artifactItems>
-              <outputDirectory>${{robolectric.deps.dir}}</outputDirectory>
-              <overWriteReleases>false</overWriteReleases>
-            </configuration>
-          </execution>
-        </executions>
-      </plugin>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-surefire-plugin</artifactId>
-        <version>3.5.4</version>
-        <configuration>
-          <!-- One JVM: the native library loads once per JVM. -->
-          <forkCount>1</forkCount>
-          <reuseForks>true</reuseForks>
-          <forkNode implementation="org.apache.maven.plugin.surefire.extensions.SurefireForkNodeFactory"/>
-          <redirectTestOutputToFile>true</redirectTestOutputToFile>
-          <trimStackTrace>false</trimStackTrace>
-          <failIfNoTests>false</failIfNoTests>
-          <testFailureIgnore>true</testFailureIgnore>
-          <additionalClasspathElements>
-            <additionalClasspathElement>{bundle}/app.jar</additionalClasspathElement>
-          </additionalClasspathElements>
-          <argLine>{JVM_ARGS} -Djava.library.path={bundle}</argLine>
-          <environmentVariables>
-            <RUST_BACKTRACE>0</RUST_BACKTRACE>
-          </environmentVariables>
-          <systemPropertyVariables>
-            <cetp.bundle>{bundle}</cetp.bundle>
-            <robolectric.offline>true</robolectric.offline>
-            <robolectric.dependency.dir>${{robolectric.deps.dir}}</robolectric.dependency.dir>
-            <robolectric.logging.enabled>false</robolectric.logging.enabled>
-            <robolectric.enabledSdks>34</robolectric.enabledSdks>{properties_extra}
-          </systemPropertyVariables>{surefire_extra}
-        </configuration>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-"#,
-            android_all = tools::ANDROID_ALL_VERSION,
+        fill(
+            include_str!("../../templates/robolectric/pom.xml.tmpl"),
+            &[
+                ("what", what),
+                ("name", &name),
+                ("bundle", &bundle),
+                ("KIT_GROUP", KIT_GROUP),
+                ("KIT_ARTIFACT", KIT_ARTIFACT),
+                ("KIT_VERSION", KIT_VERSION),
+                ("android_all", tools::ANDROID_ALL_VERSION),
+                ("kotlin_dependency", &kotlin_dependency),
+                ("test_sources", &test_sources),
+                ("kotlin_plugin", &kotlin_plugin),
+                ("java_after_kotlin", &java_after_kotlin),
+                ("ANDROID_ALL_INSTRUMENTED", ANDROID_ALL_INSTRUMENTED),
+                ("JVM_ARGS", JVM_ARGS),
+                ("properties_extra", &properties_extra),
+                ("surefire_extra", &surefire_extra),
+            ],
         )
     }
 }

@@ -23,6 +23,7 @@ use crate::android_build::android::{label, relative};
 use crate::android_build::app::toml_string;
 use crate::android_build::robolectric::KOTLIN_VERSION;
 use crate::cli::{NewOptions, SdkSource};
+use crate::template::fill;
 use crate::{Error, Result};
 
 /// The serde requirement new apps get: the SDK's own (its workspace `Cargo.toml`; a test keeps
@@ -169,416 +170,66 @@ pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf
         title,
         package,
     } = &names;
-    let cargo = format!(
-        r#"[package]
-name = "{crate_name}"
-version = "0.1.0"
-edition = "2024"
-publish = false
-
-[lib]
-# cdylib: lib{lib_name}.so, which the Android app loads; rlib: what tests/ and `cargo cetp` link.
-crate-type = ["cdylib", "rlib"]
-
-[dependencies]
-# The SDK; the `jni` feature is the bridge the Android template's Java calls.
-cetp-provider = {{ {dependency}, features = ["jni"] }}
-# The versions the SDK uses, for the result types tools return.
-serde = {{ version = "{SERDE_VERSION}", features = ["derive"] }}
-schemars = "{SCHEMARS_VERSION}"
-
-[dev-dependencies]
-serde_json = "{SERDE_JSON_VERSION}"
-tempfile = "{TEMPFILE_VERSION}"
-
-# The SDK turns a panicking tool into an INTERNAL_ERROR answer, which needs unwinding.
-[profile.release]
-panic = "unwind"
-# One optimization unit for the whole library: about a fifth smaller on every ABI, and faster.
-lto = "fat"
-codegen-units = 1
-"#
+    let cargo = fill(
+        include_str!("../../templates/new/Cargo.toml.tmpl"),
+        &[
+            ("crate_name", crate_name),
+            ("lib_name", lib_name),
+            ("dependency", &dependency),
+            ("SERDE_VERSION", SERDE_VERSION),
+            ("SCHEMARS_VERSION", SCHEMARS_VERSION),
+            ("SERDE_JSON_VERSION", SERDE_JSON_VERSION),
+            ("TEMPFILE_VERSION", TEMPFILE_VERSION),
+        ],
     );
-    let lib = format!(
-        r#"//! {title}: the app's data as read-only tools for on-device AI agents (CETP). See README.md.
-
-use std::path::Path;
-
-use cetp_provider::{{App, Localized, Provider, ProviderBuilder, ToolError, tool, tools}};
-use schemars::JsonSchema;
-use serde::Serialize;
-
-/// One item the user keeps in the app.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Item {{
-    /// The item's id.
-    pub id: u32,
-    /// Its title.
-    pub title: String,
-}}
-
-/// What the tools read: provider state, opened once when the provider starts and borrowed by
-/// each tool as `&Items`.
-#[derive(Debug)]
-pub struct Items(Vec<Item>);
-
-impl Items {{
-    /// Opens the app's data in its files directory. Here, two examples: open your database
-    /// instead (keep it behind a pool or a `Mutex`: tools run on many threads at once).
-    pub fn open(_files_dir: &Path) -> Self {{
-        Items(vec![
-            Item {{ id: 1, title: "Tomato soup".into() }},
-            Item {{ id: 2, title: "Lemon cake".into() }},
-        ])
-    }}
-}}
-
-/// Finds the user's items whose title contains the given words. Answers an empty list when
-/// nothing matches.
-#[tool(scopes = ["items.read"])]
-pub fn find_items(
-    /// Words the title must contain, e.g. `soup`.
-    #[schemars(length(min = 1, max = 100))]
-    words: String,
-    /// How many items to return at most (default 10).
-    #[schemars(range(min = 1, max = 50))]
-    limit: Option<u32>,
-    items: &Items,
-) -> Result<Vec<Item>, ToolError> {{
-    let words = words.to_lowercase();
-    let limit = limit.unwrap_or(10) as usize;
-    Ok(items
-        .0
-        .iter()
-        .filter(|item| item.title.to_lowercase().contains(&words))
-        .take(limit)
-        .cloned()
-        .collect())
-}}
-
-/// Declares the provider; the Android template calls it once, on the first call that needs it.
-pub fn provider(app: &App) -> ProviderBuilder {{
-    Provider::builder("{title}")
-        // Each text in the languages the approval screens speak (`cargo cetp check` names a
-        // missing one).
-        .description(
-            Localized::new("The items you keep in {title}")
-                .with("ar", "العناصر التي تحتفظ بها في {title}")
-                .with("de", "Die Einträge, die du in {title} aufbewahrst")
-                .with("es", "Los elementos que guardas en {title}")
-                .with("fr", "Les éléments que vous gardez dans {title}")
-                .with("hi", "वे आइटम जो आप {title} में रखते हैं")
-                .with("ja", "{title} に保存しているアイテム")
-                .with("pt-BR", "Os itens que você guarda em {title}")
-                .with("zh-CN", "你保存在 {title} 中的项目"),
-        )
-        // Completes "allow <agent> to read: …" on the approval screen: the data, in lower case.
-        .scope(
-            "items.read",
-            Localized::new("your saved items")
-                .with("ar", "عناصرك المحفوظة")
-                .with("de", "deine gespeicherten Einträge")
-                .with("es", "tus elementos guardados")
-                .with("fr", "vos éléments enregistrés")
-                .with("hi", "आपके सहेजे गए आइटम")
-                .with("ja", "保存したアイテム")
-                .with("pt-BR", "seus itens salvos")
-                .with("zh-CN", "你保存的项目"),
-        )
-        // No tool hides anything from limited callers; remove this when one does
-        // (`CallContext::access`).
-        .full_access_only()
-        .tools(tools![find_items])
-        .state(Items::open(app.files_dir()))
-}}
-
-cetp_provider::export_provider!(provider);
-"#
+    let lib = fill(
+        include_str!("../../templates/new/lib.rs.tmpl"),
+        &[("title", title)],
     );
-    let test = format!(
-        r##"//! The provider driven the way an agent app drives it, through `cetp_provider::testing`.
-
-use cetp_provider::testing::{{Consumer, check_conformance}};
-use cetp_provider::{{AccessLevel, App, ErrorCode, Provider}};
-
-/// The provider as the Android template starts it (the user's approvals go to `files`).
-fn started(files: &tempfile::TempDir) -> Provider {{
-    let app = App::new("{package}", files.path());
-    {lib_name}::provider(&app).app(app).build().expect("the provider builds")
-}}
-
-#[test]
-fn the_provider_is_cetp_v1_conformant() {{
-    let files = tempfile::tempdir().unwrap();
-    check_conformance(&started(&files)).unwrap();
-}}
-
-#[test]
-fn an_agent_needs_the_users_approval_first() {{
-    let files = tempfile::tempdir().unwrap();
-    let provider = started(&files);
-    let answer = Consumer::new(&provider).execute("find_items", r#"{{"words":"soup"}}"#);
-    assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired), "{{answer}}");
-    let hint = answer.get("resolution_hint").unwrap();
-    assert!(hint.ends_with("to read: your saved items"), "{{hint}}");
-}}
-
-#[test]
-fn find_items_answers_an_approved_agent() {{
-    let files = tempfile::tempdir().unwrap();
-    let provider = started(&files);
-    let agent = Consumer::new(&provider);
-    agent.approve(AccessLevel::Full).unwrap();
-    let answer = agent.execute("find_items", r#"{{"words":"SOUP"}}"#);
-    assert_eq!(
-        answer.data_json().unwrap(),
-        serde_json::json!([{{"id": 1, "title": "Tomato soup"}}])
+    let test = fill(
+        include_str!("../../templates/new/provider.rs.tmpl"),
+        &[("package", package), ("lib_name", lib_name)],
     );
-    let none = agent.execute("find_items", r#"{{"words":"pizza"}}"#);
-    assert_eq!(none.data_json().unwrap(), serde_json::json!([]));
-}}
-
-#[test]
-fn find_items_rejects_bad_arguments() {{
-    let files = tempfile::tempdir().unwrap();
-    let provider = started(&files);
-    let agent = Consumer::new(&provider);
-    agent.approve(AccessLevel::Full).unwrap();
-    for args in ["{{}}", r#"{{"words":""}}"#, r#"{{"words":"soup","limit":500}}"#] {{
-        let answer = agent.execute("find_items", args);
-        assert_eq!(answer.error_code(), Some(ErrorCode::InvalidArgs), "{{args}}: {{answer}}");
-    }}
-}}
-"##
+    let gradle = fill(
+        include_str!("../../templates/new/build.gradle.kts.tmpl"),
+        &[
+            ("title", title),
+            ("AGP_VERSION", AGP_VERSION),
+            ("KOTLIN_VERSION", KOTLIN_VERSION),
+            ("package", package),
+            ("TARGET_SDK", &TARGET_SDK.to_string()),
+            ("lib_name", lib_name),
+        ],
     );
-    let gradle = format!(
-        r#"// The {title} app module: an ordinary Android app plus the CETP template module.
-plugins {{
-    id("com.android.application") version "{AGP_VERSION}"
-    id("org.jetbrains.kotlin.android") version "{KOTLIN_VERSION}" // the launcher Activity
-}}
-
-android {{
-    namespace = "{package}" // also the application id
-    compileSdk = {TARGET_SDK}
-    // The template module's NDK too (gradle.properties): 16 KB page-aligned libraries.
-    ndkVersion = providers.gradleProperty("cetp.ndkVersion").get()
-    defaultConfig {{
-        minSdk = 21
-        targetSdk = {TARGET_SDK}
-        // The authority agents call, and the Rust library the template loads (lib{lib_name}.so).
-        manifestPlaceholders["cetpAuthority"] = "{package}.tools"
-        manifestPlaceholders["cetpLibrary"] = "{lib_name}"
-        // Serve the Apex agent's plugin host too (off by default):
-        // resValue("bool", "cetp_serve_apex", "true")
-    }}
-}}
-
-dependencies {{ implementation(project(":cetp")) }} // the template module
-"#
+    let settings = fill(
+        include_str!("../../templates/new/settings.gradle.kts.tmpl"),
+        &[("template", &template)],
     );
-    let settings = format!(
-        "// This directory is the app module and the root of its Gradle build.\n\
-         pluginManagement {{ repositories {{ google(); mavenCentral() }} }}\n\
-         dependencyResolutionManagement {{ repositories {{ google(); mavenCentral() }} }}\n\n{template}"
+    let properties = fill(
+        include_str!("../../templates/new/gradle.properties.tmpl"),
+        &[("NDK_VERSION", NDK_VERSION)],
     );
-    let properties = format!(
-        "# The Rust crate the template's cargoNdk task builds, relative to this (root) project.\n\
-         cetp.rustCrate=..\n\
-         # The NDK of the app and the template module: r28+ links 16 KB page-aligned libraries.\n\
-         cetp.ndkVersion={NDK_VERSION}\n\
-         # ABIs to build (default: arm64-v8a,armeabi-v7a,x86_64); a debug build Android Studio\n\
-         # deploys builds the device's only. Debug builds use cargo's dev profile.\n\
-         # cetp.abis=arm64-v8a\n\
-         # Callers need no Android permission; the SDK's authorization decides. See the\n\
-         # template's README before setting cetp.requireAccessToolsPermission=true.\n"
+    let manifest = fill(
+        include_str!("../../templates/new/AndroidManifest.xml.tmpl"),
+        &[("title", title)],
     );
-    let manifest = format!(
-        "<!-- The template's manifest, merged in, declares the provider, the discovery service and\n     \
-         the approval screen. Your app's own components go here; supportsRtl lets the approval\n     \
-         screens read right to left in Arabic and Hebrew. -->\n\
-         <manifest xmlns:android=\"http://schemas.android.com/apk/res/android\">\n    \
-         <application android:label=\"{title}\" android:supportsRtl=\"true\">\n        \
-         <!-- The launcher screen (src/main/kotlin), so Android Studio's Run has an Activity. -->\n        \
-         <activity android:name=\".MainActivity\" android:exported=\"true\">\n            \
-         <intent-filter>\n                \
-         <action android:name=\"android.intent.action.MAIN\" />\n                \
-         <category android:name=\"android.intent.category.LAUNCHER\" />\n            \
-         </intent-filter>\n        \
-         </activity>\n    \
-         </application>\n\
-         </manifest>\n"
+    let activity = fill(
+        include_str!("../../templates/new/MainActivity.kt.tmpl"),
+        &[("package", package)],
     );
-    let activity = format!(
-        r#"package {package}
-
-import android.app.Activity
-import android.os.Bundle
-import android.view.Gravity
-import android.widget.Button
-import android.widget.LinearLayout
-import android.widget.TextView
-import dev.cetp.CetpScreens
-
-/**
- * The launcher screen: the app's name and the template's "Apps with access" screen, where the
- * phone's owner sees and changes which agent apps may read the app's data. Replace it with the
- * app's own screens; link "Apps with access" from the app's settings.
- */
-class MainActivity : Activity() {{
-    override fun onCreate(savedInstanceState: Bundle?) {{
-        super.onCreate(savedInstanceState)
-        val padding = (24 * resources.displayMetrics.density).toInt()
-        setContentView(
-            LinearLayout(this).apply {{
-                orientation = LinearLayout.VERTICAL
-                gravity = Gravity.CENTER
-                setPadding(padding, padding, padding, padding)
-                addView(TextView(context).apply {{
-                    text = applicationInfo.loadLabel(packageManager)
-                    textSize = 22f
-                    gravity = Gravity.CENTER
-                }})
-                addView(Button(context).apply {{
-                    setText(dev.cetp.R.string.cetp_manage_button)
-                    setOnClickListener {{ startActivity(CetpScreens.grantsIntent(context)) }}
-                }})
-            }},
-        )
-    }}
-}}
-"#
+    let readme = fill(
+        include_str!("../../templates/new/README.md.tmpl"),
+        &[
+            ("title", title),
+            ("NDK_VERSION", NDK_VERSION),
+            ("package", package),
+            ("lib_name", lib_name),
+            ("TARGET_SDK", &TARGET_SDK.to_string()),
+        ],
     );
-    let readme = format!(
-        r#"# {title}
-
-The {title} app's data as read-only tools for on-device AI agents, over CETP v1 (and the Apex
-plugin interface when the app turns it on), built with cetp-rs.
-
-```
-Cargo.toml                       the Rust crate: cdylib for the app, rlib for tests and tools
-src/lib.rs                       the tool `find_items`, the provider, export_provider!
-tests/provider.rs                host tests through cetp_provider::testing
-android/build.gradle.kts         the app module: namespace, the two placeholders, the template
-android/settings.gradle.kts      includes the SDK's template module `:cetp`
-android/gradle.properties        where the Rust crate is (cetp.rustCrate=..), the NDK, the ABIs
-android/src/main/AndroidManifest.xml
-android/src/main/kotlin/         the launcher Activity (MainActivity.kt)
-android/src/test/java/           the app's own Robolectric tests (ProviderTest.java), through
-                                 the SDK's test kit
-```
-
-## Commands
-
-```sh
-cargo test           # the provider as an agent app calls it
-cargo cetp check     # schemas per LLM API, conformance, descriptions, scope wording, android/
-cargo cetp mcp       # serve the tools to an MCP client (MCP Inspector, a desktop LLM app)
-cargo cetp build     # the host bundle: the provider, the Android template, the app's Java
-cargo cetp test      # android/src/test/ on Robolectric against the host bundle (JDK 17, Maven)
-cargo cetp preview   # the consent dialog and Apps with access as PNGs: light, night, Arabic
-```
-
-`cargo cetp test` compiles the tests in `android/src/test/java` (and `android/src/test/kotlin`)
-with the SDK's test kit (`dev.cetp.testkit`: `CetpTestRule`, `Agent`, `ToolReply`,
-`ConsentDialog`, `AppsWithAccess`, and `V2Session` for an agent that speaks CETP v2) and runs
-them under Robolectric against the app's host bundle, the provider as it runs on a phone;
-`ProviderTest.java` is an example.
-`cargo cetp test --test ProviderTest` runs one class. Maven downloads Robolectric and the
-Android framework jars on the first run.
-
-`cargo cetp mcp --access limited` or `--access unapproved` shows what a limited or a not yet
-approved agent gets; `cargo cetp mcp --help` lists the options.
-
-## On Android
-
-`android/` is a complete Gradle build whose root project is the app module (open it in
-Android Studio); it needs the Android Gradle Plugin, the NDK `{NDK_VERSION}` (SDK Manager),
-`cargo install cargo-ndk` and `rustup target add aarch64-linux-android armv7-linux-androideabi
-x86_64-linux-android` (see the SDK's `android-template/README.md`). The application id is
-`{package}`, agents call the authority `{package}.tools`, and the template loads
-`lib{lib_name}.so`. It targets API {TARGET_SDK}.
-
-Before each build the template runs `cargo ndk` (`cargoNdkDebug` with cargo's `dev` profile,
-`cargoNdkRelease` with `release`); a debug build Android Studio deploys builds only the
-device's ABI, `-Pcetp.abis=arm64-v8a` chooses. **Android Studio's Gradle daemon does not read
-your shell profile**: `cargo` must be on the `PATH` of the environment Studio starts from
-(rustup's `~/.cargo/bin`, which the template also tries), or set `cetp.cargo=/path/to/cargo`
-in `android/gradle.properties`.
-
-`cargo cetp check` also checks every library an Android build left (`target/<android
-target>/`, `android/build/`) for 16 KB page alignment, which Google Play requires; the NDK above
-links that way.
-
-## Next steps
-
-- Replace `Items::open` with your data (a database in `app.files_dir()`).
-- Write a doc comment on every tool and every parameter: they are what the model reads.
-- A thing asked for by id that does not exist answers `INVALID_ARGS` naming where valid ids
-  come from; a search that finds nothing answers an empty list (see `ToolError`).
-"#
-    );
-    let java_package = package.clone();
-    let java_test = format!(
-        r#"package {java_package};
-
-import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertTrue;
-
-import android.app.Activity;
-import dev.cetp.testkit.Agent;
-import dev.cetp.testkit.Approval;
-import dev.cetp.testkit.CetpTestRule;
-import dev.cetp.testkit.ConsentDialog;
-import dev.cetp.testkit.ToolReply;
-import java.nio.charset.StandardCharsets;
-import org.json.JSONObject;
-import org.junit.Rule;
-import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.robolectric.RobolectricTestRunner;
-
-/**
- * The app as an agent app meets it on a phone: the provider, the Android template and the
- * consent dialog, under Robolectric against the app's host bundle. Run with `cargo cetp test`.
- */
-@RunWith(RobolectricTestRunner.class)
-public class ProviderTest {{
-  @Rule public final CetpTestRule cetp = new CetpTestRule();
-
-  private Agent agent() {{
-    return cetp.agent(
-        "com.example.agent", "Example Agent", 10_123,
-        "example agent signing key".getBytes(StandardCharsets.UTF_8));
-  }}
-
-  @Test
-  public void theUserAllowsAnAgentOnTheConsentDialog() throws Exception {{
-    Agent agent = agent();
-    ToolReply refused = agent.call("find_items", "{{\"words\":\"soup\"}}").assertError("AUTH_REQUIRED");
-    assertTrue(refused.resolutionHint(), refused.resolutionHint().endsWith("your saved items"));
-
-    try (ConsentDialog dialog = agent.openConsentDialog(refused)) {{
-      assertTrue(dialog.text(), dialog.question().contains("Example Agent"));
-      assertTrue(dialog.text(), dialog.question().contains("your saved items"));
-      dialog.allow(ConsentDialog.Duration.ONE_DAY, Approval.Access.FULL);
-      assertEquals(Activity.RESULT_OK, dialog.resultCode());
-    }}
-
-    JSONObject soup = agent.call("find_items", "{{\"words\":\"soup\"}}").jsonArray().getJSONObject(0);
-    assertEquals("Tomato soup", soup.getString("title"));
-  }}
-
-  @Test
-  public void anApprovedAgentGetsModelReadableErrors() {{
-    Agent agent = agent().approve(Approval.full());
-    agent.call("find_items", "{{\"words\":\"soup\",\"limit\":500}}")
-        .assertError("INVALID_ARGS")
-        .assertMessageContains("500 is greater than the maximum of 50");
-    assertEquals(0, agent.call("find_items", "{{\"words\":\"pizza\"}}").jsonArray().length());
-  }}
-}}
-"#
+    let java_test = fill(
+        include_str!("../../templates/new/ProviderTest.java.tmpl"),
+        &[("package", package)],
     );
     Ok(vec![
         (PathBuf::from("Cargo.toml"), cargo),
