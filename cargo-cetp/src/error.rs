@@ -11,7 +11,7 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     /// A file or directory could not be read, written, created or removed.
-    #[error("{}{}: {source}", action.map_or(String::new(), |a| format!("cannot {a} ")), path.display())]
+    #[error("{}: {source}", Subject(*action, path))]
     Io {
         /// What was being done to it (`read`, `create`, `clean`…), when said.
         action: Option<&'static str>,
@@ -43,6 +43,18 @@ pub enum Error {
     /// cannot be merged…); the text names the step and what to do.
     #[error("{0}")]
     Bundle(String),
+}
+
+/// The start of [`Error::Io`]'s text: `cannot read <path>`, or the path alone.
+struct Subject<'a>(Option<&'static str>, &'a std::path::Path);
+
+impl fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(action) => write!(f, "cannot {action} {}", self.1.display()),
+            None => write!(f, "{}", self.1.display()),
+        }
+    }
 }
 
 /// How [`Error::Program`] reads: the command line and what happened, then the hint.
@@ -124,3 +136,38 @@ impl Error {
 
 /// The result of every command.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, ExitStatus};
+
+    use super::Error;
+
+    #[test]
+    fn a_file_error_names_the_action_and_the_path() {
+        let not_found = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let read = Error::cannot("read", "/apps/x/Cargo.toml")(not_found()).to_string();
+        assert!(
+            read.starts_with("cannot read /apps/x/Cargo.toml: "),
+            "{read}"
+        );
+        let plain = Error::io("/apps/x")(not_found()).to_string();
+        assert!(plain.starts_with("/apps/x: "), "{plain}");
+    }
+
+    #[test]
+    fn a_program_error_has_its_command_line_and_what_to_install() {
+        let mut mvn = Command::new("mvn");
+        mvn.args(["-B", "test"]);
+        let missing = Error::not_started(&mvn, &std::io::Error::from(std::io::ErrorKind::NotFound))
+            .to_string();
+        assert!(
+            missing.starts_with("mvn -B test did not start: "),
+            "{missing}"
+        );
+        assert!(missing.contains("`sudo apt install maven`"), "{missing}");
+        let failed = Error::exited(&mvn, ExitStatus::from_raw(1 << 8)).to_string();
+        assert_eq!(failed, "mvn -B test failed (exit status: 1)");
+    }
+}

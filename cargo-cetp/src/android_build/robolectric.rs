@@ -6,9 +6,9 @@
 //! Nothing is written into the app's sources or the SDK checkout: the project lives in
 //! `<target>/cetp/test/<dir-name>/` (or `…/preview/…`), points Maven at the app's test sources
 //! where they are (`src/test/java`, `src/test/kotlin`, `src/test/resources` of the app's
-//! Android module: `android/`, or the app module of an existing project, [`crate::android_build::layout`]),
-//! and builds the kit, when the local Maven repository lacks it or holds an older build, with
-//! its build directory under the app's target directory too.
+//! Android module: `android/`, or the app module of an existing project,
+//! [`crate::android_build::layout`]), and builds the kit, when the local Maven repository lacks
+//! it or holds an older build, with its build directory under the app's target directory too.
 //!
 //! Every test JVM gets what the SDK's own suite gives its forks: the bundle's `app.jar` on the
 //! classpath (its `test_config.properties` puts Robolectric in binary-resources mode: the app is
