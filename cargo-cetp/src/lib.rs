@@ -2,53 +2,62 @@
 //!
 //! | command | what it does | module |
 //! |---|---|---|
-//! | `cargo cetp new <dir>` | a new app crate with its Android module, compiling and tested | [`new`] |
-//! | `cargo cetp init` | the provider added to an Android project that exists: a Rust crate, the template module, the app module's wiring | [`init`] |
-//! | `cargo cetp check` | schemas per LLM API, CETP conformance, descriptions, scope wording, the Android wiring, 16 KB page alignment of the built libraries | [`check`], [`alignment`] |
-//! | `cargo cetp mcp` | the provider as an MCP server over stdio, to call its tools from any MCP client | [`mcp`] |
-//! | `cargo cetp build` | the host bundle: the provider, the Android template, the app's Java and resources, for the JVM | [`bundle`] |
-//! | `cargo cetp test` | the app's own Robolectric tests against the bundle, through the SDK's test kit | [`robolectric`] |
-//! | `cargo cetp preview` | the consent dialog and Apps with access as PNGs (light, night, Arabic) | [`robolectric`] |
+//! | `cargo cetp new <dir>` | a new app crate with its Android module, compiling and tested | [`commands::new`] |
+//! | `cargo cetp init` | the provider added to an Android project that exists: a Rust crate, the template module, the app module's wiring | [`commands::init`] |
+//! | `cargo cetp check` | schemas per LLM API, CETP conformance, descriptions, scope wording, the Android wiring, 16 KB page alignment of the built libraries | [`commands::check`] |
+//! | `cargo cetp mcp` | the provider as an MCP server over stdio, to call its tools from any MCP client | [`commands::mcp`] |
+//! | `cargo cetp build` | the host bundle: the provider, the Android template, the app's Java and resources, for the JVM | [`commands::build`] |
+//! | `cargo cetp test` | the app's own Robolectric tests against the bundle, through the SDK's test kit | [`commands::test`] |
+//! | `cargo cetp preview` | the consent dialog and Apps with access as PNGs (light, night, Arabic) | [`commands::preview`] |
+//!
+//! # Where things are
+//!
+//! | folder or file | what is there |
+//! |---|---|
+//! | `main.rs` | the binary: the arguments to [`run`], the error to stderr |
+//! | `error.rs` ([`Error`]) | the one error type: what failed (a file, a program with its command line, the app, a bundle step) and what to install or change |
+//! | `template.rs` ([`template`]) | fills the files the tool generates (a new app's, the runner's, the Maven projects') from `../templates/`: `{{name}}` placeholders |
+//! | `cli.rs` ([`cli`]) | the command line (clap): one `Options` type per command, the `--help` texts |
+//! | `commands/` ([`commands`]) | one file per command, its entry point `run`; `check`'s findings (`check/report.rs`) and 16 KB page check (`check/alignment.rs`) beside it |
+//! | `android_build/` ([`android_build`]) | what the commands build and run on: the app crate from `cargo metadata` (`app.rs`), its Android module (`android.rs`, `layout.rs`), the runner (`runner.rs`), the host bundle (`bundle/`, Maven in `bundle/maven.rs`), the Robolectric Maven projects (`robolectric.rs`) |
 //!
 //! # How the tools reach an app's provider
 //!
 //! `check` and `mcp` build the app's provider for the desktop and call it from Rust. The app's
 //! `export_provider!` defines a hidden function that returns the app's `ProviderBuilder`; a
-//! small **runner** crate ([`runner`]), generated under the app's target directory
-//! (`target/cetp/runner-<package>/`, never in the app's `src/`), depends on the app crate by
-//! path and on the very `cetp-provider` the app resolves (read from `cargo metadata`, so the
-//! types are one copy), with the tooling features it needs. It builds with the app's
+//! small **runner** crate ([`android_build::runner`]), generated under the app's target
+//! directory (`target/cetp/runner-<package>/`, never in the app's `src/`), depends on the app
+//! crate by path and on the very `cetp-provider` the app resolves (read from `cargo metadata`,
+//! so the types are one copy), with the tooling features it needs. It builds with the app's
 //! `Cargo.lock` and target directory, so versions match and repeated runs are incremental. The
 //! runner answers `describe` (the `list_tools` and `get_provider_info` data, the CETP
 //! conformance audit, the raw parameter descriptions) and `mcp`.
 //!
 //! `build`, `test` and `preview` build the app's library as a `cdylib` for this machine and put
 //! it behind the real Android template, taken from the SDK checkout the app's `cetp-provider`
-//! resolves to ([`bundle::Sdk::of`]), to run under Robolectric; `test` and `preview` generate a
-//! Maven project in the app's target directory that runs it with the SDK's test kit
-//! (`android-testkit/`).
+//! resolves to ([`android_build::bundle::Sdk::of`]), to run under Robolectric; `test` and
+//! `preview` generate a Maven project in the app's target directory that runs it with the SDK's
+//! test kit (`android-testkit/`).
 //!
-//! Everything about the app comes from `cargo metadata` of the app crate ([`app`]) and its
-//! Android files ([`android`]), wherever its app module is ([`layout`]); the only path of this repository the tool knows by itself is
-//! the SDK it was built from ([`SDK_DIR`]), the default dependency of `cargo cetp new`.
+//! Everything about the app comes from `cargo metadata` of the app crate
+//! ([`android_build::app`]) and its Android files ([`android_build::android`]), wherever its app
+//! module is ([`android_build::layout`]); the only path of this repository the tool knows by
+//! itself is the SDK it was built from ([`SDK_DIR`]), the default dependency of `cargo cetp new`.
 //!
 //! The library is the command: [`run`] takes the arguments after `cargo cetp`. Each command has
-//! an `Options` type parsed in [`cli`] and a `run` function in its module, sharing [`app`],
-//! [`android`], [`runner`] and [`bundle`].
+//! an `Options` type parsed in [`cli`] and a `run` function in its module of [`commands`].
 
-pub mod alignment;
-pub mod android;
-pub mod app;
-pub mod bundle;
-pub mod check;
-pub mod cli;
-pub mod init;
-pub mod layout;
-pub mod mcp;
-pub mod new;
-pub mod report;
-pub mod robolectric;
-pub mod runner;
+// Only what `main.rs`, `cargo xtask` and the end-to-end tests use is public; the rest is
+// `pub(crate)`, and these docs link to it (`cargo doc --document-private-items` renders them).
+#![allow(rustdoc::private_intra_doc_links)]
+
+pub mod android_build;
+pub(crate) mod cli;
+pub mod commands;
+mod error;
+mod template;
+
+pub use error::{Error, Result};
 
 use std::path::PathBuf;
 
@@ -61,46 +70,6 @@ pub fn sdk_dir() -> PathBuf {
     let dir = PathBuf::from(SDK_DIR);
     dir.canonicalize().unwrap_or(dir)
 }
-
-/// What went wrong, with what to do about it.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The command line is not understood; the text names the fix and `--help`.
-    #[error("{0}")]
-    Usage(String),
-    /// A file or directory could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// What the OS said.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A program (cargo, the runner) could not be started or failed.
-    #[error("{0}")]
-    Command(String),
-    /// The app crate is not usable as it is; the text says what to change.
-    #[error("{0}")]
-    App(String),
-    /// The app's provider did not build, or an error-level check failed.
-    #[error("{0}")]
-    Failed(String),
-    /// A step of building a host bundle (cargo, aapt, aidl, javac, jar) or of running Maven
-    /// failed; the text names the step and what to do.
-    #[error("{0}")]
-    Bundle(String),
-}
-
-impl Error {
-    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
-        let path = path.into();
-        move |source| Error::Io { path, source }
-    }
-}
-
-/// The result of every command.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Runs `cargo cetp` with `args`, the arguments after `cargo cetp` (a leading `cetp`, which
 /// cargo passes to a subcommand, is skipped). Returns the process exit code.
@@ -123,12 +92,12 @@ pub fn run(args: &[String]) -> Result<i32> {
             print!("{text}");
             Ok(0)
         }
-        cli::Command::New(options) => new::run(&options).map(|()| 0),
-        cli::Command::Init(options) => init::run(&options),
-        cli::Command::Check(options) => check::run(&options),
-        cli::Command::Mcp(options) => mcp::run(&options),
-        cli::Command::Build(options) => bundle::run(&options).map(|()| 0),
-        cli::Command::Test(options) => robolectric::test(&options),
-        cli::Command::Preview(options) => robolectric::preview(&options).map(|()| 0),
+        cli::Command::New(options) => commands::new::run(&options).map(|()| 0),
+        cli::Command::Init(options) => commands::init::run(&options),
+        cli::Command::Check(options) => commands::check::run(&options),
+        cli::Command::Mcp(options) => commands::mcp::run(&options),
+        cli::Command::Build(options) => commands::build::run(&options).map(|()| 0),
+        cli::Command::Test(options) => commands::test::run(&options),
+        cli::Command::Preview(options) => commands::preview::run(&options).map(|()| 0),
     }
 }

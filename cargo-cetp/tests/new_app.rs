@@ -101,7 +101,7 @@ impl Session {
 /// the environment `vars` (the process's PATH and JAVA_HOME, nothing else of Maven's).
 fn maven_says(dir: &Path, vars: &[(&str, String)]) -> PathBuf {
     let mut mvn = Command::new("mvn");
-    mvn.args(cargo_cetp::bundle::maven::PLAIN_OUTPUT)
+    mvn.args(cargo_cetp::android_build::bundle::maven::PLAIN_OUTPUT)
         .args(["-X", "-o", "validate", "-f"])
         .arg(dir.join("pom.xml"))
         .current_dir(dir);
@@ -191,7 +191,8 @@ fn the_local_repository_is_where_maven_says() {
                     _ => None,
                 })
         };
-        let (ours, _) = cargo_cetp::bundle::local_repository(&var, Some(&project)).unwrap();
+        let (ours, _) =
+            cargo_cetp::android_build::bundle::local_repository(&var, Some(&project)).unwrap();
         assert_eq!(ours, maven_says(&project, &vars), "{what}");
     }
 }

@@ -56,8 +56,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     util::aidl()?;
     util::aapt()?;
     let work = util::cargo_target_dir().join("cetp-android-check");
-    let sdk = cargo_cetp::bundle::Sdk::at(&workspace_root()).map_err(|e| e.to_string())?;
-    cargo_cetp::bundle::check_template(&sdk, &work).map_err(|e| e.to_string())?;
+    let sdk =
+        cargo_cetp::android_build::bundle::Sdk::at(&workspace_root()).map_err(|e| e.to_string())?;
+    cargo_cetp::android_build::bundle::check_template(&sdk, &work).map_err(|e| e.to_string())?;
     eprintln!(
         "xtask: android-check passed ({TARGET} check + staticlib builds, template resources (aapt) and javac -Werror)"
     );

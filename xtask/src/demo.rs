@@ -136,7 +136,9 @@ fn logged(cmd: &mut Command, log: &Path, what: &str) -> Result<(), String> {
 }
 
 fn tail(path: &Path, lines: usize) -> String {
-    let text = cargo_cetp::bundle::strip_ansi(&fs::read_to_string(path).unwrap_or_default());
+    let text = cargo_cetp::android_build::bundle::strip_ansi(
+        &fs::read_to_string(path).unwrap_or_default(),
+    );
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..]
         .iter()

@@ -1,12 +1,12 @@
 //! `cargo xtask host-build <crate-dir> [--release]`: the host bundle the JVM suite loads, built
-//! by `cargo cetp build` (`cargo_cetp::bundle`) into this repository's `target/cetp-host/`
+//! by `cargo cetp build` (`cargo_cetp::android_build::bundle`) into this repository's `target/cetp-host/`
 //! (with `--release`: `target/cetp-host-release/`), where `tests/android` looks for it whatever
 //! `CARGO_TARGET_DIR` says. See `docs/host-bundle.md`.
 
 use std::path::{Path, PathBuf};
 
-use cargo_cetp::app::AppCrate;
-use cargo_cetp::bundle::{self, Sdk};
+use cargo_cetp::android_build::app::AppCrate;
+use cargo_cetp::android_build::bundle::{self, Sdk};
 
 use crate::util::workspace_root;
 

@@ -1,4 +1,4 @@
-//! A crate's package and library names, from `cargo metadata` (`cargo_cetp::app`).
+//! A crate's package and library names, from `cargo metadata` (`cargo_cetp::android_build::app`).
 
 use std::path::Path;
 
@@ -13,7 +13,7 @@ pub struct Package {
 
 /// Reads the package in `crate_dir`.
 pub fn read(crate_dir: &Path) -> Result<Package, String> {
-    let app = cargo_cetp::app::AppCrate::locate(Some(&crate_dir.join("Cargo.toml")))
+    let app = cargo_cetp::android_build::app::AppCrate::locate(Some(&crate_dir.join("Cargo.toml")))
         .map_err(|e| e.to_string())?;
     Ok(Package {
         name: app.name,

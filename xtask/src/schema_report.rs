@@ -10,9 +10,10 @@
 
 use std::path::Path;
 
-use cargo_cetp::android::AndroidModule;
-use cargo_cetp::app::AppCrate;
-use cargo_cetp::{check, report, runner};
+use cargo_cetp::android_build::android::AndroidModule;
+use cargo_cetp::android_build::app::AppCrate;
+use cargo_cetp::android_build::runner;
+use cargo_cetp::commands::check::{self, report};
 
 use crate::util::workspace_root;
 

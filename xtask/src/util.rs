@@ -1,5 +1,5 @@
 //! Shared helpers: the workspace layout, running tools. Building host bundles (and the tools
-//! that takes: aapt, aidl, javac, the android-all jar) is `cargo_cetp::bundle`.
+//! that takes: aapt, aidl, javac, the android-all jar) is `cargo_cetp::android_build::bundle`.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -35,44 +35,46 @@ pub fn cargo() -> Command {
     cmd
 }
 
-pub use cargo_cetp::bundle::jdk_tool;
+pub use cargo_cetp::android_build::bundle::jdk_tool;
 
 /// `mvn` as every task starts it: batch mode and no colours (`cargo cetp`'s
-/// [`cargo_cetp::bundle::maven::PLAIN_OUTPUT`]).
+/// [`cargo_cetp::android_build::bundle::maven::PLAIN_OUTPUT`]).
 pub fn mvn() -> Command {
     let mut mvn = Command::new("mvn");
-    mvn.args(cargo_cetp::bundle::maven::PLAIN_OUTPUT);
+    mvn.args(cargo_cetp::android_build::bundle::maven::PLAIN_OUTPUT);
     mvn
 }
 
 /// Runs `cmd`, echoing it; fails with its exit status.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
-    cargo_cetp::bundle::run_as("xtask", cmd)
+    cargo_cetp::android_build::bundle::run_as("xtask", cmd).map_err(|e| e.to_string())
 }
 
 /// The AIDL compiler, installed when missing (see [`debian_tool`]).
 pub fn aidl() -> Result<PathBuf, String> {
-    debian_tool(&cargo_cetp::bundle::AIDL)
+    debian_tool(&cargo_cetp::android_build::bundle::AIDL)
 }
 
 /// Android's resource compiler, installed when missing (see [`debian_tool`]).
 pub fn aapt() -> Result<PathBuf, String> {
-    debian_tool(&cargo_cetp::bundle::AAPT)
+    debian_tool(&cargo_cetp::android_build::bundle::AAPT)
 }
 
-/// The program `cargo cetp` finds for `tool` (`cargo_cetp::bundle::debian_tool`, which never
-/// installs); when it finds none and this runs as root with `apt-get` (CI, a fresh container),
-/// the repository's own chores install the Debian package first, then look again.
-pub fn debian_tool(tool: &cargo_cetp::bundle::DebianTool<'_>) -> Result<PathBuf, String> {
-    let missing = match cargo_cetp::bundle::debian_tool(tool) {
+/// The program `cargo cetp` finds for `tool` (`cargo_cetp::android_build::bundle::debian_tool`,
+/// which never installs); when it finds none and this runs as root with `apt-get` (CI, a fresh
+/// container), the repository's own chores install the Debian package first, then look again.
+pub fn debian_tool(
+    tool: &cargo_cetp::android_build::bundle::DebianTool<'_>,
+) -> Result<PathBuf, String> {
+    let missing = match cargo_cetp::android_build::bundle::debian_tool(tool) {
         Ok(found) => return Ok(found),
-        Err(missing) => missing,
+        Err(missing) => missing.to_string(),
     };
     let root = Command::new("id")
         .arg("-u")
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let Some(apt) = cargo_cetp::bundle::on_path("apt-get") else {
+    let Some(apt) = cargo_cetp::android_build::bundle::on_path("apt-get") else {
         return Err(missing);
     };
     if !root {
@@ -91,5 +93,5 @@ pub fn debian_tool(tool: &cargo_cetp::bundle::DebianTool<'_>) -> Result<PathBuf,
         run(Command::new(&apt).arg("update"))?;
         run(&mut install)?;
     }
-    cargo_cetp::bundle::debian_tool(tool)
+    cargo_cetp::android_build::bundle::debian_tool(tool).map_err(|e| e.to_string())
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cargo_cetp::robolectric::{PREVIEW_FILES, PREVIEW_SIZE, png_size};
+use cargo_cetp::android_build::robolectric::{PREVIEW_FILES, PREVIEW_SIZE, png_size};
 
 /// This repository's root.
 pub fn workspace() -> PathBuf {

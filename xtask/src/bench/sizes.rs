@@ -182,7 +182,7 @@ impl AndroidLink {
 
 /// The aarch64 cross compiler, installed when missing (`CETP_CROSS_GCC` overrides).
 fn cross_gcc() -> Result<PathBuf, String> {
-    util::debian_tool(&cargo_cetp::bundle::DebianTool {
+    util::debian_tool(&cargo_cetp::android_build::bundle::DebianTool {
         program: CROSS_GCC,
         package: CROSS_PACKAGE,
         override_var: "CETP_CROSS_GCC",

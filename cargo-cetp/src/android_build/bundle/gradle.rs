@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 /// The values found in one `build.gradle.kts`.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct GradleApp {
+pub(crate) struct GradleApp {
     pub placeholders: BTreeMap<String, String>,
     /// `resValue("bool", "name", "value")` lines: generated boolean resources.
     pub bools: BTreeMap<String, String>,
@@ -23,13 +23,13 @@ pub struct GradleApp {
 
 /// One generated resource: `resValue("string", "app_name", "Notes")`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResValue {
+pub(crate) struct ResValue {
     pub kind: String,
     pub name: String,
     pub value: String,
 }
 
-pub fn parse(text: &str) -> GradleApp {
+pub(crate) fn parse(text: &str) -> GradleApp {
     let mut out = GradleApp::default();
     let mut namespace = None;
     for line in text.lines() {

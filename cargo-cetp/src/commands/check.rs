@@ -1,21 +1,23 @@
 //! `cargo cetp check`: everything that can be known about an app's provider before a phone
 //! runs it.
 
+pub(crate) mod alignment;
+pub mod report;
+
 use serde_json::Value;
 
-use crate::alignment;
-use crate::android::{self, AndroidModule};
-use crate::app::AppCrate;
-use crate::bundle::{self, V2_PROPERTY};
+use crate::android_build::android::{self, AndroidModule};
+use crate::android_build::app::AppCrate;
+use crate::android_build::bundle::{self, V2_PROPERTY};
+use crate::android_build::layout::Layout;
+use crate::android_build::runner;
 use crate::cli::CheckOptions;
-use crate::layout::Layout;
-use crate::report::{self, Finding};
-use crate::runner;
 use crate::{Error, Result};
+use report::Finding;
 
 /// What `check` found about one app.
 #[derive(Debug, Clone)]
-pub struct Checked {
+pub(crate) struct Checked {
     /// The application id the provider was built for.
     pub package: String,
     /// The runner's description (`list_tools`, `raw_tools`, `provider_info`, `conformance`,
@@ -44,7 +46,7 @@ pub fn package_for(app: &AppCrate, module: &AndroidModule, explicit: Option<&str
 ///
 /// # Errors
 /// [`Error::Failed`] when the provider does not build.
-pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
+pub(crate) fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
     let module = AndroidModule::read(app);
     let package = package_for(app, &module, package);
     let runner = runner::build(app)?;
@@ -94,7 +96,7 @@ pub fn check(app: &AppCrate, package: Option<&str>) -> Result<Checked> {
 ///
 /// # Errors
 /// [`Error`] when the app cannot be found or its provider does not build.
-pub fn run(options: &CheckOptions) -> Result<i32> {
+pub(crate) fn run(options: &CheckOptions) -> Result<i32> {
     if !options.libs.is_empty() {
         return Ok(alignment::run(&options.libs));
     }

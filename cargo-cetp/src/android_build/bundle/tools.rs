@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::maven;
+use crate::{Error, Result};
 
 /// The Robolectric build of the SDK 34 framework, spelled once for Rust: every other place
 /// (the test kit's parent `pom.xml`, the documentation) is checked against it.
@@ -20,11 +21,11 @@ macro_rules! android_all_build {
 
 /// The Robolectric build of the SDK 34 framework: the real Android API surface as a plain jar
 /// (`org.robolectric:android-all`), which Java is compiled against.
-pub const ANDROID_ALL_VERSION: &str = android_all_build!();
+pub(crate) const ANDROID_ALL_VERSION: &str = android_all_build!();
 
 /// The same build pre-instrumented for Robolectric (`org.robolectric:android-all-instrumented`),
 /// which Robolectric runs.
-pub const ANDROID_ALL_INSTRUMENTED: &str = concat!(android_all_build!(), "-i7");
+pub(crate) const ANDROID_ALL_INSTRUMENTED: &str = concat!(android_all_build!(), "-i7");
 
 /// A JDK tool (`javac`, `jar`): from `JAVA_HOME/bin` when set, else from `PATH`.
 pub fn jdk_tool(name: &str) -> Command {
@@ -38,43 +39,25 @@ pub fn jdk_tool(name: &str) -> Command {
 }
 
 /// Runs `cmd`, echoing it; fails with its exit status.
-pub fn run(cmd: &mut Command) -> Result<(), String> {
+pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     run_as("cargo cetp", cmd)
 }
 
 /// Runs `cmd`, echoing it after `who: ` (`cargo cetp`, or `xtask` for the repository's own
 /// chores); fails with its exit status, or, when the program is missing, with what installs it.
-pub fn run_as(who: &str, cmd: &mut Command) -> Result<(), String> {
+pub fn run_as(who: &str, cmd: &mut Command) -> Result<()> {
     eprintln!("{who}: running {}", describe(cmd));
-    let status = cmd.status().map_err(|e| cannot_start(cmd, &e))?;
+    let status = cmd.status().map_err(|e| Error::not_started(cmd, &e))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("{} failed ({status})", describe(cmd)))
-    }
-}
-
-/// Why `cmd` did not start: for a program that is not there, the package that has it.
-pub fn cannot_start(cmd: &Command, error: &std::io::Error) -> String {
-    let program = cmd.get_program().to_string_lossy();
-    let name = Path::new(program.as_ref())
-        .file_name()
-        .map_or_else(|| program.to_string(), |n| n.to_string_lossy().into_owned());
-    match (error.kind(), missing_program(&name)) {
-        (std::io::ErrorKind::NotFound, Some(hint)) => hint,
-        _ => format!("cannot start {}: {error}", describe(cmd)),
+        Err(Error::exited(cmd, status))
     }
 }
 
 /// What to install for a program the build runs, when it is not found: `javac`, `jar` and
 /// `java` (a JDK 17), `mvn`, `aapt`, `aidl`. `None` for other programs.
-///
-/// ```
-/// let hint = cargo_cetp::bundle::missing_program("mvn").unwrap();
-/// assert!(hint.contains("package `maven`"), "{hint}");
-/// assert!(cargo_cetp::bundle::missing_program("frobnicate").is_none());
-/// ```
-pub fn missing_program(program: &str) -> Option<String> {
+pub(crate) fn missing_program(program: &str) -> Option<String> {
     let (package, what) = match program {
         "javac" | "jar" | "java" => (
             JDK_PACKAGE,
@@ -92,18 +75,20 @@ pub fn missing_program(program: &str) -> Option<String> {
 }
 
 /// The Debian package with the JDK's `javac`, `jar` and `java`.
-pub const JDK_PACKAGE: &str = "openjdk-17-jdk-headless";
+pub(crate) const JDK_PACKAGE: &str = "openjdk-17-jdk-headless";
 
 /// "Install the Debian package `p` (`sudo apt install p`)", the one way `cargo cetp` speaks of
 /// a missing system package: it says what to run and never runs it.
-pub fn install_hint(package: &str) -> String {
+pub(crate) fn install_hint(package: &str) -> String {
     format!(
         "Install the Debian/Ubuntu package `{package}` (`sudo apt install {package}`), or the \
          same program from your system's package manager"
     )
 }
 
-fn describe(cmd: &Command) -> String {
+/// `cmd`'s command line as errors and logs show it: a long one shortened to its first
+/// arguments and a count.
+pub(crate) fn describe(cmd: &Command) -> String {
     let mut text = cmd.get_program().to_string_lossy().into_owned();
     let args: Vec<_> = cmd.get_args().collect();
     // A javac of every source file would fill screens: the options, then a count.
@@ -121,7 +106,7 @@ fn describe(cmd: &Command) -> String {
 /// The local Maven repository Maven will use for a project in `project_dir` (or run outside a
 /// project from `project_dir`), read from this process's environment: see
 /// [`maven::local_repository`].
-pub fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf, String> {
+pub(crate) fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf> {
     maven::local_repository(&|name| env::var_os(name), project_dir).map(|(repo, _)| repo)
 }
 
@@ -129,16 +114,16 @@ pub fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf, String> {
 ///
 /// `CETP_ANDROID_ALL_JAR` wins; otherwise the jar in the local Maven repository ([`m2_repo`]),
 /// fetched with `mvn dependency:get` when missing.
-pub fn android_all_jar() -> Result<PathBuf, String> {
+pub(crate) fn android_all_jar() -> Result<PathBuf> {
     if let Some(jar) = env::var_os("CETP_ANDROID_ALL_JAR") {
         let jar = PathBuf::from(jar);
         return if jar.is_file() {
             Ok(jar)
         } else {
-            Err(format!(
+            Err(Error::Bundle(format!(
                 "CETP_ANDROID_ALL_JAR={} is not a file",
                 jar.display()
-            ))
+            )))
         };
     }
     // `mvn dependency:get` runs here, outside any project: Maven reads `.mvn/` from here up.
@@ -160,30 +145,30 @@ pub fn android_all_jar() -> Result<PathBuf, String> {
     if jar.is_file() {
         Ok(jar)
     } else {
-        Err(format!(
+        Err(Error::Bundle(format!(
             "{} is still missing after mvn dependency:get (the local Maven repository: {})",
             jar.display(),
             repo.display()
-        ))
+        )))
     }
 }
 
 /// Compiles every `.java` file under `source_roots` into `out` against `classpath`.
-pub fn javac(
+pub(crate) fn javac(
     source_roots: &[PathBuf],
     classpath: &Path,
     out: &Path,
     warnings_are_errors: bool,
-) -> Result<(), String> {
+) -> Result<()> {
     let mut sources = Vec::new();
     for root in source_roots {
         collect_files(root, "java", &mut sources)?;
     }
     if sources.is_empty() {
-        return Err("no Java sources to compile".into());
+        return Err(Error::Bundle("no Java sources to compile".into()));
     }
     sources.sort();
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(Error::cannot("create", &out))?;
     let mut cmd = jdk_tool("javac");
     // `classfile` warnings come from android-all's own annotations, not from our code.
     cmd.args([
@@ -205,13 +190,10 @@ pub fn javac(
 }
 
 /// Appends every file under `dir` whose extension is `ext`.
-pub fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+pub(crate) fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(Error::cannot("read", &dir))?;
     for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-            .path();
+        let path = entry.map_err(Error::cannot("read", &dir))?.path();
         if path.is_dir() {
             collect_files(&path, ext, into)?;
         } else if path.extension().is_some_and(|e| e == ext) {
@@ -222,17 +204,17 @@ pub fn collect_files(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) -> Result<(
 }
 
 /// The AIDL compiler: `CETP_AIDL=/path/to/aidl`, else `aidl` on `PATH` (see [`debian_tool`]).
-pub fn aidl() -> Result<PathBuf, String> {
+pub(crate) fn aidl() -> Result<PathBuf> {
     debian_tool(&AIDL)
 }
 
 /// Android's resource compiler: `CETP_AAPT=/path/to/aapt`, else `aapt` on `PATH` (see
 /// [`debian_tool`]).
-pub fn aapt() -> Result<PathBuf, String> {
+pub(crate) fn aapt() -> Result<PathBuf> {
     debian_tool(&AAPT)
 }
 
-/// The AIDL compiler, as [`crate::bundle::aidl`] looks for it.
+/// The AIDL compiler, as [`aidl`] looks for it.
 pub const AIDL: DebianTool<'static> = DebianTool {
     program: "aidl",
     package: "aidl",
@@ -242,7 +224,7 @@ pub const AIDL: DebianTool<'static> = DebianTool {
     alternative: "an `aidl` binary from the Android SDK's build-tools",
 };
 
-/// Android's resource compiler, as [`crate::bundle::aapt`] looks for it.
+/// Android's resource compiler, as [`aapt`] looks for it.
 pub const AAPT: DebianTool<'static> = DebianTool {
     program: "aapt",
     package: "aapt",
@@ -273,7 +255,7 @@ pub struct DebianTool<'a> {
 /// what goes on the machine (`cargo xtask test` and CI install these packages themselves).
 ///
 /// ```
-/// use cargo_cetp::bundle::{DebianTool, debian_tool};
+/// use cargo_cetp::android_build::bundle::{DebianTool, debian_tool};
 /// let err = debian_tool(&DebianTool {
 ///     program: "cetp-no-such-program",
 ///     package: "cetp-no-such-package",
@@ -281,10 +263,11 @@ pub struct DebianTool<'a> {
 ///     purpose: "an example",
 ///     alternative: "another build",
 /// })
-/// .unwrap_err();
+/// .unwrap_err()
+/// .to_string();
 /// assert!(err.contains("`sudo apt install cetp-no-such-package`"), "{err}");
 /// ```
-pub fn debian_tool(tool: &DebianTool<'_>) -> Result<PathBuf, String> {
+pub fn debian_tool(tool: &DebianTool<'_>) -> Result<PathBuf> {
     let DebianTool {
         program,
         package,
@@ -297,30 +280,34 @@ pub fn debian_tool(tool: &DebianTool<'_>) -> Result<PathBuf, String> {
         return if path.is_file() {
             Ok(path)
         } else {
-            Err(format!("{override_var}={} is not a file", path.display()))
+            Err(Error::Bundle(format!(
+                "{override_var}={} is not a file",
+                path.display()
+            )))
         };
     }
-    on_path(program).ok_or_else(|| {
-        format!(
-            "`{program}` is not on PATH: it is {purpose}. {}; or point {override_var} at \
-             {alternative}",
+    on_path(program).ok_or_else(|| Error::Program {
+        command: format!("`{program}`"),
+        problem: format!("is not on PATH: it is {purpose}."),
+        hint: Some(format!(
+            "{}; or point {override_var} at {alternative}",
             install_hint(package)
-        )
+        )),
     })
 }
 
 /// Generates the Java `Stub`/`Proxy` of every `.aidl` file under `root` (the template's
 /// `src/main/aidl`) into `out` (replaced), with the real AIDL compiler. Returns `out`.
-pub fn generate_aidl_java(root: &Path, out: &Path) -> Result<PathBuf, String> {
+pub(crate) fn generate_aidl_java(root: &Path, out: &Path) -> Result<PathBuf> {
     let aidl = aidl()?;
     let root = root.to_path_buf();
     let mut inputs = Vec::new();
     collect_files(&root, "aidl", &mut inputs)?;
     inputs.sort();
     if out.exists() {
-        std::fs::remove_dir_all(out).map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
+        std::fs::remove_dir_all(out).map_err(Error::cannot("clean", &out))?;
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(Error::cannot("create", &out))?;
     let mut cmd = Command::new(aidl);
     cmd.arg("--lang=java")
         .arg(format!("-I{}", root.display()))
@@ -421,7 +408,7 @@ mod tests {
         // Robolectric itself, which the projects `cargo cetp test` writes name too.
         assert_eq!(
             elements(&parent, "robolectric.version"),
-            [crate::robolectric::ROBOLECTRIC_VERSION]
+            [crate::android_build::robolectric::ROBOLECTRIC_VERSION]
         );
         let android16 = elements(&parent, "android.all.version.android16");
         assert_eq!(android16.len(), 1, "{android16:?}");
@@ -466,7 +453,7 @@ mod tests {
                 assert!(
                     allowed.contains(&build),
                     "{} names the framework build {build}, not {ANDROID_ALL_VERSION} \
-                     (cargo-cetp/src/bundle/tools.rs)",
+                     (cargo-cetp/src/android_build/bundle/tools.rs)",
                     relative.display()
                 );
                 checked += 1;
@@ -494,7 +481,8 @@ mod tests {
             program: "cetp-test-no-such-program",
             ..AIDL
         })
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("Debian/Ubuntu package `aidl`"), "{err}");
         assert!(err.contains("`sudo apt install aidl`"), "{err}");
         assert!(err.contains("CETP_AIDL"), "{err}");
@@ -504,10 +492,22 @@ mod tests {
             "{jdk}"
         );
         let maven = "mvn";
-        let missing = cannot_start(
+        let missing = Error::not_started(
             &Command::new(maven),
             &std::io::Error::from(std::io::ErrorKind::NotFound),
-        );
+        )
+        .to_string();
         assert!(missing.contains("`sudo apt install maven`"), "{missing}");
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `missing_program`.
+    #[test]
+    fn example_bundle_tools_missing_program() {
+        let hint = crate::android_build::bundle::missing_program("mvn").unwrap();
+        assert!(hint.contains("package `maven`"), "{hint}");
+        assert!(crate::android_build::bundle::missing_program("frobnicate").is_none());
     }
 }

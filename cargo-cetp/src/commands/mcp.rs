@@ -4,17 +4,18 @@
 
 use std::process::Stdio;
 
-use crate::android::AndroidModule;
-use crate::app::AppCrate;
-use crate::check::package_for;
+use crate::android_build::android::AndroidModule;
+use crate::android_build::app::AppCrate;
+use crate::android_build::runner;
 use crate::cli::McpOptions;
-use crate::{Error, Result, runner};
+use crate::commands::check::package_for;
+use crate::{Error, Result};
 
 /// Runs `cargo cetp mcp` until the client closes stdin; returns the server's exit code.
 ///
 /// # Errors
 /// [`Error`] when the app cannot be found, does not build, or the server cannot start.
-pub fn run(options: &McpOptions) -> Result<i32> {
+pub(crate) fn run(options: &McpOptions) -> Result<i32> {
     let app = AppCrate::locate_with(
         options.manifest_path.as_deref(),
         options.android_module.as_deref(),
@@ -36,9 +37,8 @@ pub fn run(options: &McpOptions) -> Result<i32> {
             scratch.path().to_path_buf()
         }
     };
-    let status = runner
-        .command("mcp", &package, &files_dir)
-        .arg("--caller")
+    let mut cmd = runner.command("mcp", &package, &files_dir);
+    cmd.arg("--caller")
         .arg(&options.caller)
         .arg("--uid")
         .arg(options.uid.to_string())
@@ -48,8 +48,7 @@ pub fn run(options: &McpOptions) -> Result<i32> {
         .arg(options.access.as_str())
         .stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .status()
-        .map_err(|e| Error::Command(format!("cannot run {}: {e}", runner.binary.display())))?;
+        .stderr(Stdio::inherit());
+    let status = cmd.status().map_err(|e| Error::not_started(&cmd, &e))?;
     Ok(status.code().unwrap_or(1))
 }

@@ -8,13 +8,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::app::AppCrate;
-use crate::bundle::gradle::{self, string_literal, strip_comment};
-use crate::layout::Layout;
-use crate::report::Finding;
+use crate::android_build::app::AppCrate;
+use crate::android_build::bundle::gradle::{self, string_literal, strip_comment};
+use crate::android_build::layout::Layout;
+use crate::commands::check::report::Finding;
 
 /// The components the template's manifest declares (an app declaring one again gets two).
-pub const TEMPLATE_COMPONENTS: &[&str] = &[
+pub(crate) const TEMPLATE_COMPONENTS: &[&str] = &[
     "dev.cetp.CetpToolProvider",
     "dev.cetp.CetpDiscoveryService",
     "dev.cetp.CetpAuthorizeActivity",
@@ -22,13 +22,13 @@ pub const TEMPLATE_COMPONENTS: &[&str] = &[
 ];
 
 /// The permission CETP v1 names.
-pub const ACCESS_TOOLS: &str = "com.clawseed.permission.ACCESS_TOOLS";
+pub(crate) const ACCESS_TOOLS: &str = "com.clawseed.permission.ACCESS_TOOLS";
 
 /// What was read of the Android module.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AndroidModule {
     /// The app module and its Gradle root, when there is one ([`Layout::find`]).
-    pub layout: Option<Layout>,
+    pub(crate) layout: Option<Layout>,
     /// Why no module could be chosen (several app modules, a named one missing).
     pub problem: Option<String>,
     /// The app module's directory, when it exists.
@@ -92,7 +92,7 @@ impl AndroidModule {
 
     /// The application id: `applicationId`/`namespace` of the module, else
     /// `[package.metadata.cetp] application-id`, else the manifest's `package`.
-    pub fn package(&self, app: &AppCrate) -> Option<String> {
+    pub(crate) fn package(&self, app: &AppCrate) -> Option<String> {
         self.application_id
             .clone()
             .or_else(|| app.metadata("application-id").map(str::to_owned))
@@ -106,7 +106,7 @@ impl AndroidModule {
 
 /// The Android findings for `app`: the placeholders the template needs, the library name, the
 /// module wiring, the permission mode, components the template provides declared again.
-pub fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<Finding>) {
+pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<Finding>) {
     let mut notes = Vec::new();
     let mut out = Vec::new();
     if let Some(problem) = &module.problem {
@@ -308,7 +308,7 @@ pub fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<Finding
 }
 
 /// `[profile.release] panic = "abort"` in the workspace's `Cargo.toml`: the SDK refuses to start.
-pub fn lint_profile(app: &AppCrate) -> Option<Finding> {
+pub(crate) fn lint_profile(app: &AppCrate) -> Option<Finding> {
     let manifest = app.workspace_root.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).ok()?;
     let mut in_release = false;
@@ -335,7 +335,7 @@ fn canonical(path: &Path) -> PathBuf {
 }
 
 /// `recipes-app` → `recipes_app`, for package names.
-pub fn label(name: &str) -> String {
+pub(crate) fn label(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -387,7 +387,7 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
 }
 
 /// The path `from` takes to reach `to`, both absolute, as `../..`-style relative text.
-pub fn relative(from: &Path, to: &Path) -> PathBuf {
+pub(crate) fn relative(from: &Path, to: &Path) -> PathBuf {
     let from: Vec<_> = from.components().collect();
     let to: Vec<_> = to.components().collect();
     let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
@@ -406,7 +406,7 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::app::ProviderSource;
+    use crate::android_build::app::ProviderSource;
 
     fn app(dir: &Path) -> AppCrate {
         AppCrate {

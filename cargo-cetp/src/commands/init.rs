@@ -20,16 +20,16 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::android::relative;
-use crate::bundle::gradle::{self, strip_comment};
+use crate::android_build::android::relative;
+use crate::android_build::bundle::gradle::{self, strip_comment};
+use crate::android_build::layout::{self, Layout};
 use crate::cli::{InitOptions, NewOptions, SdkSource};
-use crate::layout::{self, Layout};
-use crate::new::{self, Names};
+use crate::commands::new::{self, Names};
 use crate::{Error, Result};
 
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// The file was written or changed: what was added.
     Changed(PathBuf, String),
     /// Already there.
@@ -53,14 +53,14 @@ struct Project {
 /// # Errors
 /// [`Error::App`] when there is no Gradle project, no app module, or its application id cannot
 /// be read; [`Error::Io`].
-pub fn run(options: &InitOptions) -> Result<i32> {
+pub(crate) fn run(options: &InitOptions) -> Result<i32> {
     let steps = init(options)?;
     print!("{}", report(&steps));
     Ok(0)
 }
 
 /// What [`run`] prints for `steps`.
-pub fn report(steps: &[Step]) -> String {
+pub(crate) fn report(steps: &[Step]) -> String {
     let mut out = String::new();
     let manual = steps
         .iter()
@@ -110,7 +110,7 @@ fn indent(text: &str) -> String {
 ///
 /// # Errors
 /// As [`run`].
-pub fn init(options: &InitOptions) -> Result<Vec<Step>> {
+pub(crate) fn init(options: &InitOptions) -> Result<Vec<Step>> {
     let project = find(options)?;
     let root = &project.layout.root;
     let shown = |path: &Path| relative(root, path);
@@ -272,7 +272,7 @@ fn write_crate(project: &Project, shown: &Path) -> Result<Step> {
             format!(
                 "{text}\n# Where `cargo cetp` finds the Android app module, relative to this crate.\n\
                  [package.metadata.cetp]\nandroid-module = {}\n",
-                crate::app::toml_string(&module.to_string_lossy())
+                crate::android_build::app::toml_string(&module.to_string_lossy())
             )
         } else {
             text
@@ -324,7 +324,7 @@ fn settings(project: &Project) -> Result<Step> {
         "\n// The CETP tool provider's Android module: the template of the cetp-rs SDK.\n\
          include(\":cetp\")\n\
          project(\":cetp\").projectDir = file({})\n",
-        crate::app::toml_string(&template.to_string_lossy())
+        crate::android_build::app::toml_string(&template.to_string_lossy())
     );
     append(&file, &lines)?;
     Ok(Step::Changed(

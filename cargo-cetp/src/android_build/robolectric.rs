@@ -1,13 +1,14 @@
-//! `cargo cetp test` and `cargo cetp preview`: the app's host bundle run under Robolectric by a
-//! Maven project generated in the app's target directory, with the SDK's test kit
-//! (`android-testkit/`, `dev.cetp:cetp-testkit`).
+//! What `cargo cetp test` and `cargo cetp preview` run ([`crate::commands::test`],
+//! [`crate::commands::preview`]): the app's host bundle under Robolectric, by a Maven project
+//! generated in the app's target directory, with the SDK's test kit (`android-testkit/`,
+//! `dev.cetp:cetp-testkit`).
 //!
 //! Nothing is written into the app's sources or the SDK checkout: the project lives in
 //! `<target>/cetp/test/<dir-name>/` (or `…/preview/…`), points Maven at the app's test sources
 //! where they are (`src/test/java`, `src/test/kotlin`, `src/test/resources` of the app's
-//! Android module: `android/`, or the app module of an existing project, [`crate::layout`]),
-//! and builds the kit, when the local Maven repository lacks it or holds an older build, with
-//! its build directory under the app's target directory too.
+//! Android module: `android/`, or the app module of an existing project,
+//! [`crate::android_build::layout`]), and builds the kit, when the local Maven repository lacks
+//! it or holds an older build, with its build directory under the app's target directory too.
 //!
 //! Every test JVM gets what the SDK's own suite gives its forks: the bundle's `app.jar` on the
 //! classpath (its `test_config.properties` puts Robolectric in binary-resources mode: the app is
@@ -20,28 +21,29 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::app::AppCrate;
-use crate::bundle::{self, Sdk, tools};
-use crate::cli::{PreviewOptions, TestOptions};
-use crate::layout::Layout;
+use crate::android_build::app::AppCrate;
+use crate::android_build::bundle::{self, Sdk, tools};
+use crate::android_build::layout::Layout;
+use crate::template::fill;
 use crate::{Error, Result};
 
 /// The test kit's Maven coordinates (`android-testkit/testkit/pom.xml`).
-pub const KIT_GROUP: &str = "dev.cetp";
+pub(crate) const KIT_GROUP: &str = "dev.cetp";
 /// The test kit's artifact id.
-pub const KIT_ARTIFACT: &str = "cetp-testkit";
+pub(crate) const KIT_ARTIFACT: &str = "cetp-testkit";
 /// The test kit's version: the SDK's.
-pub const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Robolectric, as the kit depends on it.
-pub const ROBOLECTRIC_VERSION: &str = "4.16.1";
+#[cfg(test)]
+pub(crate) const ROBOLECTRIC_VERSION: &str = "4.16.1";
 /// The instrumented framework jar Robolectric runs (API 34).
-pub const ANDROID_ALL_INSTRUMENTED: &str = tools::ANDROID_ALL_INSTRUMENTED;
+pub(crate) const ANDROID_ALL_INSTRUMENTED: &str = tools::ANDROID_ALL_INSTRUMENTED;
 /// The Kotlin compiler plugin and standard library used for `.kt` tests.
-pub const KOTLIN_VERSION: &str = "2.4.21";
+pub(crate) const KOTLIN_VERSION: &str = "2.4.21";
 /// The class of the kit that renders the screens for `cargo cetp preview`.
-pub const PREVIEW_CLASS: &str = "dev.cetp.testkit.ScreenPreview";
+pub(crate) const PREVIEW_CLASS: &str = "dev.cetp.testkit.ScreenPreview";
 /// The made-up agent app of the preview (label, package).
-pub const PREVIEW_AGENT: (&str, &str) = ("Example Agent", "com.example.agent");
+pub(crate) const PREVIEW_AGENT: (&str, &str) = ("Example Agent", "com.example.agent");
 /// The PNGs `cargo cetp preview` writes, without `.png`: each screen in each look.
 pub const PREVIEW_FILES: [&str; 6] = [
     "consent-light",
@@ -67,16 +69,16 @@ const JVM_ARGS: &str = "-Xms256m -Xmx2g -Djava.awt.headless=true \
 --add-opens=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED";
 
 /// Where the app keeps its Robolectric tests, relative to its Android app module (`android/`
-/// in the layout `cargo cetp new` writes, see [`crate::layout`]).
-pub const TEST_JAVA: &str = "src/test/java";
+/// in the layout `cargo cetp new` writes, see [`crate::android_build::layout`]).
+pub(crate) const TEST_JAVA: &str = "src/test/java";
 /// Kotlin tests.
-pub const TEST_KOTLIN: &str = "src/test/kotlin";
+pub(crate) const TEST_KOTLIN: &str = "src/test/kotlin";
 /// Test resources.
-pub const TEST_RESOURCES: &str = "src/test/resources";
+pub(crate) const TEST_RESOURCES: &str = "src/test/resources";
 
 /// What a generated Maven project runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Suite {
+pub(crate) enum Suite {
     /// The app's own tests (optionally only `filter`, Surefire's `-Dtest`).
     AppTests {
         /// `--test`.
@@ -87,24 +89,8 @@ pub enum Suite {
 }
 
 /// The Maven project that runs `suite` for `app` against `bundle`: the text of its `pom.xml`.
-///
-/// ```
-/// # use std::path::{Path, PathBuf};
-/// use cargo_cetp::robolectric::{Project, Suite};
-/// let project = Project {
-///     name: "recipes".into(),
-///     module_dir: PathBuf::from("/apps/recipes/android"),
-///     bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
-///     suite: Suite::AppTests { filter: None },
-///     kotlin: false,
-/// };
-/// let pom = project.pom();
-/// assert!(pom.contains("<testSourceDirectory>/apps/recipes/android/src/test/java</testSourceDirectory>"));
-/// assert!(pom.contains("<artifactId>cetp-testkit</artifactId>"));
-/// assert!(!pom.contains("kotlin-maven-plugin"));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Project {
+pub(crate) struct Project {
     /// The bundle's name (the crate directory's).
     pub name: String,
     /// The app's Android module directory (its tests are under `src/test/`).
@@ -118,225 +104,91 @@ pub struct Project {
 }
 
 impl Project {
-    /// The `pom.xml`.
-    pub fn pom(&self) -> String {
+    /// The `pom.xml`: `templates/robolectric/pom.xml.tmpl`, with the parts only Kotlin tests or
+    /// the preview need filled in from the other templates there.
+    pub(crate) fn pom(&self) -> String {
         let xml = |p: &Path| xml_text(&p.to_string_lossy());
         let java = xml(&self.module_dir.join(TEST_JAVA));
         let kotlin_dir = xml(&self.module_dir.join(TEST_KOTLIN));
         let resources = xml(&self.module_dir.join(TEST_RESOURCES));
         let bundle = xml(&self.bundle);
         let name = xml_text(&self.name);
-        let java_after_kotlin = if self.kotlin {
-            r#"
-        <executions>
-          <!-- javac after kotlinc: the lifecycle's own execution is replaced by one that Maven
-               runs after the Kotlin plugin's in the same phase. -->
-          <execution>
-            <id>default-testCompile</id>
-            <phase>none</phase>
-          </execution>
-          <execution>
-            <id>java-test-compile</id>
-            <phase>test-compile</phase>
-            <goals>
-              <goal>testCompile</goal>
-            </goals>
-          </execution>
-        </executions>"#
-        } else {
-            ""
-        };
-        let (kotlin_dependency, kotlin_plugin) = if self.kotlin {
+        let (kotlin_dependency, kotlin_plugin, java_after_kotlin) = if self.kotlin {
             (
-                format!(
-                    r#"
-    <dependency>
-      <groupId>org.jetbrains.kotlin</groupId>
-      <artifactId>kotlin-stdlib</artifactId>
-      <version>{KOTLIN_VERSION}</version>
-      <scope>test</scope>
-    </dependency>"#
+                fill(
+                    include_str!("../../templates/robolectric/kotlin-dependency.xml.tmpl"),
+                    &[("KOTLIN_VERSION", KOTLIN_VERSION)],
                 ),
-                format!(
-                    r#"
-      <!-- The Kotlin tests, compiled before the Java ones (which may use them), with the Java
-           sources in view (which they may use). -->
-      <plugin>
-        <groupId>org.jetbrains.kotlin</groupId>
-        <artifactId>kotlin-maven-plugin</artifactId>
-        <version>{KOTLIN_VERSION}</version>
-        <configuration>
-          <jvmTarget>17</jvmTarget>
-        </configuration>
-        <executions>
-          <execution>
-            <id>test-compile</id>
-            <phase>test-compile</phase>
-            <goals>
-              <goal>test-compile</goal>
-            </goals>
-            <configuration>
-              <sourceDirs>
-                <sourceDir>{kotlin_dir}</sourceDir>
-                <sourceDir>{java}</sourceDir>
-              </sourceDirs>
-            </configuration>
-          </execution>
-        </executions>
-      </plugin>"#
+                fill(
+                    include_str!("../../templates/robolectric/kotlin-plugin.xml.tmpl"),
+                    &[
+                        ("KOTLIN_VERSION", KOTLIN_VERSION),
+                        ("kotlin_dir", &kotlin_dir),
+                        ("java", &java),
+                    ],
                 ),
+                include_str!("../../templates/robolectric/java-after-kotlin.xml.tmpl").to_owned(),
             )
         } else {
-            (String::new(), String::new())
+            (String::new(), String::new(), String::new())
         };
-        let (what, surefire_extra, properties_extra) = match &self.suite {
-            Suite::AppTests { .. } => ("the app's own tests", String::new(), String::new()),
+        let (what, test_sources, surefire_extra, properties_extra) = match &self.suite {
+            Suite::AppTests { .. } => (
+                "the app's own tests",
+                fill(
+                    include_str!("../../templates/robolectric/app-test-sources.xml.tmpl"),
+                    &[("java", &java), ("resources", &resources)],
+                ),
+                String::new(),
+                String::new(),
+            ),
             Suite::Preview(out) => (
                 "the test kit's screen preview",
-                format!(
-                    r#"
-          <dependenciesToScan>
-            <dependency>{KIT_GROUP}:{KIT_ARTIFACT}</dependency>
-          </dependenciesToScan>
-          <includes>
-            <include>{}.java</include>
-          </includes>"#,
-                    PREVIEW_CLASS.replace('.', "/")
+                String::new(),
+                fill(
+                    include_str!("../../templates/robolectric/preview-surefire.xml.tmpl"),
+                    &[
+                        ("KIT_GROUP", KIT_GROUP),
+                        ("KIT_ARTIFACT", KIT_ARTIFACT),
+                        ("preview_class", &PREVIEW_CLASS.replace('.', "/")),
+                    ],
                 ),
-                format!(
-                    r#"
-            <cetp.preview.out>{}</cetp.preview.out>
-            <cetp.preview.agentLabel>{}</cetp.preview.agentLabel>
-            <cetp.preview.agentPackage>{}</cetp.preview.agentPackage>
-            <robolectric.graphicsMode>NATIVE</robolectric.graphicsMode>"#,
-                    xml(out),
-                    PREVIEW_AGENT.0,
-                    PREVIEW_AGENT.1
+                fill(
+                    include_str!("../../templates/robolectric/preview-properties.xml.tmpl"),
+                    &[
+                        ("out", &xml(out)),
+                        ("agent_label", PREVIEW_AGENT.0),
+                        ("agent_package", PREVIEW_AGENT.1),
+                    ],
                 ),
             ),
         };
-        let test_sources = match &self.suite {
-            Suite::AppTests { .. } => format!(
-                "    <testSourceDirectory>{java}</testSourceDirectory>\n    <testResources>\n      <testResource>\n        <directory>{resources}</directory>\n      </testResource>\n    </testResources>\n"
-            ),
-            Suite::Preview(_) => String::new(),
-        };
-        format!(
-            r#"<?xml version="1.0" encoding="UTF-8"?>
-<!-- Generated by cargo cetp: {what} for {name}, under Robolectric against the host bundle
-     {bundle}. Rewritten on every run; edit nothing here. -->
-<project xmlns="http://maven.apache.org/POM/4.0.0"
-         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>cetp.generated</groupId>
-  <artifactId>{name}-robolectric</artifactId>
-  <version>0</version>
-
-  <properties>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-    <maven.compiler.release>17</maven.compiler.release>
-    <robolectric.deps.dir>${{project.build.directory}}/robolectric-deps</robolectric.deps.dir>
-  </properties>
-
-  <dependencies>
-    <!-- Robolectric, JUnit 4 and the androidx.test stand-ins come with the kit. -->
-    <dependency>
-      <groupId>{KIT_GROUP}</groupId>
-      <artifactId>{KIT_ARTIFACT}</artifactId>
-      <version>{KIT_VERSION}</version>
-      <scope>test</scope>
-    </dependency>
-    <!-- The Android API the tests compile against (Robolectric runs its own instrumented copy). -->
-    <dependency>
-      <groupId>org.robolectric</groupId>
-      <artifactId>android-all</artifactId>
-      <version>{android_all}</version>
-      <scope>test</scope>
-    </dependency>{kotlin_dependency}
-  </dependencies>
-
-  <build>
-{test_sources}    <plugins>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-resources-plugin</artifactId>
-        <version>3.3.1</version>
-      </plugin>
-{kotlin_plugin}
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.14.0</version>{java_after_kotlin}
-      </plugin>
-      <!-- The framework jar Robolectric runs, fetched by Maven so that nothing downloads at test
-           time (the file keeps the name Robolectric's offline resolver looks for). -->
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-dependency-plugin</artifactId>
-        <version>3.8.1</version>
-        <executions>
-          <execution>
-            <id>robolectric-android-all</id>
-            <phase>generate-test-resources</phase>
-            <goals>
-              <goal>copy</goal>
-            </goals>
-            <configuration>
-              <artifactItems>
-                <artifactItem>
-                  <groupId>org.robolectric</groupId>
-                  <artifactId>android-all-instrumented</artifactId>
-                  <version>{ANDROID_ALL_INSTRUMENTED}</version>
-                </artifactItem>
-              </artifactItems>
-              <outputDirectory>${{robolectric.deps.dir}}</outputDirectory>
-              <overWriteReleases>false</overWriteReleases>
-            </configuration>
-          </execution>
-        </executions>
-      </plugin>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-surefire-plugin</artifactId>
-        <version>3.5.4</version>
-        <configuration>
-          <!-- One JVM: the native library loads once per JVM. -->
-          <forkCount>1</forkCount>
-          <reuseForks>true</reuseForks>
-          <forkNode implementation="org.apache.maven.plugin.surefire.extensions.SurefireForkNodeFactory"/>
-          <redirectTestOutputToFile>true</redirectTestOutputToFile>
-          <trimStackTrace>false</trimStackTrace>
-          <failIfNoTests>false</failIfNoTests>
-          <testFailureIgnore>true</testFailureIgnore>
-          <additionalClasspathElements>
-            <additionalClasspathElement>{bundle}/app.jar</additionalClasspathElement>
-          </additionalClasspathElements>
-          <argLine>{JVM_ARGS} -Djava.library.path={bundle}</argLine>
-          <environmentVariables>
-            <RUST_BACKTRACE>0</RUST_BACKTRACE>
-          </environmentVariables>
-          <systemPropertyVariables>
-            <cetp.bundle>{bundle}</cetp.bundle>
-            <robolectric.offline>true</robolectric.offline>
-            <robolectric.dependency.dir>${{robolectric.deps.dir}}</robolectric.dependency.dir>
-            <robolectric.logging.enabled>false</robolectric.logging.enabled>
-            <robolectric.enabledSdks>34</robolectric.enabledSdks>{properties_extra}
-          </systemPropertyVariables>{surefire_extra}
-        </configuration>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-"#,
-            android_all = tools::ANDROID_ALL_VERSION,
+        fill(
+            include_str!("../../templates/robolectric/pom.xml.tmpl"),
+            &[
+                ("what", what),
+                ("name", &name),
+                ("bundle", &bundle),
+                ("KIT_GROUP", KIT_GROUP),
+                ("KIT_ARTIFACT", KIT_ARTIFACT),
+                ("KIT_VERSION", KIT_VERSION),
+                ("android_all", tools::ANDROID_ALL_VERSION),
+                ("kotlin_dependency", &kotlin_dependency),
+                ("test_sources", &test_sources),
+                ("kotlin_plugin", &kotlin_plugin),
+                ("java_after_kotlin", &java_after_kotlin),
+                ("ANDROID_ALL_INSTRUMENTED", ANDROID_ALL_INSTRUMENTED),
+                ("JVM_ARGS", JVM_ARGS),
+                ("properties_extra", &properties_extra),
+                ("surefire_extra", &surefire_extra),
+            ],
         )
     }
 }
 
 /// One test case as Surefire reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Case {
+pub(crate) struct Case {
     /// The test class.
     pub class: String,
     /// The method.
@@ -347,7 +199,7 @@ pub struct Case {
 
 /// A test case's outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// It passed.
     Passed,
     /// An assertion failed or it threw: the message Surefire recorded.
@@ -358,20 +210,9 @@ pub enum Outcome {
 
 /// The test cases of Surefire's XML reports (`TEST-*.xml`) in `dir`, by class then order.
 ///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::write(dir.path().join("TEST-a.B.xml"), r#"<testsuite name="a.B">
-///   <testcase name="ok" classname="a.B" time="0.1"/>
-///   <testcase name="bad" classname="a.B" time="0.1"><failure message="expected &lt;1&gt;" type="java.lang.AssertionError">trace</failure></testcase>
-/// </testsuite>"#).unwrap();
-/// let cases = cargo_cetp::robolectric::read_reports(dir.path()).unwrap();
-/// assert_eq!(cases.len(), 2);
-/// assert_eq!(cases[1].outcome, cargo_cetp::robolectric::Outcome::Failed("java.lang.AssertionError: expected <1>".into()));
-/// ```
-///
 /// # Errors
 /// [`Error::Io`] when the directory or a report cannot be read.
-pub fn read_reports(dir: &Path) -> Result<Vec<Case>> {
+pub(crate) fn read_reports(dir: &Path) -> Result<Vec<Case>> {
     let mut files = Vec::new();
     for entry in fs::read_dir(dir).map_err(Error::io(dir))? {
         let path = entry.map_err(Error::io(dir))?.path();
@@ -423,19 +264,7 @@ pub fn read_reports(dir: &Path) -> Result<Vec<Case>> {
 }
 
 /// The summary `cargo cetp test` prints: one line per test, then the counts.
-///
-/// ```
-/// use cargo_cetp::robolectric::{Case, Outcome, summary};
-/// let cases = [
-///     Case { class: "com.x.ProviderTest".into(), name: "lists".into(), outcome: Outcome::Passed },
-///     Case { class: "com.x.ProviderTest".into(), name: "calls".into(), outcome: Outcome::Failed("boom".into()) },
-/// ];
-/// let text = summary(&cases);
-/// assert!(text.contains("  ok      ProviderTest.lists\n"));
-/// assert!(text.contains("  FAILED  ProviderTest.calls: boom\n"));
-/// assert!(text.ends_with("1 passed, 1 failed, 0 skipped\n"));
-/// ```
-pub fn summary(cases: &[Case]) -> String {
+pub(crate) fn summary(cases: &[Case]) -> String {
     let mut out = String::new();
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for case in cases {
@@ -464,134 +293,12 @@ pub fn summary(cases: &[Case]) -> String {
 
 /// The app's Android module directory ([`Layout::find`]; `android/` beside the crate when there
 /// is none).
-fn module_dir(app: &AppCrate) -> Result<PathBuf> {
+pub(crate) fn module_dir(app: &AppCrate) -> Result<PathBuf> {
     Ok(Layout::find(app)?.map_or_else(|| app.dir.join("android"), |layout| layout.module))
 }
 
-/// `cargo cetp test`: exit code 0 when every test passed (and there was one), 1 otherwise.
-///
-/// # Errors
-/// [`Error::App`] when the app has no tests in the documented place; [`Error::Bundle`] when the
-/// bundle, the kit or the Maven build fails (compile errors are printed).
-pub fn test(options: &TestOptions) -> Result<i32> {
-    let app = AppCrate::locate_with(
-        options.manifest_path.as_deref(),
-        options.android_module.as_deref(),
-    )?;
-    let module_dir = module_dir(&app)?;
-    let java = module_dir.join(TEST_JAVA);
-    let kotlin_dir = module_dir.join(TEST_KOTLIN);
-    let kotlin = has_files(&kotlin_dir, "kt") || has_files(&java, "kt");
-    if !has_files(&java, "java") && !kotlin {
-        return Err(Error::App(format!(
-            "`{}` has no Robolectric tests: put them in {} (Java) or {} (Kotlin); `cargo cetp \
-             new` writes an example (see cargo-cetp/README.md, \"The app's own tests\")",
-            app.name,
-            java.display(),
-            kotlin_dir.display()
-        )));
-    }
-    let sdk = Sdk::of(&app)?;
-    let bundle = bundle::build_with(&app, &sdk, false, None)?;
-    install_kit(&app, &sdk)?;
-    let name = bundle::bundle_name(&app);
-    let dir = app.target_dir.join("cetp/test").join(&name);
-    let project = Project {
-        name,
-        module_dir,
-        bundle: bundle.dir.clone(),
-        suite: Suite::AppTests {
-            filter: options.test.clone(),
-        },
-        kotlin,
-    };
-    let reports = run_project(&project, &dir, options.test.as_deref())?;
-    let cases = read_reports(&reports)?;
-    print!("{}", summary(&cases));
-    println!(
-        "reports: {} (each class's output in <class>-output.txt)",
-        reports.display()
-    );
-    let failed = cases
-        .iter()
-        .any(|c| matches!(c.outcome, Outcome::Failed(_)));
-    Ok(if failed || cases.is_empty() { 1 } else { 0 })
-}
-
-/// `cargo cetp preview`: writes [`PREVIEW_FILES`] and prints their paths.
-///
-/// # Errors
-/// As [`test()`], and [`Error::Failed`] when a screen could not be rendered.
-pub fn preview(options: &PreviewOptions) -> Result<()> {
-    let app = AppCrate::locate_with(
-        options.manifest_path.as_deref(),
-        options.android_module.as_deref(),
-    )?;
-    let module_dir = module_dir(&app)?;
-    let sdk = Sdk::of(&app)?;
-    let bundle = bundle::build_with(&app, &sdk, false, None)?;
-    install_kit(&app, &sdk)?;
-    let name = bundle::bundle_name(&app);
-    let out = match &options.out {
-        Some(dir) if dir.is_absolute() => dir.clone(),
-        Some(dir) => std::env::current_dir().map_err(Error::io("."))?.join(dir),
-        None => app.target_dir.join("cetp/preview").join(&name),
-    };
-    for file in PREVIEW_FILES {
-        let png = out.join(format!("{file}.png"));
-        if png.exists() {
-            fs::remove_file(&png).map_err(Error::io(&png))?;
-        }
-    }
-    fs::create_dir_all(&out).map_err(Error::io(&out))?;
-    let dir = app.target_dir.join("cetp/preview-project").join(&name);
-    let project = Project {
-        name,
-        module_dir,
-        bundle: bundle.dir,
-        suite: Suite::Preview(out.clone()),
-        kotlin: false,
-    };
-    let reports = run_project(&project, &dir, None)?;
-    let cases = read_reports(&reports)?;
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|c| match &c.outcome {
-            Outcome::Failed(message) => Some(format!("{}: {message}", c.name)),
-            _ => None,
-        })
-        .collect();
-    if !failures.is_empty() || cases.is_empty() {
-        return Err(Error::Failed(format!(
-            "the screens could not be rendered: {}; see {}",
-            if failures.is_empty() {
-                "nothing ran".to_owned()
-            } else {
-                failures.join("; ")
-            },
-            reports.display()
-        )));
-    }
-    println!(
-        "cargo cetp preview: {} ({}) as {} ({}) sees it:",
-        bundle.package, bundle.lib_name, PREVIEW_AGENT.0, PREVIEW_AGENT.1
-    );
-    for file in PREVIEW_FILES {
-        let png = out.join(format!("{file}.png"));
-        if !png.is_file() {
-            return Err(Error::Failed(format!(
-                "{} was not written; see {}",
-                png.display(),
-                reports.display()
-            )));
-        }
-        println!("  {}", png.display());
-    }
-    Ok(())
-}
-
 /// Writes the project into `dir` and runs `mvn test` there; returns the reports directory.
-fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -> Result<PathBuf> {
+pub(crate) fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -> Result<PathBuf> {
     fs::create_dir_all(dir).map_err(Error::io(dir))?;
     let pom = dir.join("pom.xml");
     fs::write(&pom, project.pom()).map_err(Error::io(&pom))?;
@@ -626,7 +333,7 @@ fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -> Result<Pa
 ///
 /// # Errors
 /// [`Error::Io`] when something cannot be removed.
-pub fn clean_build_output(target: &Path) -> Result<()> {
+pub(crate) fn clean_build_output(target: &Path) -> Result<()> {
     if !target.is_dir() {
         return Ok(());
     }
@@ -646,11 +353,10 @@ pub fn clean_build_output(target: &Path) -> Result<()> {
 
 /// Installs the kit into the local Maven repository unless the build there is of the same
 /// sources ([`kit_digest`], kept in a file beside the installed jar).
-fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
+pub(crate) fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
     let digest = kit_digest(sdk)?;
     // Maven reads its configuration for the kit's project from its directory up.
-    let installed = tools::m2_repo(Some(&sdk.testkit()))
-        .map_err(Error::Bundle)?
+    let installed = tools::m2_repo(Some(&sdk.testkit()))?
         .join(KIT_GROUP.replace('.', "/"))
         .join(KIT_ARTIFACT)
         .join(KIT_VERSION);
@@ -683,16 +389,9 @@ fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
 /// A digest of the kit's sources (every file under `android-testkit/` but build output, and the
 /// template's AIDL it compiles): a changed SDK checkout gets its kit installed again.
 ///
-/// ```
-/// let sdk = cargo_cetp::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
-/// let digest = cargo_cetp::robolectric::kit_digest(&sdk).unwrap();
-/// assert_eq!(digest.len(), 16);
-/// assert_eq!(digest, cargo_cetp::robolectric::kit_digest(&sdk).unwrap());
-/// ```
-///
 /// # Errors
 /// [`Error::Io`] when a source cannot be read.
-pub fn kit_digest(sdk: &Sdk) -> Result<String> {
+pub(crate) fn kit_digest(sdk: &Sdk) -> Result<String> {
     let mut files = BTreeSet::new();
     for root in [sdk.testkit(), sdk.aidl_root()] {
         collect(&root, &mut files)?;
@@ -730,7 +429,7 @@ fn collect(dir: &Path, into: &mut BTreeSet<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn has_files(dir: &Path, ext: &str) -> bool {
+pub(crate) fn has_files(dir: &Path, ext: &str) -> bool {
     let mut found = Vec::new();
     dir.is_dir() && tools::collect_files(dir, ext, &mut found).is_ok() && !found.is_empty()
 }
@@ -748,7 +447,7 @@ fn run_logged(cmd: &mut Command, log: &Path) -> Result<()> {
         .stdout(file)
         .stderr(err)
         .status()
-        .map_err(|e| Error::Bundle(tools::cannot_start(cmd, &e)))?;
+        .map_err(|e| Error::not_started(cmd, &e))?;
     if status.success() {
         return Ok(());
     }
@@ -798,7 +497,7 @@ fn xml_text(text: &str) -> String {
 /// The width and height of a PNG file's image (its `IHDR`).
 ///
 /// ```
-/// let sizes = cargo_cetp::robolectric::png_size(&[0u8; 8]);
+/// let sizes = cargo_cetp::android_build::robolectric::png_size(&[0u8; 8]);
 /// assert_eq!(sizes, None);
 /// ```
 pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
@@ -915,5 +614,80 @@ mod tests {
         png.extend_from_slice(&822u32.to_be_bytes());
         png.extend_from_slice(&1782u32.to_be_bytes());
         assert_eq!(png_size(&png), Some(PREVIEW_SIZE));
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `Project`.
+    #[test]
+    fn example_robolectric_project() {
+        use crate::android_build::robolectric::{Project, Suite};
+        use std::path::PathBuf;
+        let project = Project {
+            name: "recipes".into(),
+            module_dir: PathBuf::from("/apps/recipes/android"),
+            bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
+            suite: Suite::AppTests { filter: None },
+            kotlin: false,
+        };
+        let pom = project.pom();
+        assert!(pom.contains(
+            "<testSourceDirectory>/apps/recipes/android/src/test/java</testSourceDirectory>"
+        ));
+        assert!(pom.contains("<artifactId>cetp-testkit</artifactId>"));
+        assert!(!pom.contains("kotlin-maven-plugin"));
+    }
+
+    /// The example that documented `read_reports`.
+    #[test]
+    fn example_robolectric_read_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("TEST-a.B.xml"), r#"<testsuite name="a.B">
+          <testcase name="ok" classname="a.B" time="0.1"/>
+          <testcase name="bad" classname="a.B" time="0.1"><failure message="expected &lt;1&gt;" type="java.lang.AssertionError">trace</failure></testcase>
+        </testsuite>"#).unwrap();
+        let cases = crate::android_build::robolectric::read_reports(dir.path()).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert_eq!(
+            cases[1].outcome,
+            crate::android_build::robolectric::Outcome::Failed(
+                "java.lang.AssertionError: expected <1>".into()
+            )
+        );
+    }
+
+    /// The example that documented `summary`.
+    #[test]
+    fn example_robolectric_summary() {
+        use crate::android_build::robolectric::{Case, Outcome, summary};
+        let cases = [
+            Case {
+                class: "com.x.ProviderTest".into(),
+                name: "lists".into(),
+                outcome: Outcome::Passed,
+            },
+            Case {
+                class: "com.x.ProviderTest".into(),
+                name: "calls".into(),
+                outcome: Outcome::Failed("boom".into()),
+            },
+        ];
+        let text = summary(&cases);
+        assert!(text.contains("  ok      ProviderTest.lists\n"));
+        assert!(text.contains("  FAILED  ProviderTest.calls: boom\n"));
+        assert!(text.ends_with("1 passed, 1 failed, 0 skipped\n"));
+    }
+
+    /// The example that documented `kit_digest`.
+    #[test]
+    fn example_robolectric_kit_digest() {
+        let sdk = crate::android_build::bundle::Sdk::at(&crate::sdk_dir()).unwrap();
+        let digest = crate::android_build::robolectric::kit_digest(&sdk).unwrap();
+        assert_eq!(digest.len(), 16);
+        assert_eq!(
+            digest,
+            crate::android_build::robolectric::kit_digest(&sdk).unwrap()
+        );
     }
 }

@@ -10,7 +10,7 @@ use crate::{Error, Result};
 
 /// Where the app's `cetp-provider` comes from, as Cargo resolved it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProviderSource {
+pub(crate) enum ProviderSource {
     /// A path dependency: the directory holding its `Cargo.toml`.
     Path(PathBuf),
     /// A git dependency at the commit the lock file pins.
@@ -30,13 +30,7 @@ pub enum ProviderSource {
 impl ProviderSource {
     /// The dependency line a crate uses to get exactly this `cetp-provider`, without features:
     /// `path = "…"`, `git = "…", rev = "…"` or `version = "=…"`.
-    ///
-    /// ```
-    /// use cargo_cetp::app::ProviderSource;
-    /// let git = ProviderSource::Git { url: "https://x/sdk".into(), commit: "abc".into() };
-    /// assert_eq!(git.dependency(), r#"git = "https://x/sdk", rev = "abc""#);
-    /// ```
-    pub fn dependency(&self) -> String {
+    pub(crate) fn dependency(&self) -> String {
         match self {
             ProviderSource::Path(dir) => format!("path = {}", toml_string(&dir.to_string_lossy())),
             ProviderSource::Git { url, commit } => {
@@ -96,14 +90,14 @@ pub struct AppCrate {
     /// Cargo's target directory for the app.
     pub target_dir: PathBuf,
     /// The `cetp-provider` the app resolves.
-    pub provider: ProviderSource,
+    pub(crate) provider: ProviderSource,
     /// The directory of that `cetp-provider` (its `Cargo.toml`'s): in a path or git checkout of
     /// the SDK, beside `android-template/`.
     pub provider_dir: PathBuf,
     /// `[package.metadata.cetp]`, if any.
     pub metadata_cetp: Value,
     /// The Android app module named on the command line (`--android-module`): a directory or
-    /// a Gradle path such as `:app` (see [`crate::layout::Layout::find`]).
+    /// a Gradle path such as `:app` (see [`crate::android_build::layout::Layout::find`]).
     pub android_module: Option<PathBuf>,
 }
 
@@ -112,7 +106,7 @@ impl AppCrate {
     ///
     /// # Errors
     /// [`Error::App`] when there is no such crate, it has no library or does not depend on
-    /// `cetp-provider`; [`Error::Command`] when `cargo metadata` fails.
+    /// `cetp-provider`; [`Error::Program`] when `cargo metadata` fails.
     pub fn locate(manifest_path: Option<&Path>) -> Result<Self> {
         let manifest_path = match manifest_path {
             Some(path) => path.to_path_buf(),
@@ -131,20 +125,24 @@ impl AppCrate {
         let manifest_path = manifest_path
             .canonicalize()
             .map_err(Error::io(&manifest_path))?;
-        let output = cargo()
-            .args(["metadata", "--format-version", "1", "--manifest-path"])
-            .arg(&manifest_path)
-            .output()
-            .map_err(|e| Error::Command(format!("cannot run `cargo metadata`: {e}")))?;
+        let mut cmd = cargo();
+        cmd.args(["metadata", "--format-version", "1", "--manifest-path"])
+            .arg(&manifest_path);
+        let output = cmd.output().map_err(|e| Error::not_started(&cmd, &e))?;
         if !output.status.success() {
-            return Err(Error::Command(format!(
-                "`cargo metadata --manifest-path {}` failed:\n{}",
-                manifest_path.display(),
-                String::from_utf8_lossy(&output.stderr).trim_end()
-            )));
+            return Err(Error::program(
+                format!(
+                    "`cargo metadata --manifest-path {}`",
+                    manifest_path.display()
+                ),
+                format!(
+                    "failed:\n{}",
+                    String::from_utf8_lossy(&output.stderr).trim_end()
+                ),
+            ));
         }
         let metadata: Value = serde_json::from_slice(&output.stdout)
-            .map_err(|e| Error::Command(format!("`cargo metadata` printed no JSON: {e}")))?;
+            .map_err(|e| Error::program("`cargo metadata`", format!("printed no JSON: {e}")))?;
         Self::from_metadata(&metadata, &manifest_path)
     }
 
@@ -153,7 +151,7 @@ impl AppCrate {
     /// # Errors
     /// [`Error::App`] when the package is missing, has no library, or does not depend on
     /// `cetp-provider`.
-    pub fn from_metadata(metadata: &Value, manifest_path: &Path) -> Result<Self> {
+    pub(crate) fn from_metadata(metadata: &Value, manifest_path: &Path) -> Result<Self> {
         let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
         let package = packages
             .iter()
@@ -248,7 +246,7 @@ impl AppCrate {
 
     /// Whether other crates (tests, the runner) can link the library: it has an `rlib` (or
     /// plain `lib`) crate type.
-    pub fn links_as_rlib(&self) -> bool {
+    pub(crate) fn links_as_rlib(&self) -> bool {
         self.crate_types.iter().any(|t| t == "rlib" || t == "lib")
     }
 
@@ -257,7 +255,7 @@ impl AppCrate {
     ///
     /// # Errors
     /// As [`AppCrate::locate`].
-    pub fn locate_with(
+    pub(crate) fn locate_with(
         manifest_path: Option<&Path>,
         android_module: Option<&Path>,
     ) -> Result<Self> {
@@ -267,13 +265,13 @@ impl AppCrate {
     }
 
     /// A value of `[package.metadata.cetp]`.
-    pub fn metadata(&self, key: &str) -> Option<&str> {
+    pub(crate) fn metadata(&self, key: &str) -> Option<&str> {
         self.metadata_cetp.get(key).and_then(Value::as_str)
     }
 }
 
 /// The cargo that runs this command (`CARGO`, which cargo sets for subcommands), else `cargo`.
-pub fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
@@ -374,5 +372,19 @@ mod tests {
         let bin = metadata(Value::Null, &["bin"]);
         let err = AppCrate::from_metadata(&bin, Path::new("/a/recipes/Cargo.toml")).unwrap_err();
         assert!(err.to_string().contains("has no library"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `dependency`.
+    #[test]
+    fn example_app_providersource_dependency() {
+        use crate::android_build::app::ProviderSource;
+        let git = ProviderSource::Git {
+            url: "https://x/sdk".into(),
+            commit: "abc".into(),
+        };
+        assert_eq!(git.dependency(), r#"git = "https://x/sdk", rev = "abc""#);
     }
 }

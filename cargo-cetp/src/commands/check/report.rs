@@ -5,7 +5,7 @@
 use cetp_schema_report::{Api, CompatReport, ToolCompat};
 use serde_json::Value;
 
-use crate::bundle::V2_PROPERTY;
+use crate::android_build::bundle::V2_PROPERTY;
 
 /// One finding: a warning (or an error) with its fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub struct Finding {
 
 impl Finding {
     /// A warning.
-    pub fn warning(problem: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn warning(problem: impl Into<String>, fix: impl Into<String>) -> Self {
         Finding {
             error: false,
             problem: problem.into(),
@@ -29,7 +29,7 @@ impl Finding {
     }
 
     /// An error.
-    pub fn error(problem: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn error(problem: impl Into<String>, fix: impl Into<String>) -> Self {
         Finding {
             error: true,
             problem: problem.into(),
@@ -62,7 +62,7 @@ fn tools(list_tools: &Value) -> &[Value] {
 /// let list = serde_json::json!({"tools": [{"name": "find", "parameters": {"type": "object",
 ///     "properties": {"q": {"type": "string", "maxLength": 9}}, "required": ["q"],
 ///     "additionalProperties": false}}]});
-/// let table = cargo_cetp::report::compatibility(&list).to_string();
+/// let table = cargo_cetp::commands::check::report::compatibility(&list).to_string();
 /// assert!(table.contains("| `find` | ok | no: maxLength | ok |"), "{table}");
 /// ```
 pub fn compatibility(list_tools: &Value) -> CompatReport {
@@ -81,7 +81,7 @@ pub fn compatibility(list_tools: &Value) -> CompatReport {
 
 /// The APIs that take a schema as it is (no strict mode): what they would reject is worth a
 /// warning; the strict modes and Gemini are adapted by consumers and gateways.
-pub const AS_IS_APIS: [Api; 2] = [Api::OpenAi, Api::Anthropic];
+pub(crate) const AS_IS_APIS: [Api; 2] = [Api::OpenAi, Api::Anthropic];
 
 /// Warnings for what an API without strict mode would reject.
 pub fn schema_findings(report: &CompatReport) -> Vec<Finding> {
@@ -102,15 +102,7 @@ pub fn schema_findings(report: &CompatReport) -> Vec<Finding> {
 
 /// Parameters whose description the model would not get: the declaration as written
 /// (`raw_tools`, built without restating constraints) has none for them.
-///
-/// ```
-/// let raw = serde_json::json!({"tools": [{"name": "find", "parameters": {"type": "object",
-///     "properties": {"q": {"type": "string", "description": "Words."}, "limit": {"type": "integer"}}}}]});
-/// let found = cargo_cetp::report::undescribed_parameters(&raw);
-/// assert_eq!(found.len(), 1);
-/// assert!(found[0].problem.contains("`limit` of tool `find`"));
-/// ```
-pub fn undescribed_parameters(raw_tools: &Value) -> Vec<Finding> {
+pub(crate) fn undescribed_parameters(raw_tools: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     for tool in tools(raw_tools) {
         let name = tool["name"].as_str().unwrap_or_default();
@@ -182,17 +174,7 @@ const VERBS: &[&str] = &[
 /// Scope descriptions that read wrongly where the user and the agent see them: the hint `Open
 /// <app> and allow <agent> to read: <description>` and the consent question `Allow <agent> to
 /// read <description> from <app>?`.
-///
-/// ```
-/// let info = serde_json::json!({"provider_name": "Recipes", "scopes": [
-///     {"name": "recipes.read", "description": "Read your recipes"},
-///     {"name": "menus.read", "description": "your weekly menus"}]});
-/// let found = cargo_cetp::report::scope_wording(&info, "com.example.recipes");
-/// assert_eq!(found.len(), 1);
-/// assert!(found[0].problem.contains("to read: Read your recipes"), "{}", found[0].problem);
-/// assert!(found[0].fix.contains(r#".scope("recipes.read", "your recipes")"#), "{}", found[0].fix);
-/// ```
-pub fn scope_wording(provider_info: &Value, package: &str) -> Vec<Finding> {
+pub(crate) fn scope_wording(provider_info: &Value, package: &str) -> Vec<Finding> {
     let app = provider_info["provider_name"].as_str().unwrap_or("the app");
     let mut out = Vec::new();
     for scope in provider_info["scopes"].as_array().into_iter().flatten() {
@@ -254,15 +236,7 @@ pub fn scope_wording(provider_info: &Value, package: &str) -> Vec<Finding> {
 /// language with the app's words in the default one. `untranslated` is the runner's
 /// `{"<language>": ["description", "scope <name>", …], …}`; one warning per text, naming the
 /// languages it lacks.
-///
-/// ```
-/// let untranslated = serde_json::json!({"fr": ["scope notes.read"], "ja": ["scope notes.read", "description"]});
-/// let found = cargo_cetp::report::untranslated_texts(&untranslated);
-/// assert_eq!(found.len(), 2);
-/// assert!(found[0].problem.contains("`notes.read`") && found[0].problem.contains("fr, ja"), "{}", found[0].problem);
-/// assert!(found[0].fix.contains(r#"Localized::new("…").with("fr", "…")"#), "{}", found[0].fix);
-/// ```
-pub fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
+pub(crate) fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
     let mut texts: Vec<(&str, Vec<&str>)> = Vec::new();
     for (language, missing) in untranslated.as_object().into_iter().flatten() {
         for text in missing
@@ -318,17 +292,7 @@ pub fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
 /// newest client then speaks only v2 to it and drops a provider that fails one check, with no
 /// fallback to v1), each saying how to turn v2 off too; warnings when `cetp.v2=false` has turned
 /// it off. `properties` names the app's `gradle.properties`.
-///
-/// ```
-/// let violations = serde_json::json!(["v2 scope `items:read`: the name must match [a-z][a-z0-9_.-]{0,127}"]);
-/// let found = cargo_cetp::report::cetp_v2(&violations, true, "android/gradle.properties");
-/// assert!(found[0].error);
-/// assert!(found[0].problem.starts_with("CETP v2: scope `items:read`"), "{}", found[0].problem);
-/// assert!(found[0].fix.contains("`items.read`"), "{}", found[0].fix);
-/// assert!(found[0].fix.contains("`cetp.v2=false` in android/gradle.properties"), "{}", found[0].fix);
-/// assert!(!cargo_cetp::report::cetp_v2(&violations, false, "gradle.properties")[0].error);
-/// ```
-pub fn cetp_v2(violations: &Value, advertised: bool, properties: &str) -> Vec<Finding> {
+pub(crate) fn cetp_v2(violations: &Value, advertised: bool, properties: &str) -> Vec<Finding> {
     violations
         .as_array()
         .into_iter()
@@ -357,7 +321,7 @@ pub fn cetp_v2(violations: &Value, advertised: bool, properties: &str) -> Vec<Fi
 }
 
 /// How every CETP v2 finding's problem starts.
-pub const CETP_V2: &str = "CETP v2";
+pub(crate) const CETP_V2: &str = "CETP v2";
 
 /// What to change for one violation (without its leading `v2 `).
 fn v2_fix(violation: &str) -> String {
@@ -549,5 +513,88 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert!(found[0].problem.contains("`limit`"));
         assert!(!found[0].error);
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `undescribed_parameters`.
+    #[test]
+    fn example_check_report_undescribed_parameters() {
+        let raw = serde_json::json!({"tools": [{"name": "find", "parameters": {"type": "object",
+            "properties": {"q": {"type": "string", "description": "Words."}, "limit": {"type": "integer"}}}}]});
+        let found = crate::commands::check::report::undescribed_parameters(&raw);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].problem.contains("`limit` of tool `find`"));
+    }
+
+    /// The example that documented `scope_wording`.
+    #[test]
+    fn example_check_report_scope_wording() {
+        let info = serde_json::json!({"provider_name": "Recipes", "scopes": [
+            {"name": "recipes.read", "description": "Read your recipes"},
+            {"name": "menus.read", "description": "your weekly menus"}]});
+        let found = crate::commands::check::report::scope_wording(&info, "com.example.recipes");
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].problem.contains("to read: Read your recipes"),
+            "{}",
+            found[0].problem
+        );
+        assert!(
+            found[0]
+                .fix
+                .contains(r#".scope("recipes.read", "your recipes")"#),
+            "{}",
+            found[0].fix
+        );
+    }
+
+    /// The example that documented `untranslated_texts`.
+    #[test]
+    fn example_check_report_untranslated_texts() {
+        let untranslated = serde_json::json!({"fr": ["scope notes.read"], "ja": ["scope notes.read", "description"]});
+        let found = crate::commands::check::report::untranslated_texts(&untranslated);
+        assert_eq!(found.len(), 2);
+        assert!(
+            found[0].problem.contains("`notes.read`") && found[0].problem.contains("fr, ja"),
+            "{}",
+            found[0].problem
+        );
+        assert!(
+            found[0]
+                .fix
+                .contains(r#"Localized::new("…").with("fr", "…")"#),
+            "{}",
+            found[0].fix
+        );
+    }
+
+    /// The example that documented `cetp_v2`.
+    #[test]
+    fn example_check_report_cetp_v2() {
+        let violations = serde_json::json!([
+            "v2 scope `items:read`: the name must match [a-z][a-z0-9_.-]{0,127}"
+        ]);
+        let found =
+            crate::commands::check::report::cetp_v2(&violations, true, "android/gradle.properties");
+        assert!(found[0].error);
+        assert!(
+            found[0].problem.starts_with("CETP v2: scope `items:read`"),
+            "{}",
+            found[0].problem
+        );
+        assert!(found[0].fix.contains("`items.read`"), "{}", found[0].fix);
+        assert!(
+            found[0]
+                .fix
+                .contains("`cetp.v2=false` in android/gradle.properties"),
+            "{}",
+            found[0].fix
+        );
+        assert!(
+            !crate::commands::check::report::cetp_v2(&violations, false, "gradle.properties")[0]
+                .error
+        );
     }
 }

@@ -15,21 +15,21 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::app::AppCrate;
-use crate::report::Finding;
+use crate::android_build::app::AppCrate;
+use crate::commands::check::report::Finding;
 
 /// The page size Android's 16 KB devices use, and the least `p_align` a `LOAD` segment may have.
-pub const PAGE_16K: u64 = 16 * 1024;
+pub(crate) const PAGE_16K: u64 = 16 * 1024;
 
 /// The fix printed with every alignment error.
-pub const FIX: &str = "link with NDK r28 or newer, which aligns for 16 KB pages by default (the \
+pub(crate) const FIX: &str = "link with NDK r28 or newer, which aligns for 16 KB pages by default (the \
                        Android template pins its ndkVersion), or pass `-C \
                        link-arg=-Wl,-z,max-page-size=16384` to rustc for the 64-bit Android \
                        targets (the template's cargoNdk task does; see android-template/README.md, \
                        \"16 KB pages\"), then rebuild";
 
 /// The Android ABIs, the Rust targets that build them, and their ELF class and machine.
-pub const ABIS: &[Abi] = &[
+pub(crate) const ABIS: &[Abi] = &[
     Abi {
         name: "arm64-v8a",
         triple: "aarch64-linux-android",
@@ -64,7 +64,7 @@ const PT_LOAD: u32 = 1;
 
 /// An Android ABI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Abi {
+pub(crate) struct Abi {
     /// The ABI's directory name in an APK (`arm64-v8a`).
     pub name: &'static str,
     /// The Rust target that builds it (`aarch64-linux-android`).
@@ -77,7 +77,7 @@ pub struct Abi {
 
 impl Abi {
     /// The ABI named `name` (an APK directory name or a Rust target).
-    pub fn named(name: &str) -> Option<Abi> {
+    pub(crate) fn named(name: &str) -> Option<Abi> {
         ABIS.iter()
             .copied()
             .find(|abi| abi.name == name || abi.triple == name)
@@ -86,7 +86,7 @@ impl Abi {
 
 /// The fields of an ELF file the check reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Elf {
+pub(crate) struct Elf {
     /// 32 or 64 (`EI_CLASS`).
     pub bits: u8,
     /// `e_machine`.
@@ -97,7 +97,7 @@ pub struct Elf {
 
 /// One `PT_LOAD` program header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Load {
+pub(crate) struct Load {
     /// `p_offset`.
     pub offset: u64,
     /// `p_vaddr`.
@@ -111,7 +111,7 @@ impl Elf {
     ///
     /// # Errors
     /// What is wrong: not ELF, an unknown class or byte order, a table outside the file.
-    pub fn parse(bytes: &[u8]) -> Result<Elf, String> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Elf, String> {
         if bytes.get(..4) != Some(b"\x7fELF".as_slice()) {
             return Err("not an ELF file".into());
         }
@@ -208,7 +208,7 @@ impl Reader<'_> {
 
 /// A native library to check, and the ABI its location says it is for (if it says).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Library {
+pub(crate) struct Library {
     /// The `.so` file.
     pub path: PathBuf,
     /// The ABI of the directory it sits in (`jniLibs/arm64-v8a/`, `target/aarch64-linux-android/`).
@@ -217,7 +217,7 @@ pub struct Library {
 
 impl Library {
     /// `path`, with the ABI its directories name.
-    pub fn at(path: &Path) -> Library {
+    pub(crate) fn at(path: &Path) -> Library {
         let abi = path
             .ancestors()
             .skip(1)
@@ -233,7 +233,7 @@ impl Library {
 
 /// What the check found about one library: a summary line, and errors with the fix.
 #[derive(Debug, Clone)]
-pub struct Checked {
+pub(crate) struct Checked {
     /// `arm64-v8a libnotes.so: 64-bit AArch64, 4 LOAD segments aligned to 16 KB`.
     pub summary: String,
     /// Its errors.
@@ -243,7 +243,7 @@ pub struct Checked {
 /// Checks one library: an ELF file of the class and machine of its ABI, whose `LOAD` segments
 /// are all aligned to at least 16 KB (64-bit libraries; 32-bit ABIs run on 4 KB pages only)
 /// with offsets and addresses congruent modulo their alignment.
-pub fn check_library(library: &Library) -> Checked {
+pub(crate) fn check_library(library: &Library) -> Checked {
     let name = library.path.display().to_string();
     let bytes = match std::fs::read(&library.path) {
         Ok(bytes) => bytes,
@@ -378,7 +378,7 @@ fn size(align: u64) -> String {
 ///   libraries the app ships) and the template module's `build/rustJniLibs/` (what its
 ///   `cargoNdk` task writes; only the app's own library, since the template's checkout may
 ///   serve several apps).
-pub fn app_libraries(app: &AppCrate) -> Vec<Library> {
+pub(crate) fn app_libraries(app: &AppCrate) -> Vec<Library> {
     let mut found = Vec::new();
     let file = format!("lib{}.so", app.lib_name);
     for abi in ABIS {
@@ -394,7 +394,7 @@ pub fn app_libraries(app: &AppCrate) -> Vec<Library> {
     }
     // The app module `cargo cetp new` or `init` wired (`android/` beside the crate when none
     // is found, as `new` writes it).
-    let android = crate::layout::Layout::find(app)
+    let android = crate::android_build::layout::Layout::find(app)
         .ok()
         .flatten()
         .map_or_else(|| app.dir.join("android"), |layout| layout.module);
@@ -435,7 +435,7 @@ fn collect_abi_libraries(dir: &Path, only: Option<&str>, depth: u32, into: &mut 
 }
 
 /// Checks `libraries`, printing one line each; returns the errors.
-pub fn check_libraries(libraries: &[Library]) -> (Vec<String>, Vec<Finding>) {
+pub(crate) fn check_libraries(libraries: &[Library]) -> (Vec<String>, Vec<Finding>) {
     let mut lines = Vec::new();
     let mut findings = Vec::new();
     for library in libraries {
@@ -455,7 +455,7 @@ pub fn check_libraries(libraries: &[Library]) -> (Vec<String>, Vec<Finding>) {
 }
 
 /// The notes and findings `cargo cetp check` adds for the app's built native libraries.
-pub fn app_findings(app: &AppCrate) -> (Vec<String>, Vec<Finding>) {
+pub(crate) fn app_findings(app: &AppCrate) -> (Vec<String>, Vec<Finding>) {
     let libraries = app_libraries(app);
     if libraries.is_empty() {
         return (
@@ -479,7 +479,7 @@ pub fn app_findings(app: &AppCrate) -> (Vec<String>, Vec<Finding>) {
 
 /// `cargo cetp check --lib <path>…`: checks those libraries only; the exit code is 1 when one
 /// fails.
-pub fn run(paths: &[PathBuf]) -> i32 {
+pub(crate) fn run(paths: &[PathBuf]) -> i32 {
     let libraries: Vec<Library> = paths.iter().map(|p| Library::at(p)).collect();
     let (lines, findings) = check_libraries(&libraries);
     println!(
@@ -687,7 +687,9 @@ mod tests {
             manifest_path: root.join("app/Cargo.toml"),
             workspace_root: root.join("app"),
             target_dir: root.join("target"),
-            provider: crate::app::ProviderSource::Path(root.join("sdk/cetp-provider")),
+            provider: crate::android_build::app::ProviderSource::Path(
+                root.join("sdk/cetp-provider"),
+            ),
             provider_dir: root.join("sdk/cetp-provider"),
             metadata_cetp: serde_json::Value::Null,
             android_module: None,
@@ -735,10 +737,10 @@ mod tests {
         let source = dir.path().join("tool.c");
         std::fs::write(&source, "int cetp_answer(void) { return 42; }\n").unwrap();
         let mut compilers = vec![("cc", None)];
-        if crate::bundle::on_path("aarch64-linux-gnu-gcc").is_some() {
+        if crate::android_build::bundle::on_path("aarch64-linux-gnu-gcc").is_some() {
             compilers.push(("aarch64-linux-gnu-gcc", Some("arm64-v8a")));
         }
-        if crate::bundle::on_path("cc").is_none() {
+        if crate::android_build::bundle::on_path("cc").is_none() {
             eprintln!(
                 "SKIPPED check_fails_on_a_4k_library_and_passes_on_a_16k_one: no C compiler \
                  (`cc`) on PATH to link the two test libraries"

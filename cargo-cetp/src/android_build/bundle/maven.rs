@@ -11,9 +11,11 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::{Error, Result};
+
 /// The environment variable naming the local Maven repository explicitly: it wins over Maven's
 /// own configuration, and `cargo cetp` passes it to every `mvn` as `-Dmaven.repo.local`.
-pub const REPO_OVERRIDE: &str = "CETP_M2_REPO";
+pub(crate) const REPO_OVERRIDE: &str = "CETP_M2_REPO";
 
 /// The property that names the local repository (`-Dmaven.repo.local=…`).
 const REPO_PROPERTY: &str = "maven.repo.local";
@@ -21,7 +23,7 @@ const REPO_PROPERTY: &str = "maven.repo.local";
 /// `mvn` in batch mode, without colours or download progress, with `-Dmaven.repo.local` only
 /// when `CETP_M2_REPO` is set: otherwise Maven's own configuration decides, as
 /// [`local_repository`] reads it.
-pub fn mvn() -> Command {
+pub(crate) fn mvn() -> Command {
     let mut mvn = Command::new("mvn");
     mvn.args(PLAIN_OUTPUT).arg("--no-transfer-progress");
     if let Some(repo) = std::env::var_os(REPO_OVERRIDE).filter(|r| !r.is_empty()) {
@@ -81,7 +83,7 @@ pub enum RepoSource {
 pub fn local_repository(
     var: &dyn Fn(&str) -> Option<OsString>,
     project_dir: Option<&Path>,
-) -> Result<(PathBuf, RepoSource), String> {
+) -> Result<(PathBuf, RepoSource)> {
     let text = |name: &str| var(name).map(|v| v.to_string_lossy().into_owned());
     if let Some(repo) = var(REPO_OVERRIDE).filter(|r| !r.is_empty()) {
         return Ok((PathBuf::from(repo), RepoSource::Override));
@@ -157,8 +159,11 @@ pub fn local_repository(
             return Ok((PathBuf::from(interpolate(&repo, &lookup)), source));
         }
     }
-    let home =
-        home.ok_or("HOME is not set, so the local Maven repository is unknown; set CETP_M2_REPO")?;
+    let home = home.ok_or_else(|| {
+        Error::Bundle(
+            "HOME is not set, so the local Maven repository is unknown; set CETP_M2_REPO".into(),
+        )
+    })?;
     Ok((Path::new(&home).join(".m2/repository"), RepoSource::Default))
 }
 
@@ -281,7 +286,7 @@ fn interpolate(value: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
 /// colours its output anyway, made plain for a log excerpt or a message.
 ///
 /// ```
-/// let plain = cargo_cetp::bundle::strip_ansi("\u{1b}[1;31m[ERROR]\u{1b}[m x");
+/// let plain = cargo_cetp::android_build::bundle::strip_ansi("\u{1b}[1;31m[ERROR]\u{1b}[m x");
 /// assert_eq!(plain, "[ERROR] x");
 /// ```
 pub fn strip_ansi(text: &str) -> String {
@@ -534,7 +539,7 @@ mod tests {
 
     #[test]
     fn without_home_it_asks_for_cetp_m2_repo() {
-        let err = local_repository(&|_| None, None).unwrap_err();
+        let err = local_repository(&|_| None, None).unwrap_err().to_string();
         assert!(err.contains("CETP_M2_REPO"), "{err}");
     }
 
@@ -563,7 +568,8 @@ mod tests {
         let starts = concat!("Command::new(\"", "mvn\")");
         let mut sources = Vec::new();
         for root in ["cargo-cetp/src", "xtask/src"] {
-            crate::bundle::tools::collect_files(&sdk.join(root), "rs", &mut sources).unwrap();
+            crate::android_build::bundle::tools::collect_files(&sdk.join(root), "rs", &mut sources)
+                .unwrap();
         }
         sources.sort();
         let starting: Vec<_> = sources
@@ -573,9 +579,12 @@ mod tests {
             .collect();
         assert_eq!(
             starting,
-            ["cargo-cetp/src/bundle/maven.rs", "xtask/src/util.rs"]
+            [
+                "cargo-cetp/src/android_build/bundle/maven.rs",
+                "xtask/src/util.rs"
+            ]
         );
         let xtask = fs::read_to_string(sdk.join("xtask/src/util.rs")).unwrap();
-        assert!(xtask.contains(".args(cargo_cetp::bundle::maven::PLAIN_OUTPUT)"));
+        assert!(xtask.contains(".args(cargo_cetp::android_build::bundle::maven::PLAIN_OUTPUT)"));
     }
 }

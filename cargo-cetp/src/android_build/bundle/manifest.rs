@@ -4,19 +4,22 @@
 
 use std::collections::BTreeMap;
 
+use crate::{Error, Result};
+
 /// Merges the template manifest into the app manifest and resolves `placeholders`.
-pub fn merge(
+pub(crate) fn merge(
     template: &str,
     app: &str,
     placeholders: &BTreeMap<String, String>,
-) -> Result<String, String> {
-    let components = application_body(template)
-        .ok_or("the template manifest has no <application>...</application>")?;
+) -> Result<String> {
+    let components = application_body(template).ok_or_else(|| {
+        Error::Bundle("the template manifest has no <application>...</application>".into())
+    })?;
     for class in ["dev.cetp.CetpToolProvider", "dev.cetp.CetpDiscoveryService"] {
         if app.contains(&format!("\"{class}\"")) {
-            return Err(format!(
+            return Err(Error::Bundle(format!(
                 "the app manifest declares {class}, which the template already provides; remove it and set the placeholders instead"
-            ));
+            )));
         }
     }
     let normalized = normalize_root(app)?;
@@ -31,15 +34,15 @@ pub fn merge(
             )
         }
         Some(_) => {
-            let close = app
-                .rfind("</application>")
-                .ok_or("the app manifest's <application> is never closed")?;
+            let close = app.rfind("</application>").ok_or_else(|| {
+                Error::Bundle("the app manifest's <application> is never closed".into())
+            })?;
             format!("{}{components}{}", &app[..close], &app[close..])
         }
         None => {
             let close = app
                 .rfind("</manifest>")
-                .ok_or("the app manifest has no </manifest>")?;
+                .ok_or_else(|| Error::Bundle("the app manifest has no </manifest>".into()))?;
             format!(
                 "{}    <application>{components}</application>\n{}",
                 &app[..close],
@@ -54,8 +57,9 @@ const ANDROID_NS: &str = "http://schemas.android.com/apk/res/android";
 
 /// Opens a self-closing `<manifest/>` and declares the `android:` namespace on it if missing
 /// (AGP-style app manifests may be as short as `<manifest />`).
-fn normalize_root(app: &str) -> Result<String, String> {
-    let (start, end) = find_tag(app, "manifest").ok_or("the app manifest has no <manifest>")?;
+fn normalize_root(app: &str) -> Result<String> {
+    let (start, end) = find_tag(app, "manifest")
+        .ok_or_else(|| Error::Bundle("the app manifest has no <manifest>".into()))?;
     let tag = &app[start..end];
     let self_closing = tag.ends_with("/>");
     let mut open = tag
@@ -73,11 +77,12 @@ fn normalize_root(app: &str) -> Result<String, String> {
 
 /// Sets the `package` attribute of `<manifest>` (the AGP `namespace` / application id) when the
 /// manifest has none.
-pub fn with_package(manifest: &str, package: &str) -> Result<String, String> {
+pub(crate) fn with_package(manifest: &str, package: &str) -> Result<String> {
     if package_name(manifest).is_some() {
         return Ok(manifest.to_owned());
     }
-    let (_, end) = find_tag(manifest, "manifest").ok_or("the manifest has no <manifest>")?;
+    let (_, end) = find_tag(manifest, "manifest")
+        .ok_or_else(|| Error::Bundle("the manifest has no <manifest>".into()))?;
     let insert_at = if manifest[..end].ends_with("/>") {
         end - 2
     } else {
@@ -93,17 +98,20 @@ pub fn with_package(manifest: &str, package: &str) -> Result<String, String> {
 
 /// Adds `<uses-sdk>` with the module's `minSdk` / `targetSdk` (as AGP writes them into the
 /// merged manifest) when the manifest declares none; an existing `<uses-sdk>` is kept.
-pub fn with_uses_sdk(
+pub(crate) fn with_uses_sdk(
     manifest: &str,
     min_sdk: Option<u32>,
     target_sdk: Option<u32>,
-) -> Result<String, String> {
+) -> Result<String> {
     if find_tag(manifest, "uses-sdk").is_some() || (min_sdk.is_none() && target_sdk.is_none()) {
         return Ok(manifest.to_owned());
     }
-    let (_, end) = find_tag(manifest, "manifest").ok_or("the manifest has no <manifest>")?;
+    let (_, end) = find_tag(manifest, "manifest")
+        .ok_or_else(|| Error::Bundle("the manifest has no <manifest>".into()))?;
     if manifest[..end].ends_with("/>") {
-        return Err("the manifest's <manifest> is empty (self-closing)".into());
+        return Err(Error::Bundle(
+            "the manifest's <manifest> is empty (self-closing)".into(),
+        ));
     }
     let mut tag = String::from("\n    <uses-sdk");
     if let Some(min) = min_sdk {
@@ -117,13 +125,13 @@ pub fn with_uses_sdk(
 }
 
 /// The `package` attribute of `<manifest>`.
-pub fn package_name(manifest: &str) -> Option<String> {
+pub(crate) fn package_name(manifest: &str) -> Option<String> {
     let (start, end) = find_tag(manifest, "manifest")?;
     attribute(&manifest[start..end], "package")
 }
 
 /// Replaces every `${name}` outside XML comments; fails listing the names without a value.
-pub fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result<String, String> {
+pub(crate) fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut missing = Vec::new();
     let mut rest = text;
@@ -133,7 +141,7 @@ pub fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result
             let end = rest[comment..]
                 .find("-->")
                 .map(|e| comment + e + 3)
-                .ok_or("unterminated <!-- in the manifest")?;
+                .ok_or_else(|| Error::Bundle("unterminated <!-- in the manifest".into()))?;
             out.push_str(&rest[..end]);
             rest = &rest[end..];
             continue;
@@ -141,7 +149,7 @@ pub fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(len) = after.find('}') else {
-            return Err("unterminated ${ in the manifest".into());
+            return Err(Error::Bundle("unterminated ${ in the manifest".into()));
         };
         let name = &after[..len];
         match placeholders.get(name) {
@@ -154,15 +162,15 @@ pub fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result
     if missing.is_empty() {
         Ok(out)
     } else {
-        Err(format!(
+        Err(Error::Bundle(format!(
             "unresolved manifest placeholders: {} (set them under [package.metadata.cetp] in Cargo.toml)",
             missing.join(", ")
-        ))
+        )))
     }
 }
 
 /// The `<bool name="…">true|false</bool>` resources of a `res/values` XML file.
-pub fn bool_resources(xml: &str) -> BTreeMap<String, String> {
+pub(crate) fn bool_resources(xml: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut rest = xml;
     while let Some((start, end)) = find_tag(rest, "bool") {
@@ -178,20 +186,24 @@ pub fn bool_resources(xml: &str) -> BTreeMap<String, String> {
 
 /// Replaces every attribute value `"@bool/<name>"` with the resource's value, as aapt resolves
 /// it into the installed manifest; fails naming resources without a value.
-pub fn resolve_bools(text: &str, bools: &BTreeMap<String, String>) -> Result<String, String> {
+pub(crate) fn resolve_bools(text: &str, bools: &BTreeMap<String, String>) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("\"@bool/") {
         let after = &rest[start + 7..];
-        let len = after.find('"').ok_or("unterminated @bool/ reference")?;
+        let len = after
+            .find('"')
+            .ok_or_else(|| Error::Bundle("unterminated @bool/ reference".into()))?;
         let name = &after[..len];
         let value = bools.get(name).ok_or_else(|| {
-            format!("the manifest uses @bool/{name}, which no res/values file defines")
+            Error::Bundle(format!(
+                "the manifest uses @bool/{name}, which no res/values file defines"
+            ))
         })?;
         if value != "true" && value != "false" {
-            return Err(format!(
+            return Err(Error::Bundle(format!(
                 "bool resource {name} is `{value}`, not true or false"
-            ));
+            )));
         }
         out.push_str(&rest[..start + 1]);
         out.push_str(value);
@@ -307,7 +319,9 @@ mod tests {
     #[test]
     fn unresolved_placeholders_and_duplicate_components_fail() {
         let app = r#"<manifest package="com.x"><application /></manifest>"#;
-        let err = merge(TEMPLATE, app, &BTreeMap::new()).unwrap_err();
+        let err = merge(TEMPLATE, app, &BTreeMap::new())
+            .unwrap_err()
+            .to_string();
         assert!(!err.contains("cetpAuthority, cetpAuthority"), "{err}");
         assert!(err.contains("cetpAuthority, cetpLibrary"), "{err}");
         let dup = r#"<manifest package="com.x"><application><provider android:name="dev.cetp.CetpToolProvider"/></application></manifest>"#;

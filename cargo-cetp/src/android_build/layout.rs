@@ -16,18 +16,18 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::app::AppCrate;
-use crate::bundle::gradle::strip_comment;
+use crate::android_build::app::AppCrate;
+use crate::android_build::bundle::gradle::strip_comment;
 use crate::{Error, Result};
 
 /// The Gradle settings file names, Kotlin first.
-pub const SETTINGS_FILES: [&str; 2] = ["settings.gradle.kts", "settings.gradle"];
+pub(crate) const SETTINGS_FILES: [&str; 2] = ["settings.gradle.kts", "settings.gradle"];
 /// The build file names of a Gradle project, Kotlin first.
-pub const BUILD_FILES: [&str; 2] = ["build.gradle.kts", "build.gradle"];
+pub(crate) const BUILD_FILES: [&str; 2] = ["build.gradle.kts", "build.gradle"];
 
 /// The app module and its Gradle build.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// The app module's directory (`src/main/AndroidManifest.xml`, its build file).
     pub module: PathBuf,
     /// The Gradle root project's directory (`settings.gradle(.kts)`, `gradle.properties`):
@@ -41,7 +41,7 @@ impl Layout {
     /// # Errors
     /// [`Error::App`] when a named module does not exist, or several app modules and none
     /// named.
-    pub fn find(app: &AppCrate) -> Result<Option<Layout>> {
+    pub(crate) fn find(app: &AppCrate) -> Result<Option<Layout>> {
         if let Some(named) = &app.android_module {
             return Self::named(app, named).map(Some);
         }
@@ -122,23 +122,23 @@ impl Layout {
 
     /// The module's build file (`build.gradle.kts`, else `build.gradle`), whether or not it
     /// exists.
-    pub fn build_file(&self) -> PathBuf {
+    pub(crate) fn build_file(&self) -> PathBuf {
         first_existing(&self.module, &BUILD_FILES)
     }
 
     /// The root project's settings file (`settings.gradle.kts`, else `settings.gradle`).
-    pub fn settings_file(&self) -> PathBuf {
+    pub(crate) fn settings_file(&self) -> PathBuf {
         first_existing(&self.root, &SETTINGS_FILES)
     }
 
     /// The root project's `gradle.properties`.
-    pub fn properties_file(&self) -> PathBuf {
+    pub(crate) fn properties_file(&self) -> PathBuf {
         self.root.join("gradle.properties")
     }
 
     /// `path` as the crate's developer reads it: relative to the crate directory.
-    pub fn shown(app: &AppCrate, path: &Path) -> String {
-        crate::android::relative(&canonical(&app.dir), &canonical(path))
+    pub(crate) fn shown(app: &AppCrate, path: &Path) -> String {
+        crate::android_build::android::relative(&canonical(&app.dir), &canonical(path))
             .display()
             .to_string()
     }
@@ -157,7 +157,7 @@ fn first_existing(dir: &Path, names: &[&str]) -> PathBuf {
 }
 
 /// The directory holding a `settings.gradle(.kts)`: `dir` or the nearest one above it.
-pub fn gradle_root(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn gradle_root(dir: &Path) -> Option<PathBuf> {
     let dir = canonical(dir);
     dir.ancestors()
         .find(|d| SETTINGS_FILES.iter().any(|name| d.join(name).is_file()))
@@ -167,7 +167,7 @@ pub fn gradle_root(dir: &Path) -> Option<PathBuf> {
 /// The modules `settings.gradle(.kts)` in `root` includes, as `(":name", directory)`: the
 /// string literals of `include(...)` / `include '...'` lines, placed where
 /// `project(":name").projectDir = file("…")` says, else at the path the name spells.
-pub fn includes(root: &Path) -> Vec<(String, PathBuf)> {
+pub(crate) fn includes(root: &Path) -> Vec<(String, PathBuf)> {
     let Some(text) = SETTINGS_FILES
         .iter()
         .find_map(|name| std::fs::read_to_string(root.join(name)).ok())
@@ -215,7 +215,7 @@ pub fn includes(root: &Path) -> Vec<(String, PathBuf)> {
 
 /// The included modules that apply the Android application plugin (by id or through a version
 /// catalog alias), as `(":name", directory)`.
-pub fn app_modules(root: &Path) -> Vec<(String, PathBuf)> {
+pub(crate) fn app_modules(root: &Path) -> Vec<(String, PathBuf)> {
     includes(root)
         .into_iter()
         .filter(|(_, dir)| {
@@ -229,7 +229,7 @@ pub fn app_modules(root: &Path) -> Vec<(String, PathBuf)> {
 
 /// Whether a build file applies `com.android.application` (`id(...)`, `id '…'`, or an alias
 /// such as `libs.plugins.android.application`).
-pub fn applies_app_plugin(text: &str) -> bool {
+pub(crate) fn applies_app_plugin(text: &str) -> bool {
     text.lines().map(strip_comment).any(|line| {
         line.contains("\"com.android.application\"")
             || line.contains("'com.android.application'")

@@ -1,5 +1,6 @@
-//! `cargo cetp build`: the **host bundle** of an app crate, its CETP provider built to run on a
-//! desktop JVM under Robolectric (also `cargo xtask host-build` in the SDK's own repository).
+//! The **host bundle** of an app crate (`cargo cetp build`, [`crate::commands::build`]): its
+//! CETP provider built to run on a desktop JVM under Robolectric (also `cargo xtask host-build`
+//! in the SDK's own repository).
 //!
 //! Output, in `<target>/cetp-host/<dir-name>/` by default (with `--release`:
 //! `<target>/cetp-host-release/<dir-name>/`, the native library built with the release profile),
@@ -39,16 +40,13 @@ use cetp_provider::host::cetp_v2;
 
 use self::gradle::ResValue;
 use self::tools as util;
-use crate::app::{AppCrate, ProviderSource};
-use crate::cli::BuildOptions;
-use crate::layout::Layout;
+use crate::android_build::app::{AppCrate, ProviderSource};
+use crate::android_build::layout::Layout;
 use crate::{Error, Result};
 
 pub use self::maven::{local_repository, strip_ansi};
-pub use self::tools::{
-    AAPT, AIDL, DebianTool, JDK_PACKAGE, cannot_start, debian_tool, install_hint, jdk_tool,
-    missing_program, on_path, run_as,
-};
+pub(crate) use self::tools::missing_program;
+pub use self::tools::{AAPT, AIDL, DebianTool, debian_tool, jdk_tool, on_path, run_as};
 
 /// The SDK checkout an app builds against: the directory holding `cetp-provider/`,
 /// `android-template/` and `android-testkit/`.
@@ -59,12 +57,6 @@ pub struct Sdk {
 
 impl Sdk {
     /// The SDK checkout in `dir`; fails unless it holds the Android template.
-    ///
-    /// ```
-    /// let sdk = cargo_cetp::bundle::Sdk::at(&cargo_cetp::sdk_dir()).unwrap();
-    /// assert!(sdk.template().join("src/main/AndroidManifest.xml").is_file());
-    /// assert!(cargo_cetp::bundle::Sdk::at(std::path::Path::new("/")).is_err());
-    /// ```
     ///
     /// # Errors
     /// [`Error::App`] naming the directory and what it lacks.
@@ -89,7 +81,7 @@ impl Sdk {
     ///
     /// # Errors
     /// [`Error::App`] for a registry dependency or a checkout without the template.
-    pub fn of(app: &AppCrate) -> Result<Self> {
+    pub(crate) fn of(app: &AppCrate) -> Result<Self> {
         if let ProviderSource::Registry { version } = &app.provider {
             return Err(Error::App(format!(
                 "`{}` depends on cetp-provider {version} from a registry, which ships without the \
@@ -110,27 +102,27 @@ impl Sdk {
     }
 
     /// The SDK checkout's directory.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The Android template module, `android-template/`.
-    pub fn template(&self) -> PathBuf {
+    pub(crate) fn template(&self) -> PathBuf {
         self.dir.join("android-template")
     }
 
     /// The template's resources.
-    pub fn template_res(&self) -> PathBuf {
+    pub(crate) fn template_res(&self) -> PathBuf {
         self.template().join("src/main/res")
     }
 
     /// The template's AIDL sources: the Apex plugin interface.
-    pub fn aidl_root(&self) -> PathBuf {
+    pub(crate) fn aidl_root(&self) -> PathBuf {
         self.template().join("src/main/aidl")
     }
 
     /// The Maven build of the test kit, `android-testkit/`.
-    pub fn testkit(&self) -> PathBuf {
+    pub(crate) fn testkit(&self) -> PathBuf {
         self.dir.join("android-testkit")
     }
 }
@@ -146,23 +138,9 @@ pub struct Bundle {
     pub lib_name: String,
 }
 
-/// `cargo cetp build`: builds the bundle and says where it is.
-///
-/// # Errors
-/// What [`build`] fails with.
-pub fn run(options: &BuildOptions) -> Result<()> {
-    let app = AppCrate::locate_with(
-        options.manifest_path.as_deref(),
-        options.android_module.as_deref(),
-    )?;
-    let bundle = build(&app, options.release, options.out.as_deref())?;
-    eprintln!("cargo cetp: host bundle ready in {}", bundle.dir.display());
-    Ok(())
-}
-
 /// Where the bundle of `app` goes by default: `<target>/cetp-host/<dir-name>` (debug) or
 /// `<target>/cetp-host-release/<dir-name>`.
-pub fn default_dir(app: &AppCrate, release: bool) -> PathBuf {
+pub(crate) fn default_dir(app: &AppCrate, release: bool) -> PathBuf {
     app.target_dir
         .join(if release {
             "cetp-host-release"
@@ -201,7 +179,7 @@ struct App {
     application_id: Option<String>,
 }
 
-fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
+fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
     let crate_dir = app.dir.as_path();
     let cargo_toml = &app.manifest_path;
     let lib_name = app.lib_name.clone();
@@ -213,7 +191,7 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_owned())))
         .collect();
 
-    let layout = Layout::find(app).map_err(|e| e.to_string())?;
+    let layout = Layout::find(app)?;
     let module = layout
         .as_ref()
         .map_or_else(|| crate_dir.join("android"), |l| l.module.clone());
@@ -225,11 +203,11 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
     .into_iter()
     .find(|m| m.is_file())
     .ok_or_else(|| {
-        format!(
+        Error::Bundle(format!(
             "no app manifest: expected {} or {}",
             android.join("AndroidManifest.xml").display(),
             crate_dir.join("AndroidManifest.xml").display()
-        )
+        ))
     })?;
     let java = Some(android.join("java")).filter(|j| j.is_dir());
     let res = Some(android.join("res")).filter(|r| r.is_dir());
@@ -248,17 +226,17 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         placeholders.insert("cetpAuthority".to_owned(), authority);
     }
     if !placeholders.contains_key("cetpAuthority") {
-        return Err(format!(
+        return Err(Error::Bundle(format!(
             "no provider authority: set manifestPlaceholders[\"cetpAuthority\"] in {} or, in {}:\n\n[package.metadata.cetp]\nauthority = \"com.example.app.clawseed.tools\"\n",
             gradle_file.display(),
             cargo_toml.display()
-        ));
+        )));
     }
     if let Some(declared) = placeholders.get("cetpLibrary").filter(|l| **l != lib_name) {
-        return Err(format!(
+        return Err(Error::Bundle(format!(
             "{} sets cetpLibrary = \"{declared}\" but the crate's library is lib{lib_name}.so",
             gradle_file.display()
-        ));
+        )));
     }
     placeholders.insert("cetpLibrary".to_owned(), lib_name.clone());
     // What the template's build.gradle.kts derives from gradle.properties.
@@ -286,8 +264,7 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App, String> {
         }
         files.sort();
         for file in files {
-            let text = fs::read_to_string(&file)
-                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let text = fs::read_to_string(&file).map_err(Error::cannot("read", &file))?;
             bools.extend(manifest::bool_resources(&text));
         }
     }
@@ -364,7 +341,7 @@ fn gradle_property<'a>(gradle_properties: &'a str, key: &str) -> Option<&'a str>
 /// # Errors
 /// [`Error::App`] for an app or SDK the bundle cannot be built from, [`Error::Bundle`] when a
 /// step fails (cargo, aapt, aidl, javac, jar), with what to do.
-pub fn build(crate_app: &AppCrate, release: bool, out: Option<&Path>) -> Result<Bundle> {
+pub(crate) fn build(crate_app: &AppCrate, release: bool, out: Option<&Path>) -> Result<Bundle> {
     let sdk = Sdk::of(crate_app)?;
     build_with(crate_app, &sdk, release, out)
 }
@@ -384,20 +361,15 @@ pub fn build_with(
         Some(dir) => std::env::current_dir().map_err(Error::io("."))?.join(dir),
         None => default_dir(crate_app, release),
     };
-    build_inner(crate_app, sdk, release, &bundle).map_err(Error::Bundle)
+    build_inner(crate_app, sdk, release, &bundle)
 }
 
-fn build_inner(
-    crate_app: &AppCrate,
-    sdk: &Sdk,
-    release: bool,
-    bundle: &Path,
-) -> Result<Bundle, String> {
+fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) -> Result<Bundle> {
     let mut app = inspect(crate_app, sdk)?;
     let name = bundle_name(crate_app);
 
     // 1. The Rust library, as a host cdylib whatever crate-type the crate declares.
-    let mut cargo = crate::app::cargo();
+    let mut cargo = crate::android_build::app::cargo();
     cargo
         .args(["rustc", "--manifest-path"])
         .arg(&crate_app.manifest_path)
@@ -412,22 +384,25 @@ fn build_inner(
         .join(if release { "release" } else { "debug" })
         .join(&so_name);
     if !so.is_file() {
-        return Err(format!("cargo did not produce {}", so.display()));
+        return Err(Error::Bundle(format!(
+            "cargo did not produce {}",
+            so.display()
+        )));
     }
 
     // 2. The merged manifest.
     let template_manifest = sdk.template().join("src/main/AndroidManifest.xml");
     let template = fs::read_to_string(&template_manifest)
-        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
-    let app_manifest = fs::read_to_string(&app.manifest)
-        .map_err(|e| format!("cannot read {}: {e}", app.manifest.display()))?;
+        .map_err(Error::cannot("read", &template_manifest))?;
+    let app_manifest =
+        fs::read_to_string(&app.manifest).map_err(Error::cannot("read", &app.manifest))?;
     let package = manifest::package_name(&app_manifest)
         .or(app.application_id.clone())
         .ok_or_else(|| {
-            format!(
+            Error::Bundle(format!(
                 "no application id: give <manifest> in {} a package attribute, or set namespace/applicationId in the app module's build.gradle.kts, or application-id under [package.metadata.cetp]",
                 app.manifest.display()
-            )
+            ))
         })?;
     app.placeholders
         .insert("applicationId".to_owned(), package.clone());
@@ -450,19 +425,17 @@ fn build_inner(
         .join(&name);
     let generated = work.join("generated-res");
     if generated.exists() {
-        fs::remove_dir_all(&generated)
-            .map_err(|e| format!("cannot clean {}: {e}", generated.display()))?;
+        fs::remove_dir_all(&generated).map_err(Error::cannot("clean", &generated))?;
     }
     let mut res_dirs = Vec::new();
     if !app.res_values.is_empty() {
         let values = generated.join("values");
-        fs::create_dir_all(&values)
-            .map_err(|e| format!("cannot create {}: {e}", values.display()))?;
+        fs::create_dir_all(&values).map_err(Error::cannot("create", &values))?;
         fs::write(
             values.join("gradle_res_values.xml"),
             resources::res_values_xml(&app.res_values),
         )
-        .map_err(|e| format!("cannot write the generated resources: {e}"))?;
+        .map_err(Error::cannot("write", values.join("gradle_res_values.xml")))?;
         res_dirs.push(generated.clone());
     }
     res_dirs.extend(app.res.clone());
@@ -481,8 +454,7 @@ fn build_inner(
     let android_all = util::android_all_jar()?;
     let classes = work.join("classes");
     if classes.exists() {
-        fs::remove_dir_all(&classes)
-            .map_err(|e| format!("cannot clean {}: {e}", classes.display()))?;
+        fs::remove_dir_all(&classes).map_err(Error::cannot("clean", &classes))?;
     }
     // The Apex plugin interface's Stub/Proxy, generated by the real AIDL compiler.
     let aidl_java = util::generate_aidl_java(&sdk.aidl_root(), &work.join("aidl"))?;
@@ -495,19 +467,17 @@ fn build_inner(
     let bundle_resources = bundle.join("resources.ap_");
     let test_config = classes.join(resources::TEST_CONFIG_PATH);
     if let Some(parent) = test_config.parent() {
-        fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        fs::create_dir_all(parent).map_err(Error::cannot("create", &parent))?;
     }
     fs::write(
         &test_config,
         resources::test_config_properties(&bundle_manifest, &bundle_resources, &package),
     )
-    .map_err(|e| format!("cannot write {}: {e}", test_config.display()))?;
+    .map_err(Error::cannot("write", &test_config))?;
     if bundle.exists() {
-        fs::remove_dir_all(bundle)
-            .map_err(|e| format!("cannot clean {}: {e}", bundle.display()))?;
+        fs::remove_dir_all(bundle).map_err(Error::cannot("clean", &bundle))?;
     }
-    fs::create_dir_all(bundle).map_err(|e| format!("cannot create {}: {e}", bundle.display()))?;
+    fs::create_dir_all(bundle).map_err(Error::cannot("create", &bundle))?;
     let mut jar = util::jdk_tool("jar");
     jar.arg("--create")
         .arg("--file")
@@ -516,12 +486,10 @@ fn build_inner(
         .arg(&classes)
         .arg(".");
     util::run(&mut jar)?;
-    fs::copy(&so, bundle.join(&so_name))
-        .map_err(|e| format!("cannot copy {}: {e}", so.display()))?;
+    fs::copy(&so, bundle.join(&so_name)).map_err(Error::cannot("copy", &so))?;
     fs::copy(&resource_package, &bundle_resources)
-        .map_err(|e| format!("cannot copy {}: {e}", resource_package.display()))?;
-    fs::write(&bundle_manifest, text_manifest)
-        .map_err(|e| format!("cannot write the manifest: {e}"))?;
+        .map_err(Error::cannot("copy", &resource_package))?;
+    fs::write(&bundle_manifest, text_manifest).map_err(Error::cannot("write", &bundle_manifest))?;
     eprintln!(
         "cargo cetp: {name} ({package}): {so_name}, app.jar, resources.ap_, AndroidManifest.xml"
     );
@@ -541,13 +509,13 @@ fn build_inner(
 /// # Errors
 /// [`Error::Bundle`] naming the step that failed.
 pub fn check_template(sdk: &Sdk, work: &Path) -> Result<()> {
-    check_template_inner(sdk, work).map_err(Error::Bundle)
+    check_template_inner(sdk, work)
 }
 
-fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
+fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<()> {
     let template_manifest = sdk.template().join("src/main/AndroidManifest.xml");
     let template = fs::read_to_string(&template_manifest)
-        .map_err(|e| format!("cannot read {}: {e}", template_manifest.display()))?;
+        .map_err(Error::cannot("read", &template_manifest))?;
     let stand_ins: BTreeMap<String, String> = [
         ("applicationId", "com.example.app"),
         ("cetpAuthority", "com.example.app.tools"),
@@ -574,7 +542,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
     let android_all = util::android_all_jar()?;
     let out = work.join("classes");
     if out.exists() {
-        fs::remove_dir_all(&out).map_err(|e| format!("cannot clean {}: {e}", out.display()))?;
+        fs::remove_dir_all(&out).map_err(Error::cannot("clean", &out))?;
     }
     let aidl_java = util::generate_aidl_java(&sdk.aidl_root(), &work.join("aidl"))?;
     util::javac(
@@ -589,35 +557,17 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<(), String> {
 /// package to install and the command (nothing is installed).
 ///
 /// # Errors
-/// [`Error::Bundle`] saying how to install it.
-pub fn aidl() -> Result<PathBuf> {
-    util::aidl().map_err(Error::Bundle)
-}
-
-/// Android's resource compiler, `aapt`, found as [`aidl`] is (`CETP_AAPT`).
-///
-/// # Errors
-/// [`Error::Bundle`] saying how to install it.
-pub fn aapt() -> Result<PathBuf> {
-    util::aapt().map_err(Error::Bundle)
-}
-
-/// The `org.robolectric:android-all` jar (API 34) Java is compiled against:
-/// `CETP_ANDROID_ALL_JAR`, else the local Maven repository ([`local_repository`]), fetched
-/// with `mvn dependency:get` when missing.
-///
-/// # Errors
-/// [`Error::Bundle`] when it cannot be had.
-pub fn android_all_jar() -> Result<PathBuf> {
-    util::android_all_jar().map_err(Error::Bundle)
+/// [`Error::Program`] saying how to install it.
+pub(crate) fn aidl() -> Result<PathBuf> {
+    util::aidl()
 }
 
 /// The property of the app's `gradle.properties` that turns CETP v2 off (`cetp.v2=false`).
-pub const V2_PROPERTY: &str = "cetp.v2";
+pub(crate) const V2_PROPERTY: &str = "cetp.v2";
 
 /// Whether the app whose Gradle build is `layout` advertises CETP v2: whether the versions a
 /// build of it advertises (`${cetpProtocolVersions}`, from its `gradle.properties`) include 2.
-pub fn advertises_v2(layout: Option<&Layout>) -> bool {
+pub(crate) fn advertises_v2(layout: Option<&Layout>) -> bool {
     let properties = layout
         .and_then(|l| fs::read_to_string(l.properties_file()).ok())
         .unwrap_or_default();
@@ -699,7 +649,8 @@ mod tests {
         assert!(err.contains("holds no Android template"), "{err}");
     }
 
-    const TEMPLATE: &str = include_str!("../../../android-template/src/main/AndroidManifest.xml");
+    const TEMPLATE: &str =
+        include_str!("../../../../android-template/src/main/AndroidManifest.xml");
 
     fn merged(gradle_properties: &str) -> String {
         let placeholders: BTreeMap<String, String> = [
@@ -802,5 +753,20 @@ mod tests {
             std::fs::write(layout.properties_file(), props).unwrap();
             assert_eq!(advertises_v2(Some(&layout)), advertised, "{props:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    /// The example that documented `at`.
+    #[test]
+    fn example_bundle_sdk_at() {
+        let sdk = crate::android_build::bundle::Sdk::at(&crate::sdk_dir()).unwrap();
+        assert!(
+            sdk.template()
+                .join("src/main/AndroidManifest.xml")
+                .is_file()
+        );
+        assert!(crate::android_build::bundle::Sdk::at(std::path::Path::new("/")).is_err());
     }
 }

@@ -15,11 +15,13 @@ use std::process::Command;
 use super::gradle::ResValue;
 use super::tools as util;
 
+use crate::{Error, Result};
+
 /// The library package of the template (its `namespace`): its `R` class is `dev.cetp.R`.
-pub const TEMPLATE_PACKAGE: &str = "dev.cetp";
+pub(crate) const TEMPLATE_PACKAGE: &str = "dev.cetp";
 
 /// One resource compilation.
-pub struct Compile<'a> {
+pub(crate) struct Compile<'a> {
     /// The manifest to link (placeholders resolved; resource references such as
     /// `@bool/cetp_serve_apex` are resolved by aapt).
     pub manifest: &'a str,
@@ -36,22 +38,20 @@ pub struct Compile<'a> {
 }
 
 /// Runs aapt; returns the source root of the generated `R` classes.
-pub fn compile(c: &Compile<'_>) -> Result<PathBuf, String> {
+pub(crate) fn compile(c: &Compile<'_>) -> Result<PathBuf> {
     let aapt = util::aapt()?;
     let android_all = util::android_all_jar()?;
     if c.work.exists() {
-        fs::remove_dir_all(c.work)
-            .map_err(|e| format!("cannot clean {}: {e}", c.work.display()))?;
+        fs::remove_dir_all(c.work).map_err(Error::cannot("clean", &c.work))?;
     }
     // aapt only accepts a manifest file named AndroidManifest.xml.
     let manifest_dir = c.work.join("manifest");
     let r_dir = c.work.join("r");
     for dir in [&manifest_dir, &r_dir] {
-        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        fs::create_dir_all(dir).map_err(Error::cannot("create", &dir))?;
     }
     let manifest = manifest_dir.join("AndroidManifest.xml");
-    fs::write(&manifest, c.manifest)
-        .map_err(|e| format!("cannot write {}: {e}", manifest.display()))?;
+    fs::write(&manifest, c.manifest).map_err(Error::cannot("write", &manifest))?;
     let mut cmd = Command::new(aapt);
     cmd.args(["package", "-f", "-m", "--auto-add-overlay"])
         .arg("-M")
@@ -68,8 +68,7 @@ pub fn compile(c: &Compile<'_>) -> Result<PathBuf, String> {
     }
     if let Some(package) = c.package {
         if let Some(parent) = package.parent() {
-            fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            fs::create_dir_all(parent).map_err(Error::cannot("create", &parent))?;
         }
         cmd.arg("-F").arg(package);
     }
@@ -77,14 +76,17 @@ pub fn compile(c: &Compile<'_>) -> Result<PathBuf, String> {
     let mut generated = Vec::new();
     util::collect_files(&r_dir, "java", &mut generated)?;
     if generated.is_empty() {
-        return Err(format!("aapt wrote no R class into {}", r_dir.display()));
+        return Err(Error::Bundle(format!(
+            "aapt wrote no R class into {}",
+            r_dir.display()
+        )));
     }
     Ok(r_dir)
 }
 
 /// The `res/values` file AGP generates from `resValue(...)` lines
 /// (`generated/res/resValues/<variant>/values/gradle_res_values.xml`).
-pub fn res_values_xml(values: &[ResValue]) -> String {
+pub(crate) fn res_values_xml(values: &[ResValue]) -> String {
     let mut out = String::from(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- Generated from resValue(...) lines. -->\n<resources>\n",
     );
@@ -110,7 +112,11 @@ fn xml_text(text: &str) -> String {
 /// `com/android/tools/test_config.properties`, the file Android build systems put on the unit
 /// test classpath for Robolectric: the merged manifest, the resource package (binary-resources
 /// mode) and the app's `R` package.
-pub fn test_config_properties(manifest: &Path, resource_apk: &Path, package: &str) -> String {
+pub(crate) fn test_config_properties(
+    manifest: &Path,
+    resource_apk: &Path,
+    package: &str,
+) -> String {
     let mut out = String::from(
         "# Written by cargo cetp build: Robolectric reads it from the test classpath.\n",
     );
@@ -137,7 +143,7 @@ fn property_value(value: &str) -> String {
 }
 
 /// Where `test_config.properties` lives inside a classpath entry.
-pub const TEST_CONFIG_PATH: &str = "com/android/tools/test_config.properties";
+pub(crate) const TEST_CONFIG_PATH: &str = "com/android/tools/test_config.properties";
 
 #[cfg(test)]
 mod tests {
