@@ -158,7 +158,9 @@ mod tests {
 
     #[test]
     fn a_program_error_has_its_command_line_and_what_to_install() {
-        let mut mvn = Command::new("mvn");
+        // Any program will do; one named like Maven shows what a user would read.
+        let program = "mvn";
+        let mut mvn = Command::new(program);
         mvn.args(["-B", "test"]);
         let missing = Error::not_started(&mvn, &std::io::Error::from(std::io::ErrorKind::NotFound))
             .to_string();

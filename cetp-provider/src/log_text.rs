@@ -59,7 +59,7 @@ impl Write for Limited<'_, '_> {
 }
 
 /// Caller-supplied text echoed in a message: at most 80 characters, control characters escaped.
-pub(crate) fn printable(text: &str) -> String {
+pub fn printable(text: &str) -> String {
     let mut out: String = text
         .chars()
         .take(MAX_ECHOED_CHARS)

@@ -7,15 +7,15 @@
 //! 1. formatting, clippy (`-D warnings`, without features and with every feature of
 //!    `cetp-provider`) and rustdoc (`-D warnings`);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild (`cetp-macros/tests/ui.rs`),
-//!    golden, property, crash tests and the sample line budgets; the tooling feature of
-//!    `cetp-provider` (`mcp`); then the samples' LLM API compatibility report,
+//!    golden, property, crash tests and the sample line budgets; then the samples' LLM API compatibility report,
 //!    checked against the README's copy; then `cargo cetp` end to end on a new app outside the
 //!    workspace (`new`, its `cargo test`, `check`, scripted MCP sessions, `build`, `test` with its
 //!    Java test through the test kit, `preview`: `cargo-cetp/tests/new_app.rs`), the same on an
 //!    existing Android project (`existing_app.rs`), and `check`'s CETP v2 section (`check_v2.rs`);
 //! 3. the MSRV: `cargo +1.85 check` of the three published crates (the toolchain is installed
 //!    with rustup's minimal profile when missing);
-//! 4. `cargo package --no-verify` of the three published crates;
+//! 4. `cargo package --no-verify` of the published crates (the MCP host too, which a runner of
+//!    an app on a released SDK depends on);
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
 //!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor;
@@ -37,8 +37,8 @@ use crate::{android_check, host_build, schema_report};
 /// in Cargo.toml).
 const MSRV: &str = "1.85";
 
-/// Every feature of `cetp-provider`: the bridge and the tooling feature.
-const TOOLING_FEATURES: &str = "jni,mcp";
+/// Every feature of `cetp-provider` but its test seams: the bridge.
+const TOOLING_FEATURES: &str = "jni";
 
 /// Crates that get a host bundle and an end-to-end run.
 const BUNDLES: &[&str] = &[
@@ -87,7 +87,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    // The bridge and the tooling feature, which no other workspace member enables.
+    // The bridge, with the crate's own tests.
     util::run(util::cargo().args([
         "clippy",
         "-p",
@@ -113,6 +113,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "-p",
                 "cetp-schema-report",
                 "-p",
+                "cetp-mcp",
+                "-p",
                 "cetp-validator",
                 "-p",
                 "cargo-cetp",
@@ -127,17 +129,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     step("cargo test");
     util::run(util::cargo().args(["test", "--workspace"]))?;
-    util::run(util::cargo().args(["test", "-p", "cetp-provider", "--features", "jni"]))?;
-    for targets in ["--lib", "--doc"] {
-        util::run(util::cargo().args([
-            "test",
-            "-p",
-            "cetp-provider",
-            "--features",
-            TOOLING_FEATURES,
-            targets,
-        ]))?;
-    }
+    util::run(util::cargo().args([
+        "test",
+        "-p",
+        "cetp-provider",
+        "--features",
+        TOOLING_FEATURES,
+    ]))?;
     // Criterion runs each benchmark once when not started by `cargo bench`.
     util::run(util::cargo().args(["test", "-p", "cetp-provider", "--bench", "dispatch"]))?;
     // The scaling benchmark checks its answers on one and two threads when not measuring.
@@ -169,6 +167,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "cetp-macros",
         "-p",
         "cetp-provider",
+        "-p",
+        "cetp-mcp",
     ]))?;
 
     step("Android target");

@@ -42,6 +42,19 @@ impl ProviderSource {
         }
     }
 
+    /// The same line for `package`, another crate of the SDK published beside `cetp-provider`
+    /// (a tooling crate such as `cetp-mcp`): the directory next to it in a checkout, the same
+    /// repository and commit, or the same version.
+    pub(crate) fn sibling_dependency(&self, package: &str) -> String {
+        match self {
+            ProviderSource::Path(dir) => {
+                let sibling = dir.parent().unwrap_or(dir).join(package);
+                ProviderSource::Path(sibling).dependency()
+            }
+            other => other.dependency(),
+        }
+    }
+
     /// Reads a package `source` of `cargo metadata` (`None` for a path package).
     fn parse(source: Option<&str>, manifest_path: &Path, version: &str) -> Result<Self> {
         let Some(source) = source else {
@@ -336,6 +349,11 @@ mod tests {
             ProviderSource::Path(PathBuf::from("/sdk/cetp-provider"))
         );
         assert_eq!(app.provider.dependency(), r#"path = "/sdk/cetp-provider""#);
+        // The tooling crates sit beside cetp-provider in the same checkout.
+        assert_eq!(
+            app.provider.sibling_dependency("cetp-mcp"),
+            r#"path = "/sdk/cetp-mcp""#
+        );
     }
 
     #[test]
@@ -355,6 +373,10 @@ mod tests {
         );
         let app = AppCrate::from_metadata(&registry, Path::new("/a/recipes/Cargo.toml")).unwrap();
         assert_eq!(app.provider.dependency(), r#"version = "=0.1.0""#);
+        assert_eq!(
+            app.provider.sibling_dependency("cetp-mcp"),
+            r#"version = "=0.1.0""#
+        );
         assert!(!app.links_as_rlib());
     }
 

@@ -3,14 +3,14 @@
 //!
 //! ```text
 //! <target>/cetp/runner-<package>/
-//!   Cargo.toml     the app by path, the app's own cetp-provider (+ feature `mcp`), serde_json, log
+//!   Cargo.toml     the app by path, the app's own cetp-provider and the cetp-mcp beside it, serde_json, log
 //!   Cargo.lock     the app's, copied when it changes (so every shared version matches)
 //!   main.rs        `describe` and `mcp` (the text of cargo-cetp/templates/runner/main.rs)
 //! ```
 //!
 //! It builds into a target directory of its own, `<target>/cetp/runner-<package>/target`. The
-//! app's library is compiled there against `cetp-provider` with the feature `mcp`, which the
-//! app's own builds do not enable; and the `rlib` of a crate that is also a `cdylib` has no hash
+//! app's library is compiled there beside `cetp-mcp`, which the app's own builds never link;
+//! and the `rlib` of a crate that is also a `cdylib` has no hash
 //! in its file name, so in one target directory the two builds would overwrite each other's
 //! `lib<app>.rlib` while cargo took both for fresh ("multiple different versions of crate
 //! `cetp_provider`" on the next run). The first run compiles the dependencies once more; after
@@ -86,6 +86,7 @@ fn manifest(app: &AppCrate) -> String {
             ("name", &toml_string(&format!("cetp-runner-{}", app.name))),
             ("app_dir", &toml_string(&app.dir.to_string_lossy())),
             ("provider", &app.provider.dependency()),
+            ("mcp", &app.provider.sibling_dependency("cetp-mcp")),
         ],
     )
 }
@@ -254,9 +255,13 @@ mod tests {
             "app = {{ package = \"recipes\", path = \"{}\" }}",
             dir.path().display()
         )));
-        assert!(manifest.contains(
-            r#"cetp-provider = { git = "https://example.org/sdk", rev = "abc", features = ["mcp"] }"#
-        ));
+        assert!(
+            manifest
+                .contains(r#"cetp-provider = { git = "https://example.org/sdk", rev = "abc" }"#)
+        );
+        assert!(
+            manifest.contains(r#"cetp-mcp = { git = "https://example.org/sdk", rev = "abc" }"#)
+        );
         assert!(manifest.contains("\n[workspace]\n"), "{manifest}");
         assert_eq!(
             std::fs::read_to_string(runner.join("Cargo.lock")).unwrap(),

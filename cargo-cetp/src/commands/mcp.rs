@@ -1,5 +1,5 @@
 //! `cargo cetp mcp`: the app's provider as an MCP server over stdio (the runner's `mcp`, which
-//! serves `cetp_provider::host::mcp`). stdin and stdout are the client's; everything else goes
+//! serves `cetp_mcp::McpHost`). stdin and stdout are the client's; everything else goes
 //! to stderr.
 
 use std::process::Stdio;

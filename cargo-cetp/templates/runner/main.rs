@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use cetp_provider::host::mcp::McpHost;
+use cetp_mcp::McpHost;
 use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
 use cetp_provider::{AccessLevel, App, Caller, ErrorCode, Provider, ProviderBuilder};
 use serde_json::{Value, json};

@@ -15,7 +15,7 @@
 //! | CETP v1 | an exported `ContentProvider`: `call(method, arg, extras)` → Bundle | `cetp_v1` (`CetpV1Host`) |
 //! | CETP v2 | the same `ContentProvider`, calls with `protocol_version` = 2 or `negotiate` | `cetp_v2` (`CetpV2Host`) |
 //! | Apex | the `IApexPlugin` AIDL bound Service | `apex` (`ApexHost`) |
-//! | MCP (feature `mcp`, a developer tool) | Model Context Protocol over stdio (`cargo cetp mcp`) | `mcp` (`McpHost`) |
+//! | MCP (a developer tool) | Model Context Protocol over stdio (`cargo cetp mcp`) | the crate `cetp-mcp` (`McpHost`) |
 //!
 //! # For host authors
 //!
@@ -45,9 +45,6 @@ pub mod apex;
 pub mod cetp_v1;
 #[doc(hidden)]
 pub mod cetp_v2;
-#[cfg(feature = "mcp")]
-#[doc(hidden)]
-pub mod mcp;
 
 pub use apex::{Apex, HostConnection, ToolIds};
 pub use cetp_v2::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
@@ -58,6 +55,9 @@ pub use crate::auth::Need;
 pub use crate::caller::CallerPackage;
 #[doc(hidden)]
 pub use crate::descriptor::{Annotations, ToolDescriptor};
+// Caller text echoed in a host's own messages, escaped and cut (the MCP host's unknown tool).
+#[doc(hidden)]
+pub use crate::log_text::printable;
 #[doc(hidden)]
 pub use crate::provider::{HostSettings, ToolCall, ToolRef};
 #[doc(hidden)]

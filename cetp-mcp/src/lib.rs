@@ -1,9 +1,10 @@
-//! The MCP host (feature `mcp`): the provider as a [Model Context Protocol] server, so a
+//! The MCP host: a `cetp-provider` provider as a [Model Context Protocol] server, so a
 //! developer can call the app's tools from any MCP client (MCP Inspector, a desktop LLM app)
 //! before shipping, and see exactly what an on-device agent gets.
 //!
-//! It is a developer tool: an app's library never enables the feature. `cargo cetp mcp` builds
-//! the app's provider for the desktop and serves it over stdio through [`McpHost::serve_stdio`].
+//! It is a developer tool, a crate of its own that no app ships: `cargo cetp mcp` builds the
+//! app's provider for the desktop, links it with this crate and serves it over stdio through
+//! [`McpHost::serve_stdio`].
 //! Like every host it decides nothing itself; it answers from the provider's core for one
 //! [`Caller`], chosen when the host is made (on a phone the platform names the caller; here the
 //! developer does, and approves it or not, to see what an approved, a limited or an unapproved
@@ -12,8 +13,8 @@
 //! | MCP | answered by |
 //! |---|---|
 //! | `initialize` | the provider's name (`serverInfo.name`), the app's version, its description as `instructions`; the `tools` capability |
-//! | `tools/list` | [`Provider::authorize`] with [`Need::Discovery`], then every tool as [`mcp_tool`] renders it |
-//! | `tools/call` | [`Provider::execute`] of the tool [`Provider::tool`] names, rendered by [`call_result`] |
+//! | `tools/list` | the core's authorization of discovery (`Provider::authorize` with `Need::Discovery`), then every tool as [`mcp_tool`] renders it |
+//! | `tools/call` | the core's `Provider::execute` of the tool `Provider::tool` names, rendered by [`call_result`] |
 //!
 //! # What a tool looks like
 //!
@@ -46,7 +47,7 @@
 //! # Example
 //!
 //! ```
-//! use cetp_provider::host::mcp::McpHost;
+//! use cetp_mcp::McpHost;
 //! use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
 //!
 //! /// Adds two integers.
@@ -93,12 +94,8 @@ use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::caller::Caller;
-use crate::descriptor::ToolDescriptor;
-use crate::error::ToolError;
-use crate::log_text::printable;
-use crate::provider::{Need, Provider, ToolCall};
-use crate::wire::Response;
+use cetp_provider::host::{Need, ToolCall, ToolDescriptor, printable};
+use cetp_provider::{Caller, Provider, Response, ToolError};
 
 /// The property a result that is not a JSON object is wrapped in, for MCP's `outputSchema` and
 /// `structuredContent` (both objects).
@@ -353,7 +350,7 @@ impl<P: Deref<Target = Provider> + Send + Sync + 'static> ServerHandler for McpH
 /// `{"result": …}` when it is not an object schema).
 ///
 /// ```
-/// use cetp_provider::host::mcp::mcp_tool;
+/// use cetp_mcp::mcp_tool;
 /// use cetp_provider::{Provider, tool, tools};
 ///
 /// /// Lists the user's tags.
@@ -406,8 +403,8 @@ pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
 /// when the answer has them.
 ///
 /// ```
-/// use cetp_provider::host::{Response, mcp::call_result};
-/// use cetp_provider::ToolError;
+/// use cetp_mcp::call_result;
+/// use cetp_provider::{Response, ToolError};
 ///
 /// let refused = ToolError::auth_required("not yet allowed")
 ///     .with_hint("Open Notes and allow it")
@@ -426,14 +423,12 @@ pub fn call_result(response: &Response, structured: bool, wrapped: bool) -> Call
     match response {
         Response::Success(data) => {
             let mut result = CallToolResult::success(vec![ContentBlock::text(data.clone())]);
-            if structured {
-                if let Ok(value) = serde_json::from_str::<Value>(data) {
-                    result.structured_content = Some(if wrapped {
-                        json!({ RESULT_PROPERTY: value })
-                    } else {
-                        value
-                    });
-                }
+            if structured && let Ok(value) = serde_json::from_str::<Value>(data) {
+                result.structured_content = Some(if wrapped {
+                    json!({ RESULT_PROPERTY: value })
+                } else {
+                    value
+                });
             }
             result
         }
@@ -471,9 +466,9 @@ mod tests {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     use super::*;
-    use crate::auth::Auth;
-    use crate::testing::Consumer;
-    use crate::{AccessLevel, App, CallContext, ErrorCode, tool, tools};
+    use cetp_provider::auth::Auth;
+    use cetp_provider::testing::Consumer;
+    use cetp_provider::{AccessLevel, App, CallContext, ErrorCode, tool, tools};
 
     /// What the caller may see.
     #[derive(serde::Serialize, schemars::JsonSchema)]
