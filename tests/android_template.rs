@@ -107,6 +107,8 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
         ("ADMIN_KEY_CALLS_DAY", wire::ADMIN_KEY_CALLS_DAY),
         ("ADMIN_KEY_CALLS_WEEK", wire::ADMIN_KEY_CALLS_WEEK),
         ("ADMIN_KEY_DENIED_AT_MS", wire::ADMIN_KEY_DENIED_AT_MS),
+        ("ADMIN_KEY_HOLDS", wire::ADMIN_KEY_HOLDS),
+        ("ADMIN_KEY_ASKS_FOR_MORE", wire::ADMIN_KEY_ASKS_FOR_MORE),
         ("ADMIN_ACCESS_FULL", wire::ADMIN_ACCESS_FULL),
         ("ADMIN_ACCESS_LIMITED", wire::ADMIN_ACCESS_LIMITED),
         (

@@ -31,10 +31,10 @@ import org.json.JSONObject;
  * can only be started by this app (its approval notification, its settings: {@link
  * CetpScreens}), so its extra {@link CetpScreens#EXTRA_REQUEST_UID} names whose request to show.
  *
- * <p>With a known app, only that app's request is offered (the provider filters by {@code
- * caller_uid}, the screen again by each request's UID, and decisions carry the UID too). Without
- * one, no request is chosen for the user: every pending request is listed, each app identified by
- * icon, label, package and certificate. Decisions name the request by id and exactly the scopes
+ * <p>With a known app, only that app's request is offered (the provider lists only the requests
+ * of the {@code caller_uid}, and decisions carry the UID too). Without one, no request is chosen
+ * for the user: every pending request is listed, each app identified by icon, label, package and
+ * certificate. Decisions name the request by id and exactly the scopes
  * shown. Decision controls refuse touches while another window covers the screen wholly or
  * partly, overlays are hidden on API 31+, and Allow is enabled only {@link #ALLOW_ENABLE_DELAY_MS}
  * after a request appears.
@@ -44,7 +44,7 @@ import org.json.JSONObject;
  * decision still being saved when the dialog is recreated (rotation) is settled by the new one.
  *
  * <p>A pending request lapses ({@code expires_at_ms}) unless its app asks again. A lapsed request
- * is never offered: the dialog drops requests the state says have lapsed, and reads the state
+ * is never offered: the provider lists none that has lapsed, and the dialog reads the state
  * again when a request it shows reaches its expiry (the request list also says every minute
  * when each app asked).
  */
@@ -208,7 +208,9 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     }
     stateNowMs = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
     stateReadAtUptime = SystemClock.uptimeMillis();
-    JSONArray pending = mine(CetpViews.array(state, Wire.ADMIN_KEY_PENDING), stateNowMs);
+    // The provider lists only the requests this dialog may offer: the known app's (by
+    // caller_uid), none lapsed.
+    JSONArray pending = CetpViews.array(state, Wire.ADMIN_KEY_PENDING);
     if (deciding != null) {
       // A decision was being saved when this dialog was recreated; the worker saved it before
       // reading this state. Gone from the pending requests: it went through.
@@ -287,32 +289,6 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     String shown = notice;
     notice = null;
     return shown;
-  }
-
-  /**
-   * The requests this dialog may offer at {@code now} (the provider's clock): with a known app
-   * only those recorded from its UID (whatever the provider's filter did), otherwise all, in
-   * order of first request; never one that has lapsed.
-   */
-  private JSONArray mine(JSONArray pending, long now) {
-    JSONArray out = new JSONArray();
-    for (int i = 0; i < pending.length(); i++) {
-      JSONObject request = pending.optJSONObject(i);
-      if (request == null) {
-        continue;
-      }
-      if (!listing()
-          && (request.isNull(Wire.ADMIN_KEY_UID)
-              || request.optInt(Wire.ADMIN_KEY_UID, -1) != requestUid)) {
-        continue;
-      }
-      long expires = request.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
-      if (expires > 0 && expires <= now) {
-        continue;
-      }
-      out.put(request);
-    }
-    return out;
   }
 
   /** The app's request (the provider keeps one per app; the one asked first if several). */

@@ -14,12 +14,8 @@ import android.widget.LinearLayout;
 import android.widget.RadioGroup;
 import android.widget.TextView;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.json.JSONArray;
 import org.json.JSONObject;
 
@@ -137,7 +133,9 @@ final class CetpConsentScreen {
     } else {
       question =
           activity.getString(
-              held.isEmpty() ? R.string.cetp_question : R.string.cetp_question_more,
+              request.optBoolean(Wire.ADMIN_KEY_ASKS_FOR_MORE)
+                  ? R.string.cetp_question_more
+                  : R.string.cetp_question,
               who,
               CetpViews.isolate(activity, scopeWords),
               providerName);
@@ -338,58 +336,22 @@ final class CetpConsentScreen {
   }
 
   /**
-   * What the app that made {@code request} already has, as rows of (what, access and expiry):
-   * each scope in force that a grant of one of its packages (with the certificate the request
-   * recorded) gives, in the provider's declaration order, then the tools that need no scope.
-   * Where two of its packages hold one scope differently, the row says the most either gives
-   * (full over limited, the later expiry), so it never understates what the app can read. Scopes
-   * asked for now and lapsed ones are not among them.
+   * What the app that made {@code request} already has, as rows of (what, access and expiry): the
+   * request's {@code holds} as the provider decided it (scopes in force for its own packages and
+   * certificates, in the provider's order, then the tools that need no scope).
    */
   private List<String[]> held(JSONObject state, JSONObject request) {
     long now = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
-    Set<String> asked = new HashSet<>();
-    JSONArray requested = CetpViews.array(request, Wire.ADMIN_KEY_SCOPES);
-    for (int i = 0; i < requested.length(); i++) {
-      JSONObject scope = requested.optJSONObject(i);
-      if (scope != null) {
-        asked.add(scope.optString(Wire.ADMIN_KEY_NAME));
-      }
-    }
-    Map<String, JSONObject> byScope = new LinkedHashMap<>();
-    JSONObject noScope = null;
-    JSONArray grants = CetpViews.array(state, Wire.ADMIN_KEY_GRANTS);
-    for (int g = 0; g < grants.length(); g++) {
-      JSONObject grant = grants.optJSONObject(g);
-      if (grant == null || !sameApp(grant, request)) {
-        continue;
-      }
-      JSONArray perScope = CetpViews.array(grant, Wire.ADMIN_KEY_PER_SCOPE);
-      for (int i = 0; i < perScope.length(); i++) {
-        JSONObject entry = perScope.optJSONObject(i);
-        String scope = entry == null ? null : entry.optString(Wire.ADMIN_KEY_SCOPE);
-        if (scope == null || asked.contains(scope) || !CetpViews.inForce(entry, now)) {
-          continue;
-        }
-        byScope.put(scope, wider(byScope.get(scope), entry));
-      }
-      JSONObject own = grant.optJSONObject(Wire.ADMIN_KEY_NO_SCOPE);
-      if (own != null && CetpViews.inForce(own, now)) {
-        noScope = wider(noScope, own);
-      }
-    }
+    JSONObject holds = request.optJSONObject(Wire.ADMIN_KEY_HOLDS);
     List<String[]> rows = new ArrayList<>();
-    Map<String, String> words = CetpGrantsScreen.scopeWords(state);
-    List<String> order = new ArrayList<>(words.keySet());
-    for (String scope : byScope.keySet()) {
-      if (!order.contains(scope)) {
-        order.add(scope);
-      }
+    if (holds == null) {
+      return rows;
     }
-    for (String scope : order) {
-      JSONObject entry = byScope.get(scope);
-      if (entry == null) {
-        continue;
-      }
+    Map<String, String> words = CetpGrantsScreen.scopeWords(state);
+    JSONArray scopes = CetpViews.array(holds, Wire.ADMIN_KEY_SCOPES);
+    for (int i = 0; i < scopes.length(); i++) {
+      JSONObject entry = scopes.optJSONObject(i);
+      String scope = entry.optString(Wire.ADMIN_KEY_SCOPE);
       String described = words.get(scope);
       rows.add(
           new String[] {
@@ -399,6 +361,7 @@ final class CetpConsentScreen {
             CetpViews.terms(activity, entry, now)
           });
     }
+    JSONObject noScope = holds.optJSONObject(Wire.ADMIN_KEY_NO_SCOPE);
     if (noScope != null) {
       rows.add(
           new String[] {
@@ -407,49 +370,6 @@ final class CetpConsentScreen {
           });
     }
     return rows;
-  }
-
-  /**
-   * Whether {@code grant} is pinned to a package of {@code request} and to a certificate the
-   * platform reported for that package (the identity a call would be admitted by).
-   */
-  private static boolean sameApp(JSONObject grant, JSONObject request) {
-    String cert = CetpViews.optString(grant, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
-    if (cert == null) {
-      return false;
-    }
-    String pkg = grant.optString(Wire.ADMIN_KEY_PACKAGE);
-    JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
-    for (int i = 0; i < packages.length(); i++) {
-      JSONObject p = packages.optJSONObject(i);
-      if (p == null || !pkg.equals(p.optString(Wire.ADMIN_KEY_NAME))) {
-        continue;
-      }
-      JSONArray certs = CetpViews.array(p, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
-      for (int c = 0; c < certs.length(); c++) {
-        if (cert.toLowerCase(Locale.ROOT).equals(certs.optString(c).toLowerCase(Locale.ROOT))) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  /** Of two approvals of one scope (either may be null), the one that gives more. */
-  private static JSONObject wider(JSONObject a, JSONObject b) {
-    if (a == null) {
-      return b;
-    }
-    if (CetpViews.limited(a) != CetpViews.limited(b)) {
-      return CetpViews.limited(a) ? b : a;
-    }
-    if (a.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)) {
-      return a;
-    }
-    if (b.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)) {
-      return b;
-    }
-    return a.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) >= b.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) ? a : b;
   }
 
   /** The Allow button of the request shown, or null. */

@@ -198,15 +198,6 @@ final class CetpViews {
     return o == null || o.isNull(key) ? null : o.optString(key, null);
   }
 
-  /**
-   * Whether a scope's approval ({@code per_scope} entry, {@code no_scope}) is in force at {@code
-   * now} (the provider's clock): it never expires, or not yet.
-   */
-  static boolean inForce(JSONObject entry, long now) {
-    return entry.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)
-        || entry.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) > now;
-  }
-
   /** Whether the approval {@code entry} gives limited access. */
   static boolean limited(JSONObject entry) {
     return Wire.ADMIN_ACCESS_LIMITED.equals(entry.optString(Wire.ADMIN_KEY_ACCESS));
