@@ -14,8 +14,6 @@ import android.util.Log;
 import android.widget.Button;
 import android.widget.Toast;
 import java.util.List;
-import org.json.JSONArray;
-import org.json.JSONObject;
 
 /**
  * The consent dialog: the pending request of the app that opened it, or, when Android does not
@@ -200,23 +198,23 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       return;
     }
     timers.removeCallbacksAndMessages(null);
-    JSONObject state = reply.state;
-    if (state == null || !state.optBoolean(Wire.ADMIN_KEY_STORE_OPEN)) {
+    CetpAdminState state = reply.state;
+    if (state == null || !state.storeOpen) {
       deciding = null;
       screen.showEmpty(R.string.cetp_unavailable, takeNotice(), false, false, false);
       return;
     }
-    stateNowMs = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
+    stateNowMs = state.nowMs;
     stateReadAtUptime = SystemClock.uptimeMillis();
     // The provider lists only the requests this dialog may offer: the known app's (by
     // caller_uid), none lapsed.
-    JSONArray pending = CetpViews.array(state, Wire.ADMIN_KEY_PENDING);
+    List<CetpAdminState.PendingRequest> pending = state.pending;
     if (deciding != null) {
       // A decision was being saved when this dialog was recreated; the worker saved it before
       // reading this state. Gone from the pending requests: it went through.
       String id = deciding;
       deciding = null;
-      if (find(pending, id) == null) {
+      if (state.request(id) == null) {
         decided(decidingResult, -1);
         if (!listing() || gone()) {
           return;
@@ -226,15 +224,15 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       }
     }
     boolean lost = reply.decisionsLost;
-    boolean unsaved = state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES);
-    String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
-    JSONObject request = listing() ? find(pending, chosen) : first(pending);
+    boolean unsaved = state.unsavedChanges;
+    String provider = state.providerName;
+    CetpAdminState.PendingRequest request = listing() ? state.request(chosen) : first(pending);
     if (request == null) {
       chosen = null;
-      if (listing() && pending.length() > 0) {
+      if (listing() && !pending.isEmpty()) {
         screen.showRequests(pending, provider, stateNowMs, takeNotice(), lost, unsaved);
         whenLapsed(pending);
-        timers.postDelayed(this::tick, CetpViews.MINUTE_MS);
+        timers.postDelayed(this::tick, CetpFormat.MINUTE_MS);
       } else if (answered && notice == null) {
         finish();
       } else {
@@ -242,7 +240,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       }
       return;
     }
-    whenLapsed(new JSONArray().put(request));
+    whenLapsed(List.of(request));
     String shownNotice = takeNotice();
     if (shownNotice == null && !lost && screen.isShowing(request, state)) {
       // Back on the same request, unchanged: the user's choices on it stay.
@@ -260,10 +258,10 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   }
 
   /** Reads the state again when the first of {@code shown} lapses, unless it is asked for again. */
-  private void whenLapsed(JSONArray shown) {
+  private void whenLapsed(List<CetpAdminState.PendingRequest> shown) {
     long first = Long.MAX_VALUE;
-    for (int i = 0; i < shown.length(); i++) {
-      long at = shown.optJSONObject(i).optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
+    for (CetpAdminState.PendingRequest request : shown) {
+      long at = request.expiresAtMs;
       if (at > 0) {
         first = Math.min(first, at);
       }
@@ -282,7 +280,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   /** Every minute on the list: when each app asked, said again. */
   private void tick() {
     screen.updateTimes(stateNowMs + (SystemClock.uptimeMillis() - stateReadAtUptime));
-    timers.postDelayed(this::tick, CetpViews.MINUTE_MS);
+    timers.postDelayed(this::tick, CetpFormat.MINUTE_MS);
   }
 
   private String takeNotice() {
@@ -292,45 +290,26 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   }
 
   /** The app's request (the provider keeps one per app; the one asked first if several). */
-  private static JSONObject first(JSONArray pending) {
-    JSONObject best = null;
-    for (int i = 0; i < pending.length(); i++) {
-      JSONObject request = pending.optJSONObject(i);
-      if (best == null || firstAsked(request) < firstAsked(best)) {
+  private static CetpAdminState.PendingRequest first(List<CetpAdminState.PendingRequest> pending) {
+    CetpAdminState.PendingRequest best = null;
+    for (CetpAdminState.PendingRequest request : pending) {
+      if (best == null || request.firstRequestedMs < best.firstRequestedMs) {
         best = request;
       }
     }
     return best;
   }
 
-  private static JSONObject find(JSONArray pending, String id) {
-    if (id == null) {
-      return null;
-    }
-    for (int i = 0; i < pending.length(); i++) {
-      JSONObject request = pending.optJSONObject(i);
-      if (id.equals(request.optString(Wire.ADMIN_KEY_ID))) {
-        return request;
-      }
-    }
-    return null;
-  }
-
-  private static long firstAsked(JSONObject request) {
-    return request.optLong(
-        Wire.ADMIN_KEY_FIRST_REQUESTED_MS,
-        request.optLong(Wire.ADMIN_KEY_REQUESTED_AT_MS, Long.MAX_VALUE));
-  }
-
   // ------------------------------------------------------------------------------------------
   // Decisions
 
   @Override
-  public void approve(JSONObject request, List<String> scopes, boolean limited, long durationSecs) {
+  public void approve(
+      CetpAdminState.PendingRequest request, List<String> scopes, boolean limited, long durationSecs) {
     if (startDeciding(request, RESULT_OK)) {
       CetpAdmin.approve(
           CetpAdmin.locale(this),
-          request.optString(Wire.ADMIN_KEY_ID),
+          request.id,
           scopes,
           limited,
           durationSecs,
@@ -341,11 +320,11 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   }
 
   @Override
-  public void deny(JSONObject request) {
+  public void deny(CetpAdminState.PendingRequest request) {
     if (startDeciding(request, RESULT_CANCELED)) {
       CetpAdmin.deny(
           CetpAdmin.locale(this),
-          request.optString(Wire.ADMIN_KEY_ID),
+          request.id,
           uidOf(request),
           !listing(),
           reply -> afterDecision(reply, RESULT_CANCELED));
@@ -353,22 +332,19 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   }
 
   /** One decision at a time: the controls are disabled until it is saved. */
-  private boolean startDeciding(JSONObject request, int result) {
+  private boolean startDeciding(CetpAdminState.PendingRequest request, int result) {
     if (deciding != null) {
       return false;
     }
-    deciding = request.optString(Wire.ADMIN_KEY_ID);
+    deciding = request.id;
     decidingResult = result;
     screen.setDeciding(true);
     return true;
   }
 
   /** The UID decisions are restricted to: the request's own (the provider checks it again). */
-  private int uidOf(JSONObject request) {
-    if (!listing()) {
-      return requestUid;
-    }
-    return request.isNull(Wire.ADMIN_KEY_UID) ? -1 : request.optInt(Wire.ADMIN_KEY_UID, -1);
+  private int uidOf(CetpAdminState.PendingRequest request) {
+    return listing() ? request.uid : requestUid;
   }
 
   private void afterDecision(CetpAdmin.Reply reply, int result) {
@@ -409,8 +385,8 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   }
 
   @Override
-  public void review(JSONObject request) {
-    chosen = request.optString(Wire.ADMIN_KEY_ID);
+  public void review(CetpAdminState.PendingRequest request) {
+    chosen = request.id;
     refresh();
   }
 

@@ -15,9 +15,6 @@ import android.widget.RadioGroup;
 import android.widget.TextView;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.json.JSONArray;
-import org.json.JSONObject;
 
 /**
  * The consent dialog's content, from its layouts: one request ({@code cetp_consent}), with what
@@ -29,12 +26,13 @@ import org.json.JSONObject;
 final class CetpConsentScreen {
   /** What the Activity does with the user's answer. */
   interface Decisions {
-    void approve(JSONObject request, List<String> scopes, boolean limited, long durationSecs);
+    void approve(
+        CetpAdminState.PendingRequest request, List<String> scopes, boolean limited, long durationSecs);
 
-    void deny(JSONObject request);
+    void deny(CetpAdminState.PendingRequest request);
 
     /** The user chose this request on the list of waiting requests. */
-    void review(JSONObject request);
+    void review(CetpAdminState.PendingRequest request);
 
     /** Back from one request to the list of waiting requests. */
     void backToRequests();
@@ -57,7 +55,7 @@ final class CetpConsentScreen {
   private String shownRequest;
   /** On the list of waiting requests: each one's line saying when it asked and lapses. */
   private final List<TextView> whenLines = new ArrayList<>();
-  private final List<JSONObject> whenRequests = new ArrayList<>();
+  private final List<CetpAdminState.PendingRequest> whenRequests = new ArrayList<>();
 
   CetpConsentScreen(Activity activity, Decisions decisions) {
     this.activity = activity;
@@ -83,61 +81,56 @@ final class CetpConsentScreen {
   }
 
   /**
-   * The dialog for {@code request}, read from {@code state} (the admin JSON: the provider's name,
-   * whether it offers limited access, what the requesting app already has, whether a change is
-   * not saved yet); {@code fromList} shows the way back to the list. One line says what Allow
+   * The dialog for {@code request}, with what {@code state} says (the provider's name, whether it
+   * offers limited access, whether a change is not saved yet); {@code fromList} shows the way back to the list. One line says what Allow
    * gives (how much, for how long); the choices themselves, and what Limited means, show after
    * More options. Allow stays disabled: the Activity enables it (see {@link #allowButton()})
    * after a short delay.
    */
   void showRequest(
-      JSONObject request,
-      JSONObject state,
+      CetpAdminState.PendingRequest request,
+      CetpAdminState state,
       String notice,
       boolean decisionsLost,
       boolean fromList) {
-    String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
-    boolean limitedOffered = state.optBoolean(Wire.ADMIN_KEY_OFFERS_LIMITED_ACCESS, true);
-    List<String[]> held = held(state, request);
-    boolean unsaved = state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES);
+    String provider = state.providerName;
+    boolean limitedOffered = state.offersLimitedAccess;
+    List<CetpAdminState.ScopeAccess> held = held(request);
+    boolean unsaved = state.unsavedChanges;
     show(R.layout.cetp_consent);
-    shownRequest = identity(request, held, unsaved);
+    shownRequest = identity(request, state);
     notices(notice, decisionsLost, unsaved);
-    JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
-    List<String> labels = new ArrayList<>();
-    for (int i = 0; i < packages.length(); i++) {
-      labels.add(CetpViews.appLabel(activity, packages.optJSONObject(i).optString(Wire.ADMIN_KEY_NAME)));
-    }
-    String who = CetpViews.isolate(activity, String.join(", ", labels));
+    List<CetpAdminState.App> packages = request.packages;
+    String who = CetpFormat.isolate(activity, labels(packages));
 
     ImageView icon = activity.findViewById(R.id.cetp_icon);
-    if (packages.length() > 0) {
-      CetpViews.showIcon(icon, packages.optJSONObject(0).optString(Wire.ADMIN_KEY_NAME));
+    if (!packages.isEmpty()) {
+      CetpViews.showIcon(icon, packages.get(0).pkg);
     } else {
       icon.setVisibility(View.GONE);
     }
 
     LinearLayout heldRows = activity.findViewById(R.id.cetp_held_scopes);
-    for (String[] row : held) {
-      CetpViews.addScopeRow(heldRows, row[0], row[1]);
+    for (CetpAdminState.ScopeAccess entry : held) {
+      CetpViews.addScopeRow(activity, heldRows, state, entry);
     }
     activity.findViewById(R.id.cetp_held).setVisibility(held.isEmpty() ? View.GONE : View.VISIBLE);
 
     List<String> scopeNames = new ArrayList<>();
     String scopeWords = scopeWords(request, scopeNames);
     // The provider's own words are in the provider's language, which may not be the screen's.
-    String providerName = CetpViews.isolate(activity, provider);
+    String providerName = CetpFormat.isolate(activity, provider);
     String question;
     if (scopeWords.isEmpty()) {
       question = activity.getString(R.string.cetp_question_tools, who, providerName);
     } else {
       question =
           activity.getString(
-              request.optBoolean(Wire.ADMIN_KEY_ASKS_FOR_MORE)
+              request.asksForMore
                   ? R.string.cetp_question_more
                   : R.string.cetp_question,
               who,
-              CetpViews.isolate(activity, scopeWords),
+              CetpFormat.isolate(activity, scopeWords),
               providerName);
     }
     TextView headline = text(R.id.cetp_question);
@@ -145,16 +138,15 @@ final class CetpConsentScreen {
 
     LinearLayout list = activity.findViewById(R.id.cetp_packages);
     LayoutInflater inflater = activity.getLayoutInflater();
-    for (int i = 0; i < packages.length(); i++) {
-      JSONObject p = packages.optJSONObject(i);
+    for (CetpAdminState.App p : packages) {
       View row = inflater.inflate(R.layout.cetp_consent_package, list, false);
-      ((TextView) row.findViewById(R.id.cetp_package)).setText(p.optString(Wire.ADMIN_KEY_NAME));
-      CetpViews.showCertificate(row.findViewById(R.id.cetp_certificate), CetpViews.firstCertificate(p));
+      ((TextView) row.findViewById(R.id.cetp_package)).setText(p.pkg);
+      CetpViews.showCertificate(row.findViewById(R.id.cetp_certificate), p.certificate);
       list.addView(row);
     }
-    list.setVisibility(packages.length() > 0 ? View.VISIBLE : View.GONE);
+    list.setVisibility(!packages.isEmpty() ? View.VISIBLE : View.GONE);
     activity.findViewById(R.id.cetp_shared_identity)
-        .setVisibility(packages.length() > 1 ? View.VISIBLE : View.GONE);
+        .setVisibility(packages.size() > 1 ? View.VISIBLE : View.GONE);
 
     RadioGroup durations = activity.findViewById(R.id.cetp_durations);
     RadioGroup access = activity.findViewById(R.id.cetp_access);
@@ -222,7 +214,7 @@ final class CetpConsentScreen {
    * provider's clock), and Review.
    */
   void showRequests(
-      JSONArray pending,
+      List<CetpAdminState.PendingRequest> pending,
       String provider,
       long now,
       String notice,
@@ -234,26 +226,16 @@ final class CetpConsentScreen {
     title.setText(
         activity
             .getResources()
-            .getQuantityString(R.plurals.cetp_requests_title, pending.length(), pending.length(), provider));
+            .getQuantityString(R.plurals.cetp_requests_title, pending.size(), pending.size(), provider));
     LinearLayout list = activity.findViewById(R.id.cetp_requests);
     LayoutInflater inflater = activity.getLayoutInflater();
-    for (int i = 0; i < pending.length(); i++) {
-      JSONObject request = pending.optJSONObject(i);
-      if (request == null) {
-        continue;
-      }
+    for (CetpAdminState.PendingRequest request : pending) {
       View item = inflater.inflate(R.layout.cetp_request_item, list, false);
-      JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
-      JSONObject first = packages.optJSONObject(0);
-      String pkg = first == null ? "" : first.optString(Wire.ADMIN_KEY_NAME);
-      CetpViews.showApp(item, pkg, first == null ? null : CetpViews.firstCertificate(first));
-      if (packages.length() > 1) {
-        List<String> labels = new ArrayList<>();
-        for (int p = 0; p < packages.length(); p++) {
-          labels.add(
-              CetpViews.appLabel(activity, packages.optJSONObject(p).optString(Wire.ADMIN_KEY_NAME)));
-        }
-        ((TextView) item.findViewById(R.id.cetp_app_label)).setText(String.join(", ", labels));
+      List<CetpAdminState.App> packages = request.packages;
+      CetpAdminState.App first = packages.isEmpty() ? null : packages.get(0);
+      CetpViews.showApp(item, first == null ? "" : first.pkg, first == null ? null : first.certificate);
+      if (packages.size() > 1) {
+        ((TextView) item.findViewById(R.id.cetp_app_label)).setText(labels(packages));
       }
       String words = scopeWords(request, new ArrayList<>());
       ((TextView) item.findViewById(R.id.cetp_request_scopes))
@@ -287,20 +269,21 @@ final class CetpConsentScreen {
    * <i>Asked 2 minutes ago · expires in 8 minutes</i>: when {@code request} was last asked for,
    * and when it lapses unless the app asks again.
    */
-  private String when(JSONObject request, long now) {
-    long ago = Math.max(0, now - request.optLong(Wire.ADMIN_KEY_REQUESTED_AT_MS, now));
-    int minutes = minutes(ago / CetpViews.MINUTE_MS);
+  private String when(CetpAdminState.PendingRequest request, long now) {
+    long ago = Math.max(0, now - request.requestedAtMs);
+    int minutes = minutes(ago / CetpFormat.MINUTE_MS);
     String asked =
         minutes == 0
             ? activity.getString(R.string.cetp_request_asked_now)
             : quantity(R.plurals.cetp_request_asked, minutes);
-    long expires = request.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
+    long expires = request.expiresAtMs;
     if (expires <= 0) {
       return asked;
     }
     // Rounded up: "in 1 minute" until it lapses.
     long left = Math.max(0, expires - now);
-    int inMinutes = Math.max(1, minutes((left + CetpViews.MINUTE_MS - 1) / CetpViews.MINUTE_MS));
+    int inMinutes =
+        Math.max(1, minutes((left + CetpFormat.MINUTE_MS - 1) / CetpFormat.MINUTE_MS));
     return activity.getString(
         R.string.cetp_request_when, asked, quantity(R.plurals.cetp_request_expires, inMinutes));
   }
@@ -317,59 +300,44 @@ final class CetpConsentScreen {
    * Whether {@code request} is shown now as it is (same id, same scopes, the app having the same
    * as before), so the user's choices on it may stay.
    */
-  boolean isShowing(JSONObject request, JSONObject state) {
-    return shownRequest != null
-        && shownRequest.equals(
-            identity(
-                request, held(state, request), state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES)));
+  boolean isShowing(CetpAdminState.PendingRequest request, CetpAdminState state) {
+    return shownRequest != null && shownRequest.equals(identity(request, state));
   }
 
-  private static String identity(JSONObject request, List<String[]> held, boolean unsaved) {
+  private String identity(CetpAdminState.PendingRequest request, CetpAdminState state) {
     StringBuilder out =
-        new StringBuilder(request.optString(Wire.ADMIN_KEY_ID))
-            .append(unsaved ? " unsaved " : " ")
-            .append(CetpViews.array(request, Wire.ADMIN_KEY_SCOPES));
-    for (String[] row : held) {
-      out.append('\n').append(row[0]).append(' ').append(row[1]);
+        new StringBuilder(request.id).append(state.unsavedChanges ? " unsaved" : "");
+    for (CetpAdminState.Scope scope : request.scopes) {
+      out.append(' ').append(scope.name).append('=').append(scope.words);
+    }
+    for (CetpAdminState.ScopeAccess entry : held(request)) {
+      out.append('\n')
+          .append(entry.scope == null ? "" : state.scopeWords(entry.scope))
+          .append(' ')
+          .append(CetpFormat.terms(activity, entry, state.nowMs));
     }
     return out.toString();
   }
 
   /**
-   * What the app that made {@code request} already has, as rows of (what, access and expiry): the
-   * request's {@code holds} as the provider decided it (scopes in force for its own packages and
-   * certificates, in the provider's order, then the tools that need no scope).
+   * What the app that made {@code request} already has, as the provider decided it: the scopes in
+   * force for its own packages and certificates, then the tools that need no scope.
    */
-  private List<String[]> held(JSONObject state, JSONObject request) {
-    long now = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
-    JSONObject holds = request.optJSONObject(Wire.ADMIN_KEY_HOLDS);
-    List<String[]> rows = new ArrayList<>();
-    if (holds == null) {
-      return rows;
+  private static List<CetpAdminState.ScopeAccess> held(CetpAdminState.PendingRequest request) {
+    List<CetpAdminState.ScopeAccess> held = new ArrayList<>(request.held);
+    if (request.heldNoScope != null) {
+      held.add(request.heldNoScope);
     }
-    Map<String, String> words = CetpGrantsScreen.scopeWords(state);
-    JSONArray scopes = CetpViews.array(holds, Wire.ADMIN_KEY_SCOPES);
-    for (int i = 0; i < scopes.length(); i++) {
-      JSONObject entry = scopes.optJSONObject(i);
-      String scope = entry.optString(Wire.ADMIN_KEY_SCOPE);
-      String described = words.get(scope);
-      rows.add(
-          new String[] {
-            activity.getString(
-                R.string.cetp_grant_scopes,
-                CetpViews.isolate(activity, described == null ? scope : described)),
-            CetpViews.terms(activity, entry, now)
-          });
+    return held;
+  }
+
+  /** The labels of {@code packages}' apps, comma-separated. */
+  private String labels(List<CetpAdminState.App> packages) {
+    List<String> labels = new ArrayList<>();
+    for (CetpAdminState.App p : packages) {
+      labels.add(CetpViews.appLabel(activity, p.pkg));
     }
-    JSONObject noScope = holds.optJSONObject(Wire.ADMIN_KEY_NO_SCOPE);
-    if (noScope != null) {
-      rows.add(
-          new String[] {
-            activity.getString(R.string.cetp_grant_scopes_any),
-            CetpViews.terms(activity, noScope, now)
-          });
-    }
-    return rows;
+    return String.join(", ", labels);
   }
 
   /** The Allow button of the request shown, or null. */
@@ -420,15 +388,11 @@ final class CetpConsentScreen {
   }
 
   /** The request's scopes in the provider's words, comma-separated; their names into {@code names}. */
-  private static String scopeWords(JSONObject request, List<String> names) {
-    JSONArray scopes = CetpViews.array(request, Wire.ADMIN_KEY_SCOPES);
+  private static String scopeWords(CetpAdminState.PendingRequest request, List<String> names) {
     List<String> words = new ArrayList<>();
-    for (int i = 0; i < scopes.length(); i++) {
-      JSONObject scope = scopes.optJSONObject(i);
-      String name = scope.optString(Wire.ADMIN_KEY_NAME);
-      names.add(name);
-      String description = scope.optString(Wire.ADMIN_KEY_DESCRIPTION);
-      words.add(description.isEmpty() ? name : description);
+    for (CetpAdminState.Scope scope : request.scopes) {
+      names.add(scope.name);
+      words.add(scope.words);
     }
     return String.join(", ", words);
   }
