@@ -13,6 +13,7 @@ import android.widget.ImageView;
 import android.widget.LinearLayout;
 import android.widget.RadioGroup;
 import android.widget.TextView;
+import android.widget.Toast;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -62,13 +63,48 @@ final class CetpConsentScreen {
     this.decisions = decisions;
   }
 
+  /**
+   * Shows what {@code plan} says of {@code state} ({@code decisionsLost} as the reply said): nothing
+   * to decide, the list, or one request (left as it is when {@code plan} allows and it is
+   * unchanged, so the user's choices on it stay; Allow enabled after {@link
+   * CetpAuthorizeActivity#ALLOW_ENABLE_DELAY_MS} unless {@code controller} is saving a decision).
+   */
+  void render(
+      CetpConsentController.Plan plan,
+      CetpAdminState state,
+      boolean decisionsLost,
+      CetpConsentController controller) {
+    String notice = words(plan.notice);
+    boolean unsaved = state != null && state.unsavedChanges;
+    switch (plan.show) {
+      case UNAVAILABLE:
+        showEmpty(R.string.cetp_unavailable, notice, false, false, false);
+        return;
+      case NOTHING:
+        showEmpty(R.string.cetp_no_pending, notice, decisionsLost, unsaved, true);
+        return;
+      case LIST:
+        showRequests(state.pending, state.providerName, state.nowMs, notice, decisionsLost, unsaved);
+        return;
+      case REQUEST:
+        if (plan.mayKeep && isShowing(plan.request, state)) {
+          return;
+        }
+        showRequest(plan.request, state, notice, decisionsLost, controller.listing());
+        enableAllowAfter(CetpAuthorizeActivity.ALLOW_ENABLE_DELAY_MS, controller);
+        return;
+      default:
+        break;
+    }
+  }
+
   /** While the provider's state is read. */
   void showLoading() {
     show(R.layout.cetp_loading);
   }
 
   /** Nothing to decide: {@code message} (no request, or the provider did not start) and Close. */
-  void showEmpty(
+  private void showEmpty(
       int message, String notice, boolean decisionsLost, boolean unsaved, boolean canManage) {
     show(R.layout.cetp_consent_empty);
     notices(notice, decisionsLost, unsaved);
@@ -84,10 +120,9 @@ final class CetpConsentScreen {
    * The dialog for {@code request}, with what {@code state} says (the provider's name, whether it
    * offers limited access, whether a change is not saved yet); {@code fromList} shows the way back to the list. One line says what Allow
    * gives (how much, for how long); the choices themselves, and what Limited means, show after
-   * More options. Allow stays disabled: the Activity enables it (see {@link #allowButton()})
-   * after a short delay.
+   * More options. Allow stays disabled until {@link #enableAllowAfter}.
    */
-  void showRequest(
+  private void showRequest(
       CetpAdminState.PendingRequest request,
       CetpAdminState state,
       String notice,
@@ -213,7 +248,7 @@ final class CetpConsentScreen {
    * certificate, what it asks for, when it asked and when the request lapses (at {@code now}, the
    * provider's clock), and Review.
    */
-  void showRequests(
+  private void showRequests(
       List<CetpAdminState.PendingRequest> pending,
       String provider,
       long now,
@@ -300,7 +335,7 @@ final class CetpConsentScreen {
    * Whether {@code request} is shown now as it is (same id, same scopes, the app having the same
    * as before), so the user's choices on it may stay.
    */
-  boolean isShowing(CetpAdminState.PendingRequest request, CetpAdminState state) {
+  private boolean isShowing(CetpAdminState.PendingRequest request, CetpAdminState state) {
     return shownRequest != null && shownRequest.equals(identity(request, state));
   }
 
@@ -340,9 +375,43 @@ final class CetpConsentScreen {
     return String.join(", ", labels);
   }
 
-  /** The Allow button of the request shown, or null. */
-  Button allowButton() {
-    return allow;
+  /**
+   * Enables Allow of the request shown {@code delayMs} from now, unless another screen shows by
+   * then or {@code controller} is saving a decision.
+   */
+  private void enableAllowAfter(long delayMs, CetpConsentController controller) {
+    Button shown = allow;
+    shown.postDelayed(
+        () -> {
+          if (allow == shown && !controller.isDeciding()) {
+            shown.setEnabled(true);
+          }
+        },
+        delayMs);
+  }
+
+  /** The words of {@code notice}, or null. */
+  private String words(CetpConsentController.Notice notice) {
+    if (notice == null) {
+      return null;
+    }
+    return activity.getString(
+        notice == CetpConsentController.Notice.REQUEST_CHANGED
+            ? R.string.cetp_request_changed
+            : R.string.cetp_save_failed);
+  }
+
+  /** As the dialog closes: that {@code waiting} requests of other apps still wait (if any). */
+  void sayWaiting(int waiting) {
+    if (waiting > 0) {
+      Toast.makeText(
+              activity,
+              activity
+                  .getResources()
+                  .getQuantityString(R.plurals.cetp_more_waiting, waiting, waiting),
+              Toast.LENGTH_LONG)
+          .show();
+    }
   }
 
   /** Disables (or enables again) the decision controls while a decision is being saved. */
