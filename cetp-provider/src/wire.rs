@@ -259,6 +259,15 @@ pub const ADMIN_KEY_TOOLS: &str = "tools";
 /// Admin state key: when the user declined an app, in ms since the Unix epoch.
 pub const ADMIN_KEY_DENIED_AT_MS: &str = "denied_at_ms";
 
+/// Admin state key: what the app of a pending request already holds, an object with
+/// [`ADMIN_KEY_SCOPES`] (entries like [`ADMIN_KEY_PER_SCOPE`]'s, only those in force, for the
+/// request's own packages and certificates) and [`ADMIN_KEY_NO_SCOPE`].
+pub const ADMIN_KEY_HOLDS: &str = "holds";
+
+/// Admin state key: whether the app of a pending request already holds something, so that the
+/// consent dialog asks for more access rather than first access.
+pub const ADMIN_KEY_ASKS_FOR_MORE: &str = "asks_for_more";
+
 #[doc(hidden)]
 /// [`ADMIN_KEY_ACCESS`]: everything the tools return.
 pub const ADMIN_ACCESS_FULL: &str = "full";
@@ -322,6 +331,8 @@ pub const ADMIN_KEYS: &[&str] = &[
     ADMIN_KEY_CALLS_WEEK,
     ADMIN_KEY_TOOLS,
     ADMIN_KEY_DENIED_AT_MS,
+    ADMIN_KEY_HOLDS,
+    ADMIN_KEY_ASKS_FOR_MORE,
 ];
 #[doc(hidden)]
 /// Every value word of the admin JSON (the `ADMIN_OP_*`, `ADMIN_ACCESS_*` and `ADMIN_ERROR_*`).

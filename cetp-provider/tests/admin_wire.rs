@@ -256,3 +256,72 @@ fn the_error_kinds_the_screens_act_on_are_the_wire_constants() {
         wire::ADMIN_ERROR_NOT_FOUND
     );
 }
+
+/// The state a screen opened by one app reads: only that app's requests, none lapsed, each
+/// saying what the app already holds for its own package and certificate; the screens filter
+/// and compare nothing themselves.
+#[test]
+fn a_screen_reads_only_its_apps_live_requests_with_what_that_app_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let provider = provider(
+        Auth::user_approval()
+            .store_dir(dir.path())
+            .clock(clock.clone()),
+    );
+    approve(&provider, &agent(), "read_notes", |request| {
+        cetp_provider::auth::Approval::as_listed(request)
+            .access(AccessLevel::Limited)
+            .expires_after(Duration::from_secs(5 * 60))
+    });
+    // The agent asks for more; an app under its name, signed by someone else, asks too.
+    assert!(call(&provider, &agent(), "agenda").error().is_some());
+    assert!(call(&provider, &spoofed(), "agenda").error().is_some());
+    let state = |uid: u32| -> Value {
+        let reply: Value = serde_json::from_str(
+            &provider.handle_admin_json(&format!(r#"{{"op":"state","caller_uid":{uid}}}"#)),
+        )
+        .unwrap();
+        reply[wire::ADMIN_KEY_STATE][wire::ADMIN_KEY_PENDING].clone()
+    };
+    let scopes_held = |request: &Value| -> Vec<Value> {
+        request[wire::ADMIN_KEY_HOLDS][wire::ADMIN_KEY_SCOPES]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s[wire::ADMIN_KEY_SCOPE].clone())
+            .collect()
+    };
+
+    let mine = state(agent().uid().unwrap());
+    let [request] = mine.as_array().unwrap().as_slice() else {
+        panic!("one request: {mine}")
+    };
+    assert_eq!(request[wire::ADMIN_KEY_UID], agent().uid().unwrap());
+    assert_eq!(request[wire::ADMIN_KEY_ASKS_FOR_MORE], true);
+    assert_eq!(scopes_held(request), ["notes"]);
+    assert_eq!(
+        request[wire::ADMIN_KEY_HOLDS][wire::ADMIN_KEY_SCOPES][0][wire::ADMIN_KEY_ACCESS],
+        wire::ADMIN_ACCESS_LIMITED
+    );
+    // The look-alike: the agent's name, another certificate: it holds nothing.
+    let theirs = state(spoofed().uid().unwrap());
+    let [request] = theirs.as_array().unwrap().as_slice() else {
+        panic!("one request: {theirs}")
+    };
+    assert_eq!(request[wire::ADMIN_KEY_UID], spoofed().uid().unwrap());
+    assert_eq!(request[wire::ADMIN_KEY_ASKS_FOR_MORE], false);
+    assert!(scopes_held(request).is_empty());
+    // An app that asked for nothing reads no request.
+    assert_eq!(state(stranger().uid().unwrap()), Value::Array(Vec::new()));
+
+    // The grant lapses: the agent holds nothing any more, though its request still waits.
+    clock.advance(Duration::from_secs(6 * 60));
+    let mine = state(agent().uid().unwrap());
+    assert_eq!(mine[0][wire::ADMIN_KEY_ASKS_FOR_MORE], false, "{mine}");
+    assert!(scopes_held(&mine[0]).is_empty());
+    // The requests lapse: no screen reads them.
+    clock.advance(Duration::from_secs(5 * 60));
+    assert_eq!(state(agent().uid().unwrap()), Value::Array(Vec::new()));
+    assert_eq!(state(spoofed().uid().unwrap()), Value::Array(Vec::new()));
+}

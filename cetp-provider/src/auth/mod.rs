@@ -227,6 +227,7 @@ mod access_log;
 #[doc(hidden)]
 pub mod admin;
 pub(crate) mod callers;
+mod consent;
 mod fs;
 mod pending;
 mod rate;
@@ -250,6 +251,8 @@ pub use crate::clock::{Clock, ManualClock};
 pub(crate) use crate::clock::{Clock, SystemClock};
 #[doc(hidden)]
 pub use admin::Approval;
+#[doc(hidden)]
+pub use consent::Holdings;
 #[doc(hidden)]
 pub use fs::ACCESS_LOG_FILE_NAME;
 #[cfg(feature = "test-util")]
@@ -1211,18 +1214,26 @@ impl Authorizer {
     /// (a BCP 47 tag), as the screens show them.
     pub fn pending_in(&self, uid: Option<u32>, locale: Option<&str>) -> Vec<PendingRequest> {
         let now = self.clock.now_ms();
+        let data = self.bound_store().map(|s| s.snapshot());
+        let grants = data.as_ref().map_or(&[][..], |d| &d.grants[..]);
         let queue = self.pending_queue();
         queue
             .entries(now)
             .filter(|e| uid.is_none() || e.uid == uid)
-            .map(|e| PendingRequest {
-                id: e.id.clone(),
-                uid: e.uid,
-                packages: e.packages.clone(),
-                scopes: self.scope_infos(&e.scopes, locale),
-                first_requested_ms: e.first_requested_ms,
-                requested_at_ms: e.requested_at_ms,
-                expires_at_ms: e.expires_at_ms(),
+            .map(|e| {
+                let asked: Vec<&str> = e.scopes.iter().map(String::as_str).collect();
+                let holds = Holdings::of(grants, &e.packages, &asked, &self.scopes, now);
+                PendingRequest {
+                    id: e.id.clone(),
+                    uid: e.uid,
+                    packages: e.packages.clone(),
+                    scopes: self.scope_infos(&e.scopes, locale),
+                    first_requested_ms: e.first_requested_ms,
+                    requested_at_ms: e.requested_at_ms,
+                    expires_at_ms: e.expires_at_ms(),
+                    asks_for_more: !holds.is_empty(),
+                    holds,
+                }
             })
             .collect()
     }

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::consent::Holdings;
 use crate::caller::Caller;
 
 /// A caller that asked for data it has no grant for, waiting for the user's decision.
@@ -48,6 +49,14 @@ pub struct PendingRequest {
     /// the latest. An expired request is no longer listed and cannot be approved.
     #[serde(default)]
     pub expires_at_ms: u64,
+    /// What the app already holds besides the scopes it asks for now (see [`Holdings`]): the
+    /// consent dialog lists it above the question.
+    #[serde(default)]
+    pub holds: Holdings,
+    /// Whether the app already holds something, so that approving adds to its access: the
+    /// consent dialog then asks for access "also" to the scopes listed.
+    #[serde(default)]
+    pub asks_for_more: bool,
 }
 
 /// How long a pending request lives after the last call that asked for it: 10 minutes, time

@@ -38,7 +38,7 @@ final class CetpAdmin {
     /** {@link Wire#ADMIN_ERROR_UNKNOWN_REQUEST}, ...; empty when {@link #ok}. */
     final String errorKind;
     /** The provider's state after the operation; null when the provider is not reachable. */
-    final JSONObject state;
+    final CetpAdminState state;
     /** The provider found its stored decisions unreadable and lost them (the screens say so). */
     final boolean decisionsLost;
     /**
@@ -47,7 +47,8 @@ final class CetpAdmin {
      */
     final int waiting;
 
-    Reply(boolean ok, String errorKind, JSONObject state, boolean decisionsLost, int waiting) {
+    Reply(
+        boolean ok, String errorKind, CetpAdminState state, boolean decisionsLost, int waiting) {
       this.ok = ok;
       this.errorKind = errorKind;
       this.state = state;
@@ -225,7 +226,7 @@ final class CetpAdmin {
       return reply;
     }
     Reply all = send(op(Wire.ADMIN_OP_STATE));
-    int waiting = CetpViews.array(all.state, Wire.ADMIN_KEY_PENDING).length();
+    int waiting = all.state == null ? 0 : all.state.pending.size();
     return new Reply(reply.ok, reply.errorKind, reply.state, reply.decisionsLost, waiting);
   }
 
@@ -247,21 +248,16 @@ final class CetpAdmin {
       return UNREACHABLE;
     }
     try {
-      JSONObject parsed = new JSONObject(reply);
-      JSONObject error = parsed.optJSONObject(Wire.ADMIN_KEY_ERROR);
-      String kind = error == null ? "" : error.optString(Wire.ADMIN_KEY_KIND);
-      boolean ok = parsed.optBoolean(Wire.ADMIN_KEY_OK);
-      if (!ok) {
+      Reply parsed = CetpAdminJson.reply(reply);
+      if (!parsed.ok) {
         Log.w(
             CetpRuntime.TAG,
-            "CETP approval screen: " + request.json.optString(Wire.ADMIN_OP) + " failed: " + error);
+            "CETP approval screen: "
+                + request.json.optString(Wire.ADMIN_OP)
+                + " failed: "
+                + parsed.errorKind);
       }
-      return new Reply(
-          ok,
-          ok ? "" : kind,
-          parsed.optJSONObject(Wire.ADMIN_KEY_STATE),
-          parsed.optBoolean(Wire.ADMIN_KEY_DECISIONS_LOST),
-          -1);
+      return parsed;
     } catch (JSONException e) {
       Log.e(CetpRuntime.TAG, "CETP approval screen: unreadable admin reply", e);
       return UNREACHABLE;

@@ -11,11 +11,7 @@ import android.os.Looper;
 import android.os.Process;
 import android.os.SystemClock;
 import android.util.Log;
-import android.widget.Button;
-import android.widget.Toast;
 import java.util.List;
-import org.json.JSONArray;
-import org.json.JSONObject;
 
 /**
  * The consent dialog: the pending request of the app that opened it, or, when Android does not
@@ -31,22 +27,14 @@ import org.json.JSONObject;
  * can only be started by this app (its approval notification, its settings: {@link
  * CetpScreens}), so its extra {@link CetpScreens#EXTRA_REQUEST_UID} names whose request to show.
  *
- * <p>With a known app, only that app's request is offered (the provider filters by {@code
- * caller_uid}, the screen again by each request's UID, and decisions carry the UID too). Without
- * one, no request is chosen for the user: every pending request is listed, each app identified by
- * icon, label, package and certificate. Decisions name the request by id and exactly the scopes
- * shown. Decision controls refuse touches while another window covers the screen wholly or
- * partly, overlays are hidden on API 31+, and Allow is enabled only {@link #ALLOW_ENABLE_DELAY_MS}
- * after a request appears.
- *
- * <p>The provider's state is read, and decisions are saved, on {@link CetpAdmin}'s background
- * thread; the dialog disables its decision controls while a decision is being saved, and a
- * decision still being saved when the dialog is recreated (rotation) is settled by the new one.
- *
- * <p>A pending request lapses ({@code expires_at_ms}) unless its app asks again. A lapsed request
- * is never offered: the dialog drops requests the state says have lapsed, and reads the state
- * again when a request it shows reaches its expiry (the request list also says every minute
- * when each app asked).
+ * <p>With a known app, only that app's request is offered (the provider lists only the requests
+ * of the {@code caller_uid}, and decisions carry the UID too); without one, every pending request
+ * is listed. What to show and what an answer does is {@link CetpConsentController}'s; the views
+ * are {@link CetpConsentScreen}'s. Decision controls refuse touches while another window covers
+ * the screen, overlays are hidden on API 31+, and Allow is enabled only {@link
+ * #ALLOW_ENABLE_DELAY_MS} after a request appears. The state is read, and decisions saved, on
+ * {@link CetpAdmin}'s background thread; a decision still being saved when the dialog is
+ * recreated (rotation) is settled by the new one. A request shown is read again when it lapses.
  */
 public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen.Decisions {
   /** How long Allow stays disabled after a request appears, so a tap meant for something else cannot land on it. */
@@ -58,16 +46,8 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
 
   /** The UID whose request is shown, or -1: every pending request is listed. */
   private int requestUid = -1;
-  /** In the list: the id of the request the user chose to answer, or null. */
-  private String chosen;
-  /** The id of the request whose decision is being saved, or null. */
-  private String deciding;
-  /** The result for the app that asked once that decision is saved. */
-  private int decidingResult = RESULT_CANCELED;
-  /** A notice for the next render (an action failed), or null. */
-  private String notice;
-  /** In the list: the user answered at least one request (the dialog closes when none is left). */
-  private boolean answered;
+  /** What to show and what the answers do. */
+  private CetpConsentController controller;
   private CetpConsentScreen screen;
   /** The re-read when a request shown lapses, and the list's minute ticks. */
   private final Handler timers = new Handler(Looper.getMainLooper());
@@ -93,12 +73,14 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     }
     setFinishOnTouchOutside(false);
     requestUid = ownEntry() ? namedUid() : launcher();
-    if (savedInstanceState != null) {
-      // The dialog's own state from before a recreation, kept by the platform: not the caller's.
-      chosen = savedInstanceState.getString(SAVED_CHOSEN);
-      deciding = savedInstanceState.getString(SAVED_DECIDING);
-      decidingResult = savedInstanceState.getInt(SAVED_RESULT, RESULT_CANCELED);
-    }
+    // The dialog's own state from before a recreation, kept by the platform: not the caller's.
+    Bundle saved = savedInstanceState == null ? new Bundle() : savedInstanceState;
+    controller =
+        new CetpConsentController(
+            requestUid,
+            saved.getString(SAVED_CHOSEN),
+            saved.getString(SAVED_DECIDING),
+            saved.getInt(SAVED_RESULT, RESULT_CANCELED));
     screen = new CetpConsentScreen(this, this);
     screen.showLoading();
     refresh();
@@ -109,9 +91,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     super.onRestart();
     // Back from Apps with access or another app: requests may have been answered meanwhile. The
     // request shown stays as the user left it unless it changed.
-    if (deciding == null) {
-      refresh();
-    }
+    refreshUnlessDeciding();
   }
 
   @Override
@@ -130,9 +110,9 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   @Override
   protected void onSaveInstanceState(Bundle outState) {
     super.onSaveInstanceState(outState);
-    outState.putString(SAVED_CHOSEN, chosen);
-    outState.putString(SAVED_DECIDING, deciding);
-    outState.putInt(SAVED_RESULT, decidingResult);
+    outState.putString(SAVED_CHOSEN, controller.chosen());
+    outState.putString(SAVED_DECIDING, controller.deciding());
+    outState.putInt(SAVED_RESULT, controller.decidingResult());
   }
 
   /** Whether this app itself started the dialog, through its non-exported entry. */
@@ -179,10 +159,6 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     return uid >= Process.FIRST_APPLICATION_UID && uid != Process.myUid();
   }
 
-  private boolean listing() {
-    return requestUid < 0;
-  }
-
   /** Reads the state (off the main thread) and shows it. */
   private void refresh() {
     CetpAdmin.state(CetpAdmin.locale(this), requestUid, this::show);
@@ -192,207 +168,96 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
     return isFinishing() || isDestroyed();
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Rendering
-
   private void show(CetpAdmin.Reply reply) {
     if (gone()) {
       return;
     }
     timers.removeCallbacksAndMessages(null);
-    JSONObject state = reply.state;
-    if (state == null || !state.optBoolean(Wire.ADMIN_KEY_STORE_OPEN)) {
-      deciding = null;
-      screen.showEmpty(R.string.cetp_unavailable, takeNotice(), false, false, false);
-      return;
+    CetpAdminState state = reply.state;
+    if (state != null) {
+      stateNowMs = state.nowMs;
+      stateReadAtUptime = SystemClock.uptimeMillis();
     }
-    stateNowMs = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
-    stateReadAtUptime = SystemClock.uptimeMillis();
-    JSONArray pending = mine(CetpViews.array(state, Wire.ADMIN_KEY_PENDING), stateNowMs);
-    if (deciding != null) {
-      // A decision was being saved when this dialog was recreated; the worker saved it before
-      // reading this state. Gone from the pending requests: it went through.
-      String id = deciding;
-      deciding = null;
-      if (find(pending, id) == null) {
-        decided(decidingResult, -1);
-        if (!listing() || gone()) {
-          return;
-        }
-      } else {
-        notice = getString(R.string.cetp_save_failed);
-      }
-    }
-    boolean lost = reply.decisionsLost;
-    boolean unsaved = state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES);
-    String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
-    JSONObject request = listing() ? find(pending, chosen) : first(pending);
-    if (request == null) {
-      chosen = null;
-      if (listing() && pending.length() > 0) {
-        screen.showRequests(pending, provider, stateNowMs, takeNotice(), lost, unsaved);
-        whenLapsed(pending);
-        timers.postDelayed(this::tick, CetpViews.MINUTE_MS);
-      } else if (answered && notice == null) {
-        finish();
-      } else {
-        screen.showEmpty(R.string.cetp_no_pending, takeNotice(), lost, unsaved, true);
-      }
-      return;
-    }
-    whenLapsed(new JSONArray().put(request));
-    String shownNotice = takeNotice();
-    if (shownNotice == null && !lost && screen.isShowing(request, state)) {
-      // Back on the same request, unchanged: the user's choices on it stay.
-      return;
-    }
-    screen.showRequest(request, state, shownNotice, lost, listing());
-    Button allow = screen.allowButton();
-    allow.postDelayed(
-        () -> {
-          if (screen.allowButton() == allow && deciding == null) {
-            allow.setEnabled(true);
-          }
-        },
-        ALLOW_ENABLE_DELAY_MS);
+    carryOut(controller.onState(state, reply.decisionsLost), state, reply.decisionsLost);
   }
 
-  /** Reads the state again when the first of {@code shown} lapses, unless it is asked for again. */
-  private void whenLapsed(JSONArray shown) {
-    long first = Long.MAX_VALUE;
-    for (int i = 0; i < shown.length(); i++) {
-      long at = shown.optJSONObject(i).optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
-      if (at > 0) {
-        first = Math.min(first, at);
-      }
+  /** Does what {@code plan} says: the result, another read, the timers, the screen. */
+  private void carryOut(CetpConsentController.Plan plan, CetpAdminState state, boolean lost) {
+    if (plan.result != null) {
+      setResult(plan.result);
     }
-    if (first != Long.MAX_VALUE) {
-      timers.postDelayed(
-          () -> {
-            if (deciding == null) {
-              refresh();
-            }
-          },
-          Math.max(0, first - stateNowMs));
+    if (plan.refresh) {
+      refresh();
+    }
+    if (plan.show == null) {
+      return;
+    }
+    if (plan.show == CetpConsentController.Show.FINISH) {
+      screen.sayWaiting(plan.waiting);
+      finish();
+      return;
+    }
+    whenLapsed(plan.lapseInMs);
+    if (plan.show == CetpConsentController.Show.LIST) {
+      timers.postDelayed(this::tick, CetpFormat.MINUTE_MS);
+    }
+    screen.render(plan, state, lost, controller);
+  }
+
+  /** Reads the state again after {@code delayMs} (a request shown lapses then), unless -1. */
+  private void whenLapsed(long delayMs) {
+    if (delayMs >= 0) {
+      timers.postDelayed(this::refreshUnlessDeciding, delayMs);
+    }
+  }
+
+  private void refreshUnlessDeciding() {
+    if (!controller.isDeciding()) {
+      refresh();
     }
   }
 
   /** Every minute on the list: when each app asked, said again. */
   private void tick() {
     screen.updateTimes(stateNowMs + (SystemClock.uptimeMillis() - stateReadAtUptime));
-    timers.postDelayed(this::tick, CetpViews.MINUTE_MS);
+    timers.postDelayed(this::tick, CetpFormat.MINUTE_MS);
   }
-
-  private String takeNotice() {
-    String shown = notice;
-    notice = null;
-    return shown;
-  }
-
-  /**
-   * The requests this dialog may offer at {@code now} (the provider's clock): with a known app
-   * only those recorded from its UID (whatever the provider's filter did), otherwise all, in
-   * order of first request; never one that has lapsed.
-   */
-  private JSONArray mine(JSONArray pending, long now) {
-    JSONArray out = new JSONArray();
-    for (int i = 0; i < pending.length(); i++) {
-      JSONObject request = pending.optJSONObject(i);
-      if (request == null) {
-        continue;
-      }
-      if (!listing()
-          && (request.isNull(Wire.ADMIN_KEY_UID)
-              || request.optInt(Wire.ADMIN_KEY_UID, -1) != requestUid)) {
-        continue;
-      }
-      long expires = request.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
-      if (expires > 0 && expires <= now) {
-        continue;
-      }
-      out.put(request);
-    }
-    return out;
-  }
-
-  /** The app's request (the provider keeps one per app; the one asked first if several). */
-  private static JSONObject first(JSONArray pending) {
-    JSONObject best = null;
-    for (int i = 0; i < pending.length(); i++) {
-      JSONObject request = pending.optJSONObject(i);
-      if (best == null || firstAsked(request) < firstAsked(best)) {
-        best = request;
-      }
-    }
-    return best;
-  }
-
-  private static JSONObject find(JSONArray pending, String id) {
-    if (id == null) {
-      return null;
-    }
-    for (int i = 0; i < pending.length(); i++) {
-      JSONObject request = pending.optJSONObject(i);
-      if (id.equals(request.optString(Wire.ADMIN_KEY_ID))) {
-        return request;
-      }
-    }
-    return null;
-  }
-
-  private static long firstAsked(JSONObject request) {
-    return request.optLong(
-        Wire.ADMIN_KEY_FIRST_REQUESTED_MS,
-        request.optLong(Wire.ADMIN_KEY_REQUESTED_AT_MS, Long.MAX_VALUE));
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Decisions
 
   @Override
-  public void approve(JSONObject request, List<String> scopes, boolean limited, long durationSecs) {
-    if (startDeciding(request, RESULT_OK)) {
+  public void approve(
+      CetpAdminState.PendingRequest request, List<String> scopes, boolean limited, long durationSecs) {
+    if (start(request, RESULT_OK)) {
       CetpAdmin.approve(
           CetpAdmin.locale(this),
-          request.optString(Wire.ADMIN_KEY_ID),
+          request.id,
           scopes,
           limited,
           durationSecs,
-          uidOf(request),
-          !listing(),
+          controller.uidFor(request),
+          controller.countWaiting(),
           reply -> afterDecision(reply, RESULT_OK));
     }
   }
 
   @Override
-  public void deny(JSONObject request) {
-    if (startDeciding(request, RESULT_CANCELED)) {
+  public void deny(CetpAdminState.PendingRequest request) {
+    if (start(request, RESULT_CANCELED)) {
       CetpAdmin.deny(
           CetpAdmin.locale(this),
-          request.optString(Wire.ADMIN_KEY_ID),
-          uidOf(request),
-          !listing(),
+          request.id,
+          controller.uidFor(request),
+          controller.countWaiting(),
           reply -> afterDecision(reply, RESULT_CANCELED));
     }
   }
 
   /** One decision at a time: the controls are disabled until it is saved. */
-  private boolean startDeciding(JSONObject request, int result) {
-    if (deciding != null) {
-      return false;
+  private boolean start(CetpAdminState.PendingRequest request, int result) {
+    boolean started = controller.startDeciding(request.id, result);
+    if (started) {
+      screen.setDeciding(true);
     }
-    deciding = request.optString(Wire.ADMIN_KEY_ID);
-    decidingResult = result;
-    screen.setDeciding(true);
-    return true;
-  }
-
-  /** The UID decisions are restricted to: the request's own (the provider checks it again). */
-  private int uidOf(JSONObject request) {
-    if (!listing()) {
-      return requestUid;
-    }
-    return request.isNull(Wire.ADMIN_KEY_UID) ? -1 : request.optInt(Wire.ADMIN_KEY_UID, -1);
+    return started;
   }
 
   private void afterDecision(CetpAdmin.Reply reply, int result) {
@@ -400,47 +265,21 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       // Closed while saving: the decision stands (or failed) without this dialog.
       return;
     }
-    deciding = null;
-    if (!reply.ok) {
-      notice =
-          getString(reply.requestChanged() ? R.string.cetp_request_changed : R.string.cetp_save_failed);
-      refresh();
-      return;
-    }
-    decided(result, reply.waiting);
-  }
-
-  /**
-   * After a saved decision: back to the app that asked (saying so when other requests still
-   * wait), or, in the list, back to the requests that remain.
-   */
-  private void decided(int result, int waiting) {
-    setResult(result);
-    if (listing()) {
-      chosen = null;
-      answered = true;
-      refresh();
-      return;
-    }
-    if (waiting > 0) {
-      Toast.makeText(
-              this,
-              getResources().getQuantityString(R.plurals.cetp_more_waiting, waiting, waiting),
-              Toast.LENGTH_LONG)
-          .show();
-    }
-    finish();
+    carryOut(
+        controller.afterDecision(reply.ok, reply.requestChanged(), result, reply.waiting),
+        reply.state,
+        reply.decisionsLost);
   }
 
   @Override
-  public void review(JSONObject request) {
-    chosen = request.optString(Wire.ADMIN_KEY_ID);
+  public void review(CetpAdminState.PendingRequest request) {
+    controller.review(request);
     refresh();
   }
 
   @Override
   public void backToRequests() {
-    chosen = null;
+    controller.backToRequests();
     refresh();
   }
 

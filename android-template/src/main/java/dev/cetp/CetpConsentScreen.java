@@ -13,15 +13,9 @@ import android.widget.ImageView;
 import android.widget.LinearLayout;
 import android.widget.RadioGroup;
 import android.widget.TextView;
+import android.widget.Toast;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-import org.json.JSONArray;
-import org.json.JSONObject;
 
 /**
  * The consent dialog's content, from its layouts: one request ({@code cetp_consent}), with what
@@ -33,12 +27,13 @@ import org.json.JSONObject;
 final class CetpConsentScreen {
   /** What the Activity does with the user's answer. */
   interface Decisions {
-    void approve(JSONObject request, List<String> scopes, boolean limited, long durationSecs);
+    void approve(
+        CetpAdminState.PendingRequest request, List<String> scopes, boolean limited, long durationSecs);
 
-    void deny(JSONObject request);
+    void deny(CetpAdminState.PendingRequest request);
 
     /** The user chose this request on the list of waiting requests. */
-    void review(JSONObject request);
+    void review(CetpAdminState.PendingRequest request);
 
     /** Back from one request to the list of waiting requests. */
     void backToRequests();
@@ -61,11 +56,46 @@ final class CetpConsentScreen {
   private String shownRequest;
   /** On the list of waiting requests: each one's line saying when it asked and lapses. */
   private final List<TextView> whenLines = new ArrayList<>();
-  private final List<JSONObject> whenRequests = new ArrayList<>();
+  private final List<CetpAdminState.PendingRequest> whenRequests = new ArrayList<>();
 
   CetpConsentScreen(Activity activity, Decisions decisions) {
     this.activity = activity;
     this.decisions = decisions;
+  }
+
+  /**
+   * Shows what {@code plan} says of {@code state} ({@code decisionsLost} as the reply said): nothing
+   * to decide, the list, or one request (left as it is when {@code plan} allows and it is
+   * unchanged, so the user's choices on it stay; Allow enabled after {@link
+   * CetpAuthorizeActivity#ALLOW_ENABLE_DELAY_MS} unless {@code controller} is saving a decision).
+   */
+  void render(
+      CetpConsentController.Plan plan,
+      CetpAdminState state,
+      boolean decisionsLost,
+      CetpConsentController controller) {
+    String notice = words(plan.notice);
+    boolean unsaved = state != null && state.unsavedChanges;
+    switch (plan.show) {
+      case UNAVAILABLE:
+        showEmpty(R.string.cetp_unavailable, notice, false, false, false);
+        return;
+      case NOTHING:
+        showEmpty(R.string.cetp_no_pending, notice, decisionsLost, unsaved, true);
+        return;
+      case LIST:
+        showRequests(state.pending, state.providerName, state.nowMs, notice, decisionsLost, unsaved);
+        return;
+      case REQUEST:
+        if (plan.mayKeep && isShowing(plan.request, state)) {
+          return;
+        }
+        showRequest(plan.request, state, notice, decisionsLost, controller.listing());
+        enableAllowAfter(CetpAuthorizeActivity.ALLOW_ENABLE_DELAY_MS, controller);
+        return;
+      default:
+        break;
+    }
   }
 
   /** While the provider's state is read. */
@@ -74,7 +104,7 @@ final class CetpConsentScreen {
   }
 
   /** Nothing to decide: {@code message} (no request, or the provider did not start) and Close. */
-  void showEmpty(
+  private void showEmpty(
       int message, String notice, boolean decisionsLost, boolean unsaved, boolean canManage) {
     show(R.layout.cetp_consent_empty);
     notices(notice, decisionsLost, unsaved);
@@ -87,59 +117,55 @@ final class CetpConsentScreen {
   }
 
   /**
-   * The dialog for {@code request}, read from {@code state} (the admin JSON: the provider's name,
-   * whether it offers limited access, what the requesting app already has, whether a change is
-   * not saved yet); {@code fromList} shows the way back to the list. One line says what Allow
+   * The dialog for {@code request}, with what {@code state} says (the provider's name, whether it
+   * offers limited access, whether a change is not saved yet); {@code fromList} shows the way back to the list. One line says what Allow
    * gives (how much, for how long); the choices themselves, and what Limited means, show after
-   * More options. Allow stays disabled: the Activity enables it (see {@link #allowButton()})
-   * after a short delay.
+   * More options. Allow stays disabled until {@link #enableAllowAfter}.
    */
-  void showRequest(
-      JSONObject request,
-      JSONObject state,
+  private void showRequest(
+      CetpAdminState.PendingRequest request,
+      CetpAdminState state,
       String notice,
       boolean decisionsLost,
       boolean fromList) {
-    String provider = state.optString(Wire.ADMIN_KEY_PROVIDER_NAME);
-    boolean limitedOffered = state.optBoolean(Wire.ADMIN_KEY_OFFERS_LIMITED_ACCESS, true);
-    List<String[]> held = held(state, request);
-    boolean unsaved = state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES);
+    String provider = state.providerName;
+    boolean limitedOffered = state.offersLimitedAccess;
+    List<CetpAdminState.ScopeAccess> held = held(request);
+    boolean unsaved = state.unsavedChanges;
     show(R.layout.cetp_consent);
-    shownRequest = identity(request, held, unsaved);
+    shownRequest = identity(request, state);
     notices(notice, decisionsLost, unsaved);
-    JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
-    List<String> labels = new ArrayList<>();
-    for (int i = 0; i < packages.length(); i++) {
-      labels.add(CetpViews.appLabel(activity, packages.optJSONObject(i).optString(Wire.ADMIN_KEY_NAME)));
-    }
-    String who = CetpViews.isolate(activity, String.join(", ", labels));
+    List<CetpAdminState.App> packages = request.packages;
+    String who = CetpFormat.isolate(activity, labels(packages));
 
     ImageView icon = activity.findViewById(R.id.cetp_icon);
-    if (packages.length() > 0) {
-      CetpViews.showIcon(icon, packages.optJSONObject(0).optString(Wire.ADMIN_KEY_NAME));
+    if (!packages.isEmpty()) {
+      CetpViews.showIcon(icon, packages.get(0).pkg);
     } else {
       icon.setVisibility(View.GONE);
     }
 
     LinearLayout heldRows = activity.findViewById(R.id.cetp_held_scopes);
-    for (String[] row : held) {
-      CetpViews.addScopeRow(heldRows, row[0], row[1]);
+    for (CetpAdminState.ScopeAccess entry : held) {
+      CetpViews.addScopeRow(activity, heldRows, state, entry);
     }
     activity.findViewById(R.id.cetp_held).setVisibility(held.isEmpty() ? View.GONE : View.VISIBLE);
 
     List<String> scopeNames = new ArrayList<>();
     String scopeWords = scopeWords(request, scopeNames);
     // The provider's own words are in the provider's language, which may not be the screen's.
-    String providerName = CetpViews.isolate(activity, provider);
+    String providerName = CetpFormat.isolate(activity, provider);
     String question;
     if (scopeWords.isEmpty()) {
       question = activity.getString(R.string.cetp_question_tools, who, providerName);
     } else {
       question =
           activity.getString(
-              held.isEmpty() ? R.string.cetp_question : R.string.cetp_question_more,
+              request.asksForMore
+                  ? R.string.cetp_question_more
+                  : R.string.cetp_question,
               who,
-              CetpViews.isolate(activity, scopeWords),
+              CetpFormat.isolate(activity, scopeWords),
               providerName);
     }
     TextView headline = text(R.id.cetp_question);
@@ -147,16 +173,15 @@ final class CetpConsentScreen {
 
     LinearLayout list = activity.findViewById(R.id.cetp_packages);
     LayoutInflater inflater = activity.getLayoutInflater();
-    for (int i = 0; i < packages.length(); i++) {
-      JSONObject p = packages.optJSONObject(i);
+    for (CetpAdminState.App p : packages) {
       View row = inflater.inflate(R.layout.cetp_consent_package, list, false);
-      ((TextView) row.findViewById(R.id.cetp_package)).setText(p.optString(Wire.ADMIN_KEY_NAME));
-      CetpViews.showCertificate(row.findViewById(R.id.cetp_certificate), CetpViews.firstCertificate(p));
+      ((TextView) row.findViewById(R.id.cetp_package)).setText(p.pkg);
+      CetpViews.showCertificate(row.findViewById(R.id.cetp_certificate), p.certificate);
       list.addView(row);
     }
-    list.setVisibility(packages.length() > 0 ? View.VISIBLE : View.GONE);
+    list.setVisibility(!packages.isEmpty() ? View.VISIBLE : View.GONE);
     activity.findViewById(R.id.cetp_shared_identity)
-        .setVisibility(packages.length() > 1 ? View.VISIBLE : View.GONE);
+        .setVisibility(packages.size() > 1 ? View.VISIBLE : View.GONE);
 
     RadioGroup durations = activity.findViewById(R.id.cetp_durations);
     RadioGroup access = activity.findViewById(R.id.cetp_access);
@@ -223,8 +248,8 @@ final class CetpConsentScreen {
    * certificate, what it asks for, when it asked and when the request lapses (at {@code now}, the
    * provider's clock), and Review.
    */
-  void showRequests(
-      JSONArray pending,
+  private void showRequests(
+      List<CetpAdminState.PendingRequest> pending,
       String provider,
       long now,
       String notice,
@@ -236,26 +261,16 @@ final class CetpConsentScreen {
     title.setText(
         activity
             .getResources()
-            .getQuantityString(R.plurals.cetp_requests_title, pending.length(), pending.length(), provider));
+            .getQuantityString(R.plurals.cetp_requests_title, pending.size(), pending.size(), provider));
     LinearLayout list = activity.findViewById(R.id.cetp_requests);
     LayoutInflater inflater = activity.getLayoutInflater();
-    for (int i = 0; i < pending.length(); i++) {
-      JSONObject request = pending.optJSONObject(i);
-      if (request == null) {
-        continue;
-      }
+    for (CetpAdminState.PendingRequest request : pending) {
       View item = inflater.inflate(R.layout.cetp_request_item, list, false);
-      JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
-      JSONObject first = packages.optJSONObject(0);
-      String pkg = first == null ? "" : first.optString(Wire.ADMIN_KEY_NAME);
-      CetpViews.showApp(item, pkg, first == null ? null : CetpViews.firstCertificate(first));
-      if (packages.length() > 1) {
-        List<String> labels = new ArrayList<>();
-        for (int p = 0; p < packages.length(); p++) {
-          labels.add(
-              CetpViews.appLabel(activity, packages.optJSONObject(p).optString(Wire.ADMIN_KEY_NAME)));
-        }
-        ((TextView) item.findViewById(R.id.cetp_app_label)).setText(String.join(", ", labels));
+      List<CetpAdminState.App> packages = request.packages;
+      CetpAdminState.App first = packages.isEmpty() ? null : packages.get(0);
+      CetpViews.showApp(item, first == null ? "" : first.pkg, first == null ? null : first.certificate);
+      if (packages.size() > 1) {
+        ((TextView) item.findViewById(R.id.cetp_app_label)).setText(labels(packages));
       }
       String words = scopeWords(request, new ArrayList<>());
       ((TextView) item.findViewById(R.id.cetp_request_scopes))
@@ -289,20 +304,21 @@ final class CetpConsentScreen {
    * <i>Asked 2 minutes ago · expires in 8 minutes</i>: when {@code request} was last asked for,
    * and when it lapses unless the app asks again.
    */
-  private String when(JSONObject request, long now) {
-    long ago = Math.max(0, now - request.optLong(Wire.ADMIN_KEY_REQUESTED_AT_MS, now));
-    int minutes = minutes(ago / CetpViews.MINUTE_MS);
+  private String when(CetpAdminState.PendingRequest request, long now) {
+    long ago = Math.max(0, now - request.requestedAtMs);
+    int minutes = minutes(ago / CetpFormat.MINUTE_MS);
     String asked =
         minutes == 0
             ? activity.getString(R.string.cetp_request_asked_now)
             : quantity(R.plurals.cetp_request_asked, minutes);
-    long expires = request.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS, 0);
+    long expires = request.expiresAtMs;
     if (expires <= 0) {
       return asked;
     }
     // Rounded up: "in 1 minute" until it lapses.
     long left = Math.max(0, expires - now);
-    int inMinutes = Math.max(1, minutes((left + CetpViews.MINUTE_MS - 1) / CetpViews.MINUTE_MS));
+    int inMinutes =
+        Math.max(1, minutes((left + CetpFormat.MINUTE_MS - 1) / CetpFormat.MINUTE_MS));
     return activity.getString(
         R.string.cetp_request_when, asked, quantity(R.plurals.cetp_request_expires, inMinutes));
   }
@@ -319,142 +335,83 @@ final class CetpConsentScreen {
    * Whether {@code request} is shown now as it is (same id, same scopes, the app having the same
    * as before), so the user's choices on it may stay.
    */
-  boolean isShowing(JSONObject request, JSONObject state) {
-    return shownRequest != null
-        && shownRequest.equals(
-            identity(
-                request, held(state, request), state.optBoolean(Wire.ADMIN_KEY_UNSAVED_CHANGES)));
+  private boolean isShowing(CetpAdminState.PendingRequest request, CetpAdminState state) {
+    return shownRequest != null && shownRequest.equals(identity(request, state));
   }
 
-  private static String identity(JSONObject request, List<String[]> held, boolean unsaved) {
+  private String identity(CetpAdminState.PendingRequest request, CetpAdminState state) {
     StringBuilder out =
-        new StringBuilder(request.optString(Wire.ADMIN_KEY_ID))
-            .append(unsaved ? " unsaved " : " ")
-            .append(CetpViews.array(request, Wire.ADMIN_KEY_SCOPES));
-    for (String[] row : held) {
-      out.append('\n').append(row[0]).append(' ').append(row[1]);
+        new StringBuilder(request.id).append(state.unsavedChanges ? " unsaved" : "");
+    for (CetpAdminState.Scope scope : request.scopes) {
+      out.append(' ').append(scope.name).append('=').append(scope.words);
+    }
+    for (CetpAdminState.ScopeAccess entry : held(request)) {
+      out.append('\n')
+          .append(entry.scope == null ? "" : state.scopeWords(entry.scope))
+          .append(' ')
+          .append(CetpFormat.terms(activity, entry, state.nowMs));
     }
     return out.toString();
   }
 
   /**
-   * What the app that made {@code request} already has, as rows of (what, access and expiry):
-   * each scope in force that a grant of one of its packages (with the certificate the request
-   * recorded) gives, in the provider's declaration order, then the tools that need no scope.
-   * Where two of its packages hold one scope differently, the row says the most either gives
-   * (full over limited, the later expiry), so it never understates what the app can read. Scopes
-   * asked for now and lapsed ones are not among them.
+   * What the app that made {@code request} already has, as the provider decided it: the scopes in
+   * force for its own packages and certificates, then the tools that need no scope.
    */
-  private List<String[]> held(JSONObject state, JSONObject request) {
-    long now = state.optLong(Wire.ADMIN_KEY_NOW_MS, System.currentTimeMillis());
-    Set<String> asked = new HashSet<>();
-    JSONArray requested = CetpViews.array(request, Wire.ADMIN_KEY_SCOPES);
-    for (int i = 0; i < requested.length(); i++) {
-      JSONObject scope = requested.optJSONObject(i);
-      if (scope != null) {
-        asked.add(scope.optString(Wire.ADMIN_KEY_NAME));
-      }
+  private static List<CetpAdminState.ScopeAccess> held(CetpAdminState.PendingRequest request) {
+    List<CetpAdminState.ScopeAccess> held = new ArrayList<>(request.held);
+    if (request.heldNoScope != null) {
+      held.add(request.heldNoScope);
     }
-    Map<String, JSONObject> byScope = new LinkedHashMap<>();
-    JSONObject noScope = null;
-    JSONArray grants = CetpViews.array(state, Wire.ADMIN_KEY_GRANTS);
-    for (int g = 0; g < grants.length(); g++) {
-      JSONObject grant = grants.optJSONObject(g);
-      if (grant == null || !sameApp(grant, request)) {
-        continue;
-      }
-      JSONArray perScope = CetpViews.array(grant, Wire.ADMIN_KEY_PER_SCOPE);
-      for (int i = 0; i < perScope.length(); i++) {
-        JSONObject entry = perScope.optJSONObject(i);
-        String scope = entry == null ? null : entry.optString(Wire.ADMIN_KEY_SCOPE);
-        if (scope == null || asked.contains(scope) || !CetpViews.inForce(entry, now)) {
-          continue;
-        }
-        byScope.put(scope, wider(byScope.get(scope), entry));
-      }
-      JSONObject own = grant.optJSONObject(Wire.ADMIN_KEY_NO_SCOPE);
-      if (own != null && CetpViews.inForce(own, now)) {
-        noScope = wider(noScope, own);
-      }
+    return held;
+  }
+
+  /** The labels of {@code packages}' apps, comma-separated. */
+  private String labels(List<CetpAdminState.App> packages) {
+    List<String> labels = new ArrayList<>();
+    for (CetpAdminState.App p : packages) {
+      labels.add(CetpViews.appLabel(activity, p.pkg));
     }
-    List<String[]> rows = new ArrayList<>();
-    Map<String, String> words = CetpGrantsScreen.scopeWords(state);
-    List<String> order = new ArrayList<>(words.keySet());
-    for (String scope : byScope.keySet()) {
-      if (!order.contains(scope)) {
-        order.add(scope);
-      }
-    }
-    for (String scope : order) {
-      JSONObject entry = byScope.get(scope);
-      if (entry == null) {
-        continue;
-      }
-      String described = words.get(scope);
-      rows.add(
-          new String[] {
-            activity.getString(
-                R.string.cetp_grant_scopes,
-                CetpViews.isolate(activity, described == null ? scope : described)),
-            CetpViews.terms(activity, entry, now)
-          });
-    }
-    if (noScope != null) {
-      rows.add(
-          new String[] {
-            activity.getString(R.string.cetp_grant_scopes_any),
-            CetpViews.terms(activity, noScope, now)
-          });
-    }
-    return rows;
+    return String.join(", ", labels);
   }
 
   /**
-   * Whether {@code grant} is pinned to a package of {@code request} and to a certificate the
-   * platform reported for that package (the identity a call would be admitted by).
+   * Enables Allow of the request shown {@code delayMs} from now, unless another screen shows by
+   * then or {@code controller} is saving a decision.
    */
-  private static boolean sameApp(JSONObject grant, JSONObject request) {
-    String cert = CetpViews.optString(grant, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
-    if (cert == null) {
-      return false;
-    }
-    String pkg = grant.optString(Wire.ADMIN_KEY_PACKAGE);
-    JSONArray packages = CetpViews.array(request, Wire.ADMIN_KEY_PACKAGES);
-    for (int i = 0; i < packages.length(); i++) {
-      JSONObject p = packages.optJSONObject(i);
-      if (p == null || !pkg.equals(p.optString(Wire.ADMIN_KEY_NAME))) {
-        continue;
-      }
-      JSONArray certs = CetpViews.array(p, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
-      for (int c = 0; c < certs.length(); c++) {
-        if (cert.toLowerCase(Locale.ROOT).equals(certs.optString(c).toLowerCase(Locale.ROOT))) {
-          return true;
-        }
-      }
-    }
-    return false;
+  private void enableAllowAfter(long delayMs, CetpConsentController controller) {
+    Button shown = allow;
+    shown.postDelayed(
+        () -> {
+          if (allow == shown && !controller.isDeciding()) {
+            shown.setEnabled(true);
+          }
+        },
+        delayMs);
   }
 
-  /** Of two approvals of one scope (either may be null), the one that gives more. */
-  private static JSONObject wider(JSONObject a, JSONObject b) {
-    if (a == null) {
-      return b;
+  /** The words of {@code notice}, or null. */
+  private String words(CetpConsentController.Notice notice) {
+    if (notice == null) {
+      return null;
     }
-    if (CetpViews.limited(a) != CetpViews.limited(b)) {
-      return CetpViews.limited(a) ? b : a;
-    }
-    if (a.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)) {
-      return a;
-    }
-    if (b.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)) {
-      return b;
-    }
-    return a.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) >= b.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) ? a : b;
+    return activity.getString(
+        notice == CetpConsentController.Notice.REQUEST_CHANGED
+            ? R.string.cetp_request_changed
+            : R.string.cetp_save_failed);
   }
 
-  /** The Allow button of the request shown, or null. */
-  Button allowButton() {
-    return allow;
+  /** As the dialog closes: that {@code waiting} requests of other apps still wait (if any). */
+  void sayWaiting(int waiting) {
+    if (waiting > 0) {
+      Toast.makeText(
+              activity,
+              activity
+                  .getResources()
+                  .getQuantityString(R.plurals.cetp_more_waiting, waiting, waiting),
+              Toast.LENGTH_LONG)
+          .show();
+    }
   }
 
   /** Disables (or enables again) the decision controls while a decision is being saved. */
@@ -500,15 +457,11 @@ final class CetpConsentScreen {
   }
 
   /** The request's scopes in the provider's words, comma-separated; their names into {@code names}. */
-  private static String scopeWords(JSONObject request, List<String> names) {
-    JSONArray scopes = CetpViews.array(request, Wire.ADMIN_KEY_SCOPES);
+  private static String scopeWords(CetpAdminState.PendingRequest request, List<String> names) {
     List<String> words = new ArrayList<>();
-    for (int i = 0; i < scopes.length(); i++) {
-      JSONObject scope = scopes.optJSONObject(i);
-      String name = scope.optString(Wire.ADMIN_KEY_NAME);
-      names.add(name);
-      String description = scope.optString(Wire.ADMIN_KEY_DESCRIPTION);
-      words.add(description.isEmpty() ? name : description);
+    for (CetpAdminState.Scope scope : request.scopes) {
+      names.add(scope.name);
+      words.add(scope.words);
     }
     return String.join(", ", words);
   }

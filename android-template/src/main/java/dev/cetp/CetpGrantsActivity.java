@@ -51,7 +51,7 @@ public class CetpGrantsActivity extends Activity implements CetpGrantsScreen.Act
     busy = false;
     String shown = notice;
     notice = null;
-    if (reply.state == null || !reply.state.optBoolean(Wire.ADMIN_KEY_STORE_OPEN)) {
+    if (reply.state == null || !reply.state.storeOpen) {
       setContentView(R.layout.cetp_consent_empty);
       ((TextView) findViewById(R.id.cetp_empty)).setText(R.string.cetp_unavailable);
       findViewById(R.id.cetp_manage).setVisibility(View.GONE);

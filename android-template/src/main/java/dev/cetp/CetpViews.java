@@ -4,8 +4,6 @@ import android.content.Context;
 import android.content.pm.PackageManager;
 import android.graphics.drawable.Drawable;
 import android.os.Build;
-import android.text.BidiFormatter;
-import android.text.TextDirectionHeuristics;
 import android.text.TextUtils;
 import android.view.LayoutInflater;
 import android.view.MotionEvent;
@@ -13,26 +11,17 @@ import android.view.View;
 import android.view.ViewGroup;
 import android.widget.ImageView;
 import android.widget.TextView;
-import java.text.DateFormat;
-import java.text.SimpleDateFormat;
-import java.util.Date;
-import java.util.Locale;
-import org.json.JSONArray;
-import org.json.JSONObject;
 
 /**
- * What both approval screens share besides their layouts: how an app is shown (icon, sanitized
- * label, certificate fingerprint), what it has per scope (access and expiry), the touch filter of
- * decision controls, dates and times in the screen's language, and reading the admin JSON.
+ * The views both screens share besides their layouts: how an app is shown (icon, sanitized label,
+ * certificate fingerprint), a row of what it has for one scope, and the touch filter of decision
+ * controls. The words themselves come from {@link CetpFormat}.
  */
 final class CetpViews {
   private CetpViews() {}
 
   /** Labels are cut to this many characters (after sanitizing). */
   static final int MAX_LABEL_CHARS = 60;
-
-  static final long MINUTE_MS = 60_000L;
-  static final long DAY_MS = 24 * 60 * MINUTE_MS;
 
   /**
    * Whether {@code event} came through while another window covered this one, wholly or in part.
@@ -118,28 +107,6 @@ final class CetpViews {
         || cp == 0x061C;
   }
 
-  /**
-   * Wraps text an app chose so that its direction cannot reorder the sentence around it, in the
-   * direction of the screen's language.
-   */
-  static String isolate(Context context, String text) {
-    return bidi(context).unicodeWrap(text);
-  }
-
-  /**
-   * Wraps text that reads left to right whatever the language (a certificate fingerprint) so that
-   * a right-to-left sentence around it keeps it whole and in order.
-   */
-  static String leftToRight(Context context, String text) {
-    return bidi(context).unicodeWrap(text, TextDirectionHeuristics.LTR);
-  }
-
-  private static BidiFormatter bidi(Context context) {
-    boolean rtl =
-        context.getResources().getConfiguration().getLayoutDirection() == View.LAYOUT_DIRECTION_RTL;
-    return BidiFormatter.getInstance(rtl);
-  }
-
   /** Shows the app's icon (the platform's default icon when the app is not visible). */
   @SuppressWarnings("deprecation") // getApplicationInfo(String, int): API 33 added a flags class
   static void showIcon(ImageView view, String pkg) {
@@ -177,71 +144,27 @@ final class CetpViews {
       return;
     }
     String shortText =
-        context.getString(R.string.cetp_certificate, leftToRight(context, shortFingerprint(certificate)));
+        context.getString(R.string.cetp_certificate, CetpFormat.leftToRight(context, CetpFormat.shortFingerprint(certificate)));
     String longText =
-        context.getString(R.string.cetp_certificate, leftToRight(context, fullFingerprint(certificate)));
+        context.getString(R.string.cetp_certificate, CetpFormat.leftToRight(context, CetpFormat.fullFingerprint(certificate)));
     view.setText(shortText);
     view.setOnClickListener(
         v -> view.setText(view.getText().toString().equals(shortText) ? longText : shortText));
   }
 
-  static String firstCertificate(JSONObject pkg) {
-    JSONArray certs = pkg.optJSONArray(Wire.ADMIN_KEY_CERTIFICATE_SHA256);
-    if (certs != null) {
-      return certs.length() == 0 ? null : certs.optString(0);
-    }
-    return optString(pkg, Wire.ADMIN_KEY_CERTIFICATE_SHA256);
-  }
-
-  /** {@code o}'s string under {@code key}, or null when it is absent or JSON null. */
-  static String optString(JSONObject o, String key) {
-    return o == null || o.isNull(key) ? null : o.optString(key, null);
-  }
-
   /**
-   * Whether a scope's approval ({@code per_scope} entry, {@code no_scope}) is in force at {@code
-   * now} (the provider's clock): it never expires, or not yet.
+   * Adds a {@code cetp_scope_row} to {@code parent} for {@code entry}: the scope in the provider's
+   * words ({@code state}'s; "tools that need no scope" for none) over its access and expiry.
    */
-  static boolean inForce(JSONObject entry, long now) {
-    return entry.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)
-        || entry.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS) > now;
-  }
-
-  /** Whether the approval {@code entry} gives limited access. */
-  static boolean limited(JSONObject entry) {
-    return Wire.ADMIN_ACCESS_LIMITED.equals(entry.optString(Wire.ADMIN_KEY_ACCESS));
-  }
-
-  /**
-   * A scope's access and expiry as one line: <i>Limited access · until 3:30 PM</i>, <i>Full
-   * access · for 3 more days</i>, <i>Full access · until you remove it</i>, <i>… · expired Jan 1,
-   * 2026, 1:00 AM; it will ask again</i>.
-   */
-  static String terms(Context context, JSONObject entry, long now) {
-    String level =
-        context.getString(
-            limited(entry) ? R.string.cetp_grant_access_limited : R.string.cetp_grant_access_full);
-    return context.getString(R.string.cetp_grant_terms, level, expiry(context, entry, now));
-  }
-
-  /**
-   * When the approval {@code entry} ends, as the platform says it of a setting that lapses: the
-   * time of day within 24 hours, the days left (rounded up) after that, never, or when it did.
-   */
-  static String expiry(Context context, JSONObject entry, long now) {
-    if (entry.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)) {
-      return context.getString(R.string.cetp_grant_forever);
-    }
-    long at = entry.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS);
-    if (at <= now) {
-      return context.getString(R.string.cetp_grant_expired, date(context, at));
-    }
-    long left = at - now;
-    if (left < DAY_MS) {
-      return context.getString(R.string.cetp_grant_until_time, time(context, at));
-    }
-    int days = (int) Math.min(Integer.MAX_VALUE, (left + DAY_MS - 1) / DAY_MS);
-    return context.getResources().getQuantityString(R.plurals.cetp_grant_for_days, days, days);
+  static void addScopeRow(
+      Context context, ViewGroup parent, CetpAdminState state, CetpAdminState.ScopeAccess entry) {
+    CharSequence what =
+        entry.scope == null
+            ? context.getString(R.string.cetp_grant_scopes_any)
+            : context.getString(
+                R.string.cetp_grant_scopes,
+                CetpFormat.isolate(context, state.scopeWords(entry.scope)));
+    addScopeRow(parent, what, CetpFormat.terms(context, entry, state.nowMs));
   }
 
   /**
@@ -253,52 +176,5 @@ final class CetpViews {
     ((TextView) row.findViewById(R.id.cetp_scope)).setText(what);
     ((TextView) row.findViewById(R.id.cetp_scope_terms)).setText(terms);
     parent.addView(row);
-  }
-
-  /** The first 8 bytes of a hex SHA-256 digest, as {@code 5F:2A:91:C0:11:22:33:44…}. */
-  static String shortFingerprint(String hex) {
-    return fingerprint(hex, 16) + '\u2026';
-  }
-
-  /** The whole digest as {@code 5F:2A:…} (32 pairs). */
-  static String fullFingerprint(String hex) {
-    return fingerprint(hex, hex.length());
-  }
-
-  private static String fingerprint(String hex, int digits) {
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i + 1 < hex.length() && i < digits; i += 2) {
-      if (i > 0) {
-        out.append(':');
-      }
-      out.append(hex.substring(i, i + 2).toUpperCase(Locale.ROOT));
-    }
-    return out.toString();
-  }
-
-  /** A date and time in the screen's language (medium date, short time). */
-  static String date(Context context, long ms) {
-    return DateFormat.getDateTimeInstance(DateFormat.MEDIUM, DateFormat.SHORT, locale(context))
-        .format(new Date(ms));
-  }
-
-  /** A time of day in the screen's language, in the 12- or 24-hour form the user chose. */
-  static String time(Context context, long ms) {
-    Locale locale = locale(context);
-    String skeleton = android.text.format.DateFormat.is24HourFormat(context) ? "Hm" : "hm";
-    String pattern = android.text.format.DateFormat.getBestDateTimePattern(locale, skeleton);
-    return new SimpleDateFormat(pattern, locale).format(new Date(ms));
-  }
-
-  /** The language the screen's resources were chosen for. */
-  @SuppressWarnings("deprecation") // Configuration.locale: the only one before API 24
-  static Locale locale(Context context) {
-    android.content.res.Configuration config = context.getResources().getConfiguration();
-    return Build.VERSION.SDK_INT >= 24 ? config.getLocales().get(0) : config.locale;
-  }
-
-  static JSONArray array(JSONObject o, String key) {
-    JSONArray a = o == null ? null : o.optJSONArray(key);
-    return a == null ? new JSONArray() : a;
   }
 }

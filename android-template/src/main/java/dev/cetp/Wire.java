@@ -196,6 +196,10 @@ public final class Wire {
   public static final String ADMIN_KEY_CALLS_WEEK = "calls_week";
   /** Admin state key: when the user declined an app. */
   public static final String ADMIN_KEY_DENIED_AT_MS = "denied_at_ms";
+  /** Admin state key: what the app of a pending request already holds (scopes in force, no_scope). */
+  public static final String ADMIN_KEY_HOLDS = "holds";
+  /** Admin state key: whether the app of a pending request already holds something. */
+  public static final String ADMIN_KEY_ASKS_FOR_MORE = "asks_for_more";
 
   /** {@link #ADMIN_KEY_ACCESS}: everything the tools return. */
   public static final String ADMIN_ACCESS_FULL = "full";
