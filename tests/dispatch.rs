@@ -4,7 +4,7 @@
 mod common;
 
 use cetp_provider::host::Request;
-use cetp_provider::testing::{Consumer, check_conformance};
+use cetp_provider::testing::{Agent, check_conformance};
 use cetp_provider::{ErrorCode, Provider, Response, wire};
 use serde_json::json;
 
@@ -16,7 +16,7 @@ fn the_test_provider_is_conformant() {
 #[test]
 fn list_tools_serves_name_description_and_object_parameters() {
     let provider = common::provider();
-    let data = Consumer::new(&provider).list_tools().data_json().unwrap();
+    let data = Agent::new(&provider).list_tools().data_json().unwrap();
     let tools = data["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["search", "get_note", "explode", "huge"]);
@@ -40,10 +40,7 @@ fn list_tools_serves_name_description_and_object_parameters() {
 #[test]
 fn get_provider_info_lists_name_description_and_scopes() {
     let provider = common::provider();
-    let data = Consumer::new(&provider)
-        .provider_info()
-        .data_json()
-        .unwrap();
+    let data = Agent::new(&provider).provider_info().data_json().unwrap();
     assert_eq!(
         data,
         json!({
@@ -57,7 +54,7 @@ fn get_provider_info_lists_name_description_and_scopes() {
 #[test]
 fn execute_tool_runs_the_tool_with_validated_arguments() {
     let provider = common::provider();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     let hits = consumer
         .execute("search", r#"{"query":"milk","limit":2,"kind":"checklist"}"#)
         .data_json()
@@ -90,7 +87,7 @@ fn execute_tool_runs_the_tool_with_validated_arguments() {
 #[test]
 fn absent_empty_and_null_args_mean_an_empty_object() {
     let provider = common::provider();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     for extras in [
         vec![(wire::EXTRA_TOOL_NAME, "explode")],
         vec![(wire::EXTRA_TOOL_NAME, "explode"), (wire::EXTRA_ARGS, "")],
@@ -130,7 +127,7 @@ fn absent_empty_and_null_args_mean_an_empty_object() {
 fn a_panicking_tool_answers_internal_error_without_leaking_the_panic() {
     let provider = common::provider();
     let answer = call(
-        &Consumer::new(&provider),
+        &Agent::new(&provider),
         wire::METHOD_EXECUTE_TOOL,
         Some(&[
             (wire::EXTRA_TOOL_NAME, "explode"),
@@ -146,7 +143,7 @@ fn a_panicking_tool_answers_internal_error_without_leaking_the_panic() {
 #[test]
 fn an_oversized_result_is_refused_with_advice() {
     let provider = common::provider();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     // The limit counts wire bytes: the reply's strings as UTF-16, two bytes per ASCII byte.
     assert!(consumer.execute("huge", r#"{"kib":127}"#).is_success());
     let answer = consumer.execute("huge", r#"{"kib":150}"#);
@@ -168,7 +165,7 @@ fn limits_are_configurable() {
         .max_result_bytes(2200)
         .build()
         .unwrap();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     assert!(consumer.execute("huge", r#"{"kib":1}"#).is_success());
     assert_eq!(
         consumer.execute("huge", r#"{"kib":2}"#).error_code(),
@@ -186,7 +183,7 @@ fn limits_are_configurable() {
 #[test]
 fn a_tool_error_keeps_its_code_and_message() {
     let provider = common::provider();
-    let answer = Consumer::new(&provider).execute("get_note", r#"{"id":0}"#);
+    let answer = Agent::new(&provider).execute("get_note", r#"{"id":0}"#);
     assert_eq!(answer.error_code(), Some(ErrorCode::InvalidArgs));
     assert_eq!(
         answer.error_message(),
@@ -196,7 +193,7 @@ fn a_tool_error_keeps_its_code_and_message() {
 
 /// Calls `method` with the request a host reads from a Bundle holding the string `extras`
 /// (`None` for a null Bundle): the three CETP keys, each absent when not there.
-fn call(consumer: &Consumer<'_>, method: &str, extras: Option<&[(&str, &str)]>) -> Response {
+fn call(consumer: &Agent<'_>, method: &str, extras: Option<&[(&str, &str)]>) -> Response {
     let extra = |key: &str| {
         extras
             .into_iter()
@@ -473,7 +470,7 @@ fn malformed_cases() -> Vec<Case> {
 #[test]
 fn malformed_calls_get_the_right_error_code_and_an_actionable_message() {
     let provider = common::provider();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     let cases = malformed_cases();
     assert!(cases.len() >= 25);
     let mut failures = Vec::new();
@@ -493,7 +490,7 @@ fn malformed_calls_get_the_right_error_code_and_an_actionable_message() {
 #[test]
 fn invalid_args_messages_remind_the_model_of_the_parameters() {
     let provider = common::provider();
-    let answer = Consumer::new(&provider).execute("search", r#"{"query":"a","limit":500}"#);
+    let answer = Agent::new(&provider).execute("search", r#"{"query":"a","limit":500}"#);
     assert_eq!(
         answer.error_message().unwrap(),
         "invalid arguments for `search`: at `/limit`: 500 is greater than the maximum of 50. \
@@ -569,6 +566,6 @@ fn a_borrowed_state_must_be_given_once_before_the_provider_builds() {
         .auth(cetp_provider::auth::Auth::open())
         .build()
         .unwrap();
-    let answer = Consumer::new(&provider).execute("settings", "{}");
+    let answer = Agent::new(&provider).execute("settings", "{}");
     assert_eq!(answer.data_json().unwrap(), "dark mode");
 }

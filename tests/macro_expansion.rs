@@ -6,7 +6,7 @@
 #![allow(deprecated)]
 
 use cetp_provider::auth::Auth;
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_provider::{
     CallContext, Caller, ErrorCode, Provider, Tool, ToolDescriptor, ToolError, tool, tools,
 };
@@ -232,7 +232,7 @@ fn provider() -> Provider {
 }
 
 fn data(provider: &Provider, tool: &str, args: &str) -> Value {
-    let answer = Consumer::new(provider).execute(tool, args);
+    let answer = Agent::new(provider).execute(tool, args);
     assert!(
         answer.is_success(),
         "{tool}({args}) failed: {:?}",
@@ -310,7 +310,7 @@ fn scoped_tool_runs() {
         ),
         json!([{"title": "milk", "tag": "food"}])
     );
-    let empty = Consumer::new(&provider).execute("search_notes", r#"{"query": ""}"#);
+    let empty = Agent::new(&provider).execute("search_notes", r#"{"query": ""}"#);
     assert_eq!(empty.error_code(), Some(ErrorCode::InvalidArgs));
 }
 
@@ -329,7 +329,7 @@ fn context_is_injected_in_any_position() {
         whoami_schema["properties"],
         json!({"greeting": {"type": "string", "description": "A greeting to prepend."}})
     );
-    let answer = Consumer::new(&provider)
+    let answer = Agent::new(&provider)
         .as_caller(Caller::app(10_042, "com.example.agent"))
         .execute("whoami", r#"{"greeting": "hi"}"#);
     assert_eq!(
@@ -361,7 +361,7 @@ fn optional_parameters() {
         data(&provider, "match", r#"{"type": "t", "in": null}"#),
         json!({"type": "t", "in": null})
     );
-    let missing = Consumer::new(&provider).execute("match", r#"{"in": []}"#);
+    let missing = Agent::new(&provider).execute("match", r#"{"in": []}"#);
     assert_eq!(missing.error_code(), Some(ErrorCode::InvalidArgs));
 }
 
@@ -377,7 +377,7 @@ fn no_parameters() {
     assert_eq!(data(&provider, "ping", "{}"), Value::Null);
     assert_eq!(data(&provider, "answer", ""), 42);
     assert_eq!(data(&provider, "count_archived", "{}"), 7);
-    let extra = Consumer::new(&provider).execute("answer", r#"{"x": 1}"#);
+    let extra = Agent::new(&provider).execute("answer", r#"{"x": 1}"#);
     assert_eq!(extra.error_code(), Some(ErrorCode::InvalidArgs));
 }
 
@@ -385,7 +385,7 @@ fn no_parameters() {
 fn result_returns() {
     let provider = provider();
     assert_eq!(data(&provider, "lookup", r#"{"key": "one"}"#), 1);
-    let missing = Consumer::new(&provider).execute("lookup", r#"{"key": "two"}"#);
+    let missing = Agent::new(&provider).execute("lookup", r#"{"key": "two"}"#);
     assert_eq!(missing.error_code(), Some(ErrorCode::InvalidArgs));
     assert!(
         missing
@@ -395,7 +395,7 @@ fn result_returns() {
     );
 
     assert_eq!(data(&provider, "io_result", r#"{"fail": false}"#), "fine");
-    let failed = Consumer::new(&provider).execute("io_result", r#"{"fail": true}"#);
+    let failed = Agent::new(&provider).execute("io_result", r#"{"fail": true}"#);
     assert_eq!(failed.error_code(), Some(ErrorCode::InternalError));
 }
 
@@ -443,7 +443,7 @@ fn forwarded_attributes_constrain_the_schema() {
         ),
         json!({"limit": 5, "prefix": "ab", "order": "Oldest", "flag": true})
     );
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     for bad in [
         r#"{"limit": 0}"#,
         r#"{"limit": 101}"#,

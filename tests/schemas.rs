@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use cetp_provider::testing::{Consumer, check_conformance};
+use cetp_provider::testing::{Agent, check_conformance};
 use cetp_provider::{CallContext, Provider, Tool, ToolError, tool, tools};
 use cetp_schema_report::{Api, ConformanceExt};
 use schemars::JsonSchema;
@@ -290,7 +290,7 @@ fn list_tools_matches_the_golden_file() {
         .auth(cetp_provider::auth::Auth::open())
         .build()
         .unwrap();
-    let data = Consumer::new(&provider).list_tools().data_json().unwrap();
+    let data = Agent::new(&provider).list_tools().data_json().unwrap();
     let mut mismatches = Vec::new();
     compare_golden("list_tools", &data, &mut mismatches);
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
@@ -316,7 +316,7 @@ fn a_result_without_json_schema_has_no_output_schema() {
         .build()
         .unwrap();
     assert_eq!(provider.tools()[0].output_schema(), None);
-    let data = Consumer::new(&provider).list_tools().data_json().unwrap();
+    let data = Agent::new(&provider).list_tools().data_json().unwrap();
     assert!(data["tools"][0].get("output_schema").is_none(), "{data}");
     assert_eq!(data["tools"][0]["title"], "Opaque");
     assert_eq!(
@@ -356,7 +356,7 @@ fn a_result_that_breaks_its_output_schema_is_refused_in_debug_builds() {
         .auth(cetp_provider::auth::Auth::open())
         .build()
         .unwrap();
-    let answer = Consumer::new(&provider).execute("liar", "{}");
+    let answer = Agent::new(&provider).execute("liar", "{}");
     if cfg!(debug_assertions) {
         assert_eq!(
             answer.error_code(),

@@ -120,7 +120,11 @@ fn kit_class_strings(package: &str, class: &str) -> BTreeMap<String, String> {
 }
 
 /// A kit class (its package and name) and the SDK's word each of its constants must equal.
-type KitClass = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+type KitClass = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
 /// The CETP v1 and Apex words the kit's other classes keep (the v1 agent, its reply, the Apex
 /// agent, Apps with access): each equal to the SDK's, class by class. A new string constant

@@ -1,7 +1,7 @@
 //! The argument validator against an oracle, the `jsonschema` crate, through a provider: for the
 //! golden schemas and schemas of common Rust types (and, in `oracle_<sample>.rs`, each sample's
 //! tools; one test binary per sample, as each exports its own `JNI_OnLoad`), it generates
-//! argument values around each schema's edges and checks, through `Consumer::execute` on a tool
+//! argument values around each schema's edges and checks, through `Agent::execute` on a tool
 //! that echoes its validated arguments, that the provider accepts exactly what the oracle
 //! accepts, reports as many violations, with the same messages, and hands on the same value
 //! (integer-valued floats as integers). The schemas are the ones the provider advertises, after
@@ -17,7 +17,7 @@ use std::path::Path;
 
 use cetp_provider::Provider;
 use cetp_provider::auth::Auth;
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use provider_oracle::{Case, case, echo_provider, run_cases, wrap};
 use serde_json::{Value, json};
 
@@ -188,7 +188,7 @@ fn integer_valued_numbers_reach_the_tool_as_integers() {
         }
     }))
     .unwrap();
-    let echoed = Consumer::new(&provider)
+    let echoed = Agent::new(&provider)
         .execute(
             "echo",
             r#"{"id": 1.0, "ids": [-0, 2.0, -3.0], "share": 1.0}"#,
@@ -217,7 +217,7 @@ fn integer_valued_numbers_deserialize_into_rust_integers() {
         .auth(Auth::open())
         .build()
         .unwrap();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     for (args, answer) in [
         (r#"{"id": 1.0}"#, "1 None"),
         (r#"{"id": -0}"#, "0 None"),

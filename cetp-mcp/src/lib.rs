@@ -467,7 +467,7 @@ mod tests {
 
     use super::*;
     use cetp_provider::auth::Auth;
-    use cetp_provider::testing::Consumer;
+    use cetp_provider::testing::Agent;
     use cetp_provider::{AccessLevel, App, CallContext, ErrorCode, tool, tools};
 
     /// What the caller may see.
@@ -602,7 +602,7 @@ mod tests {
             "Authorize intent: com.example.words.CETP_AUTHORIZE"
         );
 
-        Consumer::new(&provider)
+        Agent::new(&provider)
             .as_caller(agent())
             .approve(AccessLevel::Limited)
             .unwrap();

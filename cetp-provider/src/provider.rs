@@ -291,7 +291,7 @@ impl ProviderBuilder {
     ///     .auth(cetp_provider::auth::Auth::open())
     ///     .build()
     ///     .unwrap();
-    /// let consumer = cetp_provider::testing::Consumer::new(&provider);
+    /// let consumer = cetp_provider::testing::Agent::new(&provider);
     /// assert_eq!(consumer.execute("greet", r#"{"name":"Ada"}"#).data_json().unwrap(), "Hello, Ada!");
     ///
     /// // Without the state, the provider does not build.

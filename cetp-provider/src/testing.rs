@@ -1,6 +1,6 @@
 //! Test a provider from `cargo test` the way a consumer app sees it.
 //!
-//! [`Consumer`] calls [`CetpV1Host::call`], the entry point the Android bridge uses, and hands back
+//! [`Agent`] calls [`CetpV1Host::call`], the entry point the Android bridge uses, and hands back
 //! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
 //! provider against CETP v1 in one line; [`check_noninterference`] checks that Limited answers
 //! do not depend on the data Limited hides. With the `test-util` feature, `capture_logs`
@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use cetp_provider::{ErrorCode, Provider, tool, tools};
-//! use cetp_provider::testing::{Consumer, check_conformance};
+//! use cetp_provider::testing::{Agent, check_conformance};
 //!
 //! /// Greets someone.
 //! #[tool]
@@ -26,7 +26,7 @@
 //!     .unwrap();
 //! check_conformance(&provider).expect("CETP v1 conformant");
 //!
-//! let consumer = Consumer::new(&provider);
+//! let consumer = Agent::new(&provider);
 //! assert_eq!(consumer.execute("greet", r#"{"name":"Ada"}"#).data_json().unwrap(), "Hello, Ada!");
 //! let bad = consumer.execute("greet", r#"{"name":7}"#);
 //! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
@@ -53,32 +53,45 @@ use crate::provider::Provider;
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode, Response};
 
-/// The signing-certificate digest of [`Consumer::new`]'s caller (grants are always pinned to
+/// The signing-certificate digest of [`Agent::new`]'s caller (grants are always pinned to
 /// a certificate, so a test consumer needs one).
-pub const CONSUMER_CERTIFICATE_SHA256: &str =
+pub const AGENT_CERTIFICATE_SHA256: &str =
     "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0";
 
-/// A host-side CETP consumer bound to one provider and one caller identity.
+/// The former name of [`Agent`].
+#[doc(hidden)]
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed to `Agent`: the app that calls is an agent"
+)]
+pub type Consumer<'p> = Agent<'p>;
+
+/// The former name of [`AGENT_CERTIFICATE_SHA256`].
+#[doc(hidden)]
+#[deprecated(since = "0.1.0", note = "renamed to `AGENT_CERTIFICATE_SHA256`")]
+pub const CONSUMER_CERTIFICATE_SHA256: &str = AGENT_CERTIFICATE_SHA256;
+
+/// An agent app, on the host: calls one provider as CETP v1 agents do, as one caller identity.
 #[derive(Debug, Clone)]
-pub struct Consumer<'p> {
+pub struct Agent<'p> {
     provider: &'p Provider,
     caller: Caller,
 }
 
-impl<'p> Consumer<'p> {
+impl<'p> Agent<'p> {
     /// A consumer calling as `com.example.consumer` under UID 10 001, signed with the
-    /// certificate whose SHA-256 digest is [`CONSUMER_CERTIFICATE_SHA256`].
+    /// certificate whose SHA-256 digest is [`AGENT_CERTIFICATE_SHA256`].
     pub fn new(provider: &'p Provider) -> Self {
-        Consumer {
+        Agent {
             provider,
             caller: Caller::app(10_001, "com.example.consumer")
-                .with_certificate(CONSUMER_CERTIFICATE_SHA256),
+                .with_certificate(AGENT_CERTIFICATE_SHA256),
         }
     }
 
     /// The same consumer calling as someone else.
     pub fn as_caller(&self, caller: Caller) -> Self {
-        Consumer {
+        Agent {
             provider: self.provider,
             caller,
         }
@@ -98,7 +111,7 @@ impl<'p> Consumer<'p> {
     /// [`crate::auth::Auth::store_dir`]).
     ///
     /// ```
-    /// use cetp_provider::testing::Consumer;
+    /// use cetp_provider::testing::Agent;
     /// use cetp_provider::{AccessLevel, App, CallContext, ErrorCode, Provider, tool, tools};
     ///
     /// /// Tells the caller how much it may see.
@@ -115,7 +128,7 @@ impl<'p> Consumer<'p> {
     ///     .build()
     ///     .unwrap();
     ///
-    /// let agent = Consumer::new(&provider);
+    /// let agent = Agent::new(&provider);
     /// assert_eq!(agent.execute("access", "{}").error_code(), Some(ErrorCode::AuthRequired));
     /// agent.approve(AccessLevel::Limited).unwrap();
     /// assert_eq!(agent.execute("access", "{}").data_json().unwrap(), "Limited");
@@ -178,7 +191,7 @@ impl<'p> Consumer<'p> {
 /// answered `INVALID_ARGS` before any tool body runs.
 const NEVER_VALID_ARGS: &str = r#"{"cetp_conformance_unknown":1}"#;
 
-/// [`Consumer::approve`] could not approve the consumer.
+/// [`Agent::approve`] could not approve the consumer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ApprovalError(String);
@@ -231,8 +244,8 @@ impl Conformance {
     }
 }
 
-/// Audits `provider` against CETP v1, calling as the default [`Consumer`]
-/// (`com.example.consumer`, UID 10 001, certificate [`CONSUMER_CERTIFICATE_SHA256`]).
+/// Audits `provider` against CETP v1, calling as the default [`Agent`]
+/// (`com.example.consumer`, UID 10 001, certificate [`AGENT_CERTIFICATE_SHA256`]).
 ///
 /// Checks the envelope of every answer (`status`, `data` a JSON string, known error codes with
 /// messages), the `list_tools` and `get_provider_info` shapes, tool names (valid and unique),
@@ -245,11 +258,11 @@ impl Conformance {
 ///
 /// Under user approval (the default policy) those probes need an approved caller. So when a
 /// probe answers `AUTH_REQUIRED`, the check approves its own consumer first, exactly as
-/// [`Consumer::approve`] with [`AccessLevel::Full`] does: it calls each tool once (refused,
+/// [`Agent::approve`] with [`AccessLevel::Full`] does: it calls each tool once (refused,
 /// which records a pending request), then approves that request with every scope the tools
 /// need, full access and no expiry. The grant is saved in the provider's grant store (in
 /// memory for a provider given no app or store directory) and stays there after the check,
-/// pinned to [`CONSUMER_CERTIFICATE_SHA256`]. Nothing is approved when the probes are not
+/// pinned to [`AGENT_CERTIFICATE_SHA256`]. Nothing is approved when the probes are not
 /// refused (an open policy, an already approved consumer), and nothing else in the store
 /// changes. A provider that does not admit the consumer (an allowlist, a denial) fails the
 /// check with a line saying so; use [`check_conformance_as`] with a caller it admits.
@@ -281,7 +294,7 @@ impl Conformance {
 /// # Errors
 /// [`ConformanceError`] listing every violation.
 pub fn check_conformance(provider: &Provider) -> Result<Conformance, ConformanceError> {
-    let consumer = Consumer::new(provider);
+    let consumer = Agent::new(provider);
     let codes: Vec<Option<ErrorCode>> = provider
         .tools()
         .iter()
@@ -306,7 +319,7 @@ pub fn check_conformance_as(
     provider: &Provider,
     caller: &Caller,
 ) -> Result<Conformance, ConformanceError> {
-    let consumer = Consumer::new(provider).as_caller(caller.clone());
+    let consumer = Agent::new(provider).as_caller(caller.clone());
     let mut audit = Audit::default();
 
     let list = consumer.list_tools();
@@ -529,11 +542,11 @@ mod tests {
         assert_eq!(grants[0].package, "com.example.consumer");
         assert_eq!(
             grants[0].certificate_sha256.as_deref(),
-            Some(CONSUMER_CERTIFICATE_SHA256)
+            Some(AGENT_CERTIFICATE_SHA256)
         );
         assert!(provider.authorizer().pending().is_empty());
         // Nobody else was let in.
-        let other = Consumer::new(&provider).as_caller(stranger);
+        let other = Agent::new(&provider).as_caller(stranger);
         assert_eq!(
             other.execute("count_notes", "{}").error_code(),
             Some(ErrorCode::AuthRequired)

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cetp_provider::auth::{ACCESS_LOG_FILE_NAME, Approval, Auth, ManualClock};
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_provider::{Caller, Provider, tool, tools};
 use serde_json::Value;
 use sim_fs::{Fault, SimFs};
@@ -52,7 +52,7 @@ fn grants_show_their_history_and_revoke_clears_it() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(T0);
     let provider = notes(dir.path(), &clock);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     assert!(!agent.execute("count_notes", "{}").is_success());
     approve(&provider);
     for _ in 0..3 {
@@ -84,7 +84,7 @@ fn grants_show_their_history_and_revoke_clears_it() {
     // Revoked: the history goes with the grant; a new approval starts from nothing.
     let package = grant["package"].as_str().unwrap().to_owned();
     provider.authorizer().revoke(&package, None).unwrap();
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     assert!(!agent.execute("count_notes", "{}").is_success());
     approve(&provider);
     let fresh = state(&provider)["grants"][0].clone();
@@ -125,7 +125,7 @@ fn two_providers_on_one_directory_lose_no_history() {
     let clock = ManualClock::new(T0);
     let both = [notes(dir.path(), &clock), notes(dir.path(), &clock)];
     assert!(
-        !Consumer::new(&both[0])
+        !Agent::new(&both[0])
             .execute("count_notes", "{}")
             .is_success()
     );
@@ -133,7 +133,7 @@ fn two_providers_on_one_directory_lose_no_history() {
     for provider in &both {
         for _ in 0..10 {
             assert!(
-                Consumer::new(provider)
+                Agent::new(provider)
                     .execute("count_notes", "{}")
                     .is_success()
             );
@@ -174,13 +174,13 @@ fn the_log_is_saved_durably_through_the_store_seam() {
     let clock = ManualClock::new(T0);
     let provider = notes_in(&sim_dir, &clock, Some(&fs));
     assert!(
-        !Consumer::new(&provider)
+        !Agent::new(&provider)
             .execute("count_notes", "{}")
             .is_success()
     );
     approve(&provider);
     assert!(
-        Consumer::new(&provider)
+        Agent::new(&provider)
             .execute("count_notes", "{}")
             .is_success()
     );
@@ -221,7 +221,7 @@ fn only_the_package_whose_grant_admitted_the_call_is_recorded() {
         .with_certificate("aa");
     for caller in [&agent, &helper] {
         assert!(
-            !Consumer::new(&provider)
+            !Agent::new(&provider)
                 .as_caller(caller.clone())
                 .execute("count_notes", "{}")
                 .is_success()
@@ -238,7 +238,7 @@ fn only_the_package_whose_grant_admitted_the_call_is_recorded() {
         .unwrap();
     for _ in 0..3 {
         assert!(
-            Consumer::new(&provider)
+            Agent::new(&provider)
                 .as_caller(shared.clone())
                 .execute("count_notes", "{}")
                 .is_success()
@@ -272,7 +272,7 @@ fn calls_with_invalid_arguments_are_not_recorded() {
     let dir = tempfile::tempdir().unwrap();
     let clock = ManualClock::new(T0);
     let provider = notes(dir.path(), &clock);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     assert!(!agent.execute("count_notes", "{}").is_success());
     approve(&provider);
     for args in [r#"{"unknown":1}"#, "[1]", "{not json"] {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cetp_provider::auth::Auth;
-use cetp_provider::host::apex::{Apex, ApexHost, MAX_TRACKED_HOSTS};
+use cetp_provider::host::apex::{Apex, ApexHost, MAX_TRACKED_AGENTS};
 use cetp_provider::{Caller, Provider, tool, tools};
 
 /// Adds two integers.
@@ -63,11 +63,11 @@ fn an_active_host_keeps_its_entry_when_more_hosts_activate_than_fit() {
     let plugin = &counted.plugin;
     let real = Caller::app(10_300, "com.apex.agent");
     plugin.activate(&real);
-    for n in 0..MAX_TRACKED_HOSTS as u32 {
+    for n in 0..MAX_TRACKED_AGENTS as u32 {
         plugin.activate(&other_host(n));
     }
     let hosts = plugin.connections();
-    assert_eq!(hosts.len(), MAX_TRACKED_HOSTS);
+    assert_eq!(hosts.len(), MAX_TRACKED_AGENTS);
     assert!(
         hosts.iter().any(|h| h.uid == Some(10_300) && h.active == 1),
         "the real host is still counted: {hosts:?}"
@@ -89,7 +89,7 @@ fn an_active_host_keeps_its_entry_when_more_hosts_activate_than_fit() {
 fn hosts_taking_turns_run_the_hook_once_each_not_once_per_call() {
     let counted = counted();
     let plugin = &counted.plugin;
-    let uids = MAX_TRACKED_HOSTS as u32 + 1;
+    let uids = MAX_TRACKED_AGENTS as u32 + 1;
     for _ in 0..100 {
         for n in 0..uids {
             plugin.activate(&other_host(n));
@@ -99,10 +99,10 @@ fn hosts_taking_turns_run_the_hook_once_each_not_once_per_call() {
     // (every activation of it would otherwise be a first one).
     assert_eq!(
         counted.activated.load(Ordering::Relaxed),
-        MAX_TRACKED_HOSTS as u64
+        MAX_TRACKED_AGENTS as u64
     );
     let hosts = plugin.connections();
-    assert_eq!(hosts.len(), MAX_TRACKED_HOSTS);
+    assert_eq!(hosts.len(), MAX_TRACKED_AGENTS);
     assert!(hosts.iter().all(|h| h.activations == 100), "{hosts:?}");
     // Deactivating everyone runs the other hook once per counted host.
     for _ in 0..100 {
@@ -112,7 +112,7 @@ fn hosts_taking_turns_run_the_hook_once_each_not_once_per_call() {
     }
     assert_eq!(
         counted.deactivated.load(Ordering::Relaxed),
-        MAX_TRACKED_HOSTS as u64
+        MAX_TRACKED_AGENTS as u64
     );
 }
 
@@ -121,7 +121,7 @@ fn callers_without_a_package_take_no_entry_and_run_no_hook() {
     let counted = counted();
     let plugin = &counted.plugin;
     let isolated = |n: u32| Caller::from_parts(Some(99_000 + n), Vec::new());
-    for n in 0..(2 * MAX_TRACKED_HOSTS as u32) {
+    for n in 0..(2 * MAX_TRACKED_AGENTS as u32) {
         plugin.activate(&isolated(n));
         plugin.activate(&Caller::unknown());
     }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
 use cetp_provider::auth::Auth;
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_provider::{
     CallContext, Caller, ErrorCode, Limits, Provider, Response, Tool, ToolError, host::Request,
     wire,
@@ -107,7 +107,7 @@ fn wire_bytes_of_success(data: &str) -> usize {
 #[test]
 fn results_are_measured_in_utf16_wire_bytes_keys_included() {
     let provider = open_provider(limits(64 * 1024, 1_000));
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     // ASCII: 2 wire bytes per character, so 490 characters (492 with the JSON quotes) are
     // over 1,000 wire bytes though they are 492 UTF-8 bytes.
     let fits = "x".repeat(450);
@@ -136,7 +136,7 @@ fn results_are_measured_in_utf16_wire_bytes_keys_included() {
 #[test]
 fn args_are_measured_in_utf16_wire_bytes() {
     let provider = open_provider(limits(100, 256 * 1024));
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     let ok = echo_args(&"a".repeat(30)); // 41 characters: 82 wire bytes
     assert!(agent.execute("echo", &ok).is_success());
     let over = echo_args(&"a".repeat(40)); // 51 characters: 102 wire bytes, 51 UTF-8 bytes
@@ -162,7 +162,7 @@ fn error_messages_and_hints_are_capped() {
     let mut big = Limits::default();
     big.max_args_bytes = 8 * 1024 * 1024;
     let provider = open_provider(big);
-    let agent_big = Consumer::new(&provider);
+    let agent_big = Agent::new(&provider);
     let answer = agent_big.execute("echo", &args);
     assert_eq!(answer.error_code(), Some(ErrorCode::InvalidArgs));
     let message = answer.error_message().unwrap();
@@ -197,7 +197,7 @@ fn gated_discovery_answers_known_and_unknown_tools_alike() {
         )
         .build()
         .unwrap();
-    let stranger = Consumer::new(&provider).as_caller(stranger());
+    let stranger = Agent::new(&provider).as_caller(stranger());
     let big = format!("{{\"x\":\"{}\"}}", "y".repeat(100));
     let replies: Vec<_> = [
         stranger.execute("read_notes", "{}"),
@@ -273,7 +273,7 @@ type Case = (
 fn malformed_inputs_get_clear_codes_and_cannot_forge_log_lines() {
     let capture = captured();
     let provider = open_provider(Limits::default());
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     let forged = "x\nI cetp: CETP `execute_tool` from uid 0 -> success\r\u{202e}";
     let long_id = "r".repeat(900 * 1024);
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
@@ -445,7 +445,7 @@ fn malformed_inputs_get_clear_codes_and_cannot_forge_log_lines() {
     let ok = agent.call(&Request::execute("echo", &args).with_request_id(&id));
     assert!(ok.is_success(), "{ok:?}");
     // A caller whose package claims a newline cannot forge a line either.
-    let odd = Consumer::new(&provider).as_caller(Caller::app(1, forged));
+    let odd = Agent::new(&provider).as_caller(Caller::app(1, forged));
     odd.call(&Request::new(forged));
 
     let lines = capture.0.lock().unwrap();

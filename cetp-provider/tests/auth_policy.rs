@@ -1,4 +1,4 @@
-//! Authorization through `CetpV1Host::call` (the bridge's entry point), via `testing::Consumer`.
+//! Authorization through `CetpV1Host::call` (the bridge's entry point), via `testing::Agent`.
 
 #[path = "auth_support/mod.rs"]
 mod support;
@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cetp_provider::auth::admin::{AdminError, AdminResponse};
 use cetp_provider::auth::{Approval, Auth, ManualClock, RateLimit};
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_provider::{
     AccessLevel, App, BuildError, Caller, ErrorCode, Provider, Response, host::CallerPackage,
 };
@@ -78,7 +78,7 @@ fn policy_matrix() {
                 });
             }
             for ((who, caller), want) in callers.iter().zip(expected) {
-                let consumer = Consumer::new(&provider).as_caller(caller.clone());
+                let consumer = Agent::new(&provider).as_caller(caller.clone());
                 let context = format!("{name}, gated={gated}, {who}");
                 assert_eq!(
                     outcome(&consumer.execute("read_notes", "{}")),
@@ -574,7 +574,7 @@ fn without_a_directory_approvals_are_kept_in_memory_and_the_app_brings_a_store()
         .approve(&request.id, Approval::as_listed(&request))
         .unwrap();
     assert!(call(&in_memory, &agent(), "read_notes").is_success());
-    assert!(Consumer::new(&in_memory).list_tools().is_success());
+    assert!(Agent::new(&in_memory).list_tools().is_success());
     let again = provider(Auth::user_approval());
     assert_eq!(
         call(&again, &agent(), "read_notes").error_code(),
@@ -856,8 +856,8 @@ fn each_call_is_decided_once_at_one_instant() {
     approve(&provider, &agent(), "read_notes", |r| {
         Approval::as_listed(r).expires_after(Duration::from_secs(60))
     });
-    let consumer = Consumer::new(&provider).as_caller(agent());
-    let stranger = Consumer::new(&provider).as_caller(stranger());
+    let consumer = Agent::new(&provider).as_caller(agent());
+    let stranger = Agent::new(&provider).as_caller(stranger());
     let calls: [&dyn Fn() -> Response; 5] = [
         &|| consumer.execute("read_notes", "{}"),
         &|| consumer.execute("agenda", "{}"),

@@ -5,7 +5,7 @@
 use cetp_provider::auth::Auth;
 use cetp_provider::host::{CetpV1Host, Request};
 use cetp_provider::schema::SchemaError;
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_provider::{
     AnyTool, CallContext, Caller, ErrorCode, Provider, Response, Tool, ToolError, tool, tools, wire,
 };
@@ -132,7 +132,7 @@ fn args_of_exactly_the_limit_are_read_and_one_unit_more_are_not() {
         .max_args_bytes(limit)
         .build()
         .unwrap();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     let at_limit = args(500);
     assert_eq!(at_limit.encode_utf16().count() * 2, limit);
     let answer = consumer.execute("echo", &at_limit);
@@ -174,7 +174,7 @@ fn a_result_breaking_an_output_const_is_caught() {
         .auth(Auth::open())
         .build()
         .unwrap();
-    let answer = Consumer::new(&provider).execute("format_version", "{}");
+    let answer = Agent::new(&provider).execute("format_version", "{}");
     if cfg!(debug_assertions) {
         assert_eq!(
             answer.error_code(),

@@ -7,7 +7,7 @@ use cetp_provider::host::Request;
 use cetp_provider::host::apex::{Apex, ApexHost};
 use cetp_provider::host::cetp_v2::{CetpV2Host, Code, V2Request};
 use cetp_provider::schema::SchemaError;
-use cetp_provider::testing::{Consumer, capture_logs};
+use cetp_provider::testing::{Agent, capture_logs};
 use cetp_provider::{
     CallContext, Caller, ErrorCode, Provider, Response, Tool, ToolError, tool, tools,
 };
@@ -109,7 +109,7 @@ fn assert_private(what: &str, response: &Response, lines: &[String]) {
 #[test]
 fn no_error_path_logs_a_value_or_a_text() {
     let provider = provider();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     let long = format!("{MARKER}{}", "x".repeat(30));
     let cases: Vec<(&str, String, String)> = vec![
         (

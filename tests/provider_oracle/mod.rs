@@ -1,6 +1,6 @@
 //! The oracle of `cetp-validator/tests/oracle/` (included from there), with a provider as the
 //! validator under test: a tool that echoes its validated arguments, called through
-//! `Consumer::execute`, so what is compared is what an agent gets (the `INVALID_ARGS` message
+//! `Agent::execute`, so what is compared is what an agent gets (the `INVALID_ARGS` message
 //! included) for the schema the provider advertises.
 
 // Each test binary uses a part of this module.
@@ -13,7 +13,7 @@ use std::cell::RefCell;
 
 use cetp_provider::auth::Auth;
 use cetp_provider::schemars::{JsonSchema, Schema, SchemaGenerator};
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_provider::{CallContext, ErrorCode, Provider, Tool, ToolError};
 use oracle::{Answer, Subject};
 pub use oracle::{Case, run_cases, wrap};
@@ -70,7 +70,7 @@ pub fn echo_provider(schema: &Value) -> Result<Provider, String> {
 
 /// The schema `echo` advertises (after the SDK's normalization).
 fn advertised(provider: &Provider) -> Value {
-    let tools = Consumer::new(provider).list_tools().data_json().unwrap();
+    let tools = Agent::new(provider).list_tools().data_json().unwrap();
     tools["tools"][0]["parameters"].clone()
 }
 
@@ -79,7 +79,7 @@ struct Echoed(Provider);
 
 impl Subject for Echoed {
     fn answer(&self, value: &Value) -> Answer {
-        let answer = Consumer::new(&self.0).execute("echo", &value.to_string());
+        let answer = Agent::new(&self.0).execute("echo", &value.to_string());
         if answer.is_success() {
             return match answer.data_json() {
                 Ok(data) => Answer::Accepted(data),
@@ -130,7 +130,7 @@ pub fn case(name: &str, schema: &Value, compare_messages: bool) -> Case {
 /// Compares the validator with the oracle on every tool (arguments and results) of `provider`,
 /// through a provider built with the tool's advertised schema.
 pub fn check_provider(sample: &str, provider: &Provider, per_schema: u32) {
-    let tools = Consumer::new(provider).list_tools().data_json().unwrap();
+    let tools = Agent::new(provider).list_tools().data_json().unwrap();
     let mut cases = Vec::new();
     for tool in tools["tools"].as_array().unwrap() {
         let name = format!("{sample}/{}", tool["name"].as_str().unwrap());

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use cetp_mcp::McpHost;
-use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
+use cetp_provider::testing::{Agent, check_conformance, check_v2_conformance_as};
 use cetp_provider::{AccessLevel, App, Caller, ErrorCode, Provider, ProviderBuilder};
 use serde_json::{Value, json};
 
@@ -134,7 +134,7 @@ fn describe_json(app: &App) -> Result<Value, String> {
         Err(err) => err.0,
     };
     // As the consumer the v1 check approved (when the provider asks for approval).
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     let v2_violations = match check_v2_conformance_as(&provider, consumer.caller()) {
         Ok(()) => Vec::new(),
         Err(err) => err.0,
@@ -173,7 +173,7 @@ fn mcp(app: &App, options: &Options) -> Result<(), String> {
         _ => None,
     };
     if let Some(level) = level {
-        let consumer = Consumer::new(&provider).as_caller(caller.clone());
+        let consumer = Agent::new(&provider).as_caller(caller.clone());
         // The probe's refusals and the approval are the runner's own set-up, not the session's:
         // they stay out of the log.
         let logging = log::max_level();

@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_provider::{CallContext, Provider, auth::Auth, tool, tools};
 
 /// Settings the app reads once.
@@ -39,7 +39,7 @@ fn main() {
         .auth(Auth::open())
         .build()
         .unwrap();
-    let consumer = Consumer::new(&provider);
+    let consumer = Agent::new(&provider);
     consumer.execute("greet", r#"{"name":"Ada"}"#);
     let answer = consumer.execute("greet", r#"{"name":"Ada"}"#);
     assert_eq!(answer.data_json().unwrap(), "Hello Ada #2 (greet)");

@@ -189,7 +189,7 @@
 //!
 //! ```
 //! use cetp_provider::auth::{Approval, Auth};
-//! use cetp_provider::testing::Consumer;
+//! use cetp_provider::testing::Agent;
 //! use cetp_provider::{ErrorCode, Provider, tool, tools};
 //!
 //! /// Counts the user's notes.
@@ -203,7 +203,7 @@
 //!     .auth(Auth::user_approval().store_dir(dir.path()).authorize_intent("com.example.notes.AUTHORIZE"))
 //!     .build()
 //!     .unwrap();
-//! let agent = Consumer::new(&provider);
+//! let agent = Agent::new(&provider);
 //!
 //! let first = agent.execute("count_notes", "{}");
 //! assert_eq!(first.error_code(), Some(ErrorCode::AuthRequired));

@@ -6,7 +6,7 @@
 //! [`ProviderBuilder::host`](crate::ProviderBuilder::host):
 //!
 //! - [`Apex`]: the plugin's tool ids ([`ToolIds`]), its minimum host version, and hooks for
-//!   when the Apex agent activates or deactivates it ([`HostConnection`]).
+//!   when the Apex agent activates or deactivates it ([`AgentConnection`]).
 //! - [`CetpV2`]: what CETP v2 says about each scope ([`ScopeAccess`], [`Sensitivity`]) and each
 //!   tool ([`Risk`], [`Confirmation`]) beyond what `#[tool]` already knows.
 //!
@@ -46,7 +46,14 @@ pub mod cetp_v1;
 #[doc(hidden)]
 pub mod cetp_v2;
 
-pub use apex::{Apex, HostConnection, ToolIds};
+pub use apex::{AgentConnection, Apex, ToolIds};
+/// The former name of [`AgentConnection`].
+#[doc(hidden)]
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed to `AgentConnection`: the Apex app is an agent"
+)]
+pub type HostConnection = AgentConnection;
 pub use cetp_v2::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
 
 #[doc(hidden)]

@@ -461,7 +461,7 @@ mod tests {
             .build()
             .unwrap();
         let agent = Caller::app(10_001, "com.agent").with_certificate("ab".repeat(32));
-        let consumer = crate::testing::Consumer::new(&provider).as_caller(agent.clone());
+        let consumer = crate::testing::Agent::new(&provider).as_caller(agent.clone());
         assert!(!consumer.execute("read_note", "{}").is_success());
         let auth = provider.authorizer();
         let request = auth.pending().remove(0);

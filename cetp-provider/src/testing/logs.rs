@@ -56,11 +56,11 @@ impl Drop for Restore {
 /// binary that installs no other logger.
 ///
 /// ```
-/// use cetp_provider::testing::{Consumer, capture_logs};
+/// use cetp_provider::testing::{Agent, capture_logs};
 /// use cetp_provider::{Provider, auth::Auth};
 ///
 /// let provider = Provider::builder("Empty").auth(Auth::open()).build().unwrap();
-/// let (_, lines) = capture_logs(|| Consumer::new(&provider).execute("nothing_here", "{}"));
+/// let (_, lines) = capture_logs(|| Agent::new(&provider).execute("nothing_here", "{}"));
 /// assert!(lines.iter().any(|l| l.contains("TOOL_NOT_FOUND")), "{lines:?}");
 /// ```
 ///

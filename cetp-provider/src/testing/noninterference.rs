@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::context::AccessLevel;
 use crate::provider::Provider;
-use crate::testing::Consumer;
+use crate::testing::Agent;
 
 /// Why [`check_noninterference`] failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,7 +57,7 @@ impl fmt::Display for Pairs {
 ///
 /// Build `left` and `right` from two data sets that differ **only in hidden fields** (note
 /// bodies, merchant names, …), each with user approval and a grant store. This approves
-/// [`Consumer::new`] with [`AccessLevel::Limited`] on both, runs every `(tool, args)` of
+/// [`Agent::new`] with [`AccessLevel::Limited`] on both, runs every `(tool, args)` of
 /// `calls` against both, and demands byte-identical replies: every key and value of the reply
 /// Bundle, errors included. At least one call must succeed.
 ///
@@ -111,7 +111,7 @@ pub fn check_noninterference(
     calls: &[(&str, &str)],
 ) -> Result<(), NoninterferenceError> {
     let consumers = [("left", left), ("right", right)].map(|(side, provider)| {
-        let consumer = Consumer::new(provider);
+        let consumer = Agent::new(provider);
         consumer
             .approve(AccessLevel::Limited)
             .map(|()| consumer)
@@ -124,7 +124,7 @@ pub fn check_noninterference(
     let (left, right) = (left?, right?);
     let mut succeeded = 0;
     for (tool, args) in calls {
-        let pairs = |consumer: &Consumer<'_>| {
+        let pairs = |consumer: &Agent<'_>| {
             Pairs(
                 consumer
                     .execute(tool, args)

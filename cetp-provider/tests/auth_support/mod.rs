@@ -6,7 +6,7 @@ pub mod sim_fs;
 
 use cetp_provider::Response;
 use cetp_provider::auth::{Approval, Auth, PendingRequest};
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_provider::{CallContext, Caller, Provider, ProviderBuilder, Tool, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -105,7 +105,7 @@ pub fn stranger() -> Caller {
 }
 
 pub fn call(provider: &Provider, caller: &Caller, tool: &str) -> Response {
-    Consumer::new(provider)
+    Agent::new(provider)
         .as_caller(caller.clone())
         .execute(tool, "{}")
 }

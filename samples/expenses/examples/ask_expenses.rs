@@ -13,7 +13,7 @@
 
 use cetp_provider::AccessLevel;
 use cetp_provider::auth::Approval;
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let app = cetp_provider::App::new("dev.cetp.samples.expenses", dir.path());
     let ledger = cetp_sample_expenses::ledger::Ledger::demo();
     let provider = cetp_sample_expenses::provider(ledger).app(app).build()?;
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
 
     let Some(tool) = args.first() else {
         println!("{}", agent.list_tools());

@@ -1,7 +1,7 @@
 //! The expenses provider, driven the way an agent app drives it: through `execute_tool`, after
 //! the user approved the agent. Expected totals are recomputed from the ledger independently.
 
-use cetp_provider::testing::{Consumer, check_conformance_as, check_v2_conformance_as};
+use cetp_provider::testing::{Agent, check_conformance_as, check_v2_conformance_as};
 use cetp_provider::{AccessLevel, ErrorCode, Provider};
 use std::sync::LazyLock;
 
@@ -39,8 +39,8 @@ impl App {
         }
     }
 
-    fn agent(&self) -> Consumer<'_> {
-        Consumer::new(&self.provider)
+    fn agent(&self) -> Agent<'_> {
+        Agent::new(&self.provider)
     }
 
     fn data(&self, tool: &str, args: Value) -> Value {
@@ -436,7 +436,7 @@ fn limited_answers_do_not_depend_on_merchants() {
 
     // Full access does see the difference (the check would catch a leak).
     let full = |provider: &Provider| {
-        let agent = Consumer::new(provider);
+        let agent = Agent::new(provider);
         agent.approve(AccessLevel::Full).unwrap();
         agent
             .execute("top_merchants", &format!(r#"{{"range":{range}}}"#))

@@ -2,7 +2,7 @@
 //! the agent sent (each carries a marker, or a distinctive number or day) nor the text of the
 //! error it got back.
 
-use cetp_provider::testing::{Consumer, assert_logged_privately, capture_logs};
+use cetp_provider::testing::{Agent, assert_logged_privately, capture_logs};
 use cetp_provider::{AccessLevel, App, Response};
 use cetp_sample_expenses::ledger::Ledger;
 use serde_json::{Value, json};
@@ -25,7 +25,7 @@ fn run(access: AccessLevel, cases: &[(&str, &str, Value)]) {
         .app(App::new("dev.cetp.samples.expenses", files_dir.path()))
         .build()
         .unwrap();
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     let args = json!({ "range": range(), "filter": { "merchant": MARKER } }).to_string();
     let (refused, lines) = capture_logs(|| agent.execute("top_merchants", &args));
     assert_private("before approval", &refused, &lines);

@@ -1,7 +1,7 @@
 //! The minimal provider, driven the way an agent app drives it.
 
 use cetp_provider::auth::Approval;
-use cetp_provider::testing::{Consumer, check_conformance_as, check_v2_conformance_as};
+use cetp_provider::testing::{Agent, check_conformance_as, check_v2_conformance_as};
 use cetp_provider::{App, Caller, ErrorCode, Provider};
 
 /// The provider as the Android template starts it: declared for the app, then built with it
@@ -15,7 +15,7 @@ fn started(files_dir: &tempfile::TempDir) -> Provider {
 }
 
 /// Lets `agent` call: its first call is refused and queued, then the user approves it.
-fn approve(provider: &Provider, agent: &Consumer<'_>) {
+fn approve(provider: &Provider, agent: &Agent<'_>) {
     let first = agent.execute("greet", r#"{"name":"Ada"}"#);
     assert_eq!(first.error_code(), Some(ErrorCode::AuthRequired), "{first}");
     let request = provider.authorizer().pending().remove(0);
@@ -29,7 +29,7 @@ fn approve(provider: &Provider, agent: &Consumer<'_>) {
 fn an_approved_agent_gets_a_conformant_provider() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     approve(&provider, &agent);
     check_conformance_as(&provider, agent.caller()).unwrap();
 }
@@ -38,7 +38,7 @@ fn an_approved_agent_gets_a_conformant_provider() {
 fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     approve(&provider, &agent);
     check_v2_conformance_as(&provider, agent.caller()).unwrap();
 }
@@ -47,7 +47,7 @@ fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
 fn greet_answers_an_approved_agent() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     approve(&provider, &agent);
     let answer = agent.execute("greet", r#"{"name":"Zoë 🌱"}"#);
     assert_eq!(answer.data_json().unwrap(), "Hello, Zoë 🌱!");
@@ -57,7 +57,7 @@ fn greet_answers_an_approved_agent() {
 fn greet_needs_the_users_approval_first() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    let answer = Consumer::new(&provider).execute("greet", r#"{"name":"Ada"}"#);
+    let answer = Agent::new(&provider).execute("greet", r#"{"name":"Ada"}"#);
     assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));
     assert_eq!(
         answer.get("authorize_intent"),
@@ -74,7 +74,7 @@ fn greet_needs_the_users_approval_first() {
 fn greet_rejects_a_missing_or_empty_name() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     approve(&provider, &agent);
     for args in ["{}", r#"{"name":""}"#, r#"{"name":42}"#] {
         let answer = agent.execute("greet", args);
@@ -91,7 +91,7 @@ fn greet_rejects_a_missing_or_empty_name() {
 fn greet_is_advertised_with_a_described_name_parameter() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    let tools = Consumer::new(&provider).list_tools().data_json().unwrap();
+    let tools = Agent::new(&provider).list_tools().data_json().unwrap();
     let greet = &tools["tools"][0];
     assert_eq!(greet["name"], "greet");
     assert_eq!(greet["parameters"]["required"], serde_json::json!(["name"]));
@@ -108,8 +108,8 @@ fn greet_is_advertised_with_a_described_name_parameter() {
 fn another_app_is_not_covered_by_the_first_apps_approval() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    approve(&provider, &Consumer::new(&provider));
-    let stranger = Consumer::new(&provider).as_caller(Caller::app(10_777, "com.example.other"));
+    approve(&provider, &Agent::new(&provider));
+    let stranger = Agent::new(&provider).as_caller(Caller::app(10_777, "com.example.other"));
     let answer = stranger.execute("greet", r#"{"name":"Ada"}"#);
     assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));
 }
@@ -119,7 +119,7 @@ fn another_app_is_not_covered_by_the_first_apps_approval() {
 fn greet_advertises_its_output_schema() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    let list = Consumer::new(&provider).list_tools().data_json().unwrap();
+    let list = Agent::new(&provider).list_tools().data_json().unwrap();
     assert_eq!(
         list["tools"][0]["output_schema"],
         serde_json::json!({"type": "string"})

@@ -1,7 +1,7 @@
 //! Every error path of the sample, with its log captured: each line names the code, never a value
 //! the agent sent (each carries a marker) nor the text of the error it got back.
 
-use cetp_provider::testing::{Consumer, assert_logged_privately, capture_logs};
+use cetp_provider::testing::{Agent, assert_logged_privately, capture_logs};
 use cetp_provider::{AccessLevel, App, Provider, Response};
 use serde_json::json;
 
@@ -19,7 +19,7 @@ fn no_error_path_logs_an_argument_or_a_message() {
         .app(app)
         .build()
         .unwrap();
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     let greet = json!({ "name": MARKER }).to_string();
     let (refused, lines) = capture_logs(|| agent.execute("greet", &greet));
     assert_private("before approval", &refused, &lines);

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use cetp_provider::auth::Auth;
-use cetp_provider::testing::{CONSUMER_CERTIFICATE_SHA256, Consumer};
+use cetp_provider::testing::{AGENT_CERTIFICATE_SHA256, Agent};
 use cetp_provider::{AccessLevel, Caller, ErrorCode, Provider, Response, tool, tools};
 use cetp_sample_notes::{demo, provider_over};
 
@@ -111,7 +111,7 @@ enum Stop<'a> {
 
 fn agent(i: usize) -> Caller {
     Caller::app(10_100 + i as u32, format!("com.example.agent{i}"))
-        .with_certificate(CONSUMER_CERTIFICATE_SHA256)
+        .with_certificate(AGENT_CERTIFICATE_SHA256)
 }
 
 fn check(case: &Case, answer: &Response, counts: &mut Counts) {
@@ -130,7 +130,7 @@ fn run(case: &Case, provider: &Provider, threads: usize, stop: Stop<'_>) -> (Cou
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 let consumer =
-                    Consumer::new(provider).as_caller(agent(if case.one_agent { 0 } else { t }));
+                    Agent::new(provider).as_caller(agent(if case.one_agent { 0 } else { t }));
                 let (start, stop) = (&start, &stop);
                 scope.spawn(move || {
                     let mut counts = Counts::default();
@@ -210,7 +210,7 @@ impl Providers {
             .build()
             .expect("the notes provider builds");
         for i in 0..agents {
-            Consumer::new(&notes)
+            Agent::new(&notes)
                 .as_caller(agent(i))
                 .approve(AccessLevel::Full)
                 .expect("the agent is approved");

@@ -12,7 +12,7 @@
 
 use cetp_provider::AccessLevel;
 use cetp_provider::auth::Approval;
-use cetp_provider::testing::Consumer;
+use cetp_provider::testing::Agent;
 use cetp_sample_notes::{demo, provider_over};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             dir.path(),
         ))
         .build()?;
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
 
     let Some(tool) = args.first() else {
         println!("{}", agent.list_tools());

@@ -2,7 +2,7 @@
 //! the agent sent (each carries a marker, or a distinctive number or day) nor the text of the
 //! error it got back (the sample's own, which quote the query, the id or the days).
 
-use cetp_provider::testing::{Consumer, assert_logged_privately, capture_logs};
+use cetp_provider::testing::{Agent, assert_logged_privately, capture_logs};
 use cetp_provider::{AccessLevel, App, Response};
 use serde_json::json;
 
@@ -34,7 +34,7 @@ fn no_error_path_logs_an_argument_or_a_message() {
         .app(App::new("dev.cetp.samples.notes", files_dir.path()))
         .build()
         .unwrap();
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     let search = json!({ "query": MARKER }).to_string();
     let (refused, lines) = capture_logs(|| agent.execute("search_notes", &search));
     assert_private("before approval", &refused, &lines);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use cetp_provider::auth::Approval;
-use cetp_provider::testing::{Consumer, check_conformance_as, check_v2_conformance_as};
+use cetp_provider::testing::{Agent, check_conformance_as, check_v2_conformance_as};
 use cetp_provider::{AccessLevel, ErrorCode, Provider, Response};
 use cetp_sample_notes::queries::MAX_SPAN_DAYS;
 use cetp_sample_notes::{demo, provider_over};
@@ -71,8 +71,8 @@ impl App {
         App::approved(&["notes.read", "tags.read"], AccessLevel::Full)
     }
 
-    fn agent(&self) -> Consumer<'_> {
-        Consumer::new(&self.provider)
+    fn agent(&self) -> Agent<'_> {
+        Agent::new(&self.provider)
     }
 
     fn data(&self, tool: &str, args: Value) -> Value {
@@ -470,7 +470,7 @@ fn the_demo_database_is_created_by_the_first_call_not_by_the_build_function() {
         .unwrap();
     let db = files.join("notes.db");
     assert!(!db.exists(), "the build function created {}", db.display());
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     assert_eq!(
         agent.execute("list_tags", "{}").error_code(),
         Some(ErrorCode::AuthRequired)

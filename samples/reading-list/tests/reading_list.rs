@@ -1,7 +1,7 @@
 //! The app's core writing (what the Kotlin side calls through UniFFI), and an agent reading the
 //! same file through the provider's tools, in one library.
 
-use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
+use cetp_provider::testing::{Agent, check_conformance, check_v2_conformance_as};
 use cetp_provider::{AccessLevel, App, ErrorCode, Provider};
 use reading_core::{DATABASE, Shelf};
 use serde_json::json;
@@ -29,7 +29,7 @@ fn the_provider_is_cetp_v1_conformant() {
 fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
     let files = tempfile::tempdir().unwrap();
     let provider = started(&files);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     agent.approve(AccessLevel::Full).unwrap();
     check_v2_conformance_as(&provider, agent.caller()).unwrap();
 }
@@ -38,7 +38,7 @@ fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
 fn what_the_app_writes_an_agent_reads() {
     let files = tempfile::tempdir().unwrap();
     let provider = started(&files);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     agent.approve(AccessLevel::Full).unwrap();
     // Before the app wrote anything: no file yet, an empty list.
     let empty = agent.execute("reading_now", "{}");
@@ -76,7 +76,7 @@ fn what_the_app_writes_an_agent_reads() {
 fn an_agent_needs_the_users_approval_and_valid_arguments() {
     let files = tempfile::tempdir().unwrap();
     let provider = started(&files);
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     let refused = agent.execute("reading_now", "{}");
     assert_eq!(
         refused.error_code(),

@@ -143,7 +143,7 @@ cetp_provider::export_provider!(provider);
 mod tests {
     use super::*;
     use cetp_provider::auth::Approval;
-    use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
+    use cetp_provider::testing::{Agent, check_conformance, check_v2_conformance_as};
     use cetp_provider::{AccessLevel, ErrorCode};
 
     #[test]
@@ -153,7 +153,7 @@ mod tests {
         let provider = provider(&app).app(app).build().unwrap();
         // The v1 check approves its own consumer, with every scope.
         check_conformance(&provider).unwrap();
-        check_v2_conformance_as(&provider, Consumer::new(&provider).caller()).unwrap();
+        check_v2_conformance_as(&provider, Agent::new(&provider).caller()).unwrap();
     }
 
     #[test]
@@ -171,7 +171,7 @@ mod tests {
         let clock_file = dir.path().join(CLOCK_FILE);
         let app = App::new("dev.cetp.authfixture", dir.path());
         let provider = provider(&app).app(app).build().unwrap();
-        let agent = Consumer::new(&provider);
+        let agent = Agent::new(&provider);
         assert_eq!(
             agent.execute("count_entries", "{}").error_code(),
             Some(ErrorCode::AuthRequired)
@@ -207,7 +207,7 @@ mod tests {
         let clock_file = dir.path().join(CLOCK_FILE);
         let app = App::new("dev.cetp.authfixture", dir.path());
         let provider = provider(&app).app(app).build().unwrap();
-        let agent = Consumer::new(&provider);
+        let agent = Agent::new(&provider);
         let auth = provider.authorizer();
         assert_eq!(
             agent.execute("entry_access", "{}").error_code(),

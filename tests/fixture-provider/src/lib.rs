@@ -353,7 +353,7 @@ fn core_sdk_version<'local>(
 mod tests {
     use super::*;
     use cetp_provider::ErrorCode;
-    use cetp_provider::testing::{Consumer, check_conformance, check_v2_conformance_as};
+    use cetp_provider::testing::{Agent, check_conformance, check_v2_conformance_as};
 
     fn app() -> App {
         // The store stays empty (open policy), so every test can share the directory.
@@ -373,13 +373,13 @@ mod tests {
     #[test]
     fn the_fixture_is_cetp_v2_conformant() {
         let provider = build_provider().unwrap();
-        check_v2_conformance_as(&provider, Consumer::new(&provider).caller()).unwrap();
+        check_v2_conformance_as(&provider, Agent::new(&provider).caller()).unwrap();
     }
 
     #[test]
     fn echo_counts_code_points_and_utf16_units() {
         let provider = build_provider().unwrap();
-        let data = Consumer::new(&provider)
+        let data = Agent::new(&provider)
             .execute("echo", r#"{"text":"a🎉"}"#)
             .data_json()
             .unwrap();
@@ -391,7 +391,7 @@ mod tests {
     #[test]
     fn forecast_converts_units_and_rejects_out_of_range_days() {
         let provider = build_provider().unwrap();
-        let consumer = Consumer::new(&provider);
+        let consumer = Agent::new(&provider);
         let data = consumer
             .execute(
                 "forecast",
@@ -417,7 +417,7 @@ mod tests {
     #[test]
     fn fail_returns_each_code() {
         let provider = build_provider().unwrap();
-        let consumer = Consumer::new(&provider);
+        let consumer = Agent::new(&provider);
         for code in ErrorCode::ALL {
             let answer = consumer.execute("fail", &format!(r#"{{"code":"{code}"}}"#));
             assert_eq!(answer.error_code(), Some(code));
@@ -435,7 +435,7 @@ mod tests {
     #[test]
     fn app_info_reports_the_app_given_to_the_build_function() {
         let provider = build_provider().unwrap();
-        let data = Consumer::new(&provider)
+        let data = Agent::new(&provider)
             .execute("app_info", "{}")
             .data_json()
             .unwrap();

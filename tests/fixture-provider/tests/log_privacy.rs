@@ -2,7 +2,7 @@
 //! value the caller sent (each carries a marker) nor the text of the error it got back.
 
 use cetp_fixture::provider;
-use cetp_provider::testing::{Consumer, assert_logged_privately, capture_logs};
+use cetp_provider::testing::{Agent, assert_logged_privately, capture_logs};
 use cetp_provider::{App, Response};
 use serde_json::json;
 
@@ -17,7 +17,7 @@ fn no_error_path_logs_an_argument_or_a_message() {
     let files_dir = tempfile::tempdir().unwrap();
     let app = App::new("dev.cetp.fixture", files_dir.path());
     let provider = provider(&app).build().unwrap();
-    let agent = Consumer::new(&provider);
+    let agent = Agent::new(&provider);
     let mut cases = vec![
         ("a panic", "boom", json!({ "message": MARKER })),
         ("too large", "oversized", json!({ "kib": 300 })),

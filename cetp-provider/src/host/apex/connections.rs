@@ -10,7 +10,7 @@ use crate::caller::Caller;
 /// How many hosts are remembered at most. When the table is full, the least recently seen
 /// inactive host makes room for a newcomer; a host with open bindings is never dropped, and a
 /// newcomer finding only such hosts is not counted (its hooks do not run).
-pub const MAX_TRACKED_HOSTS: usize = 32;
+pub const MAX_TRACKED_AGENTS: usize = 32;
 
 /// How long an inactive host is remembered, in ms (a day).
 const FORGET_INACTIVE_AFTER_MS: u64 = 24 * 60 * 60 * 1000;
@@ -18,7 +18,7 @@ const FORGET_INACTIVE_AFTER_MS: u64 = 24 * 60 * 60 * 1000;
 /// One host (one UID) that called `onActivate`, as the admin state lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
-pub struct HostConnection {
+pub struct AgentConnection {
     /// Which host interface (`"apex"`).
     pub host: String,
     /// The host's UID, if known.
@@ -46,7 +46,7 @@ pub(super) enum Transition {
 
 #[derive(Debug, Default)]
 pub(super) struct Connections {
-    hosts: Mutex<Vec<HostConnection>>,
+    hosts: Mutex<Vec<AgentConnection>>,
 }
 
 impl Connections {
@@ -62,7 +62,7 @@ impl Connections {
                 return Transition::Unchanged;
             }
             None => {
-                if hosts.len() >= MAX_TRACKED_HOSTS {
+                if hosts.len() >= MAX_TRACKED_AGENTS {
                     // Only an inactive host makes room (the least recently seen); a full table
                     // of open bindings keeps them all and the newcomer is not counted, so its
                     // hooks do not run (each activation would otherwise look like a first one).
@@ -77,7 +77,7 @@ impl Connections {
                     };
                     hosts.remove(oldest);
                 }
-                hosts.push(HostConnection {
+                hosts.push(AgentConnection {
                     host: "apex".to_owned(),
                     uid: caller.uid(),
                     packages: Vec::new(),
@@ -107,7 +107,7 @@ impl Connections {
     }
 
     /// The tracked hosts, most recently seen first.
-    pub(super) fn snapshot(&self, now_ms: u64) -> Vec<HostConnection> {
+    pub(super) fn snapshot(&self, now_ms: u64) -> Vec<AgentConnection> {
         let mut hosts = self.hosts.lock().unwrap_or_else(PoisonError::into_inner);
         forget_stale(&mut hosts, now_ms);
         let mut out = hosts.clone();
@@ -116,7 +116,7 @@ impl Connections {
     }
 }
 
-fn forget_stale(hosts: &mut Vec<HostConnection>, now_ms: u64) {
+fn forget_stale(hosts: &mut Vec<AgentConnection>, now_ms: u64) {
     hosts.retain(|h| {
         h.active > 0 || now_ms.saturating_sub(h.last_seen_ms) < FORGET_INACTIVE_AFTER_MS
     });
@@ -148,12 +148,12 @@ mod tests {
     #[test]
     fn the_table_is_bounded_and_inactive_hosts_age_out() {
         let table = Connections::default();
-        for uid in 0..(MAX_TRACKED_HOSTS as u32 + 5) {
+        for uid in 0..(MAX_TRACKED_AGENTS as u32 + 5) {
             let caller = Caller::app(uid, format!("host.n{uid}"));
             table.update(&caller, true, u64::from(uid));
             table.update(&caller, false, u64::from(uid));
         }
-        assert_eq!(table.snapshot(100).len(), MAX_TRACKED_HOSTS);
+        assert_eq!(table.snapshot(100).len(), MAX_TRACKED_AGENTS);
         // An active host stays; inactive ones are forgotten after a day.
         table.update(&Caller::app(7_777, "still.bound"), true, 200);
         let later = 200 + FORGET_INACTIVE_AFTER_MS;

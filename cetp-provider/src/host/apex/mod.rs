@@ -73,12 +73,12 @@
 //! # Lifecycle
 //!
 //! `onActivate`/`onDeactivate` count bindings per host (one entry per UID, at most
-//! [`MAX_TRACKED_HOSTS`], inactive ones forgotten after a day; the approval screen's state lists
+//! [`MAX_TRACKED_AGENTS`], inactive ones forgotten after a day; the approval screen's state lists
 //! them as `connections`). The hooks of [`Apex::on_activate`] / [`Apex::on_deactivate`] run only
 //! for a caller that may discover the provider, and only when its first binding opens and its
 //! last one closes: a host calling `onActivate` a thousand times runs the hook once. A host
 //! with open bindings is never dropped from the table to make room: when all
-//! [`MAX_TRACKED_HOSTS`] entries have open bindings, a newcomer is not counted and runs no hook,
+//! [`MAX_TRACKED_AGENTS`] entries have open bindings, a newcomer is not counted and runs no hook,
 //! and a caller the platform names no package for (an isolated process) takes no entry and
 //! runs no hook.
 //!
@@ -127,7 +127,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value};
 
-pub use connections::{HostConnection, MAX_TRACKED_HOSTS};
+pub use connections::{AgentConnection, MAX_TRACKED_AGENTS};
 pub use ids::{MAX_TOOL_ID_LEN, ToolIds};
 
 use crate::app::App;
@@ -417,7 +417,7 @@ impl<P: Deref<Target = Provider>> ApexHost<P> {
 
     /// The hosts that activated the plugin, most recent first (also in the admin state's
     /// `connections`).
-    pub fn connections(&self) -> Vec<HostConnection> {
+    pub fn connections(&self) -> Vec<AgentConnection> {
         self.connections.snapshot(self.now_ms())
     }
 
