@@ -42,14 +42,15 @@ impl ProviderSource {
         }
     }
 
-    /// The same line for `package`, another crate of the SDK published beside `cetp-provider`
-    /// (a tooling crate such as `cetp-mcp`): the directory next to it in a checkout, the same
-    /// repository and commit, or the same version.
-    pub(crate) fn sibling_dependency(&self, package: &str) -> String {
+    /// The same line for another crate of the SDK released with `cetp-provider` (a tooling
+    /// crate such as `cetp-mcp`), at `dir` in the SDK's repository: that directory of the same
+    /// checkout, the same repository and commit (cargo finds the crate by its name), or the same
+    /// version.
+    pub(crate) fn sdk_crate_dependency(&self, dir: &str) -> String {
         match self {
-            ProviderSource::Path(dir) => {
-                let sibling = dir.parent().unwrap_or(dir).join(package);
-                ProviderSource::Path(sibling).dependency()
+            ProviderSource::Path(provider) => {
+                let root = provider.parent().unwrap_or(provider);
+                ProviderSource::Path(root.join(dir)).dependency()
             }
             other => other.dependency(),
         }
@@ -351,8 +352,8 @@ mod tests {
         assert_eq!(app.provider.dependency(), r#"path = "/sdk/cetp-provider""#);
         // The tooling crates sit beside cetp-provider in the same checkout.
         assert_eq!(
-            app.provider.sibling_dependency("cetp-mcp"),
-            r#"path = "/sdk/cetp-mcp""#
+            app.provider.sdk_crate_dependency("cargo-cetp/mcp"),
+            r#"path = "/sdk/cargo-cetp/mcp""#
         );
     }
 
@@ -374,7 +375,7 @@ mod tests {
         let app = AppCrate::from_metadata(&registry, Path::new("/a/recipes/Cargo.toml")).unwrap();
         assert_eq!(app.provider.dependency(), r#"version = "=0.1.0""#);
         assert_eq!(
-            app.provider.sibling_dependency("cetp-mcp"),
+            app.provider.sdk_crate_dependency("cargo-cetp/mcp"),
             r#"version = "=0.1.0""#
         );
         assert!(!app.links_as_rlib());

@@ -30,6 +30,9 @@ use crate::{Error, Result};
 /// The runner's source, compiled against the app's `cetp-provider`.
 pub(crate) const MAIN_RS: &str = include_str!("../../templates/runner/main.rs");
 
+/// Where the MCP host, `cetp-mcp`, sits in the SDK's repository.
+const MCP_CRATE_DIR: &str = "cargo-cetp/mcp";
+
 /// The function `export_provider!` defines for tooling.
 pub(crate) const BUILDER_FN: &str = "__cetp_provider_builder";
 
@@ -86,7 +89,7 @@ fn manifest(app: &AppCrate) -> String {
             ("name", &toml_string(&format!("cetp-runner-{}", app.name))),
             ("app_dir", &toml_string(&app.dir.to_string_lossy())),
             ("provider", &app.provider.dependency()),
-            ("mcp", &app.provider.sibling_dependency("cetp-mcp")),
+            ("mcp", &app.provider.sdk_crate_dependency(MCP_CRATE_DIR)),
         ],
     )
 }
