@@ -311,7 +311,7 @@ fn init_adds_the_provider_to_an_existing_project() {
         .arg("test")
         .current_dir(&crate_dir)
         .env("CARGO_TARGET_DIR", target_dir()));
-    assert!(tests.contains("test result: ok. 4 passed"), "{tests}");
+    assert!(tests.contains("test result: ok. 5 passed"), "{tests}");
 
     // `check` from the crate's directory finds the app module in ../app by itself.
     let checked = run(cargo_cetp(&["check"]).current_dir(&crate_dir));

@@ -218,7 +218,11 @@ fn a_new_app_tests_checks_serves_mcp_and_runs_on_the_jvm() {
         .arg("test")
         .current_dir(&app)
         .env("CARGO_TARGET_DIR", target_dir()));
-    assert!(tests.contains("test result: ok. 4 passed"), "{tests}");
+    assert!(tests.contains("test result: ok. 5 passed"), "{tests}");
+    assert!(
+        tests.contains("the_provider_is_cetp_v2_conformant ... ok"),
+        "{tests}"
+    );
 
     // `check`: the table, conformance, the Android module, and nothing to fix.
     let checked = run(&mut cargo_cetp(&[
@@ -406,8 +410,9 @@ fn android_side(manifest: &Path) {
     let tested = run(&mut cargo_cetp(&["test", "--manifest-path", manifest]));
     for line in [
         "  ok      ProviderTest.anApprovedAgentGetsModelReadableErrors\n",
+        "  ok      ProviderTest.cetpV2AgentsAcceptTheProvider\n",
         "  ok      ProviderTest.theUserAllowsAnAgentOnTheConsentDialog\n",
-        "2 passed, 0 failed, 0 skipped\n",
+        "3 passed, 0 failed, 0 skipped\n",
     ] {
         assert!(tested.contains(line), "no {line:?} in:\n{tested}");
     }
