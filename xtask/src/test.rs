@@ -5,7 +5,8 @@
 //!    for the Apex plugin interface, `android-check` and the host bundles the second for the
 //!    template's and the apps' resources;
 //! 1. formatting, clippy (`-D warnings`, without features and with every feature of
-//!    `cetp-provider`) and rustdoc (`-D warnings`);
+//!    `cetp-provider`) and rustdoc (`-D warnings`, the public docs and `cetp-provider`'s private
+//!    items);
 //! 2. `cargo test --workspace`: unit, integration, doc, trybuild (`cetp-macros/tests/ui.rs`),
 //!    golden, property, crash tests and the sample line budgets; then the samples' LLM API compatibility report,
 //!    checked against the README's copy; then `cargo cetp` end to end on a new app outside the
@@ -123,6 +124,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     "cetp-provider/{}",
                     TOOLING_FEATURES.replace(',', ",cetp-provider/")
                 ),
+            ])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
+    // The maintainers' docs too: every private item's links resolve.
+    util::run(
+        util::cargo()
+            .args([
+                "doc",
+                "--no-deps",
+                "--document-private-items",
+                "-p",
+                "cetp-provider",
+                "--features",
+                TOOLING_FEATURES,
             ])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )?;

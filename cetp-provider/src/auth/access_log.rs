@@ -19,7 +19,7 @@
 //! least [`SAVE_EVERY_MS`] passed since the last try, when the approval screen reads it, when
 //! entries are removed, and when the store closes. A save is the store's: a uniquely named temp
 //! file (`cetp-access-log.json.tmp-<pid>-<n>`), write, fsync, rename, directory fsync, through
-//! the store's [`StoreFs`](super::StoreFs); a failed one removes its temp file, and leftovers of
+//! the store's [`StoreFs`]; a failed one removes its temp file, and leftovers of
 //! a crash are removed when the store opens. Losing the last minute of history on power loss is
 //! acceptable, a disk write per tool call is not. A file that cannot be read is ignored and
 //! replaced (history is informative; no decision depends on it).

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use super::access_log::{AccessSummary, ToolAccess};
+pub use super::store::ScopeState;
 use super::store::{Change, StoreData, access_level};
 use super::{Authorizer, Denial, Grant, PendingRequest, ScopeGrant, ScopeInfo};
 use crate::context::AccessLevel;
@@ -276,17 +277,6 @@ pub struct GrantState {
     /// Its app's calls, from the access log.
     #[serde(flatten)]
     pub history: AccessSummary,
-}
-
-/// One approved scope of a [`GrantState`]: its name with the level and expiry the user chose.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ScopeState {
-    /// The scope's name.
-    pub scope: String,
-    /// What the user chose for it.
-    #[serde(flatten)]
-    pub grant: ScopeGrant,
 }
 
 impl GrantState {

@@ -4,10 +4,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::admin::ScopeState;
-use super::pending::PendingPackage;
-use super::store::{Grant, ScopeGrant};
+use super::store::{Grant, ScopeGrant, ScopeState};
 use crate::context::AccessLevel;
+
+/// One package of a pending request: the identity the platform reported for the app that asks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PendingPackage {
+    /// The package name.
+    pub name: String,
+    /// Lower-case hex SHA-256 digests of its signing certificates (empty when unknown).
+    pub certificate_sha256: Vec<String>,
+}
 
 /// What the app of a pending request already holds: each scope in force that a grant of one of
 /// its packages gives (the grant pinned to a certificate the platform reported for that

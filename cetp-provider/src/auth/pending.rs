@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::consent::Holdings;
+pub use super::consent::PendingPackage;
 use crate::caller::Caller;
 
 /// A caller that asked for data it has no grant for, waiting for the user's decision.
@@ -72,16 +73,6 @@ pub const PENDING_MAX_AGE: Duration = Duration::from_secs(30 * 60);
 
 fn ms(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// One package of a [`PendingRequest`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct PendingPackage {
-    /// The package name.
-    pub name: String,
-    /// Lower-case hex SHA-256 digests of its signing certificates (empty when unknown).
-    pub certificate_sha256: Vec<String>,
 }
 
 /// A scope and the description the provider declared for it.

@@ -50,6 +50,18 @@ pub struct ScopeGrant {
     pub expires_at_ms: Option<u64>,
 }
 
+/// One approved scope of an app's grant, as the screens show it: its name with the level and
+/// expiry the user chose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ScopeState {
+    /// The scope's name.
+    pub scope: String,
+    /// What the user chose for it.
+    #[serde(flatten)]
+    pub grant: ScopeGrant,
+}
+
 impl ScopeGrant {
     /// Approved at `granted_at_ms` with `access`, lapsing at `expires_at_ms` (`None`: never).
     ///
@@ -907,7 +919,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
     parse_versioned(bytes).map(|(data, _)| data)
 }
 
-/// [`parse`], with the version the file had.
+/// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]), and says
+/// which version the file had.
 fn parse_versioned(bytes: &[u8]) -> Result<(StoreData, u32), String> {
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
