@@ -531,6 +531,20 @@ mod tests {
         .unwrap()
     }
 
+    /// An app's tests written against the former names still compile (with a deprecation
+    /// warning) and mean the same things.
+    #[test]
+    #[allow(deprecated)]
+    fn the_former_names_still_work() {
+        let provider = notes(None);
+        let agent: Consumer<'_> = Consumer::new(&provider);
+        assert_eq!(
+            agent.caller().packages()[0].certificate_sha256,
+            [CONSUMER_CERTIFICATE_SHA256]
+        );
+        let _: Option<crate::host::HostConnection> = None;
+    }
+
     #[test]
     fn conformance_passes_under_user_approval_by_approving_its_own_consumer() {
         let dir = tempfile::tempdir().unwrap();
