@@ -126,15 +126,15 @@ type KitClass = (
     &'static [(&'static str, &'static str)],
 );
 
-/// The CETP v1 and Apex words the kit's other classes keep (the v1 agent, its reply, the Apex
-/// agent, Apps with access): each equal to the SDK's, class by class. A new string constant
+/// The CETP v1 and Apex words the kit's other classes keep (the v1 transport and its reply keys,
+/// the Apex agent, Apps with access): each equal to the SDK's, class by class. A new string constant
 /// of these classes fails until it is mapped here or listed as the kit's own.
 #[test]
 fn the_kits_v1_and_apex_words_equal_the_sdks() {
     let expected: &[KitClass] = &[
         (
-            "harness",
-            "CetpConsumer",
+            "testkit/internal",
+            "CetpTransport",
             &[
                 ("ACTION_TOOL_PROVIDER", wire::DISCOVERY_ACTION),
                 ("META_AUTHORITY", wire::META_AUTHORITY),
@@ -145,12 +145,6 @@ fn the_kits_v1_and_apex_words_equal_the_sdks() {
                 ("EXTRA_TOOL_NAME", wire::EXTRA_TOOL_NAME),
                 ("EXTRA_ARGS", wire::EXTRA_ARGS),
                 ("EXTRA_REQUEST_ID", wire::EXTRA_REQUEST_ID),
-            ],
-        ),
-        (
-            "harness",
-            "CetpResponse",
-            &[
                 ("KEY_STATUS", wire::KEY_STATUS),
                 ("KEY_DATA", wire::KEY_DATA),
                 ("KEY_ERROR_CODE", wire::KEY_ERROR_CODE),
@@ -160,8 +154,8 @@ fn the_kits_v1_and_apex_words_equal_the_sdks() {
             ],
         ),
         (
-            "harness",
-            "ApexHost",
+            "testkit/internal",
+            "ApexAgent",
             &[("ACTION", wire::APEX_PLUGIN_ACTION)],
         ),
         (

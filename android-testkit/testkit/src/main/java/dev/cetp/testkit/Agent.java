@@ -1,10 +1,9 @@
 package dev.cetp.testkit;
 
 import android.os.Bundle;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
@@ -48,9 +47,9 @@ public final class Agent {
     return packageName;
   }
 
-  /** @return the label the user sees */
+  /** @return the label the user sees (the package name when the agent was given none) */
   public String label() {
-    return label;
+    return label == null ? packageName : label;
   }
 
   /** @return the lower-case hex SHA-256 of its signing certificate, as grants pin it */
@@ -60,12 +59,12 @@ public final class Agent {
 
   /** @return {@code list_tools} (CETP), answered to anyone */
   public ToolReply listTools() {
-    return cetp(CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+    return cetp(CetpTransport.METHOD_LIST_TOOLS, new Bundle());
   }
 
   /** @return {@code get_provider_info} (CETP), answered to anyone */
   public ToolReply providerInfo() {
-    return cetp(CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+    return cetp(CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
   }
 
   /**
@@ -77,7 +76,7 @@ public final class Agent {
    * @return the reply
    */
   public ToolReply call(String tool, String argsJson) {
-    return call(CetpConsumer.CallForm.URI, tool, argsJson);
+    return call(CallForm.URI, tool, argsJson);
   }
 
   /**
@@ -88,25 +87,59 @@ public final class Agent {
    * @param argsJson the arguments as JSON text (null: no {@code args} extra)
    * @return the reply
    */
-  public ToolReply call(CetpConsumer.CallForm form, String tool, String argsJson) {
+  public ToolReply call(CallForm form, String tool, String argsJson) {
     Bundle extras = new Bundle();
-    extras.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
+    extras.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
     if (argsJson != null) {
-      extras.putString(CetpConsumer.EXTRA_ARGS, argsJson);
+      extras.putString(CetpTransport.EXTRA_ARGS, argsJson);
     }
-    return cetp(form, CetpConsumer.METHOD_EXECUTE_TOOL, extras);
+    return cetp(form, CetpTransport.METHOD_EXECUTE_TOOL, extras);
+  }
+
+  /**
+   * {@code execute_tool} with the caller's {@code request_id}, which the provider echoes in its
+   * access log and hands the tool.
+   *
+   * @param tool the tool's name
+   * @param argsJson the arguments as JSON text (null: no {@code args} extra)
+   * @param requestId the {@code request_id} extra (null: none)
+   * @return the reply
+   */
+  public ToolReply call(String tool, String argsJson, String requestId) {
+    Bundle extras = new Bundle();
+    extras.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
+    if (argsJson != null) {
+      extras.putString(CetpTransport.EXTRA_ARGS, argsJson);
+    }
+    if (requestId != null) {
+      extras.putString(CetpTransport.EXTRA_REQUEST_ID, requestId);
+    }
+    return cetp(CallForm.URI, CetpTransport.METHOD_EXECUTE_TOOL, extras);
+  }
+
+  /**
+   * Any method with exactly {@code extras}, from this agent, in {@code form}; the reply read as a
+   * CETP v1 agent reads it. Nothing is added: for what well-behaved agents never send.
+   *
+   * @param form which {@code ContentResolver.call} overload
+   * @param method any method name
+   * @param extras what to send (null: no Bundle)
+   * @return the reply ({@link ToolReply#isNull()} when the provider answered no Bundle)
+   */
+  public ToolReply request(CallForm form, String method, Bundle extras) {
+    return cetp(form, method, extras);
   }
 
   private ToolReply cetp(String method, Bundle extras) {
-    return cetp(CetpConsumer.CallForm.URI, method, extras);
+    return cetp(CallForm.URI, method, extras);
   }
 
-  private ToolReply cetp(CetpConsumer.CallForm form, String method, Bundle extras) {
+  private ToolReply cetp(CallForm form, String method, Bundle extras) {
     String authority = rule.authority();
     // The calls arrive from this agent until another one calls (a consumer opens its
     // authorize_intent right after its call, and the screens see the same caller).
     Callers.setCallingUid(uid);
-    return ToolReply.of(rule.consumer().call(form, authority, method, extras));
+    return rule.consumer().call(form, authority, method, extras);
   }
 
   /**
@@ -163,9 +196,8 @@ public final class Agent {
    */
   public V2Reply send(String method, Bundle extras) {
     Callers.setCallingUid(uid);
-    CetpResponse response =
-        rule.consumer().call(CetpConsumer.CallForm.URI, rule.authority(), method, extras);
-    return new V2Reply(method, extras, response.bundle());
+    ToolReply reply = rule.consumer().call(CallForm.URI, rule.authority(), method, extras);
+    return new V2Reply(method, extras, reply.bundle());
   }
 
   /**
@@ -194,11 +226,11 @@ public final class Agent {
     }
     String id;
     try {
-      id = Approvals.pendingFrom(uid).getString("id");
+      id = ConsentAdmin.pendingFrom(uid).getString("id");
     } catch (JSONException e) {
       throw new AssertionError(e);
     }
-    Approvals.approve(id, approval.access.wire, approval.scopes, approval.expiry);
+    ConsentAdmin.approve(id, approval.access.wire, approval.scopes, approval.expiry);
     return this;
   }
 
@@ -247,6 +279,6 @@ public final class Agent {
 
   @Override
   public String toString() {
-    return label + " (" + packageName + ", uid " + uid + ")";
+    return label() + " (" + packageName + ", uid " + uid + ")";
   }
 }

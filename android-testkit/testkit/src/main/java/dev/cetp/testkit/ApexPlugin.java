@@ -2,8 +2,8 @@ package dev.cetp.testkit;
 
 import android.app.Service;
 import android.content.ComponentName;
-import dev.cetp.harness.ApexHost;
-import dev.cetp.harness.Callers;
+import dev.cetp.testkit.internal.ApexAgent;
+import dev.cetp.testkit.internal.Callers;
 import java.util.Map;
 import org.json.JSONObject;
 
@@ -23,13 +23,13 @@ public final class ApexPlugin implements AutoCloseable {
   /** The template's plugin Service. */
   public static final String SERVICE = "dev.cetp.ApexPluginService";
 
-  private final ApexHost host;
-  private final ApexHost.Plugin plugin;
+  private final ApexAgent host;
+  private final ApexAgent.Plugin plugin;
   private final Service service;
   private final int uid;
   private boolean closed;
 
-  private ApexPlugin(ApexHost host, ApexHost.Plugin plugin, Service service, int uid) {
+  private ApexPlugin(ApexAgent host, ApexAgent.Plugin plugin, Service service, int uid) {
     this.host = host;
     this.plugin = plugin;
     this.service = service;
@@ -38,7 +38,7 @@ public final class ApexPlugin implements AutoCloseable {
 
   static ApexPlugin bind(String packageName, int uid) {
     ComponentName component = new ComponentName(packageName, SERVICE);
-    ApexHost host = new ApexHost(ApexHost.Mode.PARCELED);
+    ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED);
     if (!host.discover().contains(component)) {
       throw new IllegalStateException(
           packageName
@@ -46,10 +46,10 @@ public final class ApexPlugin implements AutoCloseable {
               + " defaultConfig in android/build.gradle.kts (or serve-apex = \"true\" under"
               + " [package.metadata.cetp])");
     }
-    Service service = ApexHost.publish(component, ApexHost.bindIntent(component));
+    Service service = ApexAgent.publish(component, ApexAgent.bindIntent(component));
     try {
       return new ApexPlugin(host, host.bind(component), service, uid);
-    } catch (ApexHost.Refused e) {
+    } catch (ApexAgent.Refused e) {
       service.onDestroy();
       throw new AssertionError("Apex would not register the plugin: " + e.getMessage(), e);
     }
@@ -61,7 +61,7 @@ public final class ApexPlugin implements AutoCloseable {
   }
 
   /** @return the tools as Apex registered them, by id ({@code <label>__<tool>}) */
-  public Map<String, ApexHost.Tool> tools() {
+  public Map<String, ApexTool> tools() {
     return plugin.tools;
   }
 

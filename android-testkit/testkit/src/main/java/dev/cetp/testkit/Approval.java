@@ -1,6 +1,6 @@
 package dev.cetp.testkit;
 
-import dev.cetp.harness.Approvals;
+import dev.cetp.testkit.internal.ConsentAdmin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,13 +20,13 @@ public final class Approval {
   /** A grant's access level, as the provider's tools see it ({@code CallContext::access}). */
   public enum Access {
     /** Everything the scopes cover. */
-    FULL(Approvals.Access.FULL),
+    FULL(ConsentAdmin.Access.FULL),
     /** Only what the provider shows limited callers. */
-    LIMITED(Approvals.Access.LIMITED);
+    LIMITED(ConsentAdmin.Access.LIMITED);
 
-    final Approvals.Access wire;
+    final ConsentAdmin.Access wire;
 
-    Access(Approvals.Access wire) {
+    Access(ConsentAdmin.Access wire) {
       this.wire = wire;
     }
   }

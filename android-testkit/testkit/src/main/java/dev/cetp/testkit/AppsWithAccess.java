@@ -2,7 +2,7 @@ package dev.cetp.testkit;
 
 import android.app.Activity;
 import android.content.Intent;
-import dev.cetp.harness.ApprovalScreen;
+import dev.cetp.testkit.internal.ConsentScreens;
 import java.util.List;
 
 /**
@@ -21,16 +21,16 @@ public final class AppsWithAccess implements AutoCloseable {
   /** The action suffix of the screen's Intent ({@code <applicationId>.CETP_MANAGE_GRANTS}). */
   public static final String ACTION_SUFFIX = ".CETP_MANAGE_GRANTS";
 
-  private final ApprovalScreen screen;
+  private final ConsentScreens screen;
 
-  private AppsWithAccess(ApprovalScreen screen) {
+  private AppsWithAccess(ConsentScreens screen) {
     this.screen = screen;
   }
 
   static AppsWithAccess open(String packageName) {
     Intent intent =
-        new Intent(packageName + ACTION_SUFFIX).setClassName(packageName, ApprovalScreen.GRANTS);
-    return new AppsWithAccess(ApprovalScreen.launchExplicit(intent));
+        new Intent(packageName + ACTION_SUFFIX).setClassName(packageName, ConsentScreens.GRANTS);
+    return new AppsWithAccess(ConsentScreens.launchExplicit(intent));
   }
 
   static AppsWithAccess launch(Intent started, String packageName) {
@@ -38,7 +38,7 @@ public final class AppsWithAccess implements AutoCloseable {
     if (intent.getComponent() == null && intent.getPackage() == null) {
       intent.setPackage(packageName);
     }
-    return new AppsWithAccess(ApprovalScreen.launchExplicit(intent));
+    return new AppsWithAccess(ConsentScreens.launchExplicit(intent));
   }
 
   /** @return every text on screen, top to bottom */
@@ -80,7 +80,7 @@ public final class AppsWithAccess implements AutoCloseable {
   }
 
   /** @return the lower-level driver */
-  public ApprovalScreen screen() {
+  ConsentScreens screen() {
     return screen;
   }
 

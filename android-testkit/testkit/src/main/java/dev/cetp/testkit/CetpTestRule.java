@@ -7,12 +7,12 @@ import android.content.pm.ProviderInfo;
 import android.content.pm.ResolveInfo;
 import android.content.pm.ServiceInfo;
 import android.os.Bundle;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.RuntimeProbe;
-import dev.cetp.harness.TestJvm;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.testkit.internal.RuntimeProbe;
+import dev.cetp.testkit.internal.TestJvm;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -56,7 +56,7 @@ public final class CetpTestRule implements TestRule {
 
   private HostBundle bundle;
   private ManifestInstaller.Installed installed;
-  private CetpConsumer consumer;
+  private CetpTransport consumer;
   private int nextUid = FIRST_AGENT_UID;
   private final Deque<AutoCloseable> opened = new ArrayDeque<>();
 
@@ -91,7 +91,7 @@ public final class CetpTestRule implements TestRule {
     bundle = HostBundle.current();
     installed = bundle.install();
     installed.startProviders();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
   }
 
   private Throwable closeAll() {
@@ -118,13 +118,13 @@ public final class CetpTestRule implements TestRule {
   }
 
   /** @return the host bundle under test */
-  public HostBundle bundle() {
+  HostBundle bundle() {
     requireStarted();
     return bundle;
   }
 
   /** @return the installed app: its parsed manifest and started providers */
-  public ManifestInstaller.Installed installed() {
+  ManifestInstaller.Installed installed() {
     requireStarted();
     return installed;
   }
@@ -147,8 +147,8 @@ public final class CetpTestRule implements TestRule {
    */
   public String authority() {
     requireStarted();
-    List<CetpConsumer.Discovered> found = consumer.discover();
-    for (CetpConsumer.Discovered provider : found) {
+    List<CetpTransport.Discovered> found = consumer.discover();
+    for (CetpTransport.Discovered provider : found) {
       if (provider.packageName.equals(packageName())) {
         return provider.authority;
       }
@@ -172,7 +172,7 @@ public final class CetpTestRule implements TestRule {
     PackageManager pm = context().getPackageManager();
     for (ResolveInfo found :
         pm.queryIntentServices(
-            new Intent(CetpConsumer.ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA)) {
+            new Intent(CetpTransport.ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA)) {
       ServiceInfo service = found.serviceInfo;
       if (service != null
           && packageName().equals(service.packageName)
@@ -239,7 +239,7 @@ public final class CetpTestRule implements TestRule {
   }
 
   /** @return the CETP consumer the agents call through */
-  CetpConsumer consumer() {
+  CetpTransport consumer() {
     requireStarted();
     return consumer;
   }

@@ -4,7 +4,7 @@ import android.app.Activity;
 import android.app.PendingIntent;
 import android.content.ComponentName;
 import android.content.Intent;
-import dev.cetp.harness.ApprovalScreen;
+import dev.cetp.testkit.internal.ConsentScreens;
 import java.util.List;
 import org.robolectric.Shadows;
 import org.robolectric.shadows.ShadowPendingIntent;
@@ -45,17 +45,17 @@ public final class ConsentDialog implements AutoCloseable {
     }
   }
 
-  private final ApprovalScreen screen;
+  private final ConsentScreens screen;
   private final String packageName;
 
-  private ConsentDialog(ApprovalScreen screen, String packageName) {
+  private ConsentDialog(ConsentScreens screen, String packageName) {
     this.screen = screen;
     this.packageName = packageName;
   }
 
   static ConsentDialog open(Agent agent, String packageName, String action) {
     Intent intent = new Intent(action).setPackage(packageName);
-    return new ConsentDialog(ApprovalScreen.launchFrom(agent.packageName(), intent), packageName);
+    return new ConsentDialog(ConsentScreens.launchFrom(agent.packageName(), intent), packageName);
   }
 
   /**
@@ -88,7 +88,7 @@ public final class ConsentDialog implements AutoCloseable {
               + ": "
               + intent);
     }
-    return new ConsentDialog(ApprovalScreen.launchExplicit(new Intent(intent)), packageName);
+    return new ConsentDialog(ConsentScreens.launchExplicit(new Intent(intent)), packageName);
   }
 
   /** @return every text on screen, top to bottom */
@@ -153,7 +153,7 @@ public final class ConsentDialog implements AutoCloseable {
   @SuppressWarnings("deprecation") // onBackPressed: what Back does when nothing intercepts it
   public void dismiss() {
     activity().onBackPressed();
-    ApprovalScreen.settle();
+    ConsentScreens.settle();
   }
 
   /**
@@ -186,7 +186,7 @@ public final class ConsentDialog implements AutoCloseable {
   }
 
   /** @return the lower-level driver: keys, touches with flags, recreation */
-  public ApprovalScreen screen() {
+  ConsentScreens screen() {
     return screen;
   }
 

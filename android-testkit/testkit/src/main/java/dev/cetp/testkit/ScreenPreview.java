@@ -1,7 +1,7 @@
 package dev.cetp.testkit;
 
 import android.app.Activity;
-import dev.cetp.harness.Screenshots;
+import dev.cetp.testkit.internal.Screenshots;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

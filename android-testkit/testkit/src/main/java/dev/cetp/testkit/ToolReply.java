@@ -1,6 +1,8 @@
 package dev.cetp.testkit;
 
-import dev.cetp.harness.CetpResponse;
+import android.os.Bundle;
+import dev.cetp.testkit.internal.CetpTransport;
+import java.util.Set;
 import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
@@ -31,6 +33,7 @@ public final class ToolReply {
   }
 
   private final Via via;
+  private final Bundle bundle;
   private final String status;
   private final String data;
   private final String errorCode;
@@ -40,6 +43,7 @@ public final class ToolReply {
 
   private ToolReply(
       Via via,
+      Bundle bundle,
       String status,
       String data,
       String errorCode,
@@ -47,6 +51,7 @@ public final class ToolReply {
       String resolutionHint,
       String authorizeIntent) {
     this.via = via;
+    this.bundle = bundle;
     this.status = status;
     this.data = data;
     this.errorCode = errorCode;
@@ -56,25 +61,38 @@ public final class ToolReply {
   }
 
   /**
-   * The reply of a CETP call.
+   * The reply of a CETP call, read as an agent reads it: every key the protocol defines must be
+   * a String when present.
    *
-   * @param response the Bundle as the consumer read it
+   * @param bundle the reply Bundle after its {@code Parcel} round trip (null: the provider
+   *     answered none, the agent's "Provider call failed"; see {@link #isNull()})
    * @return the reply
-   * @throws AssertionError when the provider answered a null Bundle (the consumer's "Provider call
-   *     failed")
+   * @throws AssertionError when a protocol key holds something other than a String
    */
-  public static ToolReply of(CetpResponse response) {
-    if (response.isNull()) {
-      throw new AssertionError("the provider answered a null Bundle");
+  public static ToolReply of(Bundle bundle) {
+    if (bundle == null) {
+      return new ToolReply(Via.CETP, null, null, null, null, null, null, null);
     }
     return new ToolReply(
         Via.CETP,
-        response.status(),
-        response.data(),
-        response.errorCode(),
-        response.errorMessage(),
-        response.resolutionHint(),
-        response.authorizeIntent());
+        bundle,
+        string(bundle, CetpTransport.KEY_STATUS),
+        string(bundle, CetpTransport.KEY_DATA),
+        string(bundle, CetpTransport.KEY_ERROR_CODE),
+        string(bundle, CetpTransport.KEY_ERROR_MESSAGE),
+        string(bundle, CetpTransport.KEY_RESOLUTION_HINT),
+        string(bundle, CetpTransport.KEY_AUTHORIZE_INTENT));
+  }
+
+  @SuppressWarnings("deprecation") // Bundle.get(String): the raw type is what is checked.
+  private static String string(Bundle bundle, String key) {
+    Object value = bundle.get(key);
+    if (value != null && !(value instanceof String)) {
+      throw new AssertionError(
+          "CETP key '" + key + "' must be a String but is " + value.getClass().getName() + ": "
+              + value);
+    }
+    return (String) value;
   }
 
   /**
@@ -89,7 +107,7 @@ public final class ToolReply {
       throw new AssertionError("executeTool answered null");
     }
     if (!text.startsWith("Error: ")) {
-      return new ToolReply(Via.APEX, "success", text, null, null, null, null);
+      return new ToolReply(Via.APEX, null, "success", text, null, null, null, null);
     }
     String first = text;
     String hint = null;
@@ -101,12 +119,39 @@ public final class ToolReply {
     int colon = first.indexOf(": ", 7);
     String code = colon < 0 ? first.substring(7) : first.substring(7, colon);
     String message = colon < 0 ? "" : first.substring(colon + 2);
-    return new ToolReply(Via.APEX, "error", null, code, message, hint, null);
+    return new ToolReply(Via.APEX, null, "error", null, code, message, hint, null);
   }
 
   /** @return which host carried the call */
   public Via via() {
     return via;
+  }
+
+  /**
+   * @return whether the provider answered no Bundle at all (CETP; an agent reports "Provider call
+   *     failed"). Every getter then answers null.
+   */
+  public boolean isNull() {
+    return via == Via.CETP && bundle == null;
+  }
+
+  /**
+   * @return the reply Bundle as the agent read it back from the {@code Parcel} (null over Apex,
+   *     or when the provider answered none)
+   */
+  public Bundle bundle() {
+    return bundle;
+  }
+
+  /**
+   * @return the reply Bundle's keys (CETP), to check that a reply carries nothing else
+   * @throws AssertionError over Apex, or when the provider answered no Bundle
+   */
+  public Set<String> keys() {
+    if (bundle == null) {
+      throw new AssertionError("no reply Bundle to read keys from: " + this);
+    }
+    return bundle.keySet();
   }
 
   /** @return {@code success}, {@code error}, or what else the provider put there (null: none) */
@@ -149,10 +194,12 @@ public final class ToolReply {
    * Boolean or {@link JSONObject#NULL}.
    *
    * @return the value
-   * @throws AssertionError when the call failed or the data is not one JSON value
+   * @throws AssertionError when the reply has no data (an error) or it is not one JSON value
    */
   public Object json() {
-    assertSuccess();
+    if (data == null) {
+      throw new AssertionError(isSuccess() ? "no data in " + this : "expected success, got " + this);
+    }
     try {
       JSONTokener tokens = new JSONTokener(data);
       Object value = tokens.nextValue();
@@ -230,8 +277,23 @@ public final class ToolReply {
     return this;
   }
 
+  /**
+   * @return {@code data.tools} of a {@code list_tools} reply
+   * @throws AssertionError when there is none
+   */
+  public JSONArray tools() {
+    try {
+      return jsonObject().getJSONArray("tools");
+    } catch (JSONException e) {
+      throw new AssertionError("no tools array in " + data, e);
+    }
+  }
+
   @Override
   public String toString() {
+    if (isNull()) {
+      return "CETP null Bundle";
+    }
     if (isSuccess()) {
       return via + " success: " + data;
     }

@@ -2,7 +2,7 @@ package dev.cetp.testkit;
 
 import android.app.PendingIntent;
 import android.os.Bundle;
-import dev.cetp.harness.CetpConsumer;
+import dev.cetp.testkit.internal.CetpTransport;
 import java.util.Collections;
 import java.util.Set;
 import java.util.TreeSet;
@@ -52,7 +52,7 @@ public final class V2Reply {
    * @throws AssertionError when {@code reply} is null (a consumer's "Provider call failed")
    */
   public static V2Reply of(String method, Bundle request, Bundle reply) {
-    return new V2Reply(method, request, reply == null ? null : CetpConsumer.roundTrip(reply));
+    return new V2Reply(method, request, reply == null ? null : CetpTransport.roundTrip(reply));
   }
 
   /** @return the method called */

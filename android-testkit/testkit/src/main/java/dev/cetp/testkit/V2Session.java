@@ -1,7 +1,7 @@
 package dev.cetp.testkit;
 
 import android.os.Bundle;
-import dev.cetp.harness.V2ClientRules;
+import dev.cetp.testkit.internal.V2ClientRules;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

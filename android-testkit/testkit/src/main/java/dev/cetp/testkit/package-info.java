@@ -41,7 +41,7 @@
  * }
  * }</pre>
  *
- * <p>The package {@code dev.cetp.harness} holds the machinery underneath (the manifest installer,
+ * <p>The package {@code dev.cetp.testkit.internal} holds the machinery underneath (the manifest installer,
  * the CETP consumer, simulated callers, the Apex host, the screens' driver, screenshots), which
  * the SDK's own end-to-end suite uses directly.
  */

@@ -8,12 +8,12 @@ import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.net.Uri;
 import android.os.Bundle;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CountingPackageManager;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.CountingPackageManager;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -91,8 +91,8 @@ public class NotesBenchmark {
     Bundle extras() {
       Bundle b = new Bundle();
       if (tool != null) {
-        b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
-        b.putString(CetpConsumer.EXTRA_ARGS, args);
+        b.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
+        b.putString(CetpTransport.EXTRA_ARGS, args);
       }
       return b;
     }
@@ -207,9 +207,9 @@ public class NotesBenchmark {
     Arrays.sort(handCreate);
 
     // The agent is approved with full access, as the user would on the approval screen.
-    Approvals.of(new CetpConsumer(), SDK_AUTHORITY, AGENT_UID)
+    ConsentAdmin.of(new CetpTransport(), SDK_AUTHORITY, AGENT_UID)
         .call("get_note", "{\"id\":1}")
-        .approve(Approvals.Access.FULL);
+        .approve(ConsentAdmin.Access.FULL);
 
     for (Case c : CASES) {
       checkSameAnswer(c);

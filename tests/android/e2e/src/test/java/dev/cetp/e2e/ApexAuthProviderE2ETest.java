@@ -7,13 +7,13 @@ import static org.junit.Assert.fail;
 import android.app.Service;
 import android.content.ComponentName;
 import android.content.pm.PackageManager;
-import dev.cetp.harness.ApexHost;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.category.AuthProviderBundle;
+import dev.cetp.testkit.internal.ApexAgent;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.e2e.category.AuthProviderBundle;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,7 +52,7 @@ public class ApexAuthProviderE2ETest {
     PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
     Callers.install(pm, APEX_UID, "com.apex.agent", "apex-cert".getBytes(StandardCharsets.UTF_8));
     Callers.setCallingUid(APEX_UID);
-    service = ApexHost.publish(SERVICE, ApexHost.bindIntent(SERVICE));
+    service = ApexAgent.publish(SERVICE, ApexAgent.bindIntent(SERVICE));
   }
 
   @After
@@ -63,30 +63,30 @@ public class ApexAuthProviderE2ETest {
   @Test
   public void a_host_older_than_min_host_version_refuses_the_plugin() throws Exception {
     try {
-      new ApexHost(ApexHost.Mode.PARCELED, 1).bind(SERVICE);
+      new ApexAgent(ApexAgent.Mode.PARCELED, 1).bind(SERVICE);
       fail("a version 1 host registered a plugin that needs version 2");
-    } catch (ApexHost.Refused expected) {
+    } catch (ApexAgent.Refused expected) {
       assertTrue(expected.getMessage(), expected.getMessage().contains("needs host version 2"));
     }
-    ApexHost.Plugin plugin = new ApexHost(ApexHost.Mode.PARCELED, 2).bind(SERVICE);
+    ApexAgent.Plugin plugin = new ApexAgent(ApexAgent.Mode.PARCELED, 2).bind(SERVICE);
     assertEquals(2, plugin.metadata.getInt("minHostVersion"));
   }
 
   @Test
   public void an_approved_host_is_rate_limited_with_the_callers_cetp_budget() throws Exception {
-    ApexHost.Plugin plugin = new ApexHost(ApexHost.Mode.PARCELED, 2).bind(SERVICE);
-    ApexHost.assertError(plugin.execute("authfixture__ping", "{}"), "AUTH_REQUIRED");
-    JSONObject request = Approvals.pendingFrom(APEX_UID);
-    Approvals.approve(request.getString("id"), Approvals.Access.FULL);
+    ApexAgent.Plugin plugin = new ApexAgent(ApexAgent.Mode.PARCELED, 2).bind(SERVICE);
+    ApexAgent.assertError(plugin.execute("authfixture__ping", "{}"), "AUTH_REQUIRED");
+    JSONObject request = ConsentAdmin.pendingFrom(APEX_UID);
+    ConsentAdmin.approve(request.getString("id"), ConsentAdmin.Access.FULL);
     assertEquals("\"pong\"", plugin.execute("authfixture__ping", "{}"));
     assertEquals("\"pong\"", plugin.execute("authfixture__ping", "{}"));
     // The same app calling over CETP spends the same budget (3 at once).
-    CetpResponse cetp = new CetpConsumer().executeTool(AUTHORITY, "ping", "{}", null);
+    ToolReply cetp = new CetpTransport().executeTool(AUTHORITY, "ping", "{}", null);
     assertEquals(cetp.toString(), "\"pong\"", cetp.data());
     String limited = plugin.execute("authfixture__ping", "{}");
-    ApexHost.assertError(limited, "RATE_LIMITED");
+    ApexAgent.assertError(limited, "RATE_LIMITED");
     assertTrue(limited, limited.contains("too many calls to `ping`"));
     // The diary scope was not part of the approval.
-    ApexHost.assertError(plugin.execute("authfixture__count_entries", "{}"), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute("authfixture__count_entries", "{}"), "AUTH_REQUIRED");
   }
 }

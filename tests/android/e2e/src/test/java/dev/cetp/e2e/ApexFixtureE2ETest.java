@@ -12,12 +12,13 @@ import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.os.Bundle;
 import android.os.IBinder;
-import dev.cetp.harness.ApexHost;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.category.FixtureProviderBundle;
+import dev.cetp.testkit.ApexTool;
+import dev.cetp.testkit.internal.ApexAgent;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.e2e.category.FixtureProviderBundle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,8 +42,8 @@ import org.robolectric.RuntimeEnvironment;
  * The fixture provider (open policy) served to the Apex host through the template's {@code
  * ApexPluginService}: discovery by action, binding, metadata, tools, every error kind the
  * provider produces, lifecycle hooks, concurrency, odd callers and crafted Intents. Every test
- * runs twice over: the host's calls go through the local binder ({@link ApexHost.Mode#LOCAL})
- * and through the generated Proxy and real Parcels ({@link ApexHost.Mode#PARCELED}); the raw
+ * runs twice over: the host's calls go through the local binder ({@link ApexAgent.Mode#LOCAL})
+ * and through the generated Proxy and real Parcels ({@link ApexAgent.Mode#PARCELED}); the raw
  * {@code IBinder.transact} tests hand-build the Parcels. Runs in {@code bundle-fixture-provider}.
  */
 @RunWith(RobolectricTestRunner.class)
@@ -65,7 +66,7 @@ public class ApexFixtureE2ETest {
     pm = RuntimeEnvironment.getApplication().getPackageManager();
     Callers.install(pm, APEX_UID, APEX, APEX_CERT);
     Callers.setCallingUid(APEX_UID);
-    service = ApexHost.publish(SERVICE, ApexHost.bindIntent(SERVICE));
+    service = ApexAgent.publish(SERVICE, ApexAgent.bindIntent(SERVICE));
   }
 
   @After
@@ -75,8 +76,8 @@ public class ApexFixtureE2ETest {
     }
   }
 
-  private ApexHost.Plugin bind(ApexHost.Mode mode) throws Exception {
-    ApexHost host = new ApexHost(mode);
+  private ApexAgent.Plugin bind(ApexAgent.Mode mode) throws Exception {
+    ApexAgent host = new ApexAgent(mode);
     List<ComponentName> found = host.discover();
     assertTrue(found.toString(), found.contains(SERVICE));
     return host.bind(SERVICE);
@@ -84,8 +85,8 @@ public class ApexFixtureE2ETest {
 
   @Test
   public void the_host_discovers_binds_and_registers_every_tool() throws Exception {
-    for (ApexHost.Mode mode : ApexHost.Mode.values()) {
-      ApexHost.Plugin plugin = bind(mode);
+    for (ApexAgent.Mode mode : ApexAgent.Mode.values()) {
+      ApexAgent.Plugin plugin = bind(mode);
       JSONObject meta = plugin.metadata;
       assertEquals(mode + " " + meta, PACKAGE, meta.getString("id"));
       assertEquals(meta.toString(), "CETP fixture", meta.getString("name"));
@@ -105,7 +106,7 @@ public class ApexFixtureE2ETest {
               "rustfixture__fail",
               "rustfixture__apex_hooks"),
           new ArrayList<>(plugin.tools.keySet()));
-      for (ApexHost.Tool tool : plugin.tools.values()) {
+      for (ApexTool tool : plugin.tools.values()) {
         assertTrue(tool.id, tool.id.matches("[a-zA-Z0-9_-]{1,64}"));
         assertEquals(tool.id, "object", tool.schema.getString("type"));
         assertTrue(tool.id, tool.schema.has("properties"));
@@ -123,8 +124,8 @@ public class ApexFixtureE2ETest {
 
   @Test
   public void tools_answer_with_the_callers_binder_identity() throws Exception {
-    for (ApexHost.Mode mode : ApexHost.Mode.values()) {
-      ApexHost.Plugin plugin = bind(mode);
+    for (ApexAgent.Mode mode : ApexAgent.Mode.values()) {
+      ApexAgent.Plugin plugin = bind(mode);
       JSONObject echo = new JSONObject(plugin.execute("rustfixture__echo", "{\"text\":\"h\u00e9\ud83d\ude00\"}"));
       assertEquals(mode + " " + echo, "h\u00e9\ud83d\ude00", echo.getString("text"));
       assertEquals(echo.toString(), 3, echo.getInt("code_points"));
@@ -142,29 +143,29 @@ public class ApexFixtureE2ETest {
 
   @Test
   public void every_error_kind_is_text_with_the_cetp_code() throws Exception {
-    for (ApexHost.Mode mode : ApexHost.Mode.values()) {
-      ApexHost.Plugin plugin = bind(mode);
+    for (ApexAgent.Mode mode : ApexAgent.Mode.values()) {
+      ApexAgent.Plugin plugin = bind(mode);
       String unknown = plugin.execute("workflow/save", "{}");
-      ApexHost.assertError(unknown, "TOOL_NOT_FOUND");
+      ApexAgent.assertError(unknown, "TOOL_NOT_FOUND");
       assertTrue(unknown, unknown.contains("`workflow/save`"));
-      ApexHost.assertError(plugin.execute(null, null), "TOOL_NOT_FOUND");
+      ApexAgent.assertError(plugin.execute(null, null), "TOOL_NOT_FOUND");
       // The bare CETP name is not an Apex id.
-      ApexHost.assertError(plugin.execute("echo", "{\"text\":\"x\"}"), "TOOL_NOT_FOUND");
+      ApexAgent.assertError(plugin.execute("echo", "{\"text\":\"x\"}"), "TOOL_NOT_FOUND");
 
       String invalid = plugin.execute("rustfixture__forecast", "{\"unit\":\"kelvin\",\"days\":9}");
-      ApexHost.assertError(invalid, "INVALID_ARGS");
+      ApexAgent.assertError(invalid, "INVALID_ARGS");
       assertTrue(invalid, invalid.contains("invalid arguments for `forecast`"));
       assertTrue(invalid, invalid.contains("`/unit`"));
       assertTrue(invalid, invalid.contains("`/days`"));
-      ApexHost.assertError(plugin.execute("rustfixture__echo", "not json"), "INVALID_ARGS");
-      ApexHost.assertError(plugin.execute("rustfixture__echo", "[1]"), "INVALID_ARGS");
+      ApexAgent.assertError(plugin.execute("rustfixture__echo", "not json"), "INVALID_ARGS");
+      ApexAgent.assertError(plugin.execute("rustfixture__echo", "[1]"), "INVALID_ARGS");
 
       String big = plugin.execute("rustfixture__oversized", "{\"kib\":300}");
-      ApexHost.assertError(big, "INTERNAL_ERROR");
+      ApexAgent.assertError(big, "INTERNAL_ERROR");
       assertTrue(big, big.contains("over the 256 KiB"));
 
       String boom = plugin.execute("rustfixture__boom", "{\"message\":\"secret detail\"}");
-      ApexHost.assertError(boom, "INTERNAL_ERROR");
+      ApexAgent.assertError(boom, "INTERNAL_ERROR");
       assertFalse("the panic message stays in the log: " + boom, boom.contains("secret detail"));
       // The plugin survives its panic.
       assertTrue(plugin.execute("rustfixture__echo", "{\"text\":\"ok\"}").startsWith("{"));
@@ -175,7 +176,7 @@ public class ApexFixtureE2ETest {
             "INTERNAL_ERROR"
           }) {
         String text = plugin.execute("rustfixture__fail", "{\"code\":\"" + code + "\"}");
-        ApexHost.assertError(text, code);
+        ApexAgent.assertError(text, code);
         assertTrue(text, text.contains("fixture failure"));
       }
       String auth = plugin.execute("rustfixture__fail", "{\"code\":\"AUTH_REQUIRED\"}");
@@ -185,7 +186,7 @@ public class ApexFixtureE2ETest {
 
   @Test
   public void invalid_args_text_is_the_cetp_message() throws Exception {
-    ApexHost.Plugin plugin = bind(ApexHost.Mode.PARCELED);
+    ApexAgent.Plugin plugin = bind(ApexAgent.Mode.PARCELED);
     String args = "{\"unit\":\"kelvin\",\"days\":9}";
     String apex = plugin.execute("rustfixture__forecast", args);
     Bundle extras = new Bundle();
@@ -202,34 +203,34 @@ public class ApexFixtureE2ETest {
 
   @Test
   public void every_method_survives_raw_transactions() throws Exception {
-    IBinder binder = service.onBind(ApexHost.bindIntent(SERVICE));
-    JSONObject meta = new JSONObject(ApexHost.transact(binder, ApexHost.GET_METADATA));
+    IBinder binder = service.onBind(ApexAgent.bindIntent(SERVICE));
+    JSONObject meta = new JSONObject(ApexAgent.transact(binder, ApexAgent.GET_METADATA));
     assertEquals(PACKAGE, meta.getString("id"));
-    JSONArray tools = new JSONArray(ApexHost.transact(binder, ApexHost.GET_TOOLS));
+    JSONArray tools = new JSONArray(ApexAgent.transact(binder, ApexAgent.GET_TOOLS));
     assertEquals(8, tools.length());
     for (int i = 0; i < tools.length(); i++) {
       new JSONObject(tools.getJSONObject(i).getString("parametersSchema"));
     }
-    String echo = ApexHost.transact(binder, ApexHost.EXECUTE, "rustfixture__echo", "{\"text\":\"\\u0000x\"}");
+    String echo = ApexAgent.transact(binder, ApexAgent.EXECUTE, "rustfixture__echo", "{\"text\":\"\\u0000x\"}");
     assertEquals("\u0000x", new JSONObject(echo).getString("text"));
     // Null strings on the wire.
-    ApexHost.assertError(ApexHost.transact(binder, ApexHost.EXECUTE, null, null), "TOOL_NOT_FOUND");
-    ApexHost.assertError(
-        ApexHost.transact(binder, ApexHost.EXECUTE, "rustfixture__echo", null), "INVALID_ARGS");
+    ApexAgent.assertError(ApexAgent.transact(binder, ApexAgent.EXECUTE, null, null), "TOOL_NOT_FOUND");
+    ApexAgent.assertError(
+        ApexAgent.transact(binder, ApexAgent.EXECUTE, "rustfixture__echo", null), "INVALID_ARGS");
     // An unpaired surrogate in the arguments.
-    String lone = ApexHost.transact(binder, ApexHost.EXECUTE, "rustfixture__echo", "{\"text\":\"\ud800\"}");
+    String lone = ApexAgent.transact(binder, ApexAgent.EXECUTE, "rustfixture__echo", "{\"text\":\"\ud800\"}");
     assertEquals("\ufffd", new JSONObject(lone).getString("text"));
-    assertNull(ApexHost.transact(binder, ApexHost.ACTIVATE));
-    assertNull(ApexHost.transact(binder, ApexHost.DEACTIVATE));
+    assertNull(ApexAgent.transact(binder, ApexAgent.ACTIVATE));
+    assertNull(ApexAgent.transact(binder, ApexAgent.DEACTIVATE));
   }
 
   @Test
   public void activations_are_counted_per_host_in_the_admin_state() throws Exception {
-    ApexHost host = new ApexHost(ApexHost.Mode.PARCELED);
-    ApexHost.Plugin first = host.bind(SERVICE);
-    ApexHost.Plugin second = host.bind(SERVICE);
+    ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED);
+    ApexAgent.Plugin first = host.bind(SERVICE);
+    ApexAgent.Plugin second = host.bind(SERVICE);
     host.unbind(second);
-    JSONArray connections = Approvals.state().getJSONArray("connections");
+    JSONArray connections = ConsentAdmin.state().getJSONArray("connections");
     assertEquals(connections.toString(), 1, connections.length());
     JSONObject apex = connections.getJSONObject(0);
     assertEquals(apex.toString(), "apex", apex.getString("host"));
@@ -243,10 +244,10 @@ public class ApexFixtureE2ETest {
     assertEquals(hooks.toString(), 1, hooks.getInt("activations"));
     assertEquals(hooks.toString(), 0, hooks.getInt("deactivations"));
     host.unbind(first);
-    assertEquals(0, Approvals.state().getJSONArray("connections").getJSONObject(0).getInt("active"));
+    assertEquals(0, ConsentAdmin.state().getJSONArray("connections").getJSONObject(0).getInt("active"));
     // The last binding closed: the deactivation hook ran (it panics on purpose, and the host
     // saw nothing of it); binding again is a new connection.
-    ApexHost.Plugin third = host.bind(SERVICE);
+    ApexAgent.Plugin third = host.bind(SERVICE);
     hooks = new JSONObject(third.execute("rustfixture__apex_hooks", "{}"));
     assertEquals(hooks.toString(), 2, hooks.getInt("activations"));
     assertEquals(hooks.toString(), 1, hooks.getInt("deactivations"));
@@ -255,15 +256,15 @@ public class ApexFixtureE2ETest {
 
   @Test
   public void sixteen_hosts_call_at_once() throws Exception {
-    ApexHost.Plugin local = bind(ApexHost.Mode.LOCAL);
-    ApexHost.Plugin parceled = bind(ApexHost.Mode.PARCELED);
+    ApexAgent.Plugin local = bind(ApexAgent.Mode.LOCAL);
+    ApexAgent.Plugin parceled = bind(ApexAgent.Mode.PARCELED);
     int threads = 16;
     int calls = 50;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     CountDownLatch start = new CountDownLatch(1);
     List<Future<Integer>> results = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      ApexHost.Plugin plugin = t % 2 == 0 ? local : parceled;
+      ApexAgent.Plugin plugin = t % 2 == 0 ? local : parceled;
       int id = t;
       Callable<Integer> body =
           () -> {
@@ -276,7 +277,7 @@ public class ApexFixtureE2ETest {
                 ok++;
               }
               if (i % 10 == 0) {
-                ApexHost.assertError(
+                ApexAgent.assertError(
                     plugin.execute("rustfixture__forecast", "{\"days\":0}"), "INVALID_ARGS");
               }
             }
@@ -295,7 +296,7 @@ public class ApexFixtureE2ETest {
 
   @Test
   public void a_caller_uid_without_packages_is_answered() throws Exception {
-    ApexHost.Plugin plugin = bind(ApexHost.Mode.PARCELED);
+    ApexAgent.Plugin plugin = bind(ApexAgent.Mode.PARCELED);
     Callers.setCallingUid(10_999); // no package installed under it
     JSONObject who = new JSONObject(plugin.execute("rustfixture__whoami", "{}"));
     assertEquals(who.toString(), 10_999, who.getInt("uid"));
@@ -313,12 +314,12 @@ public class ApexFixtureE2ETest {
             .putExtra("caller", "android")
             .putExtra("package", "com.trusted.app")
             .putExtra("tool_name", "boom");
-    Service other = ApexHost.publish(SERVICE, crafted);
+    Service other = ApexAgent.publish(SERVICE, crafted);
     try {
       other.onStartCommand(crafted, 0, 1);
       IBinder binder = other.onBind(crafted);
       String who =
-          ApexHost.transact(binder, ApexHost.EXECUTE, "rustfixture__whoami", "{}");
+          ApexAgent.transact(binder, ApexAgent.EXECUTE, "rustfixture__whoami", "{}");
       JSONObject view = new JSONObject(who);
       assertEquals(who, APEX_UID, view.getInt("uid"));
       assertEquals(who, APEX, view.getJSONArray("packages").getJSONObject(0).getString("name"));

@@ -15,17 +15,18 @@ import android.app.Service;
 import android.content.ComponentName;
 import android.content.Intent;
 import android.content.pm.PackageManager;
-import dev.cetp.harness.ApexHost;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.category.ExpensesBundle;
-import dev.cetp.harness.category.MinimalBundle;
-import dev.cetp.harness.category.NotesBundle;
+import dev.cetp.testkit.ApexTool;
+import dev.cetp.testkit.internal.ApexAgent;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.e2e.category.ExpensesBundle;
+import dev.cetp.e2e.category.MinimalBundle;
+import dev.cetp.e2e.category.NotesBundle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -91,7 +92,7 @@ public class ApexSamplesE2ETest {
   private String packageName;
   private ComponentName component;
   private Service service;
-  private final List<ApprovalScreen> screens = new ArrayList<>();
+  private final List<ConsentScreens> screens = new ArrayList<>();
 
   @Before
   public void install() {
@@ -103,12 +104,12 @@ public class ApexSamplesE2ETest {
     PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
     Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
     Callers.setCallingUid(APEX_UID);
-    service = ApexHost.publish(component, ApexHost.bindIntent(component));
+    service = ApexAgent.publish(component, ApexAgent.bindIntent(component));
   }
 
   @After
   public void stop() {
-    for (ApprovalScreen screen : screens) {
+    for (ConsentScreens screen : screens) {
       screen.close();
     }
     if (service != null) {
@@ -127,32 +128,32 @@ public class ApexSamplesE2ETest {
     return segment + "__" + tool;
   }
 
-  private ApexHost.Plugin bind() throws Exception {
-    ApexHost host = new ApexHost(ApexHost.Mode.PARCELED);
+  private ApexAgent.Plugin bind() throws Exception {
+    ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED);
     assertTrue(host.discover().toString(), host.discover().contains(component));
     return host.bind(component);
   }
 
   /** The user approves the Apex host's pending request with full access. */
   private void approve() {
-    JSONObject request = Approvals.pendingFrom(APEX_UID);
-    Approvals.approve(request.optString("id"), Approvals.Access.FULL);
+    JSONObject request = ConsentAdmin.pendingFrom(APEX_UID);
+    ConsentAdmin.approve(request.optString("id"), ConsentAdmin.Access.FULL);
   }
 
   @Test
   public void the_plugin_offers_the_same_tools_as_list_tools() throws Exception {
-    ApexHost.Plugin plugin = bind();
+    ApexAgent.Plugin plugin = bind();
     assertEquals(packageName, plugin.metadata.getString("id"));
-    CetpResponse list =
-        new CetpConsumer().listTools(app.manifest.packageInfo.providers[0].authority);
-    JSONArray cetp = list.dataObject().getJSONArray("tools");
+    ToolReply list =
+        new CetpTransport().listTools(app.manifest.packageInfo.providers[0].authority);
+    JSONArray cetp = list.jsonObject().getJSONArray("tools");
     assertEquals(args().keySet().size(), cetp.length());
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < cetp.length(); i++) {
       JSONObject tool = cetp.getJSONObject(i);
       String name = tool.getString("name");
       ids.add(id(name));
-      ApexHost.Tool apex = plugin.tools.get(id(name));
+      ApexTool apex = plugin.tools.get(id(name));
       assertNotNull(name + " in " + plugin.tools.keySet(), apex);
       assertEquals(name, tool.getString("description"), apex.description);
       assertEquals(name, tool.getJSONObject("parameters").toString(), apex.schema.toString());
@@ -163,20 +164,20 @@ public class ApexSamplesE2ETest {
 
   @Test
   public void every_tool_answers_once_the_user_approved_the_host() throws Exception {
-    ApexHost.Plugin plugin = bind();
+    ApexAgent.Plugin plugin = bind();
     // Every tool is refused first; the requests merge into one, for every scope asked.
     for (Map.Entry<String, String> tool : args().entrySet()) {
       String refused = plugin.execute(id(tool.getKey()), tool.getValue());
-      ApexHost.assertError(refused, "AUTH_REQUIRED");
+      ApexAgent.assertError(refused, "AUTH_REQUIRED");
       assertTrue(refused, refused.contains("\nHint: Open "));
     }
-    JSONObject pending = Approvals.pendingFrom(APEX_UID);
+    JSONObject pending = ConsentAdmin.pendingFrom(APEX_UID);
     assertEquals(
         APEX, pending.getJSONArray("packages").getJSONObject(0).getString("name"));
     approve();
     for (Map.Entry<String, String> tool : args().entrySet()) {
       String out = plugin.execute(id(tool.getKey()), tool.getValue());
-      assertNull(tool.getKey() + ": " + out, ApexHost.errorCode(out));
+      assertNull(tool.getKey() + ": " + out, ApexAgent.errorCode(out));
       // A result is JSON text.
       new org.json.JSONTokener(out).nextValue();
     }
@@ -188,16 +189,16 @@ public class ApexSamplesE2ETest {
     Application application = RuntimeEnvironment.getApplication();
     NotificationManager nm = application.getSystemService(NotificationManager.class);
     ShadowNotificationManager notifications = shadowOf(nm);
-    ApexHost.Plugin plugin = bind();
+    ApexAgent.Plugin plugin = bind();
     String first = args().keySet().iterator().next();
 
     // Without POST_NOTIFICATIONS (API 33+), nothing is posted.
     shadowOf(application).denyPermissions(Manifest.permission.POST_NOTIFICATIONS);
-    ApexHost.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
     assertEquals(0, notifications.getAllNotifications().size());
 
     shadowOf(application).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
-    ApexHost.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
     List<Notification> posted = notifications.getAllNotifications();
     assertEquals(1, posted.size());
     Notification n = posted.get(0);
@@ -208,40 +209,40 @@ public class ApexSamplesE2ETest {
     // The tap opens the app's own (not exported) entry of the approval screen, for Apex's request.
     Intent open = shadowOf(n.contentIntent).getSavedIntent();
     assertEquals(packageName, open.getComponent().getPackageName());
-    assertEquals(ApprovalScreen.OWN_ENTRY, open.getComponent().getClassName());
+    assertEquals(ConsentScreens.OWN_ENTRY, open.getComponent().getClassName());
     assertEquals(APEX_UID, open.getIntExtra("dev.cetp.extra.REQUEST_UID", -1));
-    ApprovalScreen screen = ApprovalScreen.launchExplicit(open);
+    ConsentScreens screen = ConsentScreens.launchExplicit(open);
     screens.add(screen);
     assertTrue(screen.text(), screen.text().contains("Apex"));
     screen.tap("cetp:allow");
     assertTrue(screen.isFinishing());
-    assertNull(ApexHost.errorCode(plugin.execute(id(first), args().get(first))));
+    assertNull(ApexAgent.errorCode(plugin.execute(id(first), args().get(first))));
   }
 
   @Test
   public void a_denied_host_is_told_so() throws Exception {
-    ApexHost.Plugin plugin = bind();
+    ApexAgent.Plugin plugin = bind();
     String first = args().keySet().iterator().next();
-    ApexHost.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
-    JSONObject request = Approvals.pendingFrom(APEX_UID);
-    Approvals.adminOk(new JSONObject().put("op", "deny").put("id", request.getString("id")));
+    ApexAgent.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    JSONObject request = ConsentAdmin.pendingFrom(APEX_UID);
+    ConsentAdmin.adminOk(new JSONObject().put("op", "deny").put("id", request.getString("id")));
     String denied = plugin.execute(id(first), args().get(first));
-    ApexHost.assertError(denied, "PERMISSION_DENIED");
+    ApexAgent.assertError(denied, "PERMISSION_DENIED");
     assertTrue(denied, denied.contains("declined"));
   }
 
   @Test
   public void the_cetp_grant_and_the_apex_grant_are_one_identity() throws Exception {
     // An app that is both a CETP consumer and an Apex host is approved once.
-    ApexHost.Plugin plugin = bind();
+    ApexAgent.Plugin plugin = bind();
     String first = args().keySet().iterator().next();
-    CetpResponse cetp =
-        new CetpConsumer()
+    ToolReply cetp =
+        new CetpTransport()
             .executeTool(
                 app.manifest.packageInfo.providers[0].authority, first, args().get(first), null);
     assertEquals(cetp.toString(), "AUTH_REQUIRED", cetp.errorCode());
-    ApexHost.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
     approve(); // one request, merged
-    assertNull(ApexHost.errorCode(plugin.execute(id(first), args().get(first))));
+    assertNull(ApexAgent.errorCode(plugin.execute(id(first), args().get(first))));
   }
 }

@@ -18,19 +18,19 @@ import android.content.pm.ActivityInfo;
 import android.content.pm.ResolveInfo;
 import android.os.Process;
 import android.widget.TextView;
-import dev.cetp.harness.ApexHost;
+import dev.cetp.testkit.internal.ApexAgent;
 import android.content.pm.PackageManager;
 import android.os.Looper;
 import android.view.MotionEvent;
 import android.view.WindowManager;
 import android.widget.CompoundButton;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.category.AuthProviderBundle;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.e2e.category.AuthProviderBundle;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,14 +78,14 @@ public class ApprovalScreenAttackTest {
   };
 
   private PackageManager pm;
-  private CetpConsumer consumer;
-  private final List<ApprovalScreen> screens = new ArrayList<>();
+  private CetpTransport consumer;
+  private final List<ConsentScreens> screens = new ArrayList<>();
 
   @Before
   public void setUp() throws IOException {
     HostBundle.current().install().startProviders();
     pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
     File clock = new File(RuntimeEnvironment.getApplication().getFilesDir(), CLOCK_FILE);
     Files.write(clock.toPath(), Long.toString(START_MS).getBytes(StandardCharsets.US_ASCII));
     Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", AGENT_CERT);
@@ -96,7 +96,7 @@ public class ApprovalScreenAttackTest {
 
   @After
   public void tearDown() {
-    for (ApprovalScreen screen : screens) {
+    for (ConsentScreens screen : screens) {
       screen.close();
     }
     if (apexService != null) {
@@ -104,25 +104,25 @@ public class ApprovalScreenAttackTest {
     }
   }
 
-  private CetpResponse ask(int uid) {
+  private ToolReply ask(int uid) {
     Callers.setCallingUid(uid);
     return consumer.executeTool(AUTHORITY, "count_entries", "{}", null);
   }
 
-  private ApprovalScreen openFrom(String pkg) {
-    ApprovalScreen screen = ApprovalScreen.launchFrom(pkg, new Intent(AUTHORIZE));
+  private ConsentScreens openFrom(String pkg) {
+    ConsentScreens screen = ConsentScreens.launchFrom(pkg, new Intent(AUTHORIZE));
     screens.add(screen);
     return screen;
   }
 
-  private static boolean checked(ApprovalScreen screen, String tag) {
+  private static boolean checked(ConsentScreens screen, String tag) {
     return ((CompoundButton) screen.find(tag)).isChecked();
   }
 
   @Test
   public void touchesThroughAnotherWindowDecideNothing() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ApprovalScreen screen = openFrom(AGENT);
+    ConsentScreens screen = openFrom(AGENT);
     for (int flag : OVERLAY_FLAGS) {
       for (String tag :
           new String[] {"cetp:duration:hour", "cetp:duration:month", "cetp:duration:forever",
@@ -135,9 +135,9 @@ public class ApprovalScreenAttackTest {
       screen.touch("cetp:allow", flag);
       screen.touch("cetp:deny", flag);
       assertFalse("flags " + flag, screen.isFinishing());
-      assertEquals(1, Approvals.pending().length());
-      assertEquals(0, Approvals.grants().length());
-      assertEquals(0, Approvals.state().getJSONArray("denials").length());
+      assertEquals(1, ConsentAdmin.pending().length());
+      assertEquals(0, ConsentAdmin.grants().length());
+      assertEquals(0, ConsentAdmin.state().getJSONArray("denials").length());
       assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
     }
     // The same touches without an overlay work: the test can see a refusal.
@@ -147,7 +147,7 @@ public class ApprovalScreenAttackTest {
     assertTrue(checked(screen, "cetp:access:limited"));
     screen.touch("cetp:allow", 0);
     assertTrue(screen.isFinishing());
-    JSONObject grant = Approvals.grants().getJSONObject(0);
+    JSONObject grant = ConsentAdmin.grants().getJSONObject(0);
     assertEquals("limited", grant.getString("access"));
     assertEquals(3_600_000L, grant.getLong("expires_at_ms") - grant.getLong("granted_at_ms"));
   }
@@ -155,25 +155,25 @@ public class ApprovalScreenAttackTest {
   @Test
   public void allowIsEnabledOnlyAfterTheDelay() {
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ApprovalScreen screen = ApprovalScreen.launchWithoutWaiting(new Intent(AUTHORIZE));
+    ConsentScreens screen = ConsentScreens.launchWithoutWaiting(new Intent(AUTHORIZE));
     screens.add(screen);
     assertFalse(screen.find("cetp:allow").isEnabled());
     screen.touch("cetp:allow", 0);
-    assertEquals("a tap the moment the dialog appears", 0, Approvals.grants().length());
-    Duration delay = ApprovalScreen.allowDelay();
+    assertEquals("a tap the moment the dialog appears", 0, ConsentAdmin.grants().length());
+    Duration delay = ConsentScreens.allowDelay();
     assertTrue(delay.toMillis() >= 300);
     shadowOf(Looper.getMainLooper()).idleFor(delay.minusMillis(1));
     assertFalse(screen.find("cetp:allow").isEnabled());
     shadowOf(Looper.getMainLooper()).idleFor(Duration.ofMillis(1));
     assertTrue(screen.find("cetp:allow").isEnabled());
     screen.touch("cetp:allow", 0);
-    assertEquals(1, Approvals.grants().length());
+    assertEquals(1, ConsentAdmin.grants().length());
   }
 
   @Test
   public void theDialogHidesOtherAppsOverlays() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ApprovalScreen screen = openFrom(AGENT);
+    ConsentScreens screen = openFrom(AGENT);
     int hide =
         WindowManager.LayoutParams.class
             .getField("SYSTEM_FLAG_HIDE_NON_SYSTEM_OVERLAY_WINDOWS")
@@ -198,7 +198,7 @@ public class ApprovalScreenAttackTest {
       uid++;
       Callers.installLabelled(pm, uid, c[0], c[1], c[0].getBytes(StandardCharsets.UTF_8));
       assertEquals("AUTH_REQUIRED", ask(uid).errorCode());
-      ApprovalScreen screen = openFrom(c[0]);
+      ConsentScreens screen = openFrom(c[0]);
       String question = screen.texts().get(0);
       assertFalse(question, question.contains("\n"));
       assertFalse(question, question.contains("\u202E") || question.contains("\u202C"));
@@ -208,7 +208,7 @@ public class ApprovalScreenAttackTest {
       assertEquals(c[0], screen.texts().get(1));
       screen.tap("cetp:deny");
     }
-    ApprovalScreen last = screens.get(2);
+    ConsentScreens last = screens.get(2);
     assertTrue(last.text(), last.texts().get(0).contains("AAAA\u2026"));
   }
 
@@ -219,10 +219,10 @@ public class ApprovalScreenAttackTest {
     for (int i = 0; i < 20; i++) {
       assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
     }
-    JSONArray pending = Approvals.pending();
+    JSONArray pending = ConsentAdmin.pending();
     assertEquals(2, pending.length());
 
-    ApprovalScreen agentScreen = openFrom(AGENT);
+    ConsentScreens agentScreen = openFrom(AGENT);
     assertEquals(agentScreen.text(), AGENT, agentScreen.texts().get(1));
     assertNull("one app's request only", agentScreen.find("cetp:package:1"));
     assertFalse(agentScreen.text(), agentScreen.text().contains(TWIN));
@@ -233,16 +233,16 @@ public class ApprovalScreenAttackTest {
         ShadowToast.getTextOfLatestToast());
     assertEquals("42", ask(AGENT_UID).data());
     assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
-    JSONArray grants = Approvals.grants();
+    JSONArray grants = ConsentAdmin.grants();
     assertEquals(1, grants.length());
     assertEquals(AGENT, grants.getJSONObject(0).getString("package"));
 
     // Opened by the look-alike: its own request, under its own package and certificate.
-    ApprovalScreen twinScreen = openFrom(TWIN);
+    ConsentScreens twinScreen = openFrom(TWIN);
     assertEquals(twinScreen.text(), TWIN, twinScreen.texts().get(1));
     // Opened by an app that asked nothing: nothing to decide, whatever else waits.
     Callers.installLabelled(pm, 10_800, "com.example.bystander", "Bystander", new byte[] {1});
-    ApprovalScreen bystander = openFrom("com.example.bystander");
+    ConsentScreens bystander = openFrom("com.example.bystander");
     assertTrue(bystander.text(), bystander.texts().contains("No app is waiting for your approval right now."));
     assertNull(bystander.find("cetp:allow"));
   }
@@ -256,7 +256,7 @@ public class ApprovalScreenAttackTest {
   public void anUnattributedLaunchListsEveryPendingRequest() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ApprovalScreen screen = ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE));
+    ConsentScreens screen = ConsentScreens.launchUnattributed(new Intent(AUTHORIZE));
     screens.add(screen);
     List<String> texts = screen.texts();
     assertEquals(screen.text(), "2 apps want to read from Diary", texts.get(0));
@@ -290,15 +290,15 @@ public class ApprovalScreenAttackTest {
    */
   @Test
   public void aLookAlikeThatAskedFirstIsNeverWhatTheNotificationShows() throws Exception {
-    ApexHost.Plugin plugin = bindApex();
+    ApexAgent.Plugin plugin = bindApex();
     Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
     Callers.installLabelled(pm, LOOK_ALIKE_UID, LOOK_ALIKE, "Apex", TWIN_CERT);
     shadowOf(RuntimeEnvironment.getApplication()).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
     Callers.setCallingUid(LOOK_ALIKE_UID);
-    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
     Callers.setCallingUid(APEX_UID);
-    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
-    assertEquals(LOOK_ALIKE, Approvals.pending().getJSONObject(0).getJSONArray("packages").getJSONObject(0).getString("name"));
+    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    assertEquals(LOOK_ALIKE, ConsentAdmin.pending().getJSONObject(0).getJSONArray("packages").getJSONObject(0).getString("name"));
 
     // Each app has its own notification, naming its package.
     Notification apex = notification(APEX_UID);
@@ -307,7 +307,7 @@ public class ApprovalScreenAttackTest {
     assertTrue(shadowOf(apex).getContentText().toString(), shadowOf(apex).getContentText().toString().startsWith(APEX + " is asking"));
     assertTrue(shadowOf(lookAlike).getContentText().toString(), shadowOf(lookAlike).getContentText().toString().startsWith(LOOK_ALIKE + " is asking"));
 
-    ApprovalScreen screen = ApprovalScreen.launchExplicit(shadowOf(apex.contentIntent).getSavedIntent());
+    ConsentScreens screen = ConsentScreens.launchExplicit(shadowOf(apex.contentIntent).getSavedIntent());
     screens.add(screen);
     assertEquals(screen.text(), "Allow Apex to read your diary entries from Diary?", screen.texts().get(0));
     assertEquals(screen.text(), APEX, screen.texts().get(1));
@@ -318,7 +318,7 @@ public class ApprovalScreenAttackTest {
     Callers.setCallingUid(APEX_UID);
     assertEquals("42", plugin.execute(COUNT, "{}"));
     Callers.setCallingUid(LOOK_ALIKE_UID);
-    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
   }
 
   /** Extras on the exported entry, naming another app's UID or request, change nothing. */
@@ -326,25 +326,25 @@ public class ApprovalScreenAttackTest {
   public void craftedExtrasOnTheExportedEntryChangeNothing() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
     assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
-    String agentRequest = Approvals.pendingFrom(AGENT_UID).getString("id");
+    String agentRequest = ConsentAdmin.pendingFrom(AGENT_UID).getString("id");
     Intent crafted =
         new Intent(AUTHORIZE)
             .putExtra("dev.cetp.extra.REQUEST_UID", AGENT_UID)
             .putExtra("id", agentRequest)
             .putExtra("uid", AGENT_UID);
     // The look-alike opens it: its own request, whatever the extras say.
-    ApprovalScreen twin = ApprovalScreen.launchFrom(TWIN, crafted);
+    ConsentScreens twin = ConsentScreens.launchFrom(TWIN, crafted);
     screens.add(twin);
     assertEquals(twin.text(), TWIN, twin.texts().get(1));
     assertFalse(twin.text(), twin.texts().contains(AGENT));
     // Explicitly naming the exported Activity, unattributed: the list, not the agent's dialog.
-    ApprovalScreen unattributed =
-        ApprovalScreen.launchUnattributed(
-            new Intent(crafted).setClassName(PACKAGE, ApprovalScreen.ACTIVITY));
+    ConsentScreens unattributed =
+        ConsentScreens.launchUnattributed(
+            new Intent(crafted).setClassName(PACKAGE, ConsentScreens.ACTIVITY));
     screens.add(unattributed);
     assertNull(unattributed.text(), unattributed.find("cetp:allow"));
     assertEquals(unattributed.text(), "2 apps want to read from Diary", unattributed.texts().get(0));
-    assertEquals(0, Approvals.grants().length());
+    assertEquals(0, ConsentAdmin.grants().length());
   }
 
   /**
@@ -356,28 +356,28 @@ public class ApprovalScreenAttackTest {
   public void anotherAppCannotStartTheOwnEntryOrTheGrantsScreen() throws Exception {
     Intent own =
         new Intent()
-            .setClassName(PACKAGE, ApprovalScreen.OWN_ENTRY)
+            .setClassName(PACKAGE, ConsentScreens.OWN_ENTRY)
             .putExtra("dev.cetp.extra.REQUEST_UID", AGENT_UID);
-    Intent grants = new Intent(MANAGE).setClassName(PACKAGE, ApprovalScreen.GRANTS);
-    assertFalse(activity(ApprovalScreen.OWN_ENTRY).exported);
-    assertEquals(ApprovalScreen.ACTIVITY, activity(ApprovalScreen.OWN_ENTRY).targetActivity);
-    assertFalse(activity(ApprovalScreen.GRANTS).exported);
-    assertTrue(activity(ApprovalScreen.ACTIVITY).exported);
+    Intent grants = new Intent(MANAGE).setClassName(PACKAGE, ConsentScreens.GRANTS);
+    assertFalse(activity(ConsentScreens.OWN_ENTRY).exported);
+    assertEquals(ConsentScreens.ACTIVITY, activity(ConsentScreens.OWN_ENTRY).targetActivity);
+    assertFalse(activity(ConsentScreens.GRANTS).exported);
+    assertTrue(activity(ConsentScreens.ACTIVITY).exported);
     for (Intent intent : new Intent[] {own, grants, new Intent(MANAGE)}) {
-      assertFalse(intent.toString(), ApprovalScreen.mayStart(TWIN_UID, intent));
-      assertTrue(intent.toString(), ApprovalScreen.mayStart(Process.myUid(), intent));
+      assertFalse(intent.toString(), ConsentScreens.mayStart(TWIN_UID, intent));
+      assertTrue(intent.toString(), ConsentScreens.mayStart(Process.myUid(), intent));
     }
-    assertTrue(ApprovalScreen.mayStart(TWIN_UID, new Intent(AUTHORIZE)));
+    assertTrue(ConsentScreens.mayStart(TWIN_UID, new Intent(AUTHORIZE)));
     try {
-      ApprovalScreen.launchFrom(TWIN, own);
+      ConsentScreens.launchFrom(TWIN, own);
       fail("another app started the app's own entry");
     } catch (SecurityException expected) {
       assertTrue(expected.getMessage(), expected.getMessage().contains("not exported"));
     }
     // Only the exported dialog answers the authorize action; nothing else is reachable by action.
-    List<ResolveInfo> authorize = ApprovalScreen.resolve(AUTHORIZE);
+    List<ResolveInfo> authorize = ConsentScreens.resolve(AUTHORIZE);
     assertEquals(authorize.toString(), 1, authorize.size());
-    assertEquals(ApprovalScreen.ACTIVITY, authorize.get(0).activityInfo.name);
+    assertEquals(ConsentScreens.ACTIVITY, authorize.get(0).activityInfo.name);
   }
 
   /**
@@ -386,7 +386,7 @@ public class ApprovalScreenAttackTest {
    */
   @Test
   public void theApprovalNotificationIsPostedOncePerAppPerInterval() throws Exception {
-    ApexHost.Plugin plugin = bindApex();
+    ApexAgent.Plugin plugin = bindApex();
     Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
     Callers.installLabelled(pm, LOOK_ALIKE_UID, LOOK_ALIKE, "Apex", TWIN_CERT);
     shadowOf(RuntimeEnvironment.getApplication()).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
@@ -398,26 +398,26 @@ public class ApprovalScreenAttackTest {
     assertTrue(interval >= 60_000);
 
     Callers.setCallingUid(APEX_UID);
-    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
     assertEquals(1, shadowOf(nm).size());
     nm.cancelAll(); // the user swipes it away
     for (int i = 0; i < 5; i++) {
-      ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+      ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
     }
     assertEquals("refused again within the interval: no new notification", 0, shadowOf(nm).size());
     ShadowSystemClock.advanceBy(Duration.ofMillis(interval - 1));
-    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
     assertEquals(0, shadowOf(nm).size());
 
     // Another app is not held back by Apex's interval.
     Callers.setCallingUid(LOOK_ALIKE_UID);
-    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
     assertEquals(1, shadowOf(nm).size());
     assertNotNull(shadowOf(nm).getNotification(tag(LOOK_ALIKE_UID), NOTIFICATION_ID));
 
     ShadowSystemClock.advanceBy(Duration.ofMillis(1));
     Callers.setCallingUid(APEX_UID);
-    ApexHost.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
     assertEquals(2, shadowOf(nm).size());
     assertNotNull(shadowOf(nm).getNotification(tag(APEX_UID), NOTIFICATION_ID));
   }
@@ -434,9 +434,9 @@ public class ApprovalScreenAttackTest {
   static final String MANAGE = PACKAGE + ".CETP_MANAGE_GRANTS";
   static final int NOTIFICATION_ID = 0x0CE7;
 
-  private ApexHost.Plugin bindApex() throws Exception {
-    apexService = ApexHost.publish(APEX_SERVICE, ApexHost.bindIntent(APEX_SERVICE));
-    return new ApexHost(ApexHost.Mode.PARCELED, 2).bind(APEX_SERVICE);
+  private ApexAgent.Plugin bindApex() throws Exception {
+    apexService = ApexAgent.publish(APEX_SERVICE, ApexAgent.bindIntent(APEX_SERVICE));
+    return new ApexAgent(ApexAgent.Mode.PARCELED, 2).bind(APEX_SERVICE);
   }
 
   private static String tag(int uid) {

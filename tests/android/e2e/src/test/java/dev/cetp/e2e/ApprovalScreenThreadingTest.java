@@ -9,14 +9,14 @@ import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.os.StrictMode;
 import android.widget.CompoundButton;
-import dev.cetp.harness.AdminBridgeSpy;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.category.AuthProviderBundle;
+import dev.cetp.testkit.internal.AdminBridgeSpy;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.e2e.category.AuthProviderBundle;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,9 +51,9 @@ public class ApprovalScreenThreadingTest {
   static final int OTHER_UID = 10_124;
   static final String OTHER = "com.example.weatherwidget";
 
-  private CetpConsumer consumer;
+  private CetpTransport consumer;
   private AdminBridgeSpy spy;
-  private final List<ApprovalScreen> screens = new ArrayList<>();
+  private final List<ConsentScreens> screens = new ArrayList<>();
 
   @Before
   public void setUp() throws Exception {
@@ -63,7 +63,7 @@ public class ApprovalScreenThreadingTest {
     PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
     Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", "agent".getBytes(StandardCharsets.UTF_8));
     Callers.installLabelled(pm, OTHER_UID, OTHER, "Weather Widget", "widget".getBytes(StandardCharsets.UTF_8));
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
     spy = AdminBridgeSpy.install();
   }
 
@@ -71,17 +71,17 @@ public class ApprovalScreenThreadingTest {
   public void tearDown() throws Exception {
     StrictMode.setThreadPolicy(StrictMode.ThreadPolicy.LAX);
     spy.close();
-    for (ApprovalScreen screen : screens) {
+    for (ConsentScreens screen : screens) {
       screen.close();
     }
   }
 
-  private CetpResponse ask(int uid) {
+  private ToolReply ask(int uid) {
     Callers.setCallingUid(uid);
     return consumer.executeTool(AUTHORITY, "count_entries", "{}", null);
   }
 
-  private ApprovalScreen keep(ApprovalScreen screen) {
+  private ConsentScreens keep(ConsentScreens screen) {
     screens.add(screen);
     return screen;
   }
@@ -100,16 +100,16 @@ public class ApprovalScreenThreadingTest {
         new StrictMode.ThreadPolicy.Builder().detectDiskReads().detectDiskWrites().penaltyDeath().build());
 
     // The dialog opened by the agent: allow.
-    ApprovalScreen consent = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    ConsentScreens consent = keep(ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE)));
     consent.tap("cetp:allow");
     assertTrue(consent.isFinishing());
     // Opened unattributed: the list, then the other app's dialog: deny.
-    ApprovalScreen list = keep(ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE)));
+    ConsentScreens list = keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
     list.tap("cetp:review:0").tap("cetp:deny");
     assertTrue(list.isFinishing());
     // Apps with access: remove the agent's access, let the other app ask again.
-    ApprovalScreen grants =
-        keep(ApprovalScreen.launchExplicit(new Intent().setClassName(PACKAGE, ApprovalScreen.GRANTS)));
+    ConsentScreens grants =
+        keep(ConsentScreens.launchExplicit(new Intent().setClassName(PACKAGE, ConsentScreens.GRANTS)));
     grants.tap("cetp:revoke:0").tap("cetp:allow_again:0");
     assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
     assertTrue(grants.text(), grants.texts().contains("You have not declined any app."));
@@ -132,7 +132,7 @@ public class ApprovalScreenThreadingTest {
   @Test
   public void aDecisionBeingSavedDisablesTheControlsAndSurvivesRotation() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ApprovalScreen screen = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    ConsentScreens screen = keep(ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE)));
     spy.hold("approve");
     screen.tapWithoutSettling("cetp:allow");
     for (String control :
@@ -144,11 +144,11 @@ public class ApprovalScreenThreadingTest {
     screen.recreate();
     assertTrue(before.isDestroyed());
     spy.release();
-    ApprovalScreen.settle();
+    ConsentScreens.settle();
     assertTrue(screen.activity().isFinishing());
     assertEquals(Activity.RESULT_OK, screen.resultCode());
-    assertEquals(1, Approvals.grants().length());
-    assertEquals(0, Approvals.pending().length());
+    assertEquals(1, ConsentAdmin.grants().length());
+    assertEquals(0, ConsentAdmin.pending().length());
     assertEquals("42", ask(AGENT_UID).data());
     long approvals = spy.entries().stream().filter(e -> e.op.equals("approve")).count();
     assertEquals(1, approvals);
@@ -162,7 +162,7 @@ public class ApprovalScreenThreadingTest {
   @Test
   public void comingBackKeepsTheChoicesOnAnUnchangedRequest() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ApprovalScreen screen = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    ConsentScreens screen = keep(ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE)));
     screen.tap("cetp:duration:month").tap("cetp:access:limited");
     int reads = spy.entries().size();
     screen.leaveAndReturn();
@@ -170,7 +170,7 @@ public class ApprovalScreenThreadingTest {
     assertTrue(((CompoundButton) screen.find("cetp:duration:month")).isChecked());
     assertTrue(((CompoundButton) screen.find("cetp:access:limited")).isChecked());
     // Answered elsewhere meanwhile: nothing left to decide here.
-    Approvals.approve(Approvals.pendingFrom(AGENT_UID).getString("id"), Approvals.Access.FULL);
+    ConsentAdmin.approve(ConsentAdmin.pendingFrom(AGENT_UID).getString("id"), ConsentAdmin.Access.FULL);
     screen.leaveAndReturn();
     assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
     assertEquals(List.of(), spy.onTheMainThread());
@@ -180,32 +180,32 @@ public class ApprovalScreenThreadingTest {
   @Test
   public void aDialogClosedWhileADecisionIsSavedLeavesTheDecisionStanding() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ApprovalScreen screen = keep(ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    ConsentScreens screen = keep(ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE)));
     spy.hold("deny");
     screen.tapWithoutSettling("cetp:deny");
     screen.activity().finish();
     spy.release();
-    ApprovalScreen.settle();
+    ConsentScreens.settle();
     assertEquals("PERMISSION_DENIED", ask(AGENT_UID).errorCode());
-    assertEquals(1, Approvals.state().getJSONArray("denials").length());
+    assertEquals(1, ConsentAdmin.state().getJSONArray("denials").length());
   }
 
   /** Apps with access disables its actions while one is being saved, then shows the new state. */
   @Test
   public void theGrantsScreenDisablesItsActionsWhileOneIsSaved() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    Approvals.approve(Approvals.pendingFrom(AGENT_UID).getString("id"), Approvals.Access.FULL);
+    ConsentAdmin.approve(ConsentAdmin.pendingFrom(AGENT_UID).getString("id"), ConsentAdmin.Access.FULL);
     assertEquals("AUTH_REQUIRED", ask(OTHER_UID).errorCode());
-    Approvals.adminOk(
-        new org.json.JSONObject().put("op", "deny").put("id", Approvals.pendingFrom(OTHER_UID).getString("id")));
-    ApprovalScreen grants =
-        keep(ApprovalScreen.launchExplicit(new Intent().setClassName(PACKAGE, ApprovalScreen.GRANTS)));
+    ConsentAdmin.adminOk(
+        new org.json.JSONObject().put("op", "deny").put("id", ConsentAdmin.pendingFrom(OTHER_UID).getString("id")));
+    ConsentScreens grants =
+        keep(ConsentScreens.launchExplicit(new Intent().setClassName(PACKAGE, ConsentScreens.GRANTS)));
     spy.hold("revoke");
     grants.tapWithoutSettling("cetp:revoke:0");
     assertFalse(grants.find("cetp:revoke:0").isEnabled());
     assertFalse(grants.find("cetp:allow_again:0").isEnabled());
     spy.release();
-    ApprovalScreen.settle();
+    ConsentScreens.settle();
     assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
     assertTrue(grants.find("cetp:allow_again:0").isEnabled());
     assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());

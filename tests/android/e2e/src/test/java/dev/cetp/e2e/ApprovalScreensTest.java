@@ -10,15 +10,15 @@ import android.content.pm.ApplicationInfo;
 import android.content.pm.PackageManager;
 import android.graphics.Bitmap;
 import android.widget.TextView;
-import dev.cetp.harness.Accessibility;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.Screenshots;
-import dev.cetp.harness.TemplateStrings;
-import dev.cetp.harness.category.AuthProviderBundle;
+import dev.cetp.testkit.internal.Accessibility;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.Screenshots;
+import dev.cetp.testkit.internal.TemplateStrings;
+import dev.cetp.e2e.category.AuthProviderBundle;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -74,8 +74,8 @@ public class ApprovalScreensTest {
   static final String OTHER = "com.example.weatherwidget";
 
   private PackageManager pm;
-  private CetpConsumer consumer;
-  private final List<ApprovalScreen> screens = new ArrayList<>();
+  private CetpTransport consumer;
+  private final List<ConsentScreens> screens = new ArrayList<>();
   private TimeZone zone;
   private Locale locale;
 
@@ -89,7 +89,7 @@ public class ApprovalScreensTest {
     // As an app with android:supportsRtl="true" (the template's README asks for it).
     RuntimeEnvironment.getApplication().getApplicationInfo().flags |= ApplicationInfo.FLAG_SUPPORTS_RTL;
     pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
     setClock(START_MS);
     Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", AGENT_CERT);
     Callers.installLabelled(pm, OTHER_UID, OTHER, "Weather Widget", "widget".getBytes(StandardCharsets.UTF_8));
@@ -97,7 +97,7 @@ public class ApprovalScreensTest {
 
   @After
   public void tearDown() {
-    for (ApprovalScreen screen : screens) {
+    for (ConsentScreens screen : screens) {
       screen.close();
     }
     TimeZone.setDefault(zone);
@@ -109,21 +109,21 @@ public class ApprovalScreensTest {
     Files.write(file.toPath(), Long.toString(ms).getBytes(StandardCharsets.US_ASCII));
   }
 
-  private CetpResponse call(int uid, String tool) {
+  private ToolReply call(int uid, String tool) {
     Callers.setCallingUid(uid);
     return consumer.executeTool(AUTHORITY, tool, "{}", null);
   }
 
   /** The agent asks for the diary and opens the dialog, as it would with startActivityForResult. */
-  private ApprovalScreen agentAsks() {
+  private ConsentScreens agentAsks() {
     assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
-    ApprovalScreen screen = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    ConsentScreens screen = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
     screens.add(screen);
     return screen;
   }
 
   /** Renders the screen, checks accessibility, compares with golden {@code name}. */
-  private static void check(ApprovalScreen screen, String name) throws IOException {
+  private static void check(ConsentScreens screen, String name) throws IOException {
     Bitmap shot = Screenshots.render(screen.activity());
     List<String> problems = Accessibility.problemsScrolledThrough(screen.activity(), shot);
     assertTrue(name + ":\n" + String.join("\n", problems), problems.isEmpty());
@@ -134,7 +134,7 @@ public class ApprovalScreensTest {
 
   @Test
   public void consentDialogLight() throws IOException {
-    ApprovalScreen screen = agentAsks();
+    ConsentScreens screen = agentAsks();
     assertEquals(
         screen.text(),
         "Allow ClawSeed to read your diary entries from Diary?",
@@ -153,7 +153,7 @@ public class ApprovalScreensTest {
   @Test
   @Config(qualifiers = "+ar-rEG")
   public void consentDialogInArabicRightToLeft() throws IOException {
-    ApprovalScreen screen = agentAsks();
+    ConsentScreens screen = agentAsks();
     assertEquals(android.view.View.LAYOUT_DIRECTION_RTL, screen.content().getLayoutDirection());
     assertEquals(screen.text(), "\u0627\u0644\u0633\u0645\u0627\u062d", ((TextView) screen.find("cetp:allow")).getText().toString());
     check(screen, "consent-ar");
@@ -162,7 +162,7 @@ public class ApprovalScreensTest {
   @Test
   @Config(qualifiers = "+ja")
   public void consentDialogInJapanese() throws IOException {
-    ApprovalScreen screen = agentAsks();
+    ConsentScreens screen = agentAsks();
     assertEquals(screen.text(), "\u8a31\u53ef", ((TextView) screen.find("cetp:allow")).getText().toString());
     check(screen, "consent-ja");
   }
@@ -174,7 +174,7 @@ public class ApprovalScreensTest {
    */
   @Test
   public void theChoicesAreBehindMoreOptions() throws IOException {
-    ApprovalScreen screen = agentAsks();
+    ConsentScreens screen = agentAsks();
     assertEquals(
         screen.text(),
         Arrays.asList(
@@ -211,19 +211,19 @@ public class ApprovalScreensTest {
     assertTrue(store.delete());
     assertTrue(new File(store, "in-the-way").mkdirs());
     assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
-    ApprovalScreen other = ApprovalScreen.launchFrom(OTHER, new Intent(AUTHORIZE));
+    ConsentScreens other = ConsentScreens.launchFrom(OTHER, new Intent(AUTHORIZE));
     screens.add(other);
     assertNull(other.text(), other.find("cetp:unsaved_changes"));
     other.tap("cetp:deny");
-    assertTrue(ApprovalScreen.adminState().getBoolean("unsaved_changes"));
+    assertTrue(ConsentScreens.adminState().getBoolean("unsaved_changes"));
     String notice =
         "A recent change is in force but not saved yet; this app keeps trying. If the phone"
             + " restarts first, it may be undone.";
-    ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
+    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
     screens.add(grants);
     assertTrue(grants.text(), grants.texts().contains(notice));
     assertEquals("AUTH_REQUIRED", call(AGENT_UID, "photo_access").errorCode());
-    ApprovalScreen more = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    ConsentScreens more = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
     screens.add(more);
     assertEquals(more.text(), notice, more.texts().get(0));
   }
@@ -252,7 +252,7 @@ public class ApprovalScreensTest {
    */
   @Test
   public void requestsListLight() throws IOException {
-    ApprovalScreen screen = twoAppsWaiting();
+    ConsentScreens screen = twoAppsWaiting();
     assertEquals(screen.text(), "2 apps want to read from Diary", screen.texts().get(0));
     check(screen, "requests-light");
   }
@@ -261,12 +261,12 @@ public class ApprovalScreensTest {
    * The agent asked at the start, the widget 3 minutes later; 5 minutes after the start the list
    * is opened by an app Android does not name.
    */
-  private ApprovalScreen twoAppsWaiting() throws IOException {
+  private ConsentScreens twoAppsWaiting() throws IOException {
     assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
     setClock(START_MS + 3 * MINUTE_MS);
     assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
     setClock(START_MS + 5 * MINUTE_MS);
-    ApprovalScreen screen = ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE));
+    ConsentScreens screen = ConsentScreens.launchUnattributed(new Intent(AUTHORIZE));
     screens.add(screen);
     return screen;
   }
@@ -278,7 +278,7 @@ public class ApprovalScreensTest {
    */
   @Test
   public void theRequestListSaysWhenEachAppAskedAndDropsARequestThatLapses() throws IOException {
-    ApprovalScreen screen = twoAppsWaiting();
+    ConsentScreens screen = twoAppsWaiting();
     List<String> when = whenLines(screen);
     assertEquals(
         screen.text(),
@@ -309,7 +309,7 @@ public class ApprovalScreensTest {
   /** The dialog of one app's request, left open until the request lapses, offers it no longer. */
   @Test
   public void aDialogLeftOpenUntilItsRequestLapsesOffersNothing() throws IOException {
-    ApprovalScreen screen = agentAsks();
+    ConsentScreens screen = agentAsks();
     assertTrue(screen.find("cetp:allow").isEnabled());
     setClock(START_MS + 10 * MINUTE_MS);
     screen.stayOpen(Duration.ofMinutes(10));
@@ -318,7 +318,7 @@ public class ApprovalScreensTest {
     assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
   }
 
-  private static List<String> whenLines(ApprovalScreen screen) {
+  private static List<String> whenLines(ConsentScreens screen) {
     List<String> out = new ArrayList<>();
     for (int i = 0; screen.find("cetp:request:when:" + i) != null; i++) {
       out.add(((TextView) screen.find("cetp:request:when:" + i)).getText().toString());
@@ -329,7 +329,7 @@ public class ApprovalScreensTest {
   /** The agent asks for its diary entries, and the user allows them, limited, for 1 hour. */
   private void agentHasEntriesLimitedForAnHour() {
     assertEquals("AUTH_REQUIRED", call(AGENT_UID, "entry_access").errorCode());
-    ApprovalScreen first = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    ConsentScreens first = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
     screens.add(first);
     assertNull(first.text(), first.find("cetp:held"));
     first.tap("cetp:access:limited").tap("cetp:duration:hour").tap("cetp:allow");
@@ -338,10 +338,10 @@ public class ApprovalScreensTest {
   }
 
   /** Ten minutes later it asks for the diary's photos too, and opens the dialog. */
-  private ApprovalScreen agentAsksForPhotosToo() throws IOException {
+  private ConsentScreens agentAsksForPhotosToo() throws IOException {
     setClock(START_MS + 10 * MINUTE_MS);
     assertEquals("AUTH_REQUIRED", call(AGENT_UID, "photo_access").errorCode());
-    ApprovalScreen screen = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    ConsentScreens screen = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
     screens.add(screen);
     return screen;
   }
@@ -358,7 +358,7 @@ public class ApprovalScreensTest {
   @Test
   public void aLaterApprovalLeavesWhatTheAppAlreadyHadAsItWas() throws Exception {
     agentHasEntriesLimitedForAnHour();
-    ApprovalScreen screen = agentAsksForPhotosToo();
+    ConsentScreens screen = agentAsksForPhotosToo();
     List<String> texts = screen.texts();
     assertEquals(
         screen.text(),
@@ -376,7 +376,7 @@ public class ApprovalScreensTest {
     assertTrue(screen.isFinishing());
 
     // What the provider keeps: entries as first approved, photos as just approved.
-    JSONArray grants = ApprovalScreen.adminState().getJSONArray("grants");
+    JSONArray grants = ConsentScreens.adminState().getJSONArray("grants");
     assertEquals(grants.toString(), 1, grants.length());
     JSONArray perScope = grants.getJSONObject(0).getJSONArray("per_scope");
     assertEquals(perScope.toString(), 2, perScope.length());
@@ -393,7 +393,7 @@ public class ApprovalScreensTest {
     assertEquals("\"full\"", call(AGENT_UID, "photo_access").data());
 
     // Apps with access: one row per scope.
-    ApprovalScreen list = ApprovalScreen.launchExplicit(grantsIntent());
+    ConsentScreens list = ConsentScreens.launchExplicit(grantsIntent());
     screens.add(list);
     List<String> rows = list.texts();
     int at = rows.indexOf("May read your diary entries");
@@ -421,13 +421,13 @@ public class ApprovalScreensTest {
   @Test
   public void whatAnAppMayUseWithoutScopesIsARowOfItsOwn() throws Exception {
     assertEquals("AUTH_REQUIRED", call(OTHER_UID, "ping").errorCode());
-    ApprovalScreen first = ApprovalScreen.launchFrom(OTHER, new Intent(AUTHORIZE));
+    ConsentScreens first = ConsentScreens.launchFrom(OTHER, new Intent(AUTHORIZE));
     screens.add(first);
     assertEquals(first.text(), "Allow Weather Widget to use the tools of Diary?", first.texts().get(0));
     first.tap("cetp:allow");
     assertEquals("\"pong\"", call(OTHER_UID, "ping").data());
 
-    ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
+    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
     screens.add(grants);
     List<String> rows = grants.texts();
     int at = rows.indexOf("May use the tools (no specific data)");
@@ -435,7 +435,7 @@ public class ApprovalScreensTest {
     assertEquals(grants.text(), "Full access \u00b7 for 1 more day", rows.get(at + 1));
 
     assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
-    ApprovalScreen more = ApprovalScreen.launchFrom(OTHER, new Intent(AUTHORIZE));
+    ConsentScreens more = ConsentScreens.launchFrom(OTHER, new Intent(AUTHORIZE));
     screens.add(more);
     assertEquals(
         more.text(),
@@ -458,7 +458,7 @@ public class ApprovalScreensTest {
   @Config(qualifiers = "+ar-rEG")
   public void consentDialogOfAnAppThatAlreadyHasAScopeInArabicRightToLeft() throws IOException {
     agentHasEntriesLimitedForAnHour();
-    ApprovalScreen screen = agentAsksForPhotosToo();
+    ConsentScreens screen = agentAsksForPhotosToo();
     assertEquals(
         android.view.View.LAYOUT_DIRECTION_RTL, screen.find("cetp:held").getLayoutDirection());
     check(screen, "consent-held-ar");
@@ -479,13 +479,13 @@ public class ApprovalScreensTest {
   @Test
   public void grantsScreenWithALimitedAndAnExpiredScopeLight() throws Exception {
     assertEquals("AUTH_REQUIRED", call(AGENT_UID, "entry_access").errorCode());
-    ApprovalScreen first = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    ConsentScreens first = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
     screens.add(first);
     first.tap("cetp:duration:hour").tap("cetp:allow");
-    ApprovalScreen second = agentAsksForPhotosToo();
+    ConsentScreens second = agentAsksForPhotosToo();
     second.tap("cetp:access:limited").tap("cetp:duration:month").tap("cetp:allow");
     setClock(START_MS + 2 * HOUR_MS);
-    ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
+    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
     screens.add(grants);
     List<String> rows = grants.texts();
     int at = rows.indexOf("May read your diary entries");
@@ -520,7 +520,7 @@ public class ApprovalScreensTest {
   }
 
   /** An allowed app with history, one allowed earlier that never called, and a declined one. */
-  private ApprovalScreen grantsWithHistory() throws IOException {
+  private ConsentScreens grantsWithHistory() throws IOException {
     agentAsks().tap("cetp:duration:month").tap("cetp:allow");
     for (int i = 0; i < 3; i++) {
       assertEquals("42", call(AGENT_UID, "count_entries").data());
@@ -528,22 +528,22 @@ public class ApprovalScreensTest {
     setClock(START_MS + 2 * 3_600_000L);
     assertEquals("42", call(AGENT_UID, "count_entries").data());
     assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
-    ApprovalScreen other = ApprovalScreen.launchFrom(OTHER, new Intent(AUTHORIZE));
+    ConsentScreens other = ConsentScreens.launchFrom(OTHER, new Intent(AUTHORIZE));
     screens.add(other);
     other.tap("cetp:deny");
-    ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
+    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
     screens.add(grants);
     return grants;
   }
 
   /** Apps with access, as the dialog's button and the app's settings open it. */
   static Intent grantsIntent() {
-    return new Intent(MANAGE).setClassName(PACKAGE, ApprovalScreen.GRANTS);
+    return new Intent(MANAGE).setClassName(PACKAGE, ConsentScreens.GRANTS);
   }
 
   @Test
   public void grantsScreenLight() throws IOException {
-    ApprovalScreen grants = grantsWithHistory();
+    ConsentScreens grants = grantsWithHistory();
     String shown = grants.text();
     assertTrue(shown, grants.texts().contains("May read your diary entries"));
     assertTrue(
@@ -640,32 +640,32 @@ public class ApprovalScreensTest {
    * that already has a scope and on waiting requests listed; all pass the accessibility checks.
    */
   private void inLanguage(String allow, String manage) throws Exception {
-    ApprovalScreen consent = agentAsks();
+    ConsentScreens consent = agentAsks();
     assertEquals(consent.text(), allow, ((TextView) consent.find("cetp:allow")).getText().toString());
     assertEquals(consent.text(), manage, ((TextView) consent.find("cetp:manage")).getText().toString());
     assertNoEnglish(consent);
     check(consent, null);
     consent.tap("cetp:allow");
     assertEquals("42", call(AGENT_UID, "count_entries").data());
-    ApprovalScreen more = agentAsksForPhotosToo();
+    ConsentScreens more = agentAsksForPhotosToo();
     assertTrue(more.text(), more.find("cetp:held") != null);
     assertNoEnglish(more);
     check(more, null);
     more.tap("cetp:access:limited").tap("cetp:allow");
     assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
-    ApprovalScreen waiting = ApprovalScreen.launchUnattributed(new Intent(AUTHORIZE));
+    ConsentScreens waiting = ConsentScreens.launchUnattributed(new Intent(AUTHORIZE));
     screens.add(waiting);
     assertTrue(waiting.text(), waiting.find("cetp:request:when") != null);
     assertNoEnglish(waiting);
     check(waiting, null);
-    ApprovalScreen grants = ApprovalScreen.launchExplicit(grantsIntent());
+    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
     screens.add(grants);
     assertNoEnglish(grants);
     check(grants, null);
   }
 
   /** No text on the screen is one of the English strings (the provider's words aside). */
-  private static void assertNoEnglish(ApprovalScreen screen) throws Exception {
+  private static void assertNoEnglish(ConsentScreens screen) throws Exception {
     Set<String> english = TemplateStrings.englishTexts();
     for (String text : screen.texts()) {
       assertFalse(text + " is English on:\n" + screen.text(), english.contains(text));

@@ -5,13 +5,13 @@ import static org.junit.Assert.assertTrue;
 
 import android.content.Intent;
 import android.content.pm.PackageManager;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.TestJvm;
-import dev.cetp.harness.category.AuthProviderBundle;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.e2e.category.AuthProviderBundle;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +29,7 @@ import org.robolectric.RuntimeEnvironment;
 /**
  * Grant expiry and rate limits end to end, on {@code tests/auth-provider}: a user-approval
  * provider whose clock reads a file in the app's files directory (see that crate's docs), so the
- * test moves time instead of waiting. Approvals go through the template's approval screen.
+ * test moves time instead of waiting. ConsentAdmin go through the template's approval screen.
  * Runs in {@code bundle-auth-provider}.
  */
 @RunWith(RobolectricTestRunner.class)
@@ -45,20 +45,20 @@ public class AuthProviderE2ETest {
   static final long HOUR_MS = 3_600_000L;
 
   private PackageManager pm;
-  private CetpConsumer consumer;
-  private final List<ApprovalScreen> screens = new ArrayList<>();
+  private CetpTransport consumer;
+  private final List<ConsentScreens> screens = new ArrayList<>();
 
   @Before
   public void setUp() throws IOException {
     HostBundle.current().install().startProviders();
     pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
     setClock(START_MS);
   }
 
   @After
   public void tearDown() {
-    for (ApprovalScreen screen : screens) {
+    for (ConsentScreens screen : screens) {
       screen.close();
     }
   }
@@ -68,21 +68,21 @@ public class AuthProviderE2ETest {
     Files.write(file.toPath(), Long.toString(ms).getBytes(StandardCharsets.US_ASCII));
   }
 
-  private CetpResponse count() {
+  private ToolReply count() {
     return consumer.executeTool(AUTHORITY, "count_entries", "{}", null);
   }
 
-  private CetpResponse ping() {
+  private ToolReply ping() {
     return consumer.executeTool(AUTHORITY, "ping", "{}", null);
   }
 
-  private static void assertCode(CetpResponse r, String code) {
+  private static void assertCode(ToolReply r, String code) {
     assertEquals(r.toString(), "error", r.status());
     assertEquals(r.toString(), code, r.errorCode());
   }
 
-  private ApprovalScreen open(String action) {
-    ApprovalScreen screen = ApprovalScreen.launch(new Intent(action));
+  private ConsentScreens open(String action) {
+    ConsentScreens screen = ConsentScreens.launch(new Intent(action));
     screens.add(screen);
     return screen;
   }
@@ -91,10 +91,10 @@ public class AuthProviderE2ETest {
   private void approveOnScreen(int uid, String duration) {
     Callers.installLabelled(pm, uid, "com.example.agent" + uid, null, ("cert" + uid).getBytes(StandardCharsets.UTF_8));
     Callers.setCallingUid(uid);
-    CetpResponse first = count();
+    ToolReply first = count();
     assertCode(first, "AUTH_REQUIRED");
     assertEquals(AUTHORIZE, first.authorizeIntent());
-    ApprovalScreen screen = open(first.authorizeIntent());
+    ConsentScreens screen = open(first.authorizeIntent());
     assertTrue(
         screen.text(),
         screen.texts().get(0).startsWith("Allow com.example.agent" + uid + " to read your diary entries"));
@@ -114,16 +114,16 @@ public class AuthProviderE2ETest {
     setClock(START_MS + HOUR_MS - 1);
     assertEquals("42", count().data());
     setClock(START_MS + HOUR_MS);
-    CetpResponse lapsed = count();
+    ToolReply lapsed = count();
     assertCode(lapsed, "AUTH_REQUIRED");
     assertTrue(lapsed.errorMessage(), lapsed.errorMessage().contains("has expired"));
     assertEquals(AUTHORIZE, lapsed.authorizeIntent());
 
     // The grants screen says so, in the provider's time.
-    ApprovalScreen grants = open(PACKAGE + ".CETP_MANAGE_GRANTS");
+    ConsentScreens grants = open(PACKAGE + ".CETP_MANAGE_GRANTS");
     assertTrue(grants.text(), grants.texts().stream().anyMatch(t -> t.contains(" \u00b7 expired ")));
     // And the lapsed app asked again: the approval screen shows its new request.
-    ApprovalScreen again = open(AUTHORIZE);
+    ConsentScreens again = open(AUTHORIZE);
     assertTrue(again.text(), again.texts().get(0).startsWith("Allow com.example.agent10001 to read "));
   }
 
@@ -152,16 +152,16 @@ public class AuthProviderE2ETest {
     int uid = 10_010;
     Callers.installLabelled(pm, uid, "com.example.pinger", "Pinger", "pinger".getBytes(StandardCharsets.UTF_8));
     Callers.setCallingUid(uid);
-    CetpResponse first = ping();
+    ToolReply first = ping();
     assertCode(first, "AUTH_REQUIRED");
-    ApprovalScreen screen = open(first.authorizeIntent());
+    ConsentScreens screen = open(first.authorizeIntent());
     assertEquals(screen.text(), "Allow Pinger to use the tools of Diary?", screen.texts().get(0));
     screen.tap("cetp:allow");
 
     for (int i = 0; i < PING_BURST; i++) {
       assertEquals("call " + i, "\"pong\"", ping().data());
     }
-    CetpResponse limited = ping();
+    ToolReply limited = ping();
     assertCode(limited, "RATE_LIMITED");
     assertTrue(limited.errorMessage(), limited.errorMessage().contains("ping"));
     // The approval covered what was asked, no scope: the diary still needs the user.

@@ -4,7 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
-import dev.cetp.harness.category.AuthProviderBundle;
+import dev.cetp.e2e.category.AuthProviderBundle;
 import dev.cetp.testkit.CetpTestRule;
 import dev.cetp.testkit.CetpV2;
 import dev.cetp.testkit.ConsentDialog;

@@ -8,11 +8,11 @@ import static org.robolectric.Shadows.shadowOf;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.net.Uri;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CountingPackageManager;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.category.FixtureProviderBundle;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.CountingPackageManager;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.e2e.category.FixtureProviderBundle;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -48,13 +48,13 @@ public class CallerIdentityCacheE2ETest {
   private static final byte[] CERT_B = "other-cert-B".getBytes(StandardCharsets.UTF_8);
 
   private PackageManager pm;
-  private CetpConsumer consumer;
+  private CetpTransport consumer;
 
   @Before
   public void setUp() {
     HostBundle.current().install().startProviders();
     pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
     // The first call after process start starts the runtime (library, build, app version): a
     // one-time cost, not part of the steady state these tests count.
     assertTrue(consumer.listTools(AUTHORITY).isSuccess());
@@ -63,7 +63,7 @@ public class CallerIdentityCacheE2ETest {
 
   /** What the tool saw: {@code [uid, [package, [digest...]]...]} flattened to one string. */
   private String whoami() throws Exception {
-    return render(consumer.executeTool(AUTHORITY, "whoami", "{}", null).dataObject());
+    return render(consumer.executeTool(AUTHORITY, "whoami", "{}", null).jsonObject());
   }
 
   private static String render(JSONObject who) throws Exception {

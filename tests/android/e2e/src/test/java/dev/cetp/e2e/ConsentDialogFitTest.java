@@ -14,12 +14,12 @@ import android.view.View;
 import android.view.ViewGroup;
 import android.widget.ScrollView;
 import android.widget.TextView;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.Screenshots;
-import dev.cetp.harness.category.AuthProviderBundle;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.Screenshots;
+import dev.cetp.e2e.category.AuthProviderBundle;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -61,7 +61,7 @@ public class ConsentDialogFitTest {
   /** The template's languages: res/values (English) and every res/values-xx. */
   static final String[] LANGUAGES = {"en-rUS", "ar-rEG", "de", "es", "fr", "hi", "ja", "pt-rBR", "zh-rCN"};
 
-  private final CetpConsumer consumer = new CetpConsumer();
+  private final CetpTransport consumer = new CetpTransport();
   private TimeZone zone;
   private Locale locale;
 
@@ -104,7 +104,7 @@ public class ConsentDialogFitTest {
   @Test
   public void aSecondScopeFitsUncutInEveryLanguageAtFontScales1And1_3() {
     assertEquals("AUTH_REQUIRED", ask("entry_access"));
-    ApprovalScreen first = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+    ConsentScreens first = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
     first.tap("cetp:access:limited").tap("cetp:duration:hour").tap("cetp:allow");
     first.close();
     assertEquals("AUTH_REQUIRED", ask("photo_access"));
@@ -118,7 +118,7 @@ public class ConsentDialogFitTest {
       for (String language : LANGUAGES) {
         RuntimeEnvironment.setQualifiers(language + "-" + PHONE);
         RuntimeEnvironment.setFontScale(scale);
-        ApprovalScreen screen = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+        ConsentScreens screen = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
         try {
           assertTrue(screen.text(), screen.find("cetp:allow") != null);
           for (String problem : cut(screen.activity())) {

@@ -5,14 +5,14 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import android.os.Bundle;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Approvals.Access;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpConsumer.CallForm;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.LenientV1Consumer;
-import dev.cetp.harness.TestJvm;
-import dev.cetp.harness.category.ExpensesBundle;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.ConsentAdmin.Access;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.V1ClientRules;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.e2e.category.ExpensesBundle;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
@@ -63,7 +63,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   }
 
   private JSONObject approveAgent(Access access) {
-    return Approvals.of(consumer, AUTHORITY, AGENT_UID)
+    return ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID)
         .call("spending_by_category", "{\"range\":" + MARCH_2025 + "}")
         .approve(access);
   }
@@ -80,7 +80,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
     TestJvm.requireConfigured();
     assertEquals("expenses", bundle.name());
     assertEquals("cetp_sample_expenses", bundle.nativeLibraryName());
-    List<CetpConsumer.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = consumer.discover();
     assertEquals(found.toString(), 1, found.size());
     assertEquals(PACKAGE, found.get(0).packageName);
     assertEquals(AUTHORITY, found.get(0).authority);
@@ -91,9 +91,9 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   @Test
   public void getProviderInfoDeclaresTheExpensesScope() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
-      JSONObject info = r.dataObject();
+      JSONObject info = r.jsonObject();
       assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
       assertEquals("Expenses", info.getString("provider_name"));
       assertEquals(
@@ -109,14 +109,14 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   @Test
   public void listToolsShowsEnumsRangesAndNestedObjectsInline() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONArray tools = r.tools();
       List<String> names = new ArrayList<>();
       for (int i = 0; i < tools.length(); i++) {
         JSONObject tool = tools.getJSONObject(i);
         names.add(tool.getString("name"));
-        LenientV1Consumer.assertToolFields(tool);
+        V1ClientRules.assertToolFields(tool);
         assertFalse(tool.getString("description").trim().isEmpty());
         JSONObject params = tool.getJSONObject("parameters");
         assertEquals("object", params.getString("type"));
@@ -199,13 +199,13 @@ public class ExpensesSampleE2ETest extends SampleSuite {
     };
     for (String[] call : calls) {
       for (CallForm form : CallForm.values()) {
-        CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec(call[0], call[1]));
+        ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec(call[0], call[1]));
         assertError(r, "AUTH_REQUIRED", "`expenses.read`", AGENT);
         assertEquals("Open Expenses (" + PACKAGE + ") and allow com.example.agent to read: " + SCOPE_DESCRIPTION, r.resolutionHint());
         assertEquals(AUTHORIZE, r.authorizeIntent());
       }
     }
-    JSONObject request = Approvals.pendingFrom(AGENT_UID);
+    JSONObject request = ConsentAdmin.pendingFrom(AGENT_UID);
     assertEquals(1, request.getJSONArray("scopes").length());
     assertEquals("expenses.read", request.getJSONArray("scopes").getJSONObject(0).getString("name"));
     assertEquals(AGENT, request.getJSONArray("packages").getJSONObject(0).getString("name"));
@@ -218,9 +218,9 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   public void spendingByCategoryTotalsAMonthLargestFirst() throws Exception {
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
+      ToolReply r =
           consumer.call(
-              form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("spending_by_category", "{\"range\":" + MARCH_2025 + "}"));
+              form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("spending_by_category", "{\"range\":" + MARCH_2025 + "}"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(MARCH_BY_CATEGORY, r.data());
     }
@@ -269,11 +269,11 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   public void spendingOverTimeListsEveryIsoWeekMonthAndDay() throws Exception {
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
+      ToolReply r =
           consumer.call(
               form,
               AUTHORITY,
-              CetpConsumer.METHOD_EXECUTE_TOOL,
+              CetpTransport.METHOD_EXECUTE_TOOL,
               exec("spending_over_time", "{\"range\":" + range("2025-01-01", "2025-01-31") + ",\"period\":\"week\"}"));
       assertTrue(form + ": " + r, r.isSuccess());
       // ISO weeks: 2025-W01 starts on Monday 2024-12-30 but counts only January's days.
@@ -314,9 +314,9 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   public void topMerchantsRanksAndLimits() throws Exception {
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
+      ToolReply r =
           consumer.call(
-              form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("top_merchants", "{\"range\":" + YEAR_2025 + ",\"limit\":3}"));
+              form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("top_merchants", "{\"range\":" + YEAR_2025 + ",\"limit\":3}"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "[{\"merchant\":\"Rent — Foncia\",\"category\":\"housing\",\"total\":15000.0,\"count\":12},"
@@ -375,8 +375,8 @@ public class ExpensesSampleE2ETest extends SampleSuite {
         5,
         new JSONArray(data("spending_over_time", "{\"range\":" + range("2025-01-01", "2025-01-31") + ",\"period\":\"week\"}")).length());
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("top_merchants", "{\"range\":" + MARCH_2025 + "}"));
+      ToolReply r =
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("top_merchants", "{\"range\":" + MARCH_2025 + "}"));
       assertError(r, "PERMISSION_DENIED");
       assertEquals(
           "the user shares totals but not merchant names with this app; use `spending_by_category` or"
@@ -393,17 +393,17 @@ public class ExpensesSampleE2ETest extends SampleSuite {
     approveAgent(Access.FULL);
     for (String tool : TOOLS) {
       String period = tool.equals("spending_over_time") ? ",\"period\":\"month\"" : "";
-      CetpResponse reversed = run(tool, "{\"range\":" + range("2025-03-31", "2025-03-01") + period + "}");
+      ToolReply reversed = run(tool, "{\"range\":" + range("2025-03-31", "2025-03-01") + period + "}");
       assertError(reversed, "INVALID_ARGS");
       assertEquals(
           "`range.from` (2025-03-31) is after `range.to` (2025-03-01); send the earlier day as `from`",
           reversed.errorMessage());
-      CetpResponse wide = run(tool, "{\"range\":" + range("2024-01-01", "2026-01-01") + period + "}");
+      ToolReply wide = run(tool, "{\"range\":" + range("2024-01-01", "2026-01-01") + period + "}");
       assertError(wide, "INVALID_ARGS");
       assertEquals(
           "the range 2024-01-01 to 2026-01-01 spans 732 days; ask for at most 731 days (two years) per call",
           wide.errorMessage());
-      CetpResponse amounts =
+      ToolReply amounts =
           run(tool, "{\"range\":" + MARCH_2025 + period + ",\"filter\":{\"min_amount\":50,\"max_amount\":20}}");
       assertError(amounts, "INVALID_ARGS");
       assertEquals(
@@ -447,7 +447,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
       {"top_merchants", "{\"limit\":5}", "\"range\""},
     };
     for (String[] c : cases) {
-      CetpResponse r = run(c[0], c[1]);
+      ToolReply r = run(c[0], c[1]);
       assertError(r, "INVALID_ARGS", "invalid arguments for `" + c[0] + "`", c[2]);
     }
   }
@@ -456,14 +456,14 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   public void unknownToolsAreToolNotFound() {
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("delete_expense", "{}")),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("delete_expense", "{}")),
           "TOOL_NOT_FOUND",
           "delete_expense");
     }
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("spending_by_merchant", "{\"range\":" + MARCH_2025 + "}")),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("spending_by_merchant", "{\"range\":" + MARCH_2025 + "}")),
           "TOOL_NOT_FOUND",
           "spending_by_merchant");
     }

@@ -14,14 +14,14 @@ import android.os.Bundle;
 import android.os.Parcel;
 import android.os.Parcelable;
 import android.os.Process;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpConsumer.CallForm;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.TestJvm;
-import dev.cetp.harness.category.FixtureBundle;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.e2e.category.FixtureBundle;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -58,7 +58,7 @@ public class FixtureBundleTest {
   private HostBundle bundle;
   private ManifestInstaller.Installed app;
   private PackageManager pm;
-  private CetpConsumer consumer;
+  private CetpTransport consumer;
   private ExecutorService pool;
 
   @Before
@@ -67,7 +67,7 @@ public class FixtureBundleTest {
     app = bundle.install();
     app.startProviders();
     pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
   }
 
   @After
@@ -100,9 +100,9 @@ public class FixtureBundleTest {
 
   @Test
   public void discoveryFindsAuthorityAndIntegerVersion() {
-    List<CetpConsumer.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = consumer.discover();
     assertEquals(found.toString(), 1, found.size());
-    CetpConsumer.Discovered d = found.get(0);
+    CetpTransport.Discovered d = found.get(0);
     assertEquals("dev.cetp.fixture", d.packageName);
     assertEquals("dev.cetp.fixture.FixtureDiscoveryService", d.serviceClass);
     assertEquals(AUTHORITY, d.authority);
@@ -113,7 +113,7 @@ public class FixtureBundleTest {
   @Test
   public void bothCallFormsReachTheProvider() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONArray tools = r.tools();
       assertEquals(3, tools.length());
@@ -125,10 +125,10 @@ public class FixtureBundleTest {
       }
       assertEquals(List.of("whoami", "echo", "needs_auth"), names);
 
-      CetpResponse info =
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply info =
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(info.isSuccess());
-      assertEquals(1, info.dataObject().getInt("protocol_version"));
+      assertEquals(1, info.jsonObject().getInt("protocol_version"));
     }
   }
 
@@ -142,7 +142,7 @@ public class FixtureBundleTest {
             .call(Uri.parse("content://" + AUTHORITY), "list_tools", null, new Bundle());
     assertSame(providerClass.getField("lastReply").get(null), direct);
     // ...the consumer reads a copy that went through a Parcel.
-    CetpResponse r = consumer.listTools(AUTHORITY);
+    ToolReply r = consumer.listTools(AUTHORITY);
     Bundle last = (Bundle) providerClass.getField("lastReply").get(null);
     assertNotSame(last, r.bundle());
     assertEquals(last.getString("data"), r.data());
@@ -156,7 +156,7 @@ public class FixtureBundleTest {
     b.putString("s", "text");
     b.putInt("i", 7);
     b.putBoolean("z", true);
-    Bundle copy = CetpConsumer.roundTrip(b);
+    Bundle copy = CetpTransport.roundTrip(b);
     assertNotSame(b, copy);
     assertEquals("text", copy.get("s"));
     assertEquals(Integer.valueOf(7), copy.get("i"));
@@ -164,7 +164,7 @@ public class FixtureBundleTest {
 
     Bundle bad = new Bundle();
     bad.putParcelable("p", new Unwritable());
-    assertThrows(IllegalStateException.class, () -> CetpConsumer.roundTrip(bad));
+    assertThrows(IllegalStateException.class, () -> CetpTransport.roundTrip(bad));
   }
 
   @Test
@@ -172,7 +172,7 @@ public class FixtureBundleTest {
     Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
     Callers.setCallingUid(AGENT_UID);
 
-    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", "{}", "r-1").dataObject();
+    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", "{}", "r-1").jsonObject();
     assertEquals(AGENT_UID, who.getInt("calling_uid"));
     assertEquals(List.of("com.example.agent"), strings(who.getJSONArray("packages")));
     assertEquals(
@@ -183,7 +183,7 @@ public class FixtureBundleTest {
     // Shared UID: a second package joins the first.
     byte[] otherCert = "other-cert".getBytes(StandardCharsets.UTF_8);
     Callers.install(pm, AGENT_UID, "com.example.agent.helper", otherCert);
-    who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).dataObject();
+    who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).jsonObject();
     assertEquals(
         List.of("com.example.agent", "com.example.agent.helper"),
         strings(who.getJSONArray("packages")));
@@ -203,7 +203,7 @@ public class FixtureBundleTest {
 
   @Test
   public void errorRepliesCarryCodeMessageHintAndIntent() {
-    CetpResponse auth = consumer.executeTool(AUTHORITY, "needs_auth", "{}", null);
+    ToolReply auth = consumer.executeTool(AUTHORITY, "needs_auth", "{}", null);
     assertTrue(!auth.isSuccess());
     assertEquals("error", auth.status());
     assertEquals("AUTH_REQUIRED", auth.errorCode());
@@ -238,15 +238,15 @@ public class FixtureBundleTest {
               CallForm form = (i % 2 == 0) ? CallForm.AUTHORITY : CallForm.URI;
               String requestId = "t" + thread + "-c" + i;
               String text = "payload " + thread + "/" + i;
-              CetpResponse r =
+              ToolReply r =
                   consumer.call(
                       form,
                       AUTHORITY,
-                      CetpConsumer.METHOD_EXECUTE_TOOL,
+                      CetpTransport.METHOD_EXECUTE_TOOL,
                       execExtras(
                           "echo", new JSONObject().put("text", text).toString(), requestId));
               assertTrue(r.toString(), r.isSuccess());
-              JSONObject data = r.dataObject();
+              JSONObject data = r.jsonObject();
               assertEquals(requestId, data.getString("request_id"));
               assertEquals(text, data.getJSONObject("args").getString("text"));
               assertEquals(AGENT_UID, data.getInt("calling_uid"));
@@ -265,17 +265,17 @@ public class FixtureBundleTest {
 
   private int whoamiUid(CallForm form) throws Exception {
     return consumer
-        .call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, execExtras("whoami", "{}", null))
-        .dataObject()
+        .call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, execExtras("whoami", "{}", null))
+        .jsonObject()
         .getInt("calling_uid");
   }
 
   private static Bundle execExtras(String tool, String args, String requestId) {
     Bundle b = new Bundle();
-    b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
-    b.putString(CetpConsumer.EXTRA_ARGS, args);
+    b.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
+    b.putString(CetpTransport.EXTRA_ARGS, args);
     if (requestId != null) {
-      b.putString(CetpConsumer.EXTRA_REQUEST_ID, requestId);
+      b.putString(CetpTransport.EXTRA_REQUEST_ID, requestId);
     }
     return b;
   }

@@ -19,15 +19,15 @@ import android.content.pm.ResolveInfo;
 import android.content.BroadcastReceiver;
 import android.os.Bundle;
 import android.os.Process;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpConsumer.CallForm;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.LenientV1Consumer;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.TestJvm;
-import dev.cetp.harness.category.FixtureProviderBundle;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.V1ClientRules;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.e2e.category.FixtureProviderBundle;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -72,7 +72,7 @@ public class FixtureProviderE2ETest {
   private HostBundle bundle;
   private ManifestInstaller.Installed app;
   private PackageManager pm;
-  private CetpConsumer consumer;
+  private CetpTransport consumer;
   private ExecutorService pool;
 
   @Before
@@ -81,7 +81,7 @@ public class FixtureProviderE2ETest {
     app = bundle.install();
     app.startProviders();
     pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
   }
 
   @After
@@ -117,9 +117,9 @@ public class FixtureProviderE2ETest {
 
   @Test
   public void discoveryFindsTheTemplateServiceWithAuthorityAndIntegerVersion() {
-    List<CetpConsumer.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = consumer.discover();
     assertEquals(found.toString(), 1, found.size());
-    CetpConsumer.Discovered d = found.get(0);
+    CetpTransport.Discovered d = found.get(0);
     assertEquals(PACKAGE, d.packageName);
     assertEquals("dev.cetp.CetpDiscoveryService", d.serviceClass);
     assertEquals(AUTHORITY, d.authority);
@@ -157,7 +157,7 @@ public class FixtureProviderE2ETest {
     Class<?> core = Class.forName("dev.cetp.rustfixture.CoreNatives");
     assertEquals(1, core.getMethod("loads").invoke(null));
     assertEquals(0x0001_0006, core.getMethod("sdkVersion").invoke(null));
-    CetpResponse echo = consumer.executeTool(AUTHORITY, "echo", "{\"text\":\"core\"}", null);
+    ToolReply echo = consumer.executeTool(AUTHORITY, "echo", "{\"text\":\"core\"}", null);
     assertTrue(echo.toString(), echo.isSuccess());
   }
 
@@ -182,15 +182,15 @@ public class FixtureProviderE2ETest {
   @Test
   public void listToolsDescribesEveryToolFieldByField() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(setOf("status", "data"), r.keys());
-      assertEquals(List.of("tools"), keys(r.dataObject()));
+      assertEquals(List.of("tools"), keys(r.jsonObject()));
       JSONArray tools = r.tools();
       List<String> names = new ArrayList<>();
       for (int i = 0; i < tools.length(); i++) {
         JSONObject tool = tools.getJSONObject(i);
-        LenientV1Consumer.assertToolFields(tool);
+        V1ClientRules.assertToolFields(tool);
         names.add(tool.getString("name"));
         assertFalse(tool.getString("description").isEmpty());
         JSONObject params = tool.getJSONObject("parameters");
@@ -224,10 +224,10 @@ public class FixtureProviderE2ETest {
   @Test
   public void getProviderInfoCarriesNameDescriptionAndScopes() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply r =
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
-      JSONObject info = r.dataObject();
+      JSONObject info = r.jsonObject();
       assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
       assertEquals("CETP fixture", info.getString("provider_name"));
       assertEquals("Test tools for the cetp-rs end-to-end suite", info.getString("description"));
@@ -241,11 +241,11 @@ public class FixtureProviderE2ETest {
   @Test
   public void executeToolRunsTheToolWithTypedArguments() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
+      ToolReply r =
           consumer.call(
               form,
               AUTHORITY,
-              CetpConsumer.METHOD_EXECUTE_TOOL,
+              CetpTransport.METHOD_EXECUTE_TOOL,
               exec("forecast", "{\"unit\":\"fahrenheit\",\"days\":2,\"city\":\"Oslo\"}", "req-7"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(setOf("status", "data"), r.keys());
@@ -267,8 +267,8 @@ public class FixtureProviderE2ETest {
     for (CallForm form : CallForm.values()) {
       JSONObject who =
           consumer
-              .call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("whoami", "{}", "r-1"))
-              .dataObject();
+              .call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("whoami", "{}", "r-1"))
+              .jsonObject();
       assertEquals(AGENT_UID, who.getInt("uid"));
       assertEquals("r-1", who.getString("request_id"));
       JSONArray packages = who.getJSONArray("packages");
@@ -282,7 +282,7 @@ public class FixtureProviderE2ETest {
     // A shared UID: both packages, each with its own certificate.
     byte[] helperCert = "helper-cert".getBytes(StandardCharsets.UTF_8);
     Callers.install(pm, AGENT_UID, "com.example.agent.helper", helperCert);
-    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", null, null).dataObject();
+    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", null, null).jsonObject();
     JSONArray packages = who.getJSONArray("packages");
     assertEquals(2, packages.length());
     assertEquals("com.example.agent.helper", packages.getJSONObject(1).getString("name"));
@@ -293,7 +293,7 @@ public class FixtureProviderE2ETest {
 
     // A UID without packages: the UID alone.
     Callers.setCallingUid(10_999);
-    who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).dataObject();
+    who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).jsonObject();
     assertEquals(10_999, who.getInt("uid"));
     assertEquals(0, who.getJSONArray("packages").length());
   }
@@ -301,7 +301,7 @@ public class FixtureProviderE2ETest {
   @Test
   public void initReceivedTheFilesDirPackageNameAndVersion() throws Exception {
     Context context = RuntimeEnvironment.getApplication();
-    JSONObject info = consumer.executeTool(AUTHORITY, "app_info", "{}", null).dataObject();
+    JSONObject info = consumer.executeTool(AUTHORITY, "app_info", "{}", null).jsonObject();
     // The installed app's package (from the ProviderInfo), not Robolectric's test application
     // (org.robolectric.default): it names the approval action <package>.CETP_AUTHORIZE.
     assertEquals(PACKAGE, info.getString("package_name"));
@@ -320,10 +320,10 @@ public class FixtureProviderE2ETest {
   @Test
   public void unknownToolAndUnknownMethodAreToolNotFound() {
     for (CallForm form : CallForm.values()) {
-      CetpResponse tool =
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("nope", "{}", null));
+      ToolReply tool =
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("nope", "{}", null));
       assertError(tool, "TOOL_NOT_FOUND", "nope");
-      CetpResponse method = consumer.call(form, AUTHORITY, "frobnicate", new Bundle());
+      ToolReply method = consumer.call(form, AUTHORITY, "frobnicate", new Bundle());
       assertError(method, "TOOL_NOT_FOUND", "frobnicate");
     }
   }
@@ -331,9 +331,9 @@ public class FixtureProviderE2ETest {
   @Test
   public void malformedCallsAreInvalidArgs() {
     Bundle noToolName = new Bundle();
-    noToolName.putString(CetpConsumer.EXTRA_ARGS, "{}");
-    assertError(consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, noToolName), "INVALID_ARGS", "tool_name");
-    assertError(consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, new Bundle()), "INVALID_ARGS", "tool_name");
+    noToolName.putString(CetpTransport.EXTRA_ARGS, "{}");
+    assertError(consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, noToolName), "INVALID_ARGS", "tool_name");
+    assertError(consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, new Bundle()), "INVALID_ARGS", "tool_name");
 
     assertError(consumer.executeTool(AUTHORITY, "echo", "{not json", null), "INVALID_ARGS", null);
     assertError(consumer.executeTool(AUTHORITY, "echo", "[1,2]", null), "INVALID_ARGS", null);
@@ -355,9 +355,9 @@ public class FixtureProviderE2ETest {
   @Test
   public void aPanickingToolIsInternalErrorAndTheProviderSurvives() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
+      ToolReply r =
           consumer.call(
-              form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("boom", "{\"message\":\"kaboom\"}", "req-9"));
+              form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("boom", "{\"message\":\"kaboom\"}", "req-9"));
       assertError(r, "INTERNAL_ERROR", "boom");
       assertTrue(r.errorMessage(), r.errorMessage().contains("req-9"));
       assertFalse("panic text leaks to the consumer: " + r, r.errorMessage().contains("kaboom"));
@@ -367,10 +367,10 @@ public class FixtureProviderE2ETest {
 
   @Test
   public void anOversizedResultIsInternalErrorAndALargeOneArrives() throws Exception {
-    CetpResponse big = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":300}", null);
+    ToolReply big = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":300}", null);
     assertError(big, "INTERNAL_ERROR", "256 KiB");
     // The limit counts wire bytes (UTF-16): 120 KiB of ASCII is 240 KiB on the wire.
-    CetpResponse fits = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":120}", null);
+    ToolReply fits = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":120}", null);
     assertTrue(fits.toString(), fits.isSuccess());
     assertEquals(120 * 1024 + 2, fits.data().length());
   }
@@ -385,7 +385,7 @@ public class FixtureProviderE2ETest {
             "INVALID_ARGS",
             "RATE_LIMITED",
             "INTERNAL_ERROR")) {
-      CetpResponse r = consumer.executeTool(AUTHORITY, "fail", "{\"code\":\"" + code + "\"}", null);
+      ToolReply r = consumer.executeTool(AUTHORITY, "fail", "{\"code\":\"" + code + "\"}", null);
       assertError(r, code, "fixture failure");
       if (code.equals("AUTH_REQUIRED")) {
         assertEquals(
@@ -405,11 +405,11 @@ public class FixtureProviderE2ETest {
   @Test
   public void nullExtrasAreAnsweredForEveryMethod() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse list = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, null);
+      ToolReply list = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, null);
       assertTrue(list.toString(), list.isSuccess());
       assertEquals(TOOLS.size(), list.tools().length());
-      assertTrue(consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, null).isSuccess());
-      assertError(consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, null), "INVALID_ARGS", "tool_name");
+      assertTrue(consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, null).isSuccess());
+      assertError(consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, null), "INVALID_ARGS", "tool_name");
       assertError(consumer.call(form, AUTHORITY, "unknown_method", null), "TOOL_NOT_FOUND", null);
     }
   }
@@ -417,23 +417,23 @@ public class FixtureProviderE2ETest {
   @Test
   public void toolsWithoutRequiredArgumentsRunWithoutTheArgsExtra() throws Exception {
     Bundle onlyName = new Bundle();
-    onlyName.putString(CetpConsumer.EXTRA_TOOL_NAME, "whoami");
-    CetpResponse r = consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, onlyName);
+    onlyName.putString(CetpTransport.EXTRA_TOOL_NAME, "whoami");
+    ToolReply r = consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, onlyName);
     assertTrue(r.toString(), r.isSuccess());
-    assertEquals(Process.myUid(), r.dataObject().getInt("uid"));
+    assertEquals(Process.myUid(), r.jsonObject().getInt("uid"));
   }
 
   @Test
   public void nonStringExtrasAndUnknownKeysAreIgnored() throws Exception {
     Bundle extras = new Bundle();
-    extras.putInt(CetpConsumer.EXTRA_TOOL_NAME, 5); // not a String: treated as absent
+    extras.putInt(CetpTransport.EXTRA_TOOL_NAME, 5); // not a String: treated as absent
     extras.putString("unknown_key", "ignored");
-    assertError(consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, extras), "INVALID_ARGS", "tool_name");
+    assertError(consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, extras), "INVALID_ARGS", "tool_name");
 
     Bundle ok = exec("echo", "{\"text\":\"x\"}", null);
     ok.putString("unknown_key", "ignored");
     ok.putInt("another", 3);
-    assertEquals("x", consumer.call(AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, ok).dataObject().getString("text"));
+    assertEquals("x", consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, ok).jsonObject().getString("text"));
   }
 
   // ----------------------------------------------------------------------------------------
@@ -447,9 +447,9 @@ public class FixtureProviderE2ETest {
               .call(
                   form,
                   AUTHORITY,
-                  CetpConsumer.METHOD_EXECUTE_TOOL,
+                  CetpTransport.METHOD_EXECUTE_TOOL,
                   exec("echo", new JSONObject().put("text", UNICODE).toString(), null))
-              .dataObject();
+              .jsonObject();
       assertEquals(UNICODE, data.getString("text"));
       assertEquals(UNICODE.codePointCount(0, UNICODE.length()), data.getInt("code_points"));
       assertEquals(UNICODE.length(), data.getInt("utf16_units"));
@@ -461,7 +461,7 @@ public class FixtureProviderE2ETest {
     String requestId = "req-🎉-漢";
     assertEquals(
         requestId,
-        consumer.executeTool(AUTHORITY, "whoami", "{}", requestId).dataObject().getString("request_id"));
+        consumer.executeTool(AUTHORITY, "whoami", "{}", requestId).jsonObject().getString("request_id"));
   }
 
   @Test
@@ -475,7 +475,7 @@ public class FixtureProviderE2ETest {
     // The same in a request id and a tool name.
     assertEquals(
         "r\uFFFD🎉",
-        consumer.executeTool(AUTHORITY, "whoami", "{}", "r\uD83D🎉").dataObject().getString("request_id"));
+        consumer.executeTool(AUTHORITY, "whoami", "{}", "r\uD83D🎉").jsonObject().getString("request_id"));
     assertError(consumer.executeTool(AUTHORITY, "echo\uDBFF", "{}", null), "TOOL_NOT_FOUND", "echo\uFFFD");
     assertError(consumer.call(AUTHORITY, "list_tools\uD800", new Bundle()), "TOOL_NOT_FOUND", null);
 
@@ -509,32 +509,32 @@ public class FixtureProviderE2ETest {
                 case 1:
                   {
                     String text = "payload " + thread + "/" + i + " 𝄞";
-                    CetpResponse r =
+                    ToolReply r =
                         consumer.call(
                             form,
                             AUTHORITY,
-                            CetpConsumer.METHOD_EXECUTE_TOOL,
+                            CetpTransport.METHOD_EXECUTE_TOOL,
                             exec("echo", new JSONObject().put("text", text).toString(), requestId));
                     assertTrue(r.toString(), r.isSuccess());
-                    assertEquals(text, r.dataObject().getString("text"));
+                    assertEquals(text, r.jsonObject().getString("text"));
                     break;
                   }
                 case 2:
                   {
-                    CetpResponse r =
+                    ToolReply r =
                         consumer.call(
-                            form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("whoami", "{}", requestId));
-                    assertEquals(requestId, r.dataObject().getString("request_id"));
-                    assertEquals(AGENT_UID, r.dataObject().getInt("uid"));
+                            form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("whoami", "{}", requestId));
+                    assertEquals(requestId, r.jsonObject().getString("request_id"));
+                    assertEquals(AGENT_UID, r.jsonObject().getInt("uid"));
                     break;
                   }
                 default:
                   {
-                    CetpResponse r =
+                    ToolReply r =
                         consumer.call(
                             form,
                             AUTHORITY,
-                            CetpConsumer.METHOD_EXECUTE_TOOL,
+                            CetpTransport.METHOD_EXECUTE_TOOL,
                             exec("boom", "{\"message\":\"" + requestId + "\"}", requestId));
                     assertEquals("INTERNAL_ERROR", r.errorCode());
                     assertTrue(r.errorMessage(), r.errorMessage().contains(requestId));
@@ -557,13 +557,13 @@ public class FixtureProviderE2ETest {
   // ----------------------------------------------------------------------------------------
 
   private JSONObject echo(String text) throws Exception {
-    CetpResponse r = consumer.executeTool(AUTHORITY, "echo", new JSONObject().put("text", text).toString(), null);
+    ToolReply r = consumer.executeTool(AUTHORITY, "echo", new JSONObject().put("text", text).toString(), null);
     assertTrue(r.toString(), r.isSuccess());
-    return r.dataObject();
+    return r.jsonObject();
   }
 
   /** An error reply: the code, a message (containing {@code mentions} when given), no data. */
-  static void assertError(CetpResponse r, String code, String mentions) {
+  static void assertError(ToolReply r, String code, String mentions) {
     assertFalse("provider returned null", r.isNull());
     assertEquals(r.toString(), "error", r.status());
     assertEquals(r.toString(), code, r.errorCode());
@@ -577,12 +577,12 @@ public class FixtureProviderE2ETest {
 
   static Bundle exec(String tool, String args, String requestId) {
     Bundle b = new Bundle();
-    b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
+    b.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
     if (args != null) {
-      b.putString(CetpConsumer.EXTRA_ARGS, args);
+      b.putString(CetpTransport.EXTRA_ARGS, args);
     }
     if (requestId != null) {
-      b.putString(CetpConsumer.EXTRA_REQUEST_ID, requestId);
+      b.putString(CetpTransport.EXTRA_REQUEST_ID, requestId);
     }
     return b;
   }

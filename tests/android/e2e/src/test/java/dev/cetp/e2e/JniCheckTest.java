@@ -4,8 +4,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.category.FixtureProviderBundle;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.e2e.category.FixtureProviderBundle;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

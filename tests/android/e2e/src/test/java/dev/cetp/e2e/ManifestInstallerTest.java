@@ -16,10 +16,10 @@ import android.content.pm.ProviderInfo;
 import android.content.pm.ResolveInfo;
 import android.content.pm.ServiceInfo;
 import android.os.Bundle;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.TestJvm;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.testkit.internal.TestJvm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,19 +126,19 @@ public class ManifestInstallerTest {
 
   @Test
   public void installMakesComponentsResolvable() throws Exception {
-    CetpConsumer consumer = new CetpConsumer();
+    CetpTransport consumer = new CetpTransport();
     assertTrue("nothing installed yet", consumer.discover().isEmpty());
 
     ManifestInstaller.install(fixtureManifest);
 
     List<ResolveInfo> services =
         pm.queryIntentServices(
-            new Intent(CetpConsumer.ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA);
+            new Intent(CetpTransport.ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA);
     assertEquals(1, services.size());
     assertEquals(FIXTURE_PKG + ".FixtureDiscoveryService", services.get(0).serviceInfo.name);
     assertEquals(1, services.get(0).serviceInfo.metaData.getInt("com.clawseed.tools.version"));
 
-    List<CetpConsumer.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = consumer.discover();
     assertEquals(1, found.size());
     assertEquals("dev.cetp.fixture.tools", found.get(0).authority);
 

@@ -8,15 +8,15 @@ import static org.junit.Assert.assertTrue;
 import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.os.Bundle;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Approvals.Access;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpConsumer.CallForm;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.LenientV1Consumer;
-import dev.cetp.harness.TestJvm;
-import dev.cetp.harness.category.MinimalBundle;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.ConsentAdmin.Access;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.V1ClientRules;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.e2e.category.MinimalBundle;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,7 +36,7 @@ import org.robolectric.RuntimeEnvironment;
  * manifest, the template's provider, the JNI bridge and the sample's Rust library, called as an
  * agent app would ({@code ContentResolver.call}, both forms, every reply parcelled). The sample
  * uses the default policy, user approval, so a tool answers only after the user approved the agent
- * ({@link Approvals}, the approval screen's admin interface). Runs in {@code bundle-minimal}.
+ * ({@link ConsentAdmin}, the approval screen's admin interface). Runs in {@code bundle-minimal}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(MinimalBundle.class)
@@ -59,12 +59,12 @@ public class MinimalSampleE2ETest extends SampleSuite {
   public void installOtherApp() throws Exception {
     PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
     Callers.install(pm, OTHER_UID, OTHER, OTHER_CERT);
-    JSONObject state = Approvals.state();
+    JSONObject state = ConsentAdmin.state();
     assertEquals(state.toString(), 0, state.getJSONArray("denials").length());
   }
 
   private void approveAgent(Access access) {
-    Approvals.of(consumer, AUTHORITY, AGENT_UID).call("greet", "{\"name\":\"Ada\"}").approve(access);
+    ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID).call("greet", "{\"name\":\"Ada\"}").approve(access);
   }
 
   // ----------------------------------------------------------------------------------------
@@ -97,9 +97,9 @@ public class MinimalSampleE2ETest extends SampleSuite {
 
   @Test
   public void discoveryFindsTheAuthorityWithIntegerVersionOne() {
-    List<CetpConsumer.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = consumer.discover();
     assertEquals(found.toString(), 1, found.size());
-    CetpConsumer.Discovered d = found.get(0);
+    CetpTransport.Discovered d = found.get(0);
     assertEquals(PACKAGE, d.packageName);
     assertEquals("dev.cetp.CetpDiscoveryService", d.serviceClass);
     assertEquals(AUTHORITY, d.authority);
@@ -114,10 +114,10 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void getProviderInfoNamesTheSampleAndDeclaresNoScopes() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(List.of("data", "status"), sorted(new ArrayList<>(r.keys())));
-      JSONObject info = r.dataObject();
+      JSONObject info = r.jsonObject();
       assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
       assertEquals("Minimal sample", info.getString("provider_name"));
       assertEquals("Greets people; the smallest CETP provider", info.getString("description"));
@@ -128,13 +128,13 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void listToolsDescribesGreetWithItsNameParameter() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
-      assertEquals(List.of("tools"), keys(r.dataObject()));
+      assertEquals(List.of("tools"), keys(r.jsonObject()));
       JSONArray tools = r.tools();
       assertEquals(1, tools.length());
       JSONObject greet = tools.getJSONObject(0);
-      LenientV1Consumer.assertToolFields(greet);
+      V1ClientRules.assertToolFields(greet);
       assertEquals("greet", greet.getString("name"));
       assertEquals(
           "Greets someone by name. Use it to check that the Minimal sample app answers.",
@@ -168,8 +168,8 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void greetBeforeApprovalIsAuthRequiredWithHintAndIntent() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("greet", "{\"name\":\"Ada\"}"));
+      ToolReply r =
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("greet", "{\"name\":\"Ada\"}"));
       assertError(r, "AUTH_REQUIRED", AGENT, "Minimal sample");
       assertEquals(
           "the user has not yet allowed com.example.agent to use Minimal sample; ask the user to"
@@ -182,7 +182,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
           sorted(new ArrayList<>(r.keys())));
     }
     // Both calls were recorded as one pending request, with the caller's identity.
-    JSONArray pending = Approvals.pending();
+    JSONArray pending = ConsentAdmin.pending();
     assertEquals(pending.toString(), 1, pending.length());
     JSONObject request = pending.getJSONObject(0);
     assertEquals(AGENT_UID, request.getInt("uid"));
@@ -193,7 +193,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
         List.of(Callers.sha256Hex(AGENT_CERT)),
         strings(packages.getJSONObject(0).getJSONArray("certificate_sha256")));
     assertEquals(0, request.getJSONArray("scopes").length()); // greet declares no scope
-    assertEquals(0, Approvals.grants().length());
+    assertEquals(0, ConsentAdmin.grants().length());
   }
 
   @Test
@@ -206,46 +206,46 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void greetAnswersOnceApproved() throws Exception {
     approveAgent(Access.FULL);
-    JSONArray grants = Approvals.grants();
+    JSONArray grants = ConsentAdmin.grants();
     assertEquals(1, grants.length());
     assertEquals(AGENT, grants.getJSONObject(0).getString("package"));
     assertEquals(Callers.sha256Hex(AGENT_CERT), grants.getJSONObject(0).getString("certificate_sha256"));
     assertEquals("full", grants.getJSONObject(0).getString("access"));
-    assertEquals(0, Approvals.pending().length());
+    assertEquals(0, ConsentAdmin.pending().length());
 
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("greet", "{\"name\":\"Ada\"}"));
+      ToolReply r =
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("greet", "{\"name\":\"Ada\"}"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(List.of("data", "status"), sorted(new ArrayList<>(r.keys())));
       assertEquals("\"Hello, Ada!\"", r.data()); // a JSON string
-      assertEquals("Hello, Ada!", r.dataValue());
+      assertEquals("Hello, Ada!", r.json());
     }
     // A request id does not change the answer.
     assertEquals(
         "Hello, Grace Hopper!",
-        consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Grace Hopper\"}", "req-1").dataValue());
+        consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Grace Hopper\"}", "req-1").json());
   }
 
   @Test
   public void aLimitedApprovalAlsoLetsGreetAnswer() {
     approveAgent(Access.LIMITED);
-    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).dataValue());
+    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).json());
   }
 
   @Test
   public void theApprovalCoversOnlyTheApprovedApp() throws Exception {
     approveAgent(Access.FULL);
     Callers.setCallingUid(OTHER_UID);
-    CetpResponse other = consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null);
+    ToolReply other = consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null);
     assertError(other, "AUTH_REQUIRED", OTHER);
-    assertEquals(OTHER_UID, Approvals.pendingFrom(OTHER_UID).getInt("uid"));
+    assertEquals(OTHER_UID, ConsentAdmin.pendingFrom(OTHER_UID).getInt("uid"));
     // A UID without any package cannot be approved at all.
     Callers.setCallingUid(10_999);
     assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null), "PERMISSION_DENIED", "Minimal sample");
     // The approved agent still gets its answer.
     Callers.setCallingUid(AGENT_UID);
-    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).dataValue());
+    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).json());
   }
 
   @Test
@@ -261,9 +261,9 @@ public class MinimalSampleE2ETest extends SampleSuite {
     assertEquals(AGENT, saved.getJSONArray("grants").getJSONObject(0).getString("package"));
 
     app.startProviders(); // a new provider instance (as after a process restart), same files dir
-    assertEquals(0, Approvals.pending().length());
-    assertEquals(1, Approvals.grants().length());
-    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).dataValue());
+    assertEquals(0, ConsentAdmin.pending().length());
+    assertEquals(1, ConsentAdmin.grants().length());
+    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).json());
   }
 
   // ----------------------------------------------------------------------------------------
@@ -275,14 +275,14 @@ public class MinimalSampleE2ETest extends SampleSuite {
     for (String name :
         new String[] {"Zoë 🌱", "漢字かな交じり", "𝄞 e\u0301 שלום", "\uD83D\uDC68\u200D\uD83D\uDCBB"}) {
       for (CallForm form : CallForm.values()) {
-        CetpResponse r =
+        ToolReply r =
             consumer.call(
                 form,
                 AUTHORITY,
-                CetpConsumer.METHOD_EXECUTE_TOOL,
+                CetpTransport.METHOD_EXECUTE_TOOL,
                 exec("greet", new JSONObject().put("name", name).toString()));
         assertTrue(form + ": " + r, r.isSuccess());
-        assertEquals("Hello, " + name + "!", r.dataValue());
+        assertEquals("Hello, " + name + "!", r.json());
       }
     }
   }
@@ -291,8 +291,8 @@ public class MinimalSampleE2ETest extends SampleSuite {
   public void nameLengthIsCountedInCharactersFromOneToAHundred() throws Exception {
     approveAgent(Access.FULL);
     String hundred = "🌱".repeat(100); // 100 code points, 200 UTF-16 units, 400 UTF-8 bytes
-    assertEquals("Hello, " + hundred + "!", greet(hundred).dataValue());
-    assertEquals("Hello, x!", greet("x").dataValue());
+    assertEquals("Hello, " + hundred + "!", greet(hundred).json());
+    assertEquals("Hello, x!", greet("x").json());
     assertError(greet("a".repeat(101)), "INVALID_ARGS", "`/name`");
     assertError(greet("🌱".repeat(101)), "INVALID_ARGS", "`/name`");
     assertError(greet(""), "INVALID_ARGS", "`/name`");
@@ -319,7 +319,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
     assertError(consumer.executeTool(AUTHORITY, "greet", "[\"Ada\"]", null), "INVALID_ARGS", "JSON object");
     assertError(consumer.executeTool(AUTHORITY, "greet", "\"Ada\"", null), "INVALID_ARGS", "JSON object");
     // Every message ends with the expected parameters.
-    CetpResponse r = consumer.executeTool(AUTHORITY, "greet", "{}", null);
+    ToolReply r = consumer.executeTool(AUTHORITY, "greet", "{}", null);
     assertTrue(r.errorMessage(), r.errorMessage().endsWith("Expected {name: string (required)}."));
   }
 
@@ -328,15 +328,15 @@ public class MinimalSampleE2ETest extends SampleSuite {
     for (CallForm form : CallForm.values()) {
       // Before approval: the tool check comes first.
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("greet_everyone", "{}")),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("greet_everyone", "{}")),
           "TOOL_NOT_FOUND",
           "greet_everyone");
     }
-    assertEquals(0, Approvals.pending().length()); // nothing to approve for an unknown tool
+    assertEquals(0, ConsentAdmin.pending().length()); // nothing to approve for an unknown tool
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("Greet", "{\"name\":\"Ada\"}")),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("Greet", "{\"name\":\"Ada\"}")),
           "TOOL_NOT_FOUND",
           "Greet");
       assertError(consumer.call(form, AUTHORITY, "greet", new Bundle()), "TOOL_NOT_FOUND", "greet");
@@ -345,7 +345,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
 
   // ----------------------------------------------------------------------------------------
 
-  private CetpResponse greet(String name) throws Exception {
+  private ToolReply greet(String name) throws Exception {
     return run("greet", new JSONObject().put("name", name).toString());
   }
 }

@@ -7,14 +7,14 @@ import static org.junit.Assert.assertTrue;
 
 import android.content.Intent;
 import android.graphics.Bitmap;
-import dev.cetp.harness.Accessibility;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.Screenshots;
-import dev.cetp.harness.category.MinimalBundle;
+import dev.cetp.testkit.internal.Accessibility;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.Screenshots;
+import dev.cetp.e2e.category.MinimalBundle;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -43,7 +43,7 @@ public class MinimalScreensTest {
   static final int AGENT_UID = 10_123;
   static final String AGENT = "com.clawseed.agent";
 
-  private ApprovalScreen screen;
+  private ConsentScreens screen;
 
   @Before
   public void setUp() {
@@ -57,9 +57,9 @@ public class MinimalScreensTest {
     Callers.setCallingUid(AGENT_UID);
     assertEquals(
         "AUTH_REQUIRED",
-        new CetpConsumer().executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).errorCode());
-    assertFalse(Approvals.state().optBoolean("offers_limited_access", true));
-    screen = ApprovalScreen.launchFrom(AGENT, new Intent(AUTHORIZE));
+        new CetpTransport().executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).errorCode());
+    assertFalse(ConsentAdmin.state().optBoolean("offers_limited_access", true));
+    screen = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
   }
 
   @After

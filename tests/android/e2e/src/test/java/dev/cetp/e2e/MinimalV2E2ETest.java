@@ -1,6 +1,6 @@
 package dev.cetp.e2e;
 
-import dev.cetp.harness.category.MinimalBundle;
+import dev.cetp.e2e.category.MinimalBundle;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;

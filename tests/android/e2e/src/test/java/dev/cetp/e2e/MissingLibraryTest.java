@@ -6,11 +6,11 @@ import static dev.cetp.e2e.FixtureProviderE2ETest.exec;
 
 import android.content.pm.ProviderInfo;
 import android.os.Bundle;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpConsumer.CallForm;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.category.FixtureProviderBundle;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.e2e.category.FixtureProviderBundle;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -29,28 +29,28 @@ import org.robolectric.RobolectricTestRunner;
 public class MissingLibraryTest {
   private static final String LIBRARY_KEY = "dev.cetp.library";
 
-  private CetpConsumer startWithLibrary(String library) {
+  private CetpTransport startWithLibrary(String library) {
     ManifestInstaller.Installed app = HostBundle.current().install();
     ProviderInfo info = app.providerInfo(AUTHORITY);
     info.metaData.putString(LIBRARY_KEY, library);
     app.startProvider(info);
-    return new CetpConsumer();
+    return new CetpTransport();
   }
 
   @Test
   public void aMissingNativeLibraryAnswersInternalError() {
-    CetpConsumer consumer = startWithLibrary("cetp_no_such_library");
+    CetpTransport consumer = startWithLibrary("cetp_no_such_library");
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle()),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle()),
           "INTERNAL_ERROR",
           "libcetp_no_such_library.so could not be loaded");
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("echo", "{}", null)),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("echo", "{}", null)),
           "INTERNAL_ERROR",
           "bug in the provider app");
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, null),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, null),
           "INTERNAL_ERROR",
           "cetp_no_such_library");
     }
@@ -59,7 +59,7 @@ public class MissingLibraryTest {
   /** An empty entry (the placeholder set to nothing): the provider's own entry is what counts. */
   @Test
   public void anEmptyLibraryMetaDataEntryAnswersInternalError() {
-    CetpConsumer consumer = startWithLibrary("");
+    CetpTransport consumer = startWithLibrary("");
     assertError(consumer.listTools(AUTHORITY), "INTERNAL_ERROR", LIBRARY_KEY);
   }
 }

@@ -10,15 +10,15 @@ import android.app.Activity;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpConsumer.CallForm;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.TestJvm;
-import dev.cetp.harness.category.NotesBundle;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.e2e.category.NotesBundle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,8 +56,8 @@ public class NotesAuthorizationE2ETest {
   private static final String SEARCH = "{\"query\":\"basil\",\"limit\":3}";
 
   private PackageManager pm;
-  private CetpConsumer consumer;
-  private final List<ApprovalScreen> screens = new ArrayList<>();
+  private CetpTransport consumer;
+  private final List<ConsentScreens> screens = new ArrayList<>();
 
   @Before
   public void setUp() {
@@ -65,7 +65,7 @@ public class NotesAuthorizationE2ETest {
     ManifestInstaller.Installed app = bundle.install();
     app.startProviders();
     pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
     Callers.installLabelled(pm, AGENT_UID, AGENT, "Example Agent", AGENT_CERT);
     Callers.installLabelled(pm, HELPER_UID, HELPER, null, HELPER_CERT);
     Callers.setCallingUid(AGENT_UID);
@@ -73,35 +73,35 @@ public class NotesAuthorizationE2ETest {
 
   @After
   public void tearDown() {
-    for (ApprovalScreen screen : screens) {
+    for (ConsentScreens screen : screens) {
       screen.close();
     }
   }
 
-  private ApprovalScreen open(String action) {
-    ApprovalScreen screen = ApprovalScreen.launch(new Intent(action));
+  private ConsentScreens open(String action) {
+    ConsentScreens screen = ConsentScreens.launch(new Intent(action));
     screens.add(screen);
     return screen;
   }
 
-  private ApprovalScreen openExplicit(Intent intent) {
-    ApprovalScreen screen = ApprovalScreen.launchExplicit(intent);
+  private ConsentScreens openExplicit(Intent intent) {
+    ConsentScreens screen = ConsentScreens.launchExplicit(intent);
     screens.add(screen);
     return screen;
   }
 
-  private CetpResponse search() {
+  private ToolReply search() {
     return consumer.executeTool(AUTHORITY, "search_notes", SEARCH, null);
   }
 
-  private static void assertCode(CetpResponse r, String code) {
+  private static void assertCode(ToolReply r, String code) {
     assertEquals(r.toString(), "error", r.status());
     assertEquals(r.toString(), code, r.errorCode());
   }
 
   /** The consumer's first call: AUTH_REQUIRED, and the screen its intent opens. */
-  private ApprovalScreen askAndOpen() {
-    CetpResponse first = search();
+  private ConsentScreens askAndOpen() {
+    ToolReply first = search();
     assertCode(first, "AUTH_REQUIRED");
     return open(first.authorizeIntent());
   }
@@ -116,7 +116,7 @@ public class NotesAuthorizationE2ETest {
   @Test
   public void discoveryAnswersUnknownCallersByDefault() throws Exception {
     Callers.setCallingUid(10_999); // an app the provider has never seen, with no package at all
-    CetpResponse tools = consumer.listTools(AUTHORITY);
+    ToolReply tools = consumer.listTools(AUTHORITY);
     assertTrue(tools.toString(), tools.isSuccess());
     assertEquals(4, tools.tools().length());
     assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
@@ -128,9 +128,9 @@ public class NotesAuthorizationE2ETest {
   public void unknownCallerGetsAuthRequiredWithHintAndAnIntentThatOpensTheScreen() {
     for (CallForm form : CallForm.values()) {
       android.os.Bundle extras = new android.os.Bundle();
-      extras.putString(CetpConsumer.EXTRA_TOOL_NAME, "search_notes");
-      extras.putString(CetpConsumer.EXTRA_ARGS, SEARCH);
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, extras);
+      extras.putString(CetpTransport.EXTRA_TOOL_NAME, "search_notes");
+      extras.putString(CetpTransport.EXTRA_ARGS, SEARCH);
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, extras);
       assertCode(r, "AUTH_REQUIRED");
       assertNull(r.data());
       assertTrue(r.errorMessage(), r.errorMessage().contains(AGENT));
@@ -140,21 +140,21 @@ public class NotesAuthorizationE2ETest {
       assertEquals(AUTHORIZE, r.authorizeIntent());
     }
     // The consumer launches the action as an implicit intent: exactly the template's screen.
-    List<ResolveInfo> found = ApprovalScreen.resolve(AUTHORIZE);
+    List<ResolveInfo> found = ConsentScreens.resolve(AUTHORIZE);
     assertEquals(found.toString(), 1, found.size());
-    assertEquals(ApprovalScreen.ACTIVITY, found.get(0).activityInfo.name);
+    assertEquals(ConsentScreens.ACTIVITY, found.get(0).activityInfo.name);
     assertEquals(PACKAGE, found.get(0).activityInfo.packageName);
     assertTrue(found.get(0).activityInfo.exported);
     // Apps with access is the app's own: not exported, so no other app can open it.
-    List<ResolveInfo> manage = ApprovalScreen.resolve(MANAGE);
+    List<ResolveInfo> manage = ConsentScreens.resolve(MANAGE);
     assertEquals(manage.toString(), 1, manage.size());
-    assertEquals(ApprovalScreen.GRANTS, manage.get(0).activityInfo.name);
+    assertEquals(ConsentScreens.GRANTS, manage.get(0).activityInfo.name);
     assertFalse(manage.get(0).activityInfo.exported);
   }
 
   @Test
   public void theScreenShowsTheRequestInWordsAndAllowGrantsIt() throws Exception {
-    ApprovalScreen screen = askAndOpen();
+    ConsentScreens screen = askAndOpen();
     // What Allow gives, in one line; the choices behind More options.
     assertTrue(screen.text(), screen.texts().contains("Full access \u00b7 1 day"));
     screen.tap("cetp:more");
@@ -179,7 +179,7 @@ public class NotesAuthorizationE2ETest {
     assertTrue("the screen returns to the consumer", screen.isFinishing());
     assertEquals(Activity.RESULT_OK, screen.resultCode());
 
-    CetpResponse again = search();
+    ToolReply again = search();
     assertTrue(again.toString(), again.isSuccess());
     JSONArray hits = new JSONArray(again.data());
     assertTrue(again.data(), hits.length() > 0);
@@ -193,13 +193,13 @@ public class NotesAuthorizationE2ETest {
 
   @Test
   public void limitedAccessGetsNoBodiesOrSnippets() throws Exception {
-    ApprovalScreen screen = askAndOpen();
+    ConsentScreens screen = askAndOpen();
     screen.tap("cetp:access:limited").tap("cetp:allow");
     assertTrue(screen.isFinishing());
 
-    CetpResponse note = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
+    ToolReply note = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
     assertTrue(note.toString(), note.isSuccess());
-    JSONObject limited = note.dataObject();
+    JSONObject limited = note.jsonObject();
     assertEquals(7, limited.getInt("id"));
     assertFalse(limited.getString("title").isEmpty());
     assertFalse(limited.toString(), limited.has("body"));
@@ -220,27 +220,27 @@ public class NotesAuthorizationE2ETest {
     Callers.setCallingUid(HELPER_UID);
     assertCode(search(), "AUTH_REQUIRED");
     open(AUTHORIZE).tap("cetp:allow");
-    JSONObject full = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null).dataObject();
+    JSONObject full = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null).jsonObject();
     assertFalse(full.getString("body").isEmpty());
     assertEquals(full.getString("title"), limited.getString("title"));
   }
 
   @Test
   public void denyGivesPermissionDeniedUntilAllowedAgain() {
-    ApprovalScreen screen = askAndOpen();
+    ConsentScreens screen = askAndOpen();
     screen.tap("cetp:deny");
     assertTrue(screen.isFinishing());
     assertEquals(Activity.RESULT_CANCELED, screen.resultCode());
 
-    CetpResponse denied = search();
+    ToolReply denied = search();
     assertCode(denied, "PERMISSION_DENIED");
     assertTrue(denied.errorMessage(), denied.errorMessage().contains("do not retry"));
     // A denial records no new request: the screen has nothing to ask.
-    ApprovalScreen empty = open(AUTHORIZE);
+    ConsentScreens empty = open(AUTHORIZE);
     assertTrue(empty.text(), empty.texts().contains("No app is waiting for your approval right now."));
     assertNull(empty.find("cetp:allow"));
 
-    ApprovalScreen grants = open(MANAGE);
+    ConsentScreens grants = open(MANAGE);
     String shown = grants.text();
     assertEquals(shown, "Apps and your Notes data", grants.texts().get(0));
     assertTrue(shown, grants.texts().contains("No app may read your data."));
@@ -258,18 +258,18 @@ public class NotesAuthorizationE2ETest {
 
   @Test
   public void revokeOnTheGrantsScreenEndsAccess() throws Exception {
-    ApprovalScreen screen = askAndOpen();
+    ConsentScreens screen = askAndOpen();
     screen.tap("cetp:duration:month").tap("cetp:allow");
     assertTrue(search().isSuccess());
 
     // The button on the approval screen opens the grants screen with the manage action.
-    ApprovalScreen again = open(AUTHORIZE);
+    ConsentScreens again = open(AUTHORIZE);
     again.tap("cetp:manage");
     Intent next = again.nextStartedActivity();
     assertNotNull(next);
     assertTrue(next.getAction(), next.getAction().endsWith(".CETP_MANAGE_GRANTS"));
-    assertEquals(ApprovalScreen.GRANTS, next.getComponent().getClassName());
-    ApprovalScreen grants = openExplicit(next);
+    assertEquals(ConsentScreens.GRANTS, next.getComponent().getClassName());
+    ConsentScreens grants = openExplicit(next);
     List<String> texts = grants.texts();
     String shown = grants.text();
     assertTrue(shown, texts.contains("Example Agent"));
@@ -284,7 +284,7 @@ public class NotesAuthorizationE2ETest {
 
     grants.tap("cetp:revoke:0");
     assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
-    CetpResponse revoked = search();
+    ToolReply revoked = search();
     assertCode(revoked, "AUTH_REQUIRED");
     assertEquals(AUTHORIZE, revoked.authorizeIntent());
   }
@@ -299,10 +299,10 @@ public class NotesAuthorizationE2ETest {
     byte[] impostorCert = "impostor-cert".getBytes(StandardCharsets.UTF_8);
     Callers.installLabelled(pm, impostorUid, AGENT, "Example Agent", impostorCert);
     Callers.setCallingUid(impostorUid);
-    CetpResponse r = search();
+    ToolReply r = search();
     assertCode(r, "AUTH_REQUIRED");
     // The user is shown the impostor's certificate, not the approved one.
-    ApprovalScreen screen = open(r.authorizeIntent());
+    ConsentScreens screen = open(r.authorizeIntent());
     assertTrue(screen.text(), screen.texts().contains("Certificate " + fingerprint(impostorCert)));
     assertFalse(screen.text(), screen.text().contains(fingerprint(AGENT_CERT)));
   }
@@ -314,7 +314,7 @@ public class NotesAuthorizationE2ETest {
     Callers.installLabelled(pm, suiteUid, "com.example.suite.agent", "Suite Agent", suiteCert);
     Callers.installLabelled(pm, suiteUid, "com.example.suite.sync", "Suite Sync", suiteCert);
     Callers.setCallingUid(suiteUid);
-    ApprovalScreen screen = askAndOpen();
+    ConsentScreens screen = askAndOpen();
     List<String> texts = screen.texts();
     String shown = screen.text();
     assertEquals(
@@ -331,7 +331,7 @@ public class NotesAuthorizationE2ETest {
     screen.tap("cetp:allow");
     assertTrue(search().isSuccess());
 
-    ApprovalScreen grants = open(MANAGE);
+    ConsentScreens grants = open(MANAGE);
     assertTrue(grants.text(), grants.texts().contains("Suite Agent"));
     assertTrue(grants.text(), grants.texts().contains("Suite Sync"));
   }
@@ -340,7 +340,7 @@ public class NotesAuthorizationE2ETest {
   public void craftedExtrasWithoutAPendingRequestGrantNothing() {
     Intent crafted = new Intent(AUTHORIZE);
     putEverything(crafted, "1-1", HELPER, Callers.sha256Hex(HELPER_CERT));
-    ApprovalScreen screen = ApprovalScreen.launch(crafted);
+    ConsentScreens screen = ConsentScreens.launch(crafted);
     screens.add(screen);
     assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
     assertFalse(screen.text(), screen.text().contains(HELPER));
@@ -366,7 +366,7 @@ public class NotesAuthorizationE2ETest {
     Callers.setCallingUid(evilUid);
     assertCode(search(), "AUTH_REQUIRED");
 
-    JSONArray pending = ApprovalScreen.adminState().getJSONArray("pending");
+    JSONArray pending = ConsentScreens.adminState().getJSONArray("pending");
     assertEquals(pending.toString(), 2, pending.length());
     String agentId = pending.getJSONObject(0).getString("id");
     assertEquals(AGENT, pending.getJSONObject(0).getJSONArray("packages").getJSONObject(0).getString("name"));
@@ -374,7 +374,7 @@ public class NotesAuthorizationE2ETest {
     Intent crafted = new Intent(AUTHORIZE);
     putEverything(crafted, agentId, AGENT, Callers.sha256Hex(AGENT_CERT));
     // The malicious app opens the screen: it shows the malicious app's own request, by its name.
-    ApprovalScreen screen = ApprovalScreen.launchFrom(evil, crafted);
+    ConsentScreens screen = ConsentScreens.launchFrom(evil, crafted);
     screens.add(screen);
     assertEquals(
         screen.text(),
@@ -387,17 +387,17 @@ public class NotesAuthorizationE2ETest {
     // The agent named in the extras got nothing; its request still waits, unchanged.
     Callers.setCallingUid(AGENT_UID);
     assertCode(search(), "AUTH_REQUIRED");
-    JSONArray left = ApprovalScreen.adminState().getJSONArray("pending");
+    JSONArray left = ConsentScreens.adminState().getJSONArray("pending");
     assertEquals(left.toString(), 1, left.length());
     assertEquals(agentId, left.getJSONObject(0).getString("id"));
 
     // The malicious app got what the user chose on screen: notes.read only, limited.
     Callers.setCallingUid(evilUid);
-    CetpResponse evilNote = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
+    ToolReply evilNote = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
     assertTrue(evilNote.toString(), evilNote.isSuccess());
-    assertFalse(evilNote.data(), evilNote.dataObject().has("body"));
+    assertFalse(evilNote.data(), evilNote.jsonObject().has("body"));
     assertCode(consumer.executeTool(AUTHORITY, "list_tags", "{}", null), "AUTH_REQUIRED");
-    JSONArray grants = ApprovalScreen.adminState().getJSONArray("grants");
+    JSONArray grants = ConsentScreens.adminState().getJSONArray("grants");
     assertEquals(grants.toString(), 1, grants.length());
     JSONObject grant = grants.getJSONObject(0);
     assertEquals(evil, grant.getString("package"));

@@ -17,13 +17,14 @@ import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
 import android.os.Bundle;
-import dev.cetp.harness.ApexHost;
-import dev.cetp.harness.ApprovalScreen;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.category.Demo;
+import dev.cetp.testkit.ApexTool;
+import dev.cetp.testkit.internal.ApexAgent;
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.e2e.category.Demo;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -113,19 +114,19 @@ public class NotesDemo {
     Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", "clawseed-cert".getBytes(StandardCharsets.UTF_8));
     Callers.installLabelled(pm, WIDGET_UID, WIDGET, "Note Widget", "widget-cert".getBytes(StandardCharsets.UTF_8));
     Callers.setCallingUid(AGENT_UID);
-    CetpConsumer agent = new CetpConsumer();
+    CetpTransport agent = new CetpTransport();
 
     say("CETP demo: the Notes sample app (samples/notes) and an agent app, ClawSeed.");
     say("Robolectric runs the app's Android template and its Rust library (real SQLite) on the JVM.");
     say("");
     say("1. Discovery: queryIntentServices(com.clawseed.action.TOOL_PROVIDER)");
-    List<CetpConsumer.Discovered> found = agent.discover();
+    List<CetpTransport.Discovered> found = agent.discover();
     assertEquals(1, found.size());
-    CetpConsumer.Discovered notes = found.get(0);
+    CetpTransport.Discovered notes = found.get(0);
     say("   %s  authority %s  CETP version %d", notes.packageName, notes.authority, notes.version);
     String authority = notes.authority;
 
-    CetpResponse listed = agent.listTools(authority);
+    ToolReply listed = agent.listTools(authority);
     assertTrue(listed.toString(), listed.isSuccess());
     JSONArray tools = listed.tools();
     say("");
@@ -138,19 +139,19 @@ public class NotesDemo {
     String search = "{\"query\":\"basil\",\"limit\":3}";
     say("");
     say("3. execute_tool search_notes %s, before the user said anything", search);
-    CetpResponse first = agent.executeTool(authority, "search_notes", search, null);
+    ToolReply first = agent.executeTool(authority, "search_notes", search, null);
     assertEquals(first.toString(), "AUTH_REQUIRED", first.errorCode());
     say("   error_code       %s", first.errorCode());
     say("   error_message    %s", first.errorMessage());
     say("   resolution_hint  %s", first.resolutionHint());
     say("   authorize_intent %s", first.authorizeIntent());
-    List<ResolveInfo> screens = ApprovalScreen.resolve(first.authorizeIntent());
+    List<ResolveInfo> screens = ConsentScreens.resolve(first.authorizeIntent());
     assertEquals(1, screens.size());
     say("   -> resolves to %s/%s", screens.get(0).activityInfo.packageName, screens.get(0).activityInfo.name);
 
     say("");
     say("4. ClawSeed starts that intent. The approval screen shows:");
-    ApprovalScreen screen = ApprovalScreen.launch(new Intent(first.authorizeIntent()));
+    ConsentScreens screen = ConsentScreens.launch(new Intent(first.authorizeIntent()));
     for (String row : screen.sketch()) {
       for (String part : wrap(row, 92)) {
         say("   | %s", part);
@@ -163,7 +164,7 @@ public class NotesDemo {
 
     say("");
     say("5. The same call again -> success:");
-    CetpResponse hits = agent.executeTool(authority, "search_notes", search, null);
+    ToolReply hits = agent.executeTool(authority, "search_notes", search, null);
     assertTrue(hits.toString(), hits.isSuccess());
     JSONArray list = new JSONArray(hits.data());
     assertTrue(list.length() > 0);
@@ -178,31 +179,31 @@ public class NotesDemo {
     say("");
     say("6. A second app, Note Widget, is allowed with \"Limited\" access.");
     Callers.setCallingUid(WIDGET_UID);
-    CetpConsumer widget = new CetpConsumer();
+    CetpTransport widget = new CetpTransport();
     String getNote = "{\"id\":" + id + "}";
-    CetpResponse widgetFirst = widget.executeTool(authority, "get_note", getNote, null);
+    ToolReply widgetFirst = widget.executeTool(authority, "get_note", getNote, null);
     assertEquals("AUTH_REQUIRED", widgetFirst.errorCode());
-    ApprovalScreen second = ApprovalScreen.launch(new Intent(widgetFirst.authorizeIntent()));
+    ConsentScreens second = ConsentScreens.launch(new Intent(widgetFirst.authorizeIntent()));
     second.tap("cetp:access:limited").tap("cetp:allow");
     second.close();
-    CetpResponse limited = widget.executeTool(authority, "get_note", getNote, null);
+    ToolReply limited = widget.executeTool(authority, "get_note", getNote, null);
     assertTrue(limited.toString(), limited.isSuccess());
-    assertFalse(limited.dataObject().has("body"));
+    assertFalse(limited.jsonObject().has("body"));
     say("   Note Widget, get_note %s -> %s", getNote, cut(limited.data(), 90));
     Callers.setCallingUid(AGENT_UID);
-    CetpResponse full = agent.executeTool(authority, "get_note", getNote, null);
+    ToolReply full = agent.executeTool(authority, "get_note", getNote, null);
     say("   ClawSeed,    get_note %s -> ... \"body\":\"%s\"}", getNote,
-        cut(full.dataObject().getString("body"), 50));
+        cut(full.jsonObject().getString("body"), 50));
 
     say("");
     say("7. Mistakes a model can fix from the answer alone:");
     String backwards = "{\"from\":\"2024-05-01\",\"to\":\"2024-04-01\"}";
-    CetpResponse invalid = agent.executeTool(authority, "notes_between", backwards, null);
+    ToolReply invalid = agent.executeTool(authority, "notes_between", backwards, null);
     assertEquals(invalid.toString(), "INVALID_ARGS", invalid.errorCode());
     say("   notes_between %s", backwards);
     say("   -> %s: %s", invalid.errorCode(), invalid.errorMessage());
     String tooMany = "{\"query\":\"basil\",\"limit\":500}";
-    CetpResponse schema = agent.executeTool(authority, "search_notes", tooMany, null);
+    ToolReply schema = agent.executeTool(authority, "search_notes", tooMany, null);
     assertEquals(schema.toString(), "INVALID_ARGS", schema.errorCode());
     say("   search_notes %s", tooMany);
     say("   -> %s: %s", schema.errorCode(), schema.errorMessage());
@@ -223,7 +224,7 @@ public class NotesDemo {
     Callers.installLabelled(
         pm, READER_UID, READER, "Reading Buddy", "reader-cert".getBytes(StandardCharsets.UTF_8));
     Callers.setCallingUid(READER_UID);
-    CetpConsumer reader = new CetpConsumer();
+    CetpTransport reader = new CetpTransport();
     say("");
     say("Act two: Reading Buddy, an agent app that speaks CETP v2.");
     say("");
@@ -236,9 +237,9 @@ public class NotesDemo {
     Bundle offer = new Bundle();
     offer.putIntArray("consumer_versions", new int[] {2, 1});
     offer.putString("consumer_capabilities", "[]");
-    CetpResponse negotiated = reader.call(authority, "negotiate", offer);
+    ToolReply negotiated = reader.call(authority, "negotiate", offer);
     assertTrue(negotiated.toString(), negotiated.isSuccess());
-    JSONObject session = negotiated.dataObject();
+    JSONObject session = negotiated.jsonObject();
     String token = session.getString("session_token");
     say("   selected_version %d, provider_id %s, a %d-character session token bound to this app's UID",
         session.getInt("selected_version"), session.getString("provider_id"), token.length());
@@ -251,12 +252,12 @@ public class NotesDemo {
     common.putLong("deadline_at_ms", deadline);
     Bundle list = new Bundle(common);
     list.putString("request_id", UUID.randomUUID().toString());
-    CetpResponse listed = reader.call(authority, "list_tools", list);
+    ToolReply listed = reader.call(authority, "list_tools", list);
     assertTrue(listed.toString(), listed.isSuccess());
-    JSONArray tools = listed.dataObject().getJSONArray("tools");
+    JSONArray tools = listed.jsonObject().getJSONArray("tools");
     say("");
     say("9. list_tools (v2) -> revision %s, every tool with its scopes and seven annotations:",
-        listed.dataObject().getString("revision"));
+        listed.jsonObject().getString("revision"));
     for (int i = 0; i < tools.length(); i++) {
       JSONObject tool = tools.getJSONObject(i);
       JSONObject a = tool.getJSONObject("annotations");
@@ -269,7 +270,7 @@ public class NotesDemo {
     call.putString("request_id", UUID.randomUUID().toString());
     call.putString("tool_name", "search_notes");
     call.putString("args", search);
-    CetpResponse refused = reader.call(authority, "execute_tool", call);
+    ToolReply refused = reader.call(authority, "execute_tool", call);
     assertEquals(refused.toString(), "AUTH_REQUIRED", refused.errorCode());
     Bundle reply = refused.bundle();
     PendingIntent resolution = reply.getParcelable("resolution");
@@ -281,20 +282,20 @@ public class NotesDemo {
     say("   resolution: an immutable PendingIntent created by %s for %s",
         resolution.getCreatorPackage(), saved.getComponent().getClassName());
     say("   resume_token: %s (single use, bound to this call)", reply.getString("resume_token"));
-    ApprovalScreen screen = ApprovalScreen.launchExplicit(saved);
+    ConsentScreens screen = ConsentScreens.launchExplicit(saved);
     say("   Reading Buddy launches it; the consent dialog shows its request and the user taps Allow.");
     screen.tap("cetp:allow");
     assertTrue(screen.isFinishing());
     screen.close();
 
     call.putString("resume_token", reply.getString("resume_token"));
-    CetpResponse resumed = reader.call(authority, "execute_tool", call);
+    ToolReply resumed = reader.call(authority, "execute_tool", call);
     assertTrue(resumed.toString(), resumed.isSuccess());
-    JSONObject envelope = resumed.dataObject();
+    JSONObject envelope = resumed.jsonObject();
     say("");
     say("11. The same call with the resume_token -> {\"kind\":\"%s\",\"value\": %d hits}, request_id echoed",
         envelope.getString("kind"), envelope.getJSONArray("value").length());
-    CetpResponse again = reader.call(authority, "execute_tool", call);
+    ToolReply again = reader.call(authority, "execute_tool", call);
     assertEquals(again.toString(), "INVALID_REQUEST", again.errorCode());
     say("   The token again -> %s: %s", again.errorCode(), cut(again.errorMessage(), 80));
   }
@@ -309,23 +310,23 @@ public class NotesDemo {
     say("");
     say("Act three: the same app, unchanged, as a plugin of the Apex agent (IApexPlugin over AIDL).");
     say("");
-    say("12. Discovery: queryIntentServices(%s)", ApexHost.ACTION);
-    ApexHost apex = new ApexHost(ApexHost.Mode.PARCELED);
+    say("12. Discovery: queryIntentServices(%s)", ApexAgent.ACTION);
+    ApexAgent apex = new ApexAgent(ApexAgent.Mode.PARCELED);
     List<ComponentName> plugins = apex.discover();
     assertEquals(1, plugins.size());
     ComponentName component = plugins.get(0);
     say("   %s", component.flattenToShortString());
     say("   -> bindService, IApexPlugin.Stub.asInterface; every call below is parceled");
-    Service service = ApexHost.publish(component, ApexHost.bindIntent(component));
+    Service service = ApexAgent.publish(component, ApexAgent.bindIntent(component));
     try {
-      ApexHost.Plugin plugin = apex.bind(component);
+      ApexAgent.Plugin plugin = apex.bind(component);
       say("   getMetadataJson -> %s", plugin.metadata);
       say("   minHostVersion %d <= host version %d: registered, onActivate sent",
-          plugin.metadata.getInt("minHostVersion"), ApexHost.HOST_VERSION);
+          plugin.metadata.getInt("minHostVersion"), ApexAgent.HOST_VERSION);
       say("");
       say("13. getToolsJson -> %d tools (parametersSchema: the list_tools schema, as a string)",
           plugin.tools.size());
-      for (ApexHost.Tool tool : plugin.tools.values()) {
+      for (ApexTool tool : plugin.tools.values()) {
         say("   %-20s %-15s parameters: %s", tool.id, "\"" + tool.name + "\"",
             String.join(", ", keys(tool.schema.getJSONObject("properties"))));
       }
@@ -333,7 +334,7 @@ public class NotesDemo {
       say("");
       say("14. executeTool(%s, %s)", id, search);
       String refused = plugin.execute(id, search);
-      assertEquals("AUTH_REQUIRED", ApexHost.errorCode(refused));
+      assertEquals("AUTH_REQUIRED", ApexAgent.errorCode(refused));
       for (String line : refused.split("\n")) {
         for (String part : wrap(line, 92)) {
           say("   %s", part);
@@ -347,7 +348,7 @@ public class NotesDemo {
       say("   Apex has no authorize intent; the Notes app posted a notification instead:");
       say("   \"%s\" / \"%s\" -> %s", shadowOf(n).getContentTitle(), shadowOf(n).getContentText(),
           open.getComponent() != null ? open.getComponent().getClassName() : open.getAction());
-      ApprovalScreen screen = ApprovalScreen.launch(open);
+      ConsentScreens screen = ConsentScreens.launch(open);
       say("   The user taps it; the approval screen shows Apex's request and the user taps Allow.");
       screen.tap("cetp:allow");
       assertTrue(screen.isFinishing());
@@ -355,14 +356,14 @@ public class NotesDemo {
       say("");
       say("15. The same executeTool again -> the result text:");
       String answer = plugin.execute(id, search);
-      assertEquals(null, ApexHost.errorCode(answer));
+      assertEquals(null, ApexAgent.errorCode(answer));
       JSONArray hits = new JSONArray(answer);
       say("   %s", cut(answer, 92));
       say("   (%d hits, the same JSON a CETP consumer gets as `data`)", hits.length());
       say("");
       say("16. A mistake, as Apex's model reads it:");
       String invalid = plugin.execute(id, tooMany);
-      assertEquals("INVALID_ARGS", ApexHost.errorCode(invalid));
+      assertEquals("INVALID_ARGS", ApexAgent.errorCode(invalid));
       say("   executeTool(%s, %s)", id, tooMany);
       for (String part : wrap("-> " + invalid, 92)) {
         say("   %s", part);
@@ -375,7 +376,7 @@ public class NotesDemo {
   }
 
   /** The full Apex view of the sample, for reference: {@code -Dcetp.demo.out} + {@code .apex}. */
-  private static void apexView(ApexHost.Plugin plugin, String answer, String invalid)
+  private static void apexView(ApexAgent.Plugin plugin, String answer, String invalid)
       throws Exception {
     String target = System.getProperty("cetp.demo.out");
     if (target == null || target.isEmpty()) {

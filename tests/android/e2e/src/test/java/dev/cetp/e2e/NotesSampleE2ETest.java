@@ -5,14 +5,14 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import android.os.Bundle;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Approvals.Access;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpConsumer.CallForm;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.LenientV1Consumer;
-import dev.cetp.harness.TestJvm;
-import dev.cetp.harness.category.NotesBundle;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.ConsentAdmin.Access;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.V1ClientRules;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.e2e.category.NotesBundle;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +55,7 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   /** The agent asks for both scopes (one merged pending request); the user approves it. */
   private JSONObject approveAgent(Access access) {
-    return Approvals.of(consumer, AUTHORITY, AGENT_UID)
+    return ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID)
         .call("get_note", "{\"id\":1}")
         .call("list_tags", "{}")
         .approve(access);
@@ -82,14 +82,14 @@ public class NotesSampleE2ETest extends SampleSuite {
     assertFalse(db + " was created at start-up", db.exists());
     approveAgent(Access.FULL); // refused before any tool runs: nothing is opened yet
     assertFalse(db + " was created by a refused call", db.exists());
-    CetpResponse note = run("get_note", "{\"id\":7}");
+    ToolReply note = run("get_note", "{\"id\":7}");
     assertTrue(note.toString(), note.isSuccess());
     assertTrue(db + " was created by the first call", db.isFile());
   }
 
   @Test
   public void discoveryFindsTheAuthorityWithIntegerVersionOne() {
-    List<CetpConsumer.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = consumer.discover();
     assertEquals(found.toString(), 1, found.size());
     assertEquals(PACKAGE, found.get(0).packageName);
     assertEquals(AUTHORITY, found.get(0).authority);
@@ -100,9 +100,9 @@ public class NotesSampleE2ETest extends SampleSuite {
   @Test
   public void getProviderInfoDeclaresBothScopes() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
-      JSONObject info = r.dataObject();
+      JSONObject info = r.jsonObject();
       assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
       assertEquals("Notes", info.getString("provider_name"));
       assertEquals(
@@ -120,14 +120,14 @@ public class NotesSampleE2ETest extends SampleSuite {
   @Test
   public void listToolsDescribesFourToolsWithClosedObjectSchemas() throws Exception {
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONArray tools = r.tools();
       List<String> names = new ArrayList<>();
       for (int i = 0; i < tools.length(); i++) {
         JSONObject tool = tools.getJSONObject(i);
         names.add(tool.getString("name"));
-        LenientV1Consumer.assertToolFields(tool);
+        V1ClientRules.assertToolFields(tool);
         assertFalse(tool.getString("description").trim().isEmpty());
         JSONObject params = tool.getJSONObject("parameters");
         assertEquals("object", params.getString("type"));
@@ -187,7 +187,7 @@ public class NotesSampleE2ETest extends SampleSuite {
     };
     for (String[] call : calls) {
       for (CallForm form : CallForm.values()) {
-        CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec(call[0], call[1]));
+        ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec(call[0], call[1]));
         assertError(r, "AUTH_REQUIRED", AGENT, "Notes");
         assertEquals("Open Notes (" + PACKAGE + ") and allow com.example.agent to read: " + call[2], r.resolutionHint());
         assertEquals(AUTHORIZE, r.authorizeIntent());
@@ -200,26 +200,26 @@ public class NotesSampleE2ETest extends SampleSuite {
     // Schema violations are not even looked at before approval.
     assertError(run("get_note", "{\"id\":\"seven\"}"), "AUTH_REQUIRED");
     // One merged request with both scopes, in declaration order.
-    JSONObject request = Approvals.pendingFrom(AGENT_UID);
+    JSONObject request = ConsentAdmin.pendingFrom(AGENT_UID);
     JSONArray scopes = request.getJSONArray("scopes");
     assertEquals(2, scopes.length());
     assertEquals("notes.read", scopes.getJSONObject(0).getString("name"));
     assertEquals(NOTES_READ, scopes.getJSONObject(0).getString("description"));
     assertEquals("tags.read", scopes.getJSONObject(1).getString("name"));
-    assertEquals(1, Approvals.pending().length());
+    assertEquals(1, ConsentAdmin.pending().length());
   }
 
   @Test
   public void approvingOnlyTagsLeavesNotesClosed() throws Exception {
-    Approvals.of(consumer, AUTHORITY, AGENT_UID)
+    ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID)
         .call("get_note", "{\"id\":1}")
         .call("list_tags", "{}")
         .approve(Access.FULL, List.of("tags.read"));
     assertTrue(run("list_tags", "{}").isSuccess());
-    CetpResponse notes = run("search_notes", "{\"query\":\"basil\"}");
+    ToolReply notes = run("search_notes", "{\"query\":\"basil\"}");
     assertError(notes, "AUTH_REQUIRED", "`notes.read`");
     assertEquals("Open Notes (" + PACKAGE + ") and allow com.example.agent to read: " + NOTES_READ, notes.resolutionHint());
-    JSONArray grants = Approvals.grants();
+    JSONArray grants = ConsentAdmin.grants();
     assertEquals(1, grants.length());
     assertEquals(List.of("tags.read"), strings(grants.getJSONObject(0).getJSONArray("scopes")));
   }
@@ -235,9 +235,9 @@ public class NotesSampleE2ETest extends SampleSuite {
     assertEquals(List.of("notes.read", "tags.read"), sorted(strings(grant.getJSONArray("scopes"))));
 
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
+      ToolReply r =
           consumer.call(
-              form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("search_notes", "{\"query\":\"抹茶\",\"limit\":3}"));
+              form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("search_notes", "{\"query\":\"抹茶\",\"limit\":3}"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "[{\"id\":192,\"title\":\"読書メモ\",\"created\":\"2024-03-08T07:25:03\",\"tags\":[\"日本語\"],"
@@ -325,7 +325,7 @@ public class NotesSampleE2ETest extends SampleSuite {
   public void getNoteReturnsTheWholeNote() throws Exception {
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("get_note", "{\"id\":42}"));
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("get_note", "{\"id\":42}"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(NOTE_42, r.data());
     }
@@ -350,7 +350,7 @@ public class NotesSampleE2ETest extends SampleSuite {
   public void listTagsCountsEveryTagMostUsedFirst() throws Exception {
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("list_tags", "{}"));
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("list_tags", "{}"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "[{\"tag\":\"français\",\"notes\":42},{\"tag\":\"garden\",\"notes\":42},"
@@ -371,11 +371,11 @@ public class NotesSampleE2ETest extends SampleSuite {
   public void notesBetweenListsOldestFirstWithTheTotal() throws Exception {
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
-      CetpResponse r =
+      ToolReply r =
           consumer.call(
               form,
               AUTHORITY,
-              CetpConsumer.METHOD_EXECUTE_TOOL,
+              CetpTransport.METHOD_EXECUTE_TOOL,
               exec("notes_between", "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\",\"limit\":3}"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
@@ -426,7 +426,7 @@ public class NotesSampleE2ETest extends SampleSuite {
     assertError(run("search_notes", "{\"query\":\"basil\",\"tag\":\"\"}"), "INVALID_ARGS", "`/tag`");
     assertError(run("search_notes", "{\"query\":\"basil\",\"sort\":\"date\"}"), "INVALID_ARGS", "sort");
     // Within the schema, but no word to search for: the tool's own INVALID_ARGS.
-    CetpResponse noWords = run("search_notes", "{\"query\":\"🌱 --\"}");
+    ToolReply noWords = run("search_notes", "{\"query\":\"🌱 --\"}");
     assertError(noWords, "INVALID_ARGS");
     assertEquals(
         "the query `🌱 --` has no words to search for; send one or more words (letters or digits)",
@@ -437,7 +437,7 @@ public class NotesSampleE2ETest extends SampleSuite {
   public void getNoteErrors() {
     approveAgent(Access.FULL);
     for (String id : new String[] {"99999", "321"}) {
-      CetpResponse r = run("get_note", "{\"id\":" + id + "}");
+      ToolReply r = run("get_note", "{\"id\":" + id + "}");
       assertError(r, "INVALID_ARGS");
       assertEquals(
           "there is no note with id " + id + "; take ids from `search_notes` or `notes_between`",
@@ -456,7 +456,7 @@ public class NotesSampleE2ETest extends SampleSuite {
   @Test
   public void listTagsErrors() {
     approveAgent(Access.FULL);
-    CetpResponse r = run("list_tags", "{\"limit\":3}");
+    ToolReply r = run("list_tags", "{\"limit\":3}");
     assertError(r, "INVALID_ARGS", "list_tags", "limit");
     assertTrue(r.errorMessage(), r.errorMessage().endsWith("Expected no parameters (send `{}`)."));
   }
@@ -464,12 +464,12 @@ public class NotesSampleE2ETest extends SampleSuite {
   @Test
   public void notesBetweenErrors() {
     approveAgent(Access.FULL);
-    CetpResponse reversed = run("notes_between", "{\"from\":\"2024-05-01\",\"to\":\"2024-04-01\"}");
+    ToolReply reversed = run("notes_between", "{\"from\":\"2024-05-01\",\"to\":\"2024-04-01\"}");
     assertError(reversed, "INVALID_ARGS");
     assertEquals(
         "`from` (2024-05-01) is after `to` (2024-04-01); send the earlier day as `from`",
         reversed.errorMessage());
-    CetpResponse wide = run("notes_between", "{\"from\":\"2023-01-01\",\"to\":\"2024-01-02\"}");
+    ToolReply wide = run("notes_between", "{\"from\":\"2023-01-01\",\"to\":\"2024-01-02\"}");
     assertError(wide, "INVALID_ARGS");
     assertEquals(
         "2023-01-01 to 2024-01-02 spans 367 days; ask for at most 366 days per call and split longer"
@@ -499,18 +499,18 @@ public class NotesSampleE2ETest extends SampleSuite {
   public void unknownToolsAreToolNotFound() {
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("delete_note", "{\"id\":1}")),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("delete_note", "{\"id\":1}")),
           "TOOL_NOT_FOUND",
           "delete_note");
     }
     approveAgent(Access.FULL);
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("search_note", "{\"query\":\"x\"}")),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("search_note", "{\"query\":\"x\"}")),
           "TOOL_NOT_FOUND",
           "search_note");
       assertError(
-          consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("list_tags ", "{}")),
+          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("list_tags ", "{}")),
           "TOOL_NOT_FOUND");
     }
   }
@@ -524,7 +524,7 @@ public class NotesSampleE2ETest extends SampleSuite {
     assertEquals("limited", state.getJSONArray("grants").getJSONObject(0).getString("access"));
 
     for (CallForm form : CallForm.values()) {
-      CetpResponse r = consumer.call(form, AUTHORITY, CetpConsumer.METHOD_EXECUTE_TOOL, exec("get_note", "{\"id\":42}"));
+      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("get_note", "{\"id\":42}"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "{\"id\":42,\"title\":\"Trip to Lisbon\",\"created\":\"2023-04-17T11:07:53\",\"tags\":[\"travel\",\"weekend\"]}",

@@ -8,13 +8,13 @@ import static org.junit.Assert.assertTrue;
 
 import android.content.pm.PackageManager;
 import android.os.Bundle;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.Callers;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.LenientV1Consumer;
-import dev.cetp.harness.ManifestInstaller;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.Callers;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.V1ClientRules;
+import dev.cetp.testkit.internal.ManifestInstaller;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +46,7 @@ public abstract class SampleSuite {
 
   protected HostBundle bundle;
   protected ManifestInstaller.Installed app;
-  protected CetpConsumer consumer;
+  protected CetpTransport consumer;
 
   protected SampleSuite(String authority) {
     this.authority = authority;
@@ -57,12 +57,12 @@ public abstract class SampleSuite {
     bundle = HostBundle.current();
     app = bundle.install();
     app.startProviders();
-    consumer = new CetpConsumer();
+    consumer = new CetpTransport();
     PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
     Callers.install(pm, AGENT_UID, AGENT, AGENT_CERT);
     Callers.setCallingUid(AGENT_UID);
     // Every test starts from a provider bound to this test's own, empty files dir.
-    JSONObject state = Approvals.state();
+    JSONObject state = ConsentAdmin.state();
     assertTrue(state.toString(), state.getBoolean("store_open"));
     assertEquals(state.toString(), 0, state.getJSONArray("pending").length());
     assertEquals(state.toString(), 0, state.getJSONArray("grants").length());
@@ -75,31 +75,31 @@ public abstract class SampleSuite {
    */
   @Test
   public void aLenientV1ConsumerStillSeesEveryTool() throws Exception {
-    CetpResponse r = consumer.listTools(authority);
+    ToolReply r = consumer.listTools(authority);
     assertTrue(r.toString(), r.isSuccess());
     JSONArray entries = r.tools();
     List<String> advertised = new ArrayList<>();
     for (int i = 0; i < entries.length(); i++) {
       JSONObject entry = entries.getJSONObject(i);
       advertised.add(entry.getString("name"));
-      LenientV1Consumer.assertToolFields(entry);
+      V1ClientRules.assertToolFields(entry);
     }
-    List<LenientV1Consumer.Tool> seen = LenientV1Consumer.parse(r.data());
+    List<V1ClientRules.Tool> seen = V1ClientRules.parse(r.data());
     assertFalse("a provider without tools is skipped", seen.isEmpty());
     List<String> names = new ArrayList<>();
-    for (LenientV1Consumer.Tool tool : seen) {
+    for (V1ClientRules.Tool tool : seen) {
       names.add(tool.name);
       assertFalse(tool.name, tool.description.trim().isEmpty());
       assertEquals(tool.name, "object", tool.parameters.getString("type"));
       assertTrue(tool.name, tool.parameters.getJSONObject("properties") != null);
-      String function = LenientV1Consumer.namespaced(app.manifest.packageName(), tool.name);
-      assertTrue(function, LenientV1Consumer.isLlmFunctionName(function));
+      String function = V1ClientRules.namespaced(app.manifest.packageName(), tool.name);
+      assertTrue(function, V1ClientRules.isLlmFunctionName(function));
     }
     assertEquals(advertised, names);
   }
 
   /** {@code execute_tool} on the sample's authority, without a request id. */
-  protected CetpResponse run(String tool, String args) {
+  protected ToolReply run(String tool, String args) {
     return consumer.executeTool(authority, tool, args, null);
   }
 
@@ -108,13 +108,13 @@ public abstract class SampleSuite {
     return succeeded(tool, args).data();
   }
 
-  /** {@link #run} that must succeed; returns {@code data} parsed ({@link CetpResponse#dataValue}). */
+  /** {@link #run} that must succeed; returns {@code data} parsed ({@link ToolReply#dataValue}). */
   protected Object dataValue(String tool, String args) {
-    return succeeded(tool, args).dataValue();
+    return succeeded(tool, args).json();
   }
 
-  private CetpResponse succeeded(String tool, String args) {
-    CetpResponse r = run(tool, args);
+  private ToolReply succeeded(String tool, String args) {
+    ToolReply r = run(tool, args);
     assertTrue(tool + " " + args + ": " + r, r.isSuccess());
     return r;
   }
@@ -122,7 +122,7 @@ public abstract class SampleSuite {
   // ----------------------------------------------------------------------------------------
 
   /** An error reply: the code, a non-empty message containing every {@code mentions}, no data. */
-  static void assertError(CetpResponse r, String code, String... mentions) {
+  static void assertError(ToolReply r, String code, String... mentions) {
     assertFalse("provider returned null", r.isNull());
     assertEquals(r.toString(), "error", r.status());
     assertEquals(r.toString(), code, r.errorCode());
@@ -136,9 +136,9 @@ public abstract class SampleSuite {
 
   static Bundle exec(String tool, String args) {
     Bundle b = new Bundle();
-    b.putString(CetpConsumer.EXTRA_TOOL_NAME, tool);
+    b.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
     if (args != null) {
-      b.putString(CetpConsumer.EXTRA_ARGS, args);
+      b.putString(CetpTransport.EXTRA_ARGS, args);
     }
     return b;
   }

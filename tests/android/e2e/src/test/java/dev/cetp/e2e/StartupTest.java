@@ -6,13 +6,13 @@ import static org.junit.Assert.assertTrue;
 import android.app.Service;
 import android.content.ComponentName;
 import android.os.StrictMode;
-import dev.cetp.harness.RuntimeProbe;
-import dev.cetp.harness.ApexHost;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.CetpResponse;
-import dev.cetp.harness.HostBundle;
-import dev.cetp.harness.ManifestInstaller;
-import dev.cetp.harness.category.FixtureProviderBundle;
+import dev.cetp.testkit.internal.RuntimeProbe;
+import dev.cetp.testkit.internal.ApexAgent;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.internal.HostBundle;
+import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.e2e.category.FixtureProviderBundle;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -94,7 +94,7 @@ public class StartupTest {
             .penaltyDeath()
             .build());
     app.startProviders();
-    Service service = ApexHost.publish(SERVICE, ApexHost.bindIntent(SERVICE));
+    Service service = ApexAgent.publish(SERVICE, ApexAgent.bindIntent(SERVICE));
     StrictMode.setThreadPolicy(before);
 
     assertEquals("no library load at creation", loads, RuntimeProbe.loads());
@@ -102,7 +102,7 @@ public class StartupTest {
     assertEquals("no file of the app touched", files, dataFiles());
 
     // The first call is what starts it.
-    assertTrue(new CetpConsumer().listTools(FixtureProviderE2ETest.AUTHORITY).isSuccess());
+    assertTrue(new CetpTransport().listTools(FixtureProviderE2ETest.AUTHORITY).isSuccess());
     assertEquals(starts + 1, RuntimeProbe.starts());
     service.onDestroy();
   }
@@ -112,14 +112,14 @@ public class StartupTest {
     HostBundle.current().install().startProviders();
     int starts = RuntimeProbe.starts();
     int loads = RuntimeProbe.loads();
-    CetpConsumer consumer = new CetpConsumer();
+    CetpTransport consumer = new CetpTransport();
     int threads = 16;
     CyclicBarrier together = new CyclicBarrier(threads);
     pool = Executors.newFixedThreadPool(threads);
-    List<Future<CetpResponse>> answers = new ArrayList<>();
+    List<Future<ToolReply>> answers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       final boolean list = t % 2 == 0;
-      Callable<CetpResponse> first =
+      Callable<ToolReply> first =
           () -> {
             together.await();
             return list
@@ -129,8 +129,8 @@ public class StartupTest {
           };
       answers.add(pool.submit(first));
     }
-    for (Future<CetpResponse> answer : answers) {
-      CetpResponse r = answer.get(2, TimeUnit.MINUTES); // hang guard only
+    for (Future<ToolReply> answer : answers) {
+      ToolReply r = answer.get(2, TimeUnit.MINUTES); // hang guard only
       assertTrue(r.toString(), r.isSuccess());
     }
     assertEquals("one start for 16 concurrent first calls", starts + 1, RuntimeProbe.starts());

@@ -11,10 +11,11 @@ import static org.junit.Assert.assertTrue;
 import android.app.Activity;
 import android.content.pm.PackageManager;
 import android.os.Process;
-import dev.cetp.harness.Approvals;
-import dev.cetp.harness.CetpConsumer;
-import dev.cetp.harness.FixedAppUid;
-import dev.cetp.harness.category.NotesBundle;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.FixedAppUid;
+import dev.cetp.e2e.category.NotesBundle;
 import dev.cetp.testkit.Agent;
 import dev.cetp.testkit.ApexPlugin;
 import dev.cetp.testkit.Approval;
@@ -116,7 +117,7 @@ public class TestKitE2ETest {
 
     Agent full = cetp.agent("com.example.full").approve(Approval.full());
     assertFalse(full.call("get_note", NOTE).jsonObject().getString("body").isEmpty());
-    full.call(CetpConsumer.CallForm.AUTHORITY, "get_note", NOTE).assertSuccess();
+    full.call(CallForm.AUTHORITY, "get_note", NOTE).assertSuccess();
   }
 
   @Test
@@ -180,7 +181,7 @@ public class TestKitE2ETest {
   }
 
   private static JSONObject onlyGrant() throws Exception {
-    JSONArray grants = Approvals.grants();
+    JSONArray grants = ConsentAdmin.grants();
     assertEquals(grants.toString(), 1, grants.length());
     return grants.getJSONObject(0);
   }

@@ -6,7 +6,7 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import android.os.Bundle;
-import dev.cetp.harness.category.V1OnlyProviderBundle;
+import dev.cetp.e2e.category.V1OnlyProviderBundle;
 import dev.cetp.testkit.Agent;
 import dev.cetp.testkit.CetpTestRule;
 import dev.cetp.testkit.CetpV2;

@@ -11,7 +11,7 @@ import android.app.Activity;
 import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.os.Bundle;
-import dev.cetp.harness.V2ClientRules;
+import dev.cetp.testkit.internal.V2ClientRules;
 import dev.cetp.testkit.Agent;
 import dev.cetp.testkit.CetpTestRule;
 import dev.cetp.testkit.CetpV2;

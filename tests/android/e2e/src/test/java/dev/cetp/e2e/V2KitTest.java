@@ -10,7 +10,7 @@ import android.app.PendingIntent;
 import android.content.ComponentName;
 import android.content.Intent;
 import android.os.Bundle;
-import dev.cetp.harness.V2ClientRules;
+import dev.cetp.testkit.internal.V2ClientRules;
 import dev.cetp.testkit.CetpV2;
 import dev.cetp.testkit.V2Reply;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

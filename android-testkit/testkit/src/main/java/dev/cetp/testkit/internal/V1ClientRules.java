@@ -1,4 +1,4 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
@@ -21,7 +21,7 @@ import org.json.JSONObject;
  * entry without a usable name is dropped; the model sees {@code {label}__{name}}, which LLM APIs
  * accept only as {@code ^[a-zA-Z0-9_-]{1,64}$}.
  */
-public final class LenientV1Consumer {
+public final class V1ClientRules {
   /** The three fields CETP v1 defines for a tool. */
   public static final Set<String> V1_FIELDS = Set.of("name", "description", "parameters");
   /** The fields the SDK adds, which a v1 consumer must be able to ignore. */
@@ -29,7 +29,7 @@ public final class LenientV1Consumer {
 
   private static final Pattern LLM_FUNCTION_NAME = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
 
-  private LenientV1Consumer() {}
+  private V1ClientRules() {}
 
   /** One tool as the consumer keeps it. */
   public static final class Tool {

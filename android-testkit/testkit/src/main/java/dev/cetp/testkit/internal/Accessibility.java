@@ -1,4 +1,4 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import android.app.Activity;
 import android.graphics.Bitmap;

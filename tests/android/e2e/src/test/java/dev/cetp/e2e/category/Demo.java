@@ -1,4 +1,4 @@
-package dev.cetp.harness.category;
+package dev.cetp.e2e.category;
 
 /**
  * JUnit category of the narrated demo ({@code NotesDemo}, run by {@code cargo xtask demo})

@@ -1,8 +1,9 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import dev.cetp.testkit.ToolReply;
 import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONException;
@@ -18,17 +19,17 @@ import org.json.JSONObject;
  * with full or limited access, optionally only some of the requested scopes:
  *
  * <pre>{@code
- * Approvals.of(consumer, AUTHORITY, AGENT_UID)
+ * ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID)
  *     .call("get_note", "{\"id\":1}")      // AUTH_REQUIRED, recorded
  *     .call("list_tags", "{}")             // merged into the same request
- *     .approve(Approvals.Access.LIMITED); // the request approved by id
+ *     .approve(ConsentAdmin.Access.LIMITED); // the request approved by id
  * }</pre>
  *
  * <p>{@code NativeBridge} is package-private in the bundle's {@code app.jar}, so it is reached by
  * reflection; the provider must have been started ({@code Installed.startProviders()}).
  */
-public final class Approvals {
-  private Approvals() {}
+public final class ConsentAdmin {
+  private ConsentAdmin() {}
 
   /** The access level of a grant, as the admin interface spells it. */
   public enum Access {
@@ -180,18 +181,18 @@ public final class Approvals {
   }
 
   /** Starts a request from {@code uid} to the provider at {@code authority}. */
-  public static Request of(CetpConsumer consumer, String authority, int uid) {
+  public static Request of(CetpTransport consumer, String authority, int uid) {
     return new Request(consumer, authority, uid);
   }
 
   /** Tool calls that must be refused with AUTH_REQUIRED, then the user's approval. */
   public static final class Request {
-    private final CetpConsumer consumer;
+    private final CetpTransport consumer;
     private final String authority;
     private final int uid;
     private int calls;
 
-    private Request(CetpConsumer consumer, String authority, int uid) {
+    private Request(CetpTransport consumer, String authority, int uid) {
       this.consumer = consumer;
       this.authority = authority;
       this.uid = uid;
@@ -202,7 +203,7 @@ public final class Approvals {
      * records or extends the caller's pending request).
      */
     public Request call(String tool, String args) {
-      CetpResponse r;
+      ToolReply r;
       try {
         r = Callers.as(uid, () -> consumer.executeTool(authority, tool, args, null));
       } catch (Exception e) {
@@ -232,7 +233,7 @@ public final class Approvals {
     /** Approves the caller's pending request for {@code scopes} (null: all it lists). */
     public JSONObject approve(Access access, List<String> scopes) {
       try {
-        return Approvals.approve(pendingRequest().getString("id"), access, scopes);
+        return ConsentAdmin.approve(pendingRequest().getString("id"), access, scopes);
       } catch (JSONException e) {
         throw new AssertionError(e);
       }

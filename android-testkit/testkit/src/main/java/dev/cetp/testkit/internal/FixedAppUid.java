@@ -1,4 +1,4 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import org.robolectric.pluginapi.TestEnvironmentLifecyclePlugin;
 import org.robolectric.shadows.ShadowProcess;

@@ -1,4 +1,4 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import java.lang.reflect.Field;
 import java.util.concurrent.atomic.AtomicInteger;

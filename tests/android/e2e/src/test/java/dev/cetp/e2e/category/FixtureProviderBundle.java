@@ -1,4 +1,4 @@
-package dev.cetp.harness.category;
+package dev.cetp.e2e.category;
 
 /**
  * JUnit category of tests that run against the "fixture-provider" host bundle: the Rust fixture

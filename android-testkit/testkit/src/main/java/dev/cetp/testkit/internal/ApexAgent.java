@@ -1,4 +1,4 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import org.json.JSONArray;
 import org.json.JSONException;
+import dev.cetp.testkit.ApexTool;
 import org.json.JSONObject;
 import org.robolectric.Robolectric;
 import org.robolectric.RuntimeEnvironment;
@@ -52,7 +53,7 @@ import org.robolectric.android.controller.ServiceController;
  * {@link Parcel}, sent through {@link IBinder#transact} and unmarshalled by the Stub's {@code
  * onTransact}.
  */
-public final class ApexHost {
+public final class ApexAgent {
   /** The intent action Apex scans for. */
   public static final String ACTION = "com.apex.agent.plugin.PLUGIN";
 
@@ -70,30 +71,6 @@ public final class ApexHost {
     PARCELED
   }
 
-  /** One tool as the host registers it. */
-  public static final class Tool {
-    /** The id the host hands its model as the function name. */
-    public final String id;
-    /** The name shown to people (defaults to the id). */
-    public final String name;
-    /** The description (defaults to the id). */
-    public final String description;
-    /** The parameters' schema, parsed from {@code parametersSchema}. */
-    public final JSONObject schema;
-
-    Tool(String id, String name, String description, JSONObject schema) {
-      this.id = id;
-      this.name = name;
-      this.description = description;
-      this.schema = schema;
-    }
-
-    @Override
-    public String toString() {
-      return id;
-    }
-  }
-
   /** A bound plugin, as the host keeps it. */
   public static final class Plugin {
     /** The plugin Service. */
@@ -103,14 +80,14 @@ public final class ApexHost {
     /** {@code getMetadataJson()}, parsed. */
     public final JSONObject metadata;
     /** The registered tools, by id. */
-    public final Map<String, Tool> tools;
+    public final Map<String, ApexTool> tools;
     final ServiceConnection connection;
 
     Plugin(
         ComponentName component,
         IApexPlugin api,
         JSONObject metadata,
-        Map<String, Tool> tools,
+        Map<String, ApexTool> tools,
         ServiceConnection connection) {
       this.component = component;
       this.api = api;
@@ -141,12 +118,12 @@ public final class ApexHost {
   private final int hostVersion;
 
   /** A host of version {@link #HOST_VERSION}. */
-  public ApexHost(Mode mode) {
+  public ApexAgent(Mode mode) {
     this(mode, HOST_VERSION);
   }
 
   /** A host claiming to be of version {@code hostVersion} (for the {@code minHostVersion} check). */
-  public ApexHost(Mode mode, int hostVersion) {
+  public ApexAgent(Mode mode, int hostVersion) {
     this.context = RuntimeEnvironment.getApplication();
     this.mode = mode;
     this.hostVersion = hostVersion;
@@ -173,7 +150,7 @@ public final class ApexHost {
     Class<? extends Service> cls;
     try {
       cls =
-          Class.forName(component.getClassName(), true, ApexHost.class.getClassLoader())
+          Class.forName(component.getClassName(), true, ApexAgent.class.getClassLoader())
               .asSubclass(Service.class);
     } catch (ClassNotFoundException e) {
       throw new IllegalStateException(component.getClassName() + " is not on the classpath", e);
@@ -223,7 +200,7 @@ public final class ApexHost {
         context.unbindService(connection);
         throw new Refused("plugin needs host version " + needed + ", this host is " + hostVersion);
       }
-      Map<String, Tool> tools = tools(api.getToolsJson());
+      Map<String, ApexTool> tools = tools(api.getToolsJson());
       api.onActivate();
       return new Plugin(component, api, metadata, tools, connection);
     } catch (RemoteException e) {
@@ -253,14 +230,14 @@ public final class ApexHost {
   }
 
   /** The host's lenient reading of {@code getToolsJson()}. */
-  static Map<String, Tool> tools(String json) throws Refused {
+  static Map<String, ApexTool> tools(String json) throws Refused {
     JSONArray array;
     try {
       array = new JSONArray(json);
     } catch (JSONException | NullPointerException e) {
       throw new Refused("tools are not a JSON array: " + json);
     }
-    Map<String, Tool> out = new LinkedHashMap<>();
+    Map<String, ApexTool> out = new LinkedHashMap<>();
     for (int i = 0; i < array.length(); i++) {
       JSONObject entry = array.optJSONObject(i);
       if (entry == null || !entry.has("id")) {
@@ -277,7 +254,7 @@ public final class ApexHost {
       }
       out.put(
           id,
-          new Tool(id, entry.optString("name", id), entry.optString("description", id), schema));
+          new ApexTool(id, entry.optString("name", id), entry.optString("description", id), schema));
     }
     return out;
   }

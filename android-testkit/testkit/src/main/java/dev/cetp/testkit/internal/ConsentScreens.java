@@ -1,4 +1,4 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import static org.robolectric.Shadows.shadowOf;
 
@@ -52,7 +52,7 @@ import org.robolectric.android.controller.ActivityController;
  * consent dialog behind More options (how long, how much) is reached as a user reaches it, by
  * tapping More options first ({@link #find}).
  */
-public final class ApprovalScreen implements AutoCloseable {
+public final class ConsentScreens implements AutoCloseable {
   public static final String ACTIVITY = "dev.cetp.CetpAuthorizeActivity";
   /** The consent dialog's non-exported entry for the app itself (an activity-alias). */
   public static final String OWN_ENTRY = "dev.cetp.CetpOwnRequestActivity";
@@ -60,7 +60,7 @@ public final class ApprovalScreen implements AutoCloseable {
 
   private final ActivityController<? extends Activity> controller;
 
-  private ApprovalScreen(ActivityController<? extends Activity> controller) {
+  private ConsentScreens(ActivityController<? extends Activity> controller) {
     this.controller = controller;
   }
 
@@ -82,7 +82,7 @@ public final class ApprovalScreen implements AutoCloseable {
    * getCallingPackage()} names it); a screen that is not exported can only have been started by
    * the app itself (its settings), so it is started that way.
    */
-  public static ApprovalScreen launch(Intent intent) {
+  public static ConsentScreens launch(Intent intent) {
     ActivityInfo target = resolveOne(intent);
     return start(intent, target, target.exported ? callingPackage() : null, true);
   }
@@ -92,7 +92,7 @@ public final class ApprovalScreen implements AutoCloseable {
    * The platform refuses another app a screen that is not exported (a {@link SecurityException},
    * as {@code ActivityTaskSupervisor.checkStartAnyActivityPermission} throws).
    */
-  public static ApprovalScreen launchFrom(String callingPackage, Intent intent) {
+  public static ConsentScreens launchFrom(String callingPackage, Intent intent) {
     ActivityInfo target = resolveOne(intent);
     requireStartable(uidOf(callingPackage), target, intent);
     return start(intent, target, callingPackage, true);
@@ -102,14 +102,14 @@ public final class ApprovalScreen implements AutoCloseable {
    * The screen opened with a plain {@code startActivity} by an app Android does not name (before
    * API 34, or without {@code ActivityOptions.setShareIdentityEnabled}): no launching app.
    */
-  public static ApprovalScreen launchUnattributed(Intent intent) {
+  public static ConsentScreens launchUnattributed(Intent intent) {
     ActivityInfo target = resolveOne(intent);
     requireStartable(-1, target, intent);
     return start(intent, target, null, true);
   }
 
   /** Opens the screen with {@code intent} as the app itself does (its PendingIntent, its settings). */
-  public static ApprovalScreen launchExplicit(Intent intent) {
+  public static ConsentScreens launchExplicit(Intent intent) {
     return start(intent, resolveOne(intent), null, true);
   }
 
@@ -117,7 +117,7 @@ public final class ApprovalScreen implements AutoCloseable {
    * {@link #launch} without letting the main looper's clock pass: Allow is still disabled
    * ({@link #allowDelay()}).
    */
-  public static ApprovalScreen launchWithoutWaiting(Intent intent) {
+  public static ConsentScreens launchWithoutWaiting(Intent intent) {
     ActivityInfo target = resolveOne(intent);
     return start(intent, target, target.exported ? callingPackage() : null, false);
   }
@@ -192,7 +192,7 @@ public final class ApprovalScreen implements AutoCloseable {
     }
   }
 
-  private static ApprovalScreen start(
+  private static ConsentScreens start(
       Intent intent, ActivityInfo target, String callingPackage, boolean wait) {
     // The template's manifest requests HIDE_OVERLAY_WINDOWS; grant it as the installer would.
     shadowOf(RuntimeEnvironment.getApplication())
@@ -208,7 +208,7 @@ public final class ApprovalScreen implements AutoCloseable {
       shadowOf(controller.get()).setCallingPackage(callingPackage);
     }
     controller.setup();
-    ApprovalScreen screen = new ApprovalScreen(controller);
+    ConsentScreens screen = new ConsentScreens(controller);
     settle();
     if (wait) {
       screen.waitForAllow();
@@ -226,7 +226,7 @@ public final class ApprovalScreen implements AutoCloseable {
   }
 
   /** Lets the main looper's clock run past the Allow delay (the user reads the dialog). */
-  public ApprovalScreen waitForAllow() {
+  public ConsentScreens waitForAllow() {
     shadowOf(Looper.getMainLooper()).idleFor(allowDelay());
     return this;
   }
@@ -237,7 +237,7 @@ public final class ApprovalScreen implements AutoCloseable {
    * happens), then what that started is waited for ({@link #settle()}). The provider's own clock
    * is the test's to move.
    */
-  public ApprovalScreen stayOpen(Duration time) {
+  public ConsentScreens stayOpen(Duration time) {
     shadowOf(Looper.getMainLooper()).idleFor(time);
     settle();
     return this;
@@ -287,14 +287,14 @@ public final class ApprovalScreen implements AutoCloseable {
    * The user leaves the screen (another Activity covers it: pause, stop) and comes back
    * (restart, start, resume); what it reads on the way back is waited for.
    */
-  public ApprovalScreen leaveAndReturn() {
+  public ConsentScreens leaveAndReturn() {
     controller.pause().stop().restart().start().resume();
     settle();
     return this;
   }
 
   /** Recreates the screen as a configuration change (rotation) does; its saved state carries over. */
-  public ApprovalScreen recreate() {
+  public ConsentScreens recreate() {
     controller.recreate();
     return this;
   }
@@ -453,7 +453,7 @@ public final class ApprovalScreen implements AutoCloseable {
    * Taps the view named {@code key} (a button, or a radio button to select it), waits for what
    * the tap started ({@link #settle()}) and lets the Allow delay of a new request pass.
    */
-  public ApprovalScreen tap(String key) {
+  public ConsentScreens tap(String key) {
     tapWithoutSettling(key);
     settle();
     waitForAllow();
@@ -464,7 +464,7 @@ public final class ApprovalScreen implements AutoCloseable {
    * Taps the view named {@code key} and runs only what the tap itself posts to the main looper:
    * admin work it started is still under way (a decision being saved).
    */
-  public ApprovalScreen tapWithoutSettling(String key) {
+  public ConsentScreens tapWithoutSettling(String key) {
     View view = find(key);
     if (view == null) {
       throw new AssertionError("no view " + key + " on screen:\n" + text());

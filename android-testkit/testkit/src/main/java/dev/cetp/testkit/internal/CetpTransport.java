@@ -1,4 +1,4 @@
-package dev.cetp.harness;
+package dev.cetp.testkit.internal;
 
 import android.content.ContentResolver;
 import android.content.Context;
@@ -9,6 +9,8 @@ import android.content.pm.ServiceInfo;
 import android.net.Uri;
 import android.os.Bundle;
 import android.os.Parcel;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.ToolReply;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -22,7 +24,7 @@ import org.robolectric.RuntimeEnvironment;
  * {@link Parcel} before it is read, because Robolectric otherwise hands the provider's own Bundle
  * object to the caller and a non-parcelable reply would go unnoticed.
  */
-public final class CetpConsumer {
+public final class CetpTransport {
   /** The discovery action consumers query services for. */
   public static final String ACTION_TOOL_PROVIDER = "com.clawseed.action.TOOL_PROVIDER";
   /** The meta-data naming the provider's authority. */
@@ -44,13 +46,18 @@ public final class CetpConsumer {
   /** {@code execute_tool} extra: the caller's request id. */
   public static final String EXTRA_REQUEST_ID = "request_id";
 
-  /** Which {@code ContentResolver.call} overload to use. */
-  public enum CallForm {
-    /** {@code call(String authority, String method, String arg, Bundle extras)} (API 29+). */
-    AUTHORITY,
-    /** {@code call(Uri.parse("content://" + authority), method, arg, extras)}. */
-    URI
-  }
+  /** Reply key: {@code success} or {@code error}. */
+  public static final String KEY_STATUS = "status";
+  /** Reply key: the result's JSON text. */
+  public static final String KEY_DATA = "data";
+  /** Reply key: the error code. */
+  public static final String KEY_ERROR_CODE = "error_code";
+  /** Reply key: the error message. */
+  public static final String KEY_ERROR_MESSAGE = "error_message";
+  /** Reply key: what the user should do. */
+  public static final String KEY_RESOLUTION_HINT = "resolution_hint";
+  /** Reply key: the consent dialog's action. */
+  public static final String KEY_AUTHORIZE_INTENT = "authorize_intent";
 
   /** One discovered provider. */
   public static final class Discovered {
@@ -84,12 +91,12 @@ public final class CetpConsumer {
   private final CallForm defaultForm;
 
   /** A consumer of the test application's context, calling in the {@code content://} Uri form. */
-  public CetpConsumer() {
+  public CetpTransport() {
     this(RuntimeEnvironment.getApplication(), CallForm.URI);
   }
 
   /** A consumer calling from {@code context} in {@code defaultForm}. */
-  public CetpConsumer(Context context, CallForm defaultForm) {
+  public CetpTransport(Context context, CallForm defaultForm) {
     this.context = Objects.requireNonNull(context);
     this.defaultForm = Objects.requireNonNull(defaultForm);
   }
@@ -122,17 +129,17 @@ public final class CetpConsumer {
   }
 
   /** {@code list_tools}, in the default form. */
-  public CetpResponse listTools(String authority) {
+  public ToolReply listTools(String authority) {
     return call(authority, METHOD_LIST_TOOLS, new Bundle());
   }
 
   /** {@code get_provider_info}, in the default form. */
-  public CetpResponse getProviderInfo(String authority) {
+  public ToolReply getProviderInfo(String authority) {
     return call(authority, METHOD_GET_PROVIDER_INFO, new Bundle());
   }
 
   /** {@code args} is JSON text (may be null: the extra is then absent), as is {@code requestId}. */
-  public CetpResponse executeTool(String authority, String tool, String args, String requestId) {
+  public ToolReply executeTool(String authority, String tool, String args, String requestId) {
     Bundle extras = new Bundle();
     extras.putString(EXTRA_TOOL_NAME, tool);
     if (args != null) {
@@ -145,16 +152,16 @@ public final class CetpConsumer {
   }
 
   /** One call in the default form (see {@link #call(CallForm, String, String, Bundle)}). */
-  public CetpResponse call(String authority, String method, Bundle extras) {
+  public ToolReply call(String authority, String method, Bundle extras) {
     return call(defaultForm, authority, method, extras);
   }
 
   /**
    * One call in the chosen form. The request extras are parcelled too (as Binder would), the reply
    * is parcelled and read back with this class's loader. A null reply becomes {@link
-   * CetpResponse#isNull()}; exceptions (SecurityException, unknown authority) propagate.
+   * ToolReply#isNull()}; exceptions (SecurityException, unknown authority) propagate.
    */
-  public CetpResponse call(CallForm form, String authority, String method, Bundle extras) {
+  public ToolReply call(CallForm form, String authority, String method, Bundle extras) {
     ContentResolver resolver = context.getContentResolver();
     Bundle sent = extras == null ? null : roundTrip(extras);
     Bundle reply;
@@ -168,7 +175,7 @@ public final class CetpConsumer {
       default:
         throw new AssertionError(form);
     }
-    return new CetpResponse(reply == null ? null : roundTrip(reply));
+    return ToolReply.of(reply == null ? null : roundTrip(reply));
   }
 
   /**
@@ -180,7 +187,7 @@ public final class CetpConsumer {
     try {
       parcel.writeBundle(bundle);
       parcel.setDataPosition(0);
-      Bundle copy = parcel.readBundle(CetpConsumer.class.getClassLoader());
+      Bundle copy = parcel.readBundle(CetpTransport.class.getClassLoader());
       if (parcel.dataAvail() != 0) {
         throw new IllegalStateException(parcel.dataAvail() + " bytes left after readBundle");
       }
