@@ -224,6 +224,21 @@ public final class Agent {
                 + "): its policy decides without approval");
       }
     }
+    return approvePending(approval);
+  }
+
+  /**
+   * The user approves what this agent's refused calls have asked for so far (its pending request:
+   * the tools and scopes of every {@code AUTH_REQUIRED} it got), through the provider's admin
+   * interface, as {@code approval} says. Nothing is called: {@link #approve(Approval)} without
+   * asking for every tool first.
+   *
+   * @param approval full or limited, which scopes (none named: every scope asked for), which
+   *     expiry
+   * @return this agent
+   * @throws AssertionError when the agent has no pending request
+   */
+  public Agent approvePending(Approval approval) {
     String id;
     try {
       id = ConsentAdmin.pendingFrom(uid).getString("id");
