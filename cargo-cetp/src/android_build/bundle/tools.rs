@@ -385,10 +385,10 @@ mod tests {
         found
     }
 
-    /// The framework build is spelled once in Rust; the kit's parent pom holds it once for
-    /// every Maven module (its children inherit the properties and never set them), and every
-    /// other file of the SDK that names a Robolectric framework build names this one (or the
-    /// parent pom's Android 16 build).
+    /// The framework build is spelled once in Rust; the kit's pom holds the one it compiles
+    /// against, the suites' parent pom (`tests/android/pom.xml`) the ones they run (their
+    /// children inherit the properties and never set them), and every other file of the SDK
+    /// that names a Robolectric framework build names this one (or the Android 16 build).
     #[test]
     fn the_android_all_version_is_the_same_everywhere() {
         assert_eq!(
@@ -396,21 +396,24 @@ mod tests {
             format!("{ANDROID_ALL_VERSION}-i7")
         );
         let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let parent = std::fs::read_to_string(sdk.join("android-testkit/pom.xml")).unwrap();
+        let kit = std::fs::read_to_string(sdk.join("android-testkit/pom.xml")).unwrap();
+        let suites = std::fs::read_to_string(sdk.join("tests/android/pom.xml")).unwrap();
+        for parent in [&kit, &suites] {
+            assert_eq!(
+                elements(parent, "android.api.version"),
+                [ANDROID_ALL_VERSION]
+            );
+            // Robolectric itself, which the projects `cargo cetp test` writes name too.
+            assert_eq!(
+                elements(parent, "robolectric.version"),
+                [crate::android_build::robolectric::ROBOLECTRIC_VERSION]
+            );
+        }
         assert_eq!(
-            elements(&parent, "android.all.version"),
+            elements(&suites, "android.all.version"),
             [ANDROID_ALL_INSTRUMENTED]
         );
-        assert_eq!(
-            elements(&parent, "android.api.version"),
-            [ANDROID_ALL_VERSION]
-        );
-        // Robolectric itself, which the projects `cargo cetp test` writes name too.
-        assert_eq!(
-            elements(&parent, "robolectric.version"),
-            [crate::android_build::robolectric::ROBOLECTRIC_VERSION]
-        );
-        let android16 = elements(&parent, "android.all.version.android16");
+        let android16 = elements(&suites, "android.all.version.android16");
         assert_eq!(android16.len(), 1, "{android16:?}");
         let mut allowed = vec![ANDROID_ALL_VERSION.to_owned()];
         allowed.push(android16[0].trim_end_matches("-i7").to_owned());
@@ -436,6 +439,7 @@ mod tests {
             let relative = file.strip_prefix(sdk).unwrap();
             if file.file_name().is_some_and(|n| n == "pom.xml")
                 && *file != sdk.join("android-testkit/pom.xml")
+                && *file != sdk.join("tests/android/pom.xml")
             {
                 for property in [
                     "android.all.version",
@@ -444,7 +448,7 @@ mod tests {
                 ] {
                     assert!(
                         elements(&text, property).is_empty(),
-                        "{} sets {property}: it inherits it from android-testkit/pom.xml",
+                        "{} sets {property}: it inherits it from its parent pom",
                         relative.display()
                     );
                 }
