@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn pom(path: &str) -> String {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(path);
     std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
 }
 
@@ -123,7 +125,11 @@ fn the_kit_and_the_suites_pin_the_same_versions() {
     ] {
         assert!(count >= at_least, "only {count} shared {what}");
     }
-    for property in ["robolectric.version", "junit.version", "android.api.version"] {
+    for property in [
+        "robolectric.version",
+        "junit.version",
+        "android.api.version",
+    ] {
         assert!(
             properties(&kit).contains_key(property) && properties(&suites).contains_key(property),
             "{property} is not pinned in both parents"

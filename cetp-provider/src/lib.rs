@@ -84,12 +84,13 @@
 //! # What these docs show
 //!
 //! What an app developer uses, and nothing else: the items at this root, [`auth`] (who may
-//! call), [`host`] (the settings of the Apex and CETP v2 hosts) and [`testing`] (the app's own
-//! tests). `tests/public_api.txt` in the repository lists them, and a test fails when the
-//! list changes unnoticed. The rest is public only for the SDK's own code (the JNI bridge the
-//! Android template calls, the hosts' interface to the core, the protocol constants in `wire`,
-//! the admin interface of the consent dialog and Apps with access, the tooling of `cargo cetp`)
-//! and is hidden here: it may change in any release.
+//! call), [`host`] (the settings of the Apex and CETP v2 hosts) and `testing` (the app's own
+//! tests, with the `test-util` feature in its `[dev-dependencies]`). `tests/public_api.txt` in
+//! the repository lists them, and a test fails when the list changes unnoticed. The rest is
+//! public only for the SDK's own code (the JNI bridge the Android template calls, the hosts'
+//! interface to the core, the protocol constants in `wire`, the admin interface of the consent
+//! dialog and Apps with access, the tooling of `cargo cetp`) and is hidden here: it may change
+//! in any release.
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -121,6 +122,10 @@ mod runtime;
 #[doc(hidden)]
 pub mod schema;
 mod state;
+// The app developer's test helpers: with the `test-util` feature, which an app enables in its
+// `[dev-dependencies]` only, so the library it ships never builds them.
+#[cfg(feature = "test-util")]
+#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 pub mod testing;
 mod tool;
 mod type_map;

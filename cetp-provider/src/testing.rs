@@ -3,8 +3,18 @@
 //! [`Agent`] calls [`CetpV1Host::call`], the entry point the Android bridge uses, and hands back
 //! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
 //! provider against CETP v1 in one line; [`check_noninterference`] checks that Limited answers
-//! do not depend on the data Limited hides. With the `test-util` feature, `capture_logs`
-//! collects what a call logs, to check that no argument value or app text reaches the log.
+//! do not depend on the data Limited hides. [`capture_logs`] collects what a call logs, to check
+//! that no argument value or app text reaches the log.
+//!
+//! The module comes with the `test-util` feature, which an app enables for its tests only:
+//!
+//! ```toml
+//! [dependencies]
+//! cetp-provider = { version = "0.1", features = ["jni"] }
+//!
+//! [dev-dependencies]
+//! cetp-provider = { version = "0.1", features = ["test-util"] }
+//! ```
 //!
 //! ```
 //! use cetp_provider::{ErrorCode, Provider, tool, tools};
@@ -33,13 +43,10 @@
 //! ```
 
 mod cetp_v2;
-#[cfg(feature = "test-util")]
 mod logs;
 mod noninterference;
 
 pub use cetp_v2::check_v2_conformance_as;
-#[cfg(feature = "test-util")]
-#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 pub use logs::{assert_logged_privately, capture_logs};
 pub use noninterference::{NoninterferenceError, Pairs, check_noninterference};
 

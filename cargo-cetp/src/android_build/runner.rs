@@ -260,7 +260,7 @@ mod tests {
         )));
         assert!(
             manifest
-                .contains(r#"cetp-provider = { git = "https://example.org/sdk", rev = "abc" }"#)
+                .contains(r#"cetp-provider = { git = "https://example.org/sdk", rev = "abc", features = ["test-util"] }"#)
         );
         assert!(
             manifest.contains(r#"cetp-mcp = { git = "https://example.org/sdk", rev = "abc" }"#)

@@ -130,7 +130,7 @@ impl<P: Deref<Target = Provider>> CetpV1Host<P> {
     }
 
     /// Answers one CETP call: `request` as it arrived, from `caller` (who the platform says is
-    /// calling). The Android template's `ContentProvider` and [`crate::testing::Agent`] call
+    /// calling). The Android template's `ContentProvider` and `testing::Agent` (feature `test-util`) call
     /// this.
     pub fn call(&self, request: &Request<'_>, caller: &Caller) -> Response {
         let provider = &*self.provider;
