@@ -70,28 +70,38 @@ pub fn debian_tool(
         Ok(found) => return Ok(found),
         Err(missing) => missing.to_string(),
     };
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let Some(apt) = cargo_cetp::android_build::bundle::on_path("apt-get") else {
-        return Err(missing);
-    };
-    if !root {
-        return Err(missing);
-    }
     eprintln!(
         "xtask: `{}` is missing; installing Debian's `{}`",
         tool.program, tool.package
     );
+    apt_install(tool.package).map_err(|why| format!("{missing}\n({why})"))?;
+    cargo_cetp::android_build::bundle::debian_tool(tool).map_err(|e| e.to_string())
+}
+
+/// Installs Debian's `package` with `apt-get` when running as root (a CI image); otherwise an
+/// error naming the command to run. Only xtask installs: `cargo cetp` never does.
+pub fn apt_install(package: &str) -> Result<(), String> {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let command = format!("sudo apt-get install --no-install-recommends {package}");
+    let Some(apt) = cargo_cetp::android_build::bundle::on_path("apt-get") else {
+        return Err(format!(
+            "no apt-get here: install Debian's `{package}` another way"
+        ));
+    };
+    if !root {
+        return Err(format!("not root: run `{command}`"));
+    }
     let mut install = Command::new(&apt);
     install
-        .args(["install", "-y", "--no-install-recommends", tool.package])
+        .args(["install", "-y", "--no-install-recommends", package])
         .env("DEBIAN_FRONTEND", "noninteractive");
     if run(&mut install).is_err() {
         // A fresh image has no package lists yet.
         run(Command::new(&apt).arg("update"))?;
         run(&mut install)?;
     }
-    cargo_cetp::android_build::bundle::debian_tool(tool).map_err(|e| e.to_string())
+    Ok(())
 }

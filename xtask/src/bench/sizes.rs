@@ -38,6 +38,9 @@ const ANDROID: &str = "aarch64-linux-android";
 /// Debian's cross compiler for aarch64: `aarch64-linux-gnu-gcc`, its binutils, `libgcc_eh.a`.
 const CROSS_PACKAGE: &str = "gcc-aarch64-linux-gnu";
 const CROSS_GCC: &str = "aarch64-linux-gnu-gcc";
+/// The aarch64 C library headers Debian's cross compiler uses, and one of them.
+const CROSS_LIBC: &str = "libc6-dev-arm64-cross";
+const CROSS_LIBC_HEADER: &str = "/usr/aarch64-linux-gnu/include/stdio.h";
 
 /// The generated size section: a table per target, how the Android figure was made, and the
 /// per-crate breakdowns.
@@ -180,16 +183,29 @@ impl AndroidLink {
     }
 }
 
-/// The aarch64 cross compiler, installed when missing (`CETP_CROSS_GCC` overrides).
+/// The aarch64 cross compiler, installed when missing (`CETP_CROSS_GCC` overrides), with the C
+/// library headers SQLite includes: Debian installs those with the compiler only when
+/// recommended packages are, so they are checked on their own.
 fn cross_gcc() -> Result<PathBuf, String> {
-    util::debian_tool(&cargo_cetp::android_build::bundle::DebianTool {
+    let gcc = util::debian_tool(&cargo_cetp::android_build::bundle::DebianTool {
         program: CROSS_GCC,
         package: CROSS_PACKAGE,
         override_var: "CETP_CROSS_GCC",
         purpose: "the Android size figures need an aarch64 C compiler (for SQLite), its `strip` \
                   and GCC's unwinder",
         alternative: "an aarch64 Linux GCC",
-    })
+    })?;
+    let overridden = std::env::var_os("CETP_CROSS_GCC").is_some();
+    if !overridden && !Path::new(CROSS_LIBC_HEADER).is_file() {
+        eprintln!("xtask: `{CROSS_LIBC_HEADER}` is missing; installing Debian's `{CROSS_LIBC}`");
+        util::apt_install(CROSS_LIBC).map_err(|why| {
+            format!(
+                "the Android size figures compile SQLite with `{CROSS_GCC}`, which needs the \
+                 aarch64 C library headers (`{CROSS_LIBC_HEADER}`, Debian's `{CROSS_LIBC}`): {why}"
+            )
+        })?;
+    }
+    Ok(gcc)
 }
 
 fn strip(tool: &str, from: &Path, to: &Path) -> Result<(), String> {
