@@ -194,4 +194,12 @@ public final class ConsentDialog implements AutoCloseable {
   public void close() {
     screen.close();
   }
+
+  /**
+   * @return whether the dialog offers a choice between full and limited access (only when the
+   *     provider answers limited callers differently)
+   */
+  public boolean offersLimitedAccess() {
+    return screen.find("cetp:access:limited") != null;
+  }
 }

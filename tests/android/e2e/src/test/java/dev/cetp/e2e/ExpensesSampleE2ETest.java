@@ -5,14 +5,16 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import android.os.Bundle;
-import dev.cetp.testkit.internal.ConsentAdmin;
-import dev.cetp.testkit.internal.ConsentAdmin.Access;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.CallForm;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.V1ClientRules;
-import dev.cetp.testkit.internal.TestJvm;
 import dev.cetp.e2e.category.ExpensesBundle;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.CetpV2;
+import dev.cetp.testkit.ToolReply;
+// Internal: discovery as a whole, the admin state asserted on, the JVM and bundle setup.
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.testkit.internal.V1ClientRules;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
@@ -58,14 +60,12 @@ public class ExpensesSampleE2ETest extends SampleSuite {
           + "{\"category\":\"entertainment\",\"total\":77.5,\"count\":2,\"share_percent\":2.5},"
           + "{\"category\":\"health\",\"total\":6.07,\"count\":1,\"share_percent\":0.2}]}";
 
-  public ExpensesSampleE2ETest() {
-    super(AUTHORITY);
-  }
-
-  private JSONObject approveAgent(Access access) {
-    return ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID)
+  /** The agent asks for the expenses scope (refused, recorded); the user approves it. */
+  private void approveAgent(Approval approval) {
+    agent
         .call("spending_by_category", "{\"range\":" + MARCH_2025 + "}")
-        .approve(access);
+        .assertError("AUTH_REQUIRED");
+    agent.approvePending(approval);
   }
 
   private static String range(String from, String to) {
@@ -78,9 +78,9 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   @Test
   public void jvmIsConfiguredAndDiscoveryFindsTheAuthority() {
     TestJvm.requireConfigured();
-    assertEquals("expenses", bundle.name());
-    assertEquals("cetp_sample_expenses", bundle.nativeLibraryName());
-    List<CetpTransport.Discovered> found = consumer.discover();
+    assertEquals("expenses", bundle().name());
+    assertEquals("cetp_sample_expenses", bundle().nativeLibraryName());
+    List<CetpTransport.Discovered> found = new CetpTransport().discover();
     assertEquals(found.toString(), 1, found.size());
     assertEquals(PACKAGE, found.get(0).packageName);
     assertEquals(AUTHORITY, found.get(0).authority);
@@ -91,7 +91,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   @Test
   public void getProviderInfoDeclaresTheExpensesScope() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONObject info = r.jsonObject();
       assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
@@ -109,7 +109,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   @Test
   public void listToolsShowsEnumsRangesAndNestedObjectsInline() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONArray tools = r.tools();
       List<String> names = new ArrayList<>();
@@ -199,13 +199,13 @@ public class ExpensesSampleE2ETest extends SampleSuite {
     };
     for (String[] call : calls) {
       for (CallForm form : CallForm.values()) {
-        ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec(call[0], call[1]));
+        ToolReply r = agent.call(form, call[0], call[1]);
         assertError(r, "AUTH_REQUIRED", "`expenses.read`", AGENT);
         assertEquals("Open Expenses (" + PACKAGE + ") and allow com.example.agent to read: " + SCOPE_DESCRIPTION, r.resolutionHint());
         assertEquals(AUTHORIZE, r.authorizeIntent());
       }
     }
-    JSONObject request = ConsentAdmin.pendingFrom(AGENT_UID);
+    JSONObject request = ConsentAdmin.pendingFrom(agent.uid());
     assertEquals(1, request.getJSONArray("scopes").length());
     assertEquals("expenses.read", request.getJSONArray("scopes").getJSONObject(0).getString("name"));
     assertEquals(AGENT, request.getJSONArray("packages").getJSONObject(0).getString("name"));
@@ -216,11 +216,10 @@ public class ExpensesSampleE2ETest extends SampleSuite {
 
   @Test
   public void spendingByCategoryTotalsAMonthLargestFirst() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          consumer.call(
-              form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("spending_by_category", "{\"range\":" + MARCH_2025 + "}"));
+          agent.call(form, "spending_by_category", "{\"range\":" + MARCH_2025 + "}");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(MARCH_BY_CATEGORY, r.data());
     }
@@ -243,7 +242,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
 
   @Test
   public void filtersCombineCategoriesAmountsAndMerchants() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     assertEquals(
         "{\"total\":818.3,\"count\":13,\"categories\":["
             + "{\"category\":\"groceries\",\"total\":728.83,\"count\":10,\"share_percent\":89.0},"
@@ -267,14 +266,13 @@ public class ExpensesSampleE2ETest extends SampleSuite {
 
   @Test
   public void spendingOverTimeListsEveryIsoWeekMonthAndDay() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          consumer.call(
+          agent.call(
               form,
-              AUTHORITY,
-              CetpTransport.METHOD_EXECUTE_TOOL,
-              exec("spending_over_time", "{\"range\":" + range("2025-01-01", "2025-01-31") + ",\"period\":\"week\"}"));
+              "spending_over_time",
+              "{\"range\":" + range("2025-01-01", "2025-01-31") + ",\"period\":\"week\"}");
       assertTrue(form + ": " + r, r.isSuccess());
       // ISO weeks: 2025-W01 starts on Monday 2024-12-30 but counts only January's days.
       assertEquals(
@@ -312,11 +310,10 @@ public class ExpensesSampleE2ETest extends SampleSuite {
 
   @Test
   public void topMerchantsRanksAndLimits() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          consumer.call(
-              form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("top_merchants", "{\"range\":" + YEAR_2025 + ",\"limit\":3}"));
+          agent.call(form, "top_merchants", "{\"range\":" + YEAR_2025 + ",\"limit\":3}");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "[{\"merchant\":\"Rent — Foncia\",\"category\":\"housing\",\"total\":15000.0,\"count\":12},"
@@ -348,7 +345,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
 
   @Test
   public void nonAsciiMerchantFiltersMatchCaseInsensitivelyAndRoundTrip() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     assertEquals(
         "[{\"merchant\":\"Café de Flore\",\"category\":\"dining\",\"total\":530.49,\"count\":17}]",
         data("top_merchants", "{\"range\":" + YEAR_2025 + ",\"filter\":{\"merchant\":\"CAFÉ\"}}"));
@@ -368,15 +365,15 @@ public class ExpensesSampleE2ETest extends SampleSuite {
 
   @Test
   public void aLimitedCallerGetsTotalsButNoMerchants() throws Exception {
-    JSONObject state = approveAgent(Access.LIMITED);
-    assertEquals("limited", state.getJSONArray("grants").getJSONObject(0).getString("access"));
+    approveAgent(Approval.limited());
+    assertEquals("limited", ConsentAdmin.grants().getJSONObject(0).getString("access"));
     assertEquals(MARCH_BY_CATEGORY, data("spending_by_category", "{\"range\":" + MARCH_2025 + "}"));
     assertEquals(
         5,
         new JSONArray(data("spending_over_time", "{\"range\":" + range("2025-01-01", "2025-01-31") + ",\"period\":\"week\"}")).length());
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("top_merchants", "{\"range\":" + MARCH_2025 + "}"));
+          agent.call(form, "top_merchants", "{\"range\":" + MARCH_2025 + "}");
       assertError(r, "PERMISSION_DENIED");
       assertEquals(
           "the user shares totals but not merchant names with this app; use `spending_by_category` or"
@@ -390,7 +387,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
 
   @Test
   public void rangesAndAmountsTheSchemaCannotCheckAreExplained() {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (String tool : TOOLS) {
       String period = tool.equals("spending_over_time") ? ",\"period\":\"month\"" : "";
       ToolReply reversed = run(tool, "{\"range\":" + range("2025-03-31", "2025-03-01") + period + "}");
@@ -414,7 +411,7 @@ public class ExpensesSampleE2ETest extends SampleSuite {
 
   @Test
   public void argumentsOutsideTheSchemaAreInvalid() {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     String m = "{\"range\":" + MARCH_2025;
     String[][] cases = {
       // tool, args, path or word the message must mention
@@ -456,14 +453,14 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   public void unknownToolsAreToolNotFound() {
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("delete_expense", "{}")),
+          agent.call(form, "delete_expense", "{}"),
           "TOOL_NOT_FOUND",
           "delete_expense");
     }
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("spending_by_merchant", "{\"range\":" + MARCH_2025 + "}")),
+          agent.call(form, "spending_by_merchant", "{\"range\":" + MARCH_2025 + "}"),
           "TOOL_NOT_FOUND",
           "spending_by_merchant");
     }

@@ -5,18 +5,20 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.os.Bundle;
-import dev.cetp.testkit.internal.ConsentAdmin;
-import dev.cetp.testkit.internal.ConsentAdmin.Access;
+import dev.cetp.e2e.category.MinimalBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.CetpV2;
+import dev.cetp.testkit.ToolReply;
+// Internal: discovery as a whole, calls from a UID without a package, admin state, JVM setup.
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.CallForm;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.V1ClientRules;
+import dev.cetp.testkit.internal.ConsentAdmin;
 import dev.cetp.testkit.internal.TestJvm;
-import dev.cetp.e2e.category.MinimalBundle;
+import dev.cetp.testkit.internal.V1ClientRules;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,14 +31,14 @@ import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
-import org.robolectric.RuntimeEnvironment;
 
 /**
  * The minimal sample ({@code samples/minimal}) end to end through its host bundle: the merged
  * manifest, the template's provider, the JNI bridge and the sample's Rust library, called as an
  * agent app would ({@code ContentResolver.call}, both forms, every reply parcelled). The sample
  * uses the default policy, user approval, so a tool answers only after the user approved the agent
- * ({@link ConsentAdmin}, the approval screen's admin interface). Runs in {@code bundle-minimal}.
+ * ({@link Agent#approvePending}, through the consent dialog's admin interface). Runs in {@code
+ * bundle-minimal}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(MinimalBundle.class)
@@ -50,21 +52,20 @@ public class MinimalSampleE2ETest extends SampleSuite {
   static final String OTHER = "com.example.other";
   static final byte[] OTHER_CERT = "other-signing-cert".getBytes(StandardCharsets.UTF_8);
 
-  public MinimalSampleE2ETest() {
-    super(AUTHORITY);
-  }
+  private Agent other;
 
   /** Runs after {@link SampleSuite#startSample}: a second app, and no denials stored either. */
   @Before
   public void installOtherApp() throws Exception {
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.install(pm, OTHER_UID, OTHER, OTHER_CERT);
+    other = cetp.agent(OTHER, null, OTHER_UID, OTHER_CERT);
     JSONObject state = ConsentAdmin.state();
     assertEquals(state.toString(), 0, state.getJSONArray("denials").length());
   }
 
-  private void approveAgent(Access access) {
-    ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID).call("greet", "{\"name\":\"Ada\"}").approve(access);
+  /** The agent asks for greet (refused, recorded as pending); the user approves it. */
+  private void approveAgent(Approval approval) {
+    agent.call("greet", "{\"name\":\"Ada\"}").assertError("AUTH_REQUIRED");
+    agent.approvePending(approval);
   }
 
   // ----------------------------------------------------------------------------------------
@@ -73,9 +74,9 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void jvmIsConfiguredForTheMinimalBundle() {
     TestJvm.requireConfigured();
-    assertEquals("minimal", bundle.name());
-    assertEquals(LIBRARY, bundle.nativeLibraryName());
-    ProviderInfo info = app.manifest.provider(AUTHORITY);
+    assertEquals("minimal", bundle().name());
+    assertEquals(LIBRARY, bundle().nativeLibraryName());
+    ProviderInfo info = manifest().provider(AUTHORITY);
     assertEquals("dev.cetp.CetpToolProvider", info.name);
     assertEquals(PACKAGE, info.packageName);
     assertTrue(info.exported);
@@ -85,11 +86,11 @@ public class MinimalSampleE2ETest extends SampleSuite {
   /** The default permission mode: the merged provider requires no permission, and says so. */
   @Test
   public void byDefaultTheProviderRequiresNoPermissionAndLogsIt() {
-    ProviderInfo info = app.manifest.provider(AUTHORITY);
+    ProviderInfo info = manifest().provider(AUTHORITY);
     assertNull(info.readPermission);
     assertNull(info.writePermission);
     // Said on the first call (the provider's onCreate does nothing).
-    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+    assertTrue(agent.listTools().isSuccess());
     assertTrue(
         org.robolectric.shadows.ShadowLog.getLogs().stream()
             .anyMatch(l -> l.msg.startsWith("CETP provider: no permission required")));
@@ -97,7 +98,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
 
   @Test
   public void discoveryFindsTheAuthorityWithIntegerVersionOne() {
-    List<CetpTransport.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = new CetpTransport().discover();
     assertEquals(found.toString(), 1, found.size());
     CetpTransport.Discovered d = found.get(0);
     assertEquals(PACKAGE, d.packageName);
@@ -114,7 +115,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void getProviderInfoNamesTheSampleAndDeclaresNoScopes() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(List.of("data", "status"), sorted(new ArrayList<>(r.keys())));
       JSONObject info = r.jsonObject();
@@ -128,7 +129,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void listToolsDescribesGreetWithItsNameParameter() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(List.of("tools"), keys(r.jsonObject()));
       JSONArray tools = r.tools();
@@ -157,6 +158,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
 
   @Test
   public void discoveryAnswersCallersWithoutPackagesOrApproval() {
+    CetpTransport consumer = new CetpTransport();
     Callers.setCallingUid(10_999); // no package under this UID
     assertTrue(consumer.listTools(AUTHORITY).isSuccess());
     assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
@@ -168,14 +170,15 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void greetBeforeApprovalIsAuthRequiredWithHintAndIntent() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r =
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("greet", "{\"name\":\"Ada\"}"));
+      ToolReply r = agent.call(form, "greet", "{\"name\":\"Ada\"}");
       assertError(r, "AUTH_REQUIRED", AGENT, "Minimal sample");
       assertEquals(
           "the user has not yet allowed com.example.agent to use Minimal sample; ask the user to"
               + " approve it in the Minimal sample app, then call again",
           r.errorMessage());
-      assertEquals("Open Minimal sample (" + PACKAGE + ") and allow com.example.agent to use its tools", r.resolutionHint());
+      assertEquals(
+          "Open Minimal sample (" + PACKAGE + ") and allow com.example.agent to use its tools",
+          r.resolutionHint());
       assertEquals(AUTHORIZE, r.authorizeIntent());
       assertEquals(
           List.of("authorize_intent", "error_code", "error_message", "resolution_hint", "status"),
@@ -190,7 +193,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
     assertEquals(1, packages.length());
     assertEquals(AGENT, packages.getJSONObject(0).getString("name"));
     assertEquals(
-        List.of(Callers.sha256Hex(AGENT_CERT)),
+        List.of(agent.certificateSha256()),
         strings(packages.getJSONObject(0).getJSONArray("certificate_sha256")));
     assertEquals(0, request.getJSONArray("scopes").length()); // greet declares no scope
     assertEquals(0, ConsentAdmin.grants().length());
@@ -199,23 +202,23 @@ public class MinimalSampleE2ETest extends SampleSuite {
   @Test
   public void argumentsAreNotCheckedBeforeApproval() {
     // Authorization comes before validation: an unapproved caller learns nothing about them.
-    assertError(consumer.executeTool(AUTHORITY, "greet", "{}", null), "AUTH_REQUIRED");
-    assertError(consumer.executeTool(AUTHORITY, "greet", "{not json", null), "AUTH_REQUIRED");
+    assertError(agent.call("greet", "{}"), "AUTH_REQUIRED");
+    assertError(agent.call("greet", "{not json"), "AUTH_REQUIRED");
   }
 
   @Test
   public void greetAnswersOnceApproved() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     JSONArray grants = ConsentAdmin.grants();
     assertEquals(1, grants.length());
     assertEquals(AGENT, grants.getJSONObject(0).getString("package"));
-    assertEquals(Callers.sha256Hex(AGENT_CERT), grants.getJSONObject(0).getString("certificate_sha256"));
+    assertEquals(
+        agent.certificateSha256(), grants.getJSONObject(0).getString("certificate_sha256"));
     assertEquals("full", grants.getJSONObject(0).getString("access"));
     assertEquals(0, ConsentAdmin.pending().length());
 
     for (CallForm form : CallForm.values()) {
-      ToolReply r =
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("greet", "{\"name\":\"Ada\"}"));
+      ToolReply r = agent.call(form, "greet", "{\"name\":\"Ada\"}");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(List.of("data", "status"), sorted(new ArrayList<>(r.keys())));
       assertEquals("\"Hello, Ada!\"", r.data()); // a JSON string
@@ -224,46 +227,49 @@ public class MinimalSampleE2ETest extends SampleSuite {
     // A request id does not change the answer.
     assertEquals(
         "Hello, Grace Hopper!",
-        consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Grace Hopper\"}", "req-1").json());
+        agent.call("greet", "{\"name\":\"Grace Hopper\"}", "req-1").json());
   }
 
   @Test
   public void aLimitedApprovalAlsoLetsGreetAnswer() {
-    approveAgent(Access.LIMITED);
-    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).json());
+    approveAgent(Approval.limited());
+    assertEquals("Hello, Ada!", agent.call("greet", "{\"name\":\"Ada\"}").json());
   }
 
   @Test
   public void theApprovalCoversOnlyTheApprovedApp() throws Exception {
-    approveAgent(Access.FULL);
-    Callers.setCallingUid(OTHER_UID);
-    ToolReply other = consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null);
-    assertError(other, "AUTH_REQUIRED", OTHER);
+    approveAgent(Approval.full());
+    ToolReply refused = other.call("greet", "{\"name\":\"Ada\"}");
+    assertError(refused, "AUTH_REQUIRED", OTHER);
     assertEquals(OTHER_UID, ConsentAdmin.pendingFrom(OTHER_UID).getInt("uid"));
     // A UID without any package cannot be approved at all.
     Callers.setCallingUid(10_999);
-    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null), "PERMISSION_DENIED", "Minimal sample");
+    assertError(
+        new CetpTransport().executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null),
+        "PERMISSION_DENIED",
+        "Minimal sample");
     // The approved agent still gets its answer.
-    Callers.setCallingUid(AGENT_UID);
-    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).json());
+    assertEquals("Hello, Ada!", agent.call("greet", "{\"name\":\"Ada\"}").json());
   }
 
   @Test
   public void theApprovalIsStoredInTheNoBackupDirAndSurvivesARestart() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     // Never in the files dir, which backups and device transfers copy to other phones.
-    File backedUp = new File(RuntimeEnvironment.getApplication().getFilesDir(), "cetp-grants.json");
+    File backedUp = new File(cetp.context().getFilesDir(), "cetp-grants.json");
     assertFalse(backedUp + " exists", backedUp.exists());
-    File store = new File(RuntimeEnvironment.getApplication().getNoBackupFilesDir(), "cetp-grants.json");
+    File store = new File(cetp.context().getNoBackupFilesDir(), "cetp-grants.json");
     assertTrue(store + " exists", store.isFile());
-    JSONObject saved = new JSONObject(new String(Files.readAllBytes(store.toPath()), StandardCharsets.UTF_8));
+    JSONObject saved =
+        new JSONObject(new String(Files.readAllBytes(store.toPath()), StandardCharsets.UTF_8));
     assertEquals(2, saved.getInt("version"));
     assertEquals(AGENT, saved.getJSONArray("grants").getJSONObject(0).getString("package"));
 
-    app.startProviders(); // a new provider instance (as after a process restart), same files dir
+    // A new runtime and provider instance, as after a process restart; the same files dirs.
+    cetp.restartApp();
     assertEquals(0, ConsentAdmin.pending().length());
     assertEquals(1, ConsentAdmin.grants().length());
-    assertEquals("Hello, Ada!", consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\"}", null).json());
+    assertEquals("Hello, Ada!", agent.call("greet", "{\"name\":\"Ada\"}").json());
   }
 
   // ----------------------------------------------------------------------------------------
@@ -271,16 +277,11 @@ public class MinimalSampleE2ETest extends SampleSuite {
 
   @Test
   public void greetRoundTripsUnicodeNames() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (String name :
         new String[] {"Zoë 🌱", "漢字かな交じり", "𝄞 e\u0301 שלום", "\uD83D\uDC68\u200D\uD83D\uDCBB"}) {
       for (CallForm form : CallForm.values()) {
-        ToolReply r =
-            consumer.call(
-                form,
-                AUTHORITY,
-                CetpTransport.METHOD_EXECUTE_TOOL,
-                exec("greet", new JSONObject().put("name", name).toString()));
+        ToolReply r = agent.call(form, "greet", new JSONObject().put("name", name).toString());
         assertTrue(form + ": " + r, r.isSuccess());
         assertEquals("Hello, " + name + "!", r.json());
       }
@@ -289,7 +290,7 @@ public class MinimalSampleE2ETest extends SampleSuite {
 
   @Test
   public void nameLengthIsCountedInCharactersFromOneToAHundred() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     String hundred = "🌱".repeat(100); // 100 code points, 200 UTF-16 units, 400 UTF-8 bytes
     assertEquals("Hello, " + hundred + "!", greet(hundred).json());
     assertEquals("Hello, x!", greet("x").json());
@@ -300,26 +301,24 @@ public class MinimalSampleE2ETest extends SampleSuite {
 
   @Test
   public void greetRejectsArgumentsOutsideItsSchema() {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     // Missing required: an empty object, no args extra, JSON null.
-    assertError(consumer.executeTool(AUTHORITY, "greet", "{}", null), "INVALID_ARGS", "greet", "\"name\"");
-    assertError(consumer.executeTool(AUTHORITY, "greet", null, null), "INVALID_ARGS", "\"name\"");
-    assertError(consumer.executeTool(AUTHORITY, "greet", "null", null), "INVALID_ARGS", "\"name\"");
+    assertError(agent.call("greet", "{}"), "INVALID_ARGS", "greet", "\"name\"");
+    assertError(agent.call("greet", null), "INVALID_ARGS", "\"name\"");
+    assertError(agent.call("greet", "null"), "INVALID_ARGS", "\"name\"");
     // Wrong types.
-    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":42}", null), "INVALID_ARGS", "`/name`");
-    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":[\"Ada\"]}", null), "INVALID_ARGS", "`/name`");
-    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":null}", null), "INVALID_ARGS", "name");
+    assertError(agent.call("greet", "{\"name\":42}"), "INVALID_ARGS", "`/name`");
+    assertError(agent.call("greet", "{\"name\":[\"Ada\"]}"), "INVALID_ARGS", "`/name`");
+    assertError(agent.call("greet", "{\"name\":null}"), "INVALID_ARGS", "name");
     // An unknown property.
     assertError(
-        consumer.executeTool(AUTHORITY, "greet", "{\"name\":\"Ada\",\"greeting\":\"Hi\"}", null),
-        "INVALID_ARGS",
-        "greeting");
+        agent.call("greet", "{\"name\":\"Ada\",\"greeting\":\"Hi\"}"), "INVALID_ARGS", "greeting");
     // Not a JSON object.
-    assertError(consumer.executeTool(AUTHORITY, "greet", "{\"name\":", null), "INVALID_ARGS", "not valid JSON");
-    assertError(consumer.executeTool(AUTHORITY, "greet", "[\"Ada\"]", null), "INVALID_ARGS", "JSON object");
-    assertError(consumer.executeTool(AUTHORITY, "greet", "\"Ada\"", null), "INVALID_ARGS", "JSON object");
+    assertError(agent.call("greet", "{\"name\":"), "INVALID_ARGS", "not valid JSON");
+    assertError(agent.call("greet", "[\"Ada\"]"), "INVALID_ARGS", "JSON object");
+    assertError(agent.call("greet", "\"Ada\""), "INVALID_ARGS", "JSON object");
     // Every message ends with the expected parameters.
-    ToolReply r = consumer.executeTool(AUTHORITY, "greet", "{}", null);
+    ToolReply r = agent.call("greet", "{}");
     assertTrue(r.errorMessage(), r.errorMessage().endsWith("Expected {name: string (required)}."));
   }
 
@@ -327,19 +326,13 @@ public class MinimalSampleE2ETest extends SampleSuite {
   public void unknownToolsAndMethodsAreToolNotFoundWithOrWithoutApproval() {
     for (CallForm form : CallForm.values()) {
       // Before approval: the tool check comes first.
-      assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("greet_everyone", "{}")),
-          "TOOL_NOT_FOUND",
-          "greet_everyone");
+      assertError(agent.call(form, "greet_everyone", "{}"), "TOOL_NOT_FOUND", "greet_everyone");
     }
     assertEquals(0, ConsentAdmin.pending().length()); // nothing to approve for an unknown tool
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
-      assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("Greet", "{\"name\":\"Ada\"}")),
-          "TOOL_NOT_FOUND",
-          "Greet");
-      assertError(consumer.call(form, AUTHORITY, "greet", new Bundle()), "TOOL_NOT_FOUND", "greet");
+      assertError(agent.call(form, "Greet", "{\"name\":\"Ada\"}"), "TOOL_NOT_FOUND", "Greet");
+      assertError(agent.request(form, "greet", new Bundle()), "TOOL_NOT_FOUND", "greet");
     }
   }
 

@@ -5,14 +5,16 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import android.os.Bundle;
-import dev.cetp.testkit.internal.ConsentAdmin;
-import dev.cetp.testkit.internal.ConsentAdmin.Access;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.CallForm;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.V1ClientRules;
-import dev.cetp.testkit.internal.TestJvm;
 import dev.cetp.e2e.category.NotesBundle;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.CetpV2;
+import dev.cetp.testkit.ToolReply;
+// Internal: discovery as a whole, the admin state asserted on, the JVM and bundle setup.
+import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.testkit.internal.V1ClientRules;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +24,6 @@ import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
-import org.robolectric.RuntimeEnvironment;
 
 /**
  * The notes sample ({@code samples/notes}) end to end through its host bundle: the real SQLite
@@ -49,16 +50,11 @@ public class NotesSampleE2ETest extends SampleSuite {
           + "\"tags\":[\"travel\",\"weekend\"],\"body\":\"Try the café near the old harbour. The museum"
           + " opens at 9 and is closed on Mondays. Book the train from the airport to Montréal.\"}";
 
-  public NotesSampleE2ETest() {
-    super(AUTHORITY);
-  }
-
   /** The agent asks for both scopes (one merged pending request); the user approves it. */
-  private JSONObject approveAgent(Access access) {
-    return ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID)
-        .call("get_note", "{\"id\":1}")
-        .call("list_tags", "{}")
-        .approve(access);
+  private void approveAgent(Approval approval) {
+    agent.call("get_note", "{\"id\":1}").assertError("AUTH_REQUIRED");
+    agent.call("list_tags", "{}").assertError("AUTH_REQUIRED");
+    agent.approvePending(approval);
   }
 
   private JSONArray hits(String args) {
@@ -76,11 +72,11 @@ public class NotesSampleE2ETest extends SampleSuite {
   @Test
   public void theFirstCallCreatesTheDatabaseInThisStartsFilesDir() throws Exception {
     TestJvm.requireConfigured();
-    assertEquals("notes", bundle.name());
-    assertEquals("cetp_sample_notes", bundle.nativeLibraryName());
-    File db = new File(RuntimeEnvironment.getApplication().getFilesDir(), "notes.db");
+    assertEquals("notes", bundle().name());
+    assertEquals("cetp_sample_notes", bundle().nativeLibraryName());
+    File db = new File(cetp.context().getFilesDir(), "notes.db");
     assertFalse(db + " was created at start-up", db.exists());
-    approveAgent(Access.FULL); // refused before any tool runs: nothing is opened yet
+    approveAgent(Approval.full()); // refused before any tool runs: nothing is opened yet
     assertFalse(db + " was created by a refused call", db.exists());
     ToolReply note = run("get_note", "{\"id\":7}");
     assertTrue(note.toString(), note.isSuccess());
@@ -89,7 +85,7 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void discoveryFindsTheAuthorityWithIntegerVersionOne() {
-    List<CetpTransport.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = new CetpTransport().discover();
     assertEquals(found.toString(), 1, found.size());
     assertEquals(PACKAGE, found.get(0).packageName);
     assertEquals(AUTHORITY, found.get(0).authority);
@@ -100,7 +96,7 @@ public class NotesSampleE2ETest extends SampleSuite {
   @Test
   public void getProviderInfoDeclaresBothScopes() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONObject info = r.jsonObject();
       assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
@@ -120,7 +116,7 @@ public class NotesSampleE2ETest extends SampleSuite {
   @Test
   public void listToolsDescribesFourToolsWithClosedObjectSchemas() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONArray tools = r.tools();
       List<String> names = new ArrayList<>();
@@ -187,7 +183,7 @@ public class NotesSampleE2ETest extends SampleSuite {
     };
     for (String[] call : calls) {
       for (CallForm form : CallForm.values()) {
-        ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec(call[0], call[1]));
+        ToolReply r = agent.call(form, call[0], call[1]);
         assertError(r, "AUTH_REQUIRED", AGENT, "Notes");
         assertEquals("Open Notes (" + PACKAGE + ") and allow com.example.agent to read: " + call[2], r.resolutionHint());
         assertEquals(AUTHORIZE, r.authorizeIntent());
@@ -200,7 +196,7 @@ public class NotesSampleE2ETest extends SampleSuite {
     // Schema violations are not even looked at before approval.
     assertError(run("get_note", "{\"id\":\"seven\"}"), "AUTH_REQUIRED");
     // One merged request with both scopes, in declaration order.
-    JSONObject request = ConsentAdmin.pendingFrom(AGENT_UID);
+    JSONObject request = ConsentAdmin.pendingFrom(agent.uid());
     JSONArray scopes = request.getJSONArray("scopes");
     assertEquals(2, scopes.length());
     assertEquals("notes.read", scopes.getJSONObject(0).getString("name"));
@@ -211,10 +207,9 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void approvingOnlyTagsLeavesNotesClosed() throws Exception {
-    ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID)
-        .call("get_note", "{\"id\":1}")
-        .call("list_tags", "{}")
-        .approve(Access.FULL, List.of("tags.read"));
+    agent.call("get_note", "{\"id\":1}").assertError("AUTH_REQUIRED");
+    agent.call("list_tags", "{}").assertError("AUTH_REQUIRED");
+    agent.approvePending(Approval.full().scopes("tags.read"));
     assertTrue(run("list_tags", "{}").isSuccess());
     ToolReply notes = run("search_notes", "{\"query\":\"basil\"}");
     assertError(notes, "AUTH_REQUIRED", "`notes.read`");
@@ -229,15 +224,14 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void searchNotesRanksCjkHitsWithSnippets() throws Exception {
-    JSONObject state = approveAgent(Access.FULL);
-    JSONObject grant = state.getJSONArray("grants").getJSONObject(0);
+    approveAgent(Approval.full());
+    JSONObject grant = ConsentAdmin.grants().getJSONObject(0);
     assertEquals("full", grant.getString("access"));
     assertEquals(List.of("notes.read", "tags.read"), sorted(strings(grant.getJSONArray("scopes"))));
 
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          consumer.call(
-              form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("search_notes", "{\"query\":\"抹茶\",\"limit\":3}"));
+          agent.call(form, "search_notes", "{\"query\":\"抹茶\",\"limit\":3}");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "[{\"id\":192,\"title\":\"読書メモ\",\"created\":\"2024-03-08T07:25:03\",\"tags\":[\"日本語\"],"
@@ -260,7 +254,7 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void searchNotesIgnoresCaseAndAccentsRequiresEveryWordAndFiltersByTag() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     List<Long> accented = ids(hits("{\"query\":\"CAFÉ\",\"limit\":50}"));
     assertEquals(47, accented.size());
     assertEquals(List.of(81L, 317L, 318L, 288L, 173L), accented.subList(0, 5));
@@ -296,7 +290,7 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void searchForANonAsciiWordRoundTripsExactly() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     JSONArray helene = hits("{\"query\":\"Hélène\",\"limit\":50}");
     assertEquals(24, helene.length());
     JSONObject first = helene.getJSONObject(0);
@@ -323,9 +317,9 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void getNoteReturnsTheWholeNote() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("get_note", "{\"id\":42}"));
+      ToolReply r = agent.call(form, "get_note", "{\"id\":42}");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(NOTE_42, r.data());
     }
@@ -348,9 +342,9 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void listTagsCountsEveryTagMostUsedFirst() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("list_tags", "{}"));
+      ToolReply r = agent.call(form, "list_tags", "{}");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "[{\"tag\":\"français\",\"notes\":42},{\"tag\":\"garden\",\"notes\":42},"
@@ -369,14 +363,13 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void notesBetweenListsOldestFirstWithTheTotal() throws Exception {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          consumer.call(
+          agent.call(
               form,
-              AUTHORITY,
-              CetpTransport.METHOD_EXECUTE_TOOL,
-              exec("notes_between", "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\",\"limit\":3}"));
+              "notes_between",
+              "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\",\"limit\":3}");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "{\"total\":18,\"notes\":["
@@ -413,7 +406,7 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void searchNotesErrors() {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     assertError(run("search_notes", "{}"), "INVALID_ARGS", "search_notes", "\"query\"");
     assertError(run("search_notes", "{\"tag\":\"work\"}"), "INVALID_ARGS", "\"query\"");
     assertError(run("search_notes", "{\"query\":\"\"}"), "INVALID_ARGS", "`/query`");
@@ -435,7 +428,7 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void getNoteErrors() {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (String id : new String[] {"99999", "321"}) {
       ToolReply r = run("get_note", "{\"id\":" + id + "}");
       assertError(r, "INVALID_ARGS");
@@ -455,7 +448,7 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void listTagsErrors() {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     ToolReply r = run("list_tags", "{\"limit\":3}");
     assertError(r, "INVALID_ARGS", "list_tags", "limit");
     assertTrue(r.errorMessage(), r.errorMessage().endsWith("Expected no parameters (send `{}`)."));
@@ -463,7 +456,7 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void notesBetweenErrors() {
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     ToolReply reversed = run("notes_between", "{\"from\":\"2024-05-01\",\"to\":\"2024-04-01\"}");
     assertError(reversed, "INVALID_ARGS");
     assertEquals(
@@ -499,18 +492,18 @@ public class NotesSampleE2ETest extends SampleSuite {
   public void unknownToolsAreToolNotFound() {
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("delete_note", "{\"id\":1}")),
+          agent.call(form, "delete_note", "{\"id\":1}"),
           "TOOL_NOT_FOUND",
           "delete_note");
     }
-    approveAgent(Access.FULL);
+    approveAgent(Approval.full());
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("search_note", "{\"query\":\"x\"}")),
+          agent.call(form, "search_note", "{\"query\":\"x\"}"),
           "TOOL_NOT_FOUND",
           "search_note");
       assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("list_tags ", "{}")),
+          agent.call(form, "list_tags ", "{}"),
           "TOOL_NOT_FOUND");
     }
   }
@@ -520,11 +513,11 @@ public class NotesSampleE2ETest extends SampleSuite {
 
   @Test
   public void aLimitedCallerGetsTitlesAndDatesButNoText() throws Exception {
-    JSONObject state = approveAgent(Access.LIMITED);
-    assertEquals("limited", state.getJSONArray("grants").getJSONObject(0).getString("access"));
+    approveAgent(Approval.limited());
+    assertEquals("limited", ConsentAdmin.grants().getJSONObject(0).getString("access"));
 
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("get_note", "{\"id\":42}"));
+      ToolReply r = agent.call(form, "get_note", "{\"id\":42}");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(
           "{\"id\":42,\"title\":\"Trip to Lisbon\",\"created\":\"2023-04-17T11:07:53\",\"tags\":[\"travel\",\"weekend\"]}",

@@ -6,61 +6,49 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import android.content.pm.PackageManager;
-import android.os.Bundle;
-import dev.cetp.testkit.internal.ConsentAdmin;
-import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.CetpTestRule;
 import dev.cetp.testkit.ToolReply;
+// Internal: admin state asserted on, the bundle's own wiring, an old v1 client's reading.
+import dev.cetp.testkit.internal.ConsentAdmin;
 import dev.cetp.testkit.internal.HostBundle;
-import dev.cetp.testkit.internal.V1ClientRules;
 import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.testkit.internal.V1ClientRules;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
-import org.robolectric.RuntimeEnvironment;
 
 /**
  * What the sample suites ({@link MinimalSampleE2ETest}, {@link NotesSampleE2ETest}, {@link
- * ExpensesSampleE2ETest}) share: before every test, the current host bundle installed with its
- * providers started, a consumer, one agent app installed and calling, and a check that the
- * approval store is open and empty; calls to the sample's authority; and static reply helpers.
+ * ExpensesSampleE2ETest}) share: the kit's rule (the current host bundle installed with its
+ * providers started before every test), one agent app installed and calling, a check that the
+ * approval store is open and empty; calls from that agent; and static reply helpers.
  *
  * <p>The concrete classes keep {@code @RunWith} and their bundle {@code @Category}. JUnit 4 runs
- * this class's {@code @Before} before a subclass's own {@code @Before} (which must have another
- * name, or it would hide this one). Surefire does not pick this class up itself: its name does
- * not match the default includes, and it is abstract. It is public so that JUnit reaches the
- * inherited {@code @Before} method without visibility bridges.
+ * the rule before any {@code @Before}, and this class's {@code @Before} before a subclass's own
+ * {@code @Before} (which must have another name, or it would hide this one). Surefire does not
+ * pick this class up itself: its name does not match the default includes, and it is abstract.
+ * It is public so that JUnit reaches the inherited {@code @Before} method without visibility
+ * bridges.
  */
 public abstract class SampleSuite {
   static final int AGENT_UID = 10_123;
   static final String AGENT = "com.example.agent";
   static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
 
-  /** The sample's tool provider authority, as the concrete class passes it. */
-  private final String authority;
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
 
-  protected HostBundle bundle;
-  protected ManifestInstaller.Installed app;
-  protected CetpTransport consumer;
-
-  protected SampleSuite(String authority) {
-    this.authority = authority;
-  }
+  /** {@link #AGENT}, labelled with its package, not approved yet. */
+  protected Agent agent;
 
   @Before
   public void startSample() throws Exception {
-    bundle = HostBundle.current();
-    app = bundle.install();
-    app.startProviders();
-    consumer = new CetpTransport();
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.install(pm, AGENT_UID, AGENT, AGENT_CERT);
-    Callers.setCallingUid(AGENT_UID);
+    agent = cetp.agent(AGENT, null, AGENT_UID, AGENT_CERT);
     // Every test starts from a provider bound to this test's own, empty files dir.
     JSONObject state = ConsentAdmin.state();
     assertTrue(state.toString(), state.getBoolean("store_open"));
@@ -75,7 +63,7 @@ public abstract class SampleSuite {
    */
   @Test
   public void aLenientV1ConsumerStillSeesEveryTool() throws Exception {
-    ToolReply r = consumer.listTools(authority);
+    ToolReply r = agent.listTools();
     assertTrue(r.toString(), r.isSuccess());
     JSONArray entries = r.tools();
     List<String> advertised = new ArrayList<>();
@@ -92,15 +80,25 @@ public abstract class SampleSuite {
       assertFalse(tool.name, tool.description.trim().isEmpty());
       assertEquals(tool.name, "object", tool.parameters.getString("type"));
       assertTrue(tool.name, tool.parameters.getJSONObject("properties") != null);
-      String function = V1ClientRules.namespaced(app.manifest.packageName(), tool.name);
+      String function = V1ClientRules.namespaced(cetp.packageName(), tool.name);
       assertTrue(function, V1ClientRules.isLlmFunctionName(function));
     }
     assertEquals(advertised, names);
   }
 
-  /** {@code execute_tool} on the sample's authority, without a request id. */
+  /** The host bundle under test ({@code -Dcetp.bundle}), the one the rule installed. */
+  static HostBundle bundle() {
+    return HostBundle.current();
+  }
+
+  /** The bundle's merged manifest as the rule's installer parses it. */
+  static ManifestInstaller.Parsed manifest() {
+    return ManifestInstaller.parse(bundle().manifest());
+  }
+
+  /** {@code execute_tool} from the agent, without a request id. */
   protected ToolReply run(String tool, String args) {
-    return consumer.executeTool(authority, tool, args, null);
+    return agent.call(tool, args);
   }
 
   /** {@link #run} that must succeed; returns the raw JSON text of {@code data}. */
@@ -108,7 +106,7 @@ public abstract class SampleSuite {
     return succeeded(tool, args).data();
   }
 
-  /** {@link #run} that must succeed; returns {@code data} parsed ({@link ToolReply#dataValue}). */
+  /** {@link #run} that must succeed; returns {@code data} parsed ({@link ToolReply#json}). */
   protected Object dataValue(String tool, String args) {
     return succeeded(tool, args).json();
   }
@@ -132,15 +130,6 @@ public abstract class SampleSuite {
     for (String m : mentions) {
       assertTrue(r.errorMessage() + " should mention " + m, r.errorMessage().contains(m));
     }
-  }
-
-  static Bundle exec(String tool, String args) {
-    Bundle b = new Bundle();
-    b.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
-    if (args != null) {
-      b.putString(CetpTransport.EXTRA_ARGS, args);
-    }
-    return b;
   }
 
   static List<String> keys(JSONObject o) {

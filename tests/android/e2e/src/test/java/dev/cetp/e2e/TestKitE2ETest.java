@@ -11,18 +11,18 @@ import static org.junit.Assert.assertTrue;
 import android.app.Activity;
 import android.content.pm.PackageManager;
 import android.os.Process;
-import dev.cetp.testkit.CallForm;
-import dev.cetp.testkit.internal.ConsentAdmin;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.internal.FixedAppUid;
 import dev.cetp.e2e.category.NotesBundle;
 import dev.cetp.testkit.Agent;
 import dev.cetp.testkit.ApexPlugin;
 import dev.cetp.testkit.Approval;
 import dev.cetp.testkit.AppsWithAccess;
+import dev.cetp.testkit.CallForm;
 import dev.cetp.testkit.CetpTestRule;
 import dev.cetp.testkit.ConsentDialog;
 import dev.cetp.testkit.ToolReply;
+// Internal: the grants in the admin state asserted on, and the kit's fixed UID for the app.
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.FixedAppUid;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -56,7 +56,8 @@ public class TestKitE2ETest {
     assertEquals(
         java.util.List.of("search_notes", "get_note", "list_tags", "notes_between"),
         agent.toolNames());
-    assertEquals("Notes", agent.providerInfo().assertSuccess().jsonObject().getString("provider_name"));
+    assertEquals(
+        "Notes", agent.providerInfo().assertSuccess().jsonObject().getString("provider_name"));
     assertEquals(CetpTestRule.FIRST_AGENT_UID + 1, cetp.agent("com.example.other").uid());
   }
 
@@ -92,6 +93,7 @@ public class TestKitE2ETest {
       assertTrue(dialog.text(), dialog.question().contains("Example Agent"));
       assertTrue(dialog.text(), dialog.texts().contains("com.example.agent"));
       assertTrue(dialog.sketch().toString(), dialog.sketch().contains("[Allow]"));
+      assertTrue(dialog.text(), dialog.offersLimitedAccess());
       dialog.allow(ConsentDialog.Duration.ONE_HOUR, Approval.Access.LIMITED);
       assertEquals(Activity.RESULT_OK, dialog.resultCode());
       assertTrue(dialog.isFinishing());
@@ -173,7 +175,8 @@ public class TestKitE2ETest {
     assertTrue(notSuccess.getMessage(), notSuccess.getMessage().contains("AUTH_REQUIRED"));
     AssertionError wrongCode =
         assertThrows(AssertionError.class, () -> refused.assertError("INVALID_ARGS"));
-    assertTrue(wrongCode.getMessage(), wrongCode.getMessage().contains("expected error INVALID_ARGS"));
+    assertTrue(
+        wrongCode.getMessage(), wrongCode.getMessage().contains("expected error INVALID_ARGS"));
     assertThrows(AssertionError.class, refused::json);
     ToolReply tools = agent.listTools();
     assertThrows(AssertionError.class, () -> tools.assertError("AUTH_REQUIRED"));
