@@ -8,11 +8,14 @@ import static org.robolectric.Shadows.shadowOf;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.net.Uri;
+import dev.cetp.e2e.category.FixtureProviderBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.CetpTestRule;
+// Internal: PackageManager answers counted and altered; calls from UIDs that no agent holds.
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
 import dev.cetp.testkit.internal.CountingPackageManager;
 import dev.cetp.testkit.internal.HostBundle;
-import dev.cetp.e2e.category.FixtureProviderBundle;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -21,6 +24,7 @@ import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -32,8 +36,9 @@ import org.robolectric.shadows.ShadowSystemClock;
 /**
  * The template's caller-identity cache ({@code dev.cetp.CallerIdentity}, {@code
  * CallerIdentityCache}) seen through the Rust fixture's {@code whoami} tool, which answers the
- * UID, packages and certificate digests the bridge handed to Rust. Packages are installed,
- * replaced and removed between calls with the broadcasts the framework sends ({@link Callers});
+ * UID, packages and certificate digests the bridge handed to Rust. Agents call it as an app's
+ * test has them call ({@link Agent}); between calls their packages are replaced and removed with
+ * the broadcasts the framework sends, or changed with no broadcast at all ({@link Callers}), and
  * {@link CountingPackageManager} counts the PackageManager queries. Why the invalidation is
  * complete is argued in {@code docs/caller-identity.md}; each case there has a test here.
  */
@@ -47,23 +52,30 @@ public class CallerIdentityCacheE2ETest {
   private static final byte[] CERT_A = "agent-cert-A".getBytes(StandardCharsets.UTF_8);
   private static final byte[] CERT_B = "other-cert-B".getBytes(StandardCharsets.UTF_8);
 
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
   private PackageManager pm;
-  private CetpTransport consumer;
 
   @Before
   public void setUp() {
-    HostBundle.current().install().startProviders();
-    pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpTransport();
+    pm = cetp.context().getPackageManager();
     // The first call after process start starts the runtime (library, build, app version): a
-    // one-time cost, not part of the steady state these tests count.
-    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
-    Callers.setCallingUid(UID);
+    // one-time cost, not part of the steady state these tests count. It comes from the app's own
+    // UID, before any agent is installed.
+    assertTrue(new CetpTransport().listTools(AUTHORITY).isSuccess());
   }
 
-  /** What the tool saw: {@code [uid, [package, [digest...]]...]} flattened to one string. */
-  private String whoami() throws Exception {
-    return render(consumer.executeTool(AUTHORITY, "whoami", "{}", null).jsonObject());
+  /** An agent app installed under {@code uid}, signed with {@code cert}, with no label. */
+  private Agent agent(String packageName, int uid, byte[] cert) {
+    return cetp.agent(packageName, null, uid, cert);
+  }
+
+  /**
+   * What the tool saw when {@code agent} called: {@code [uid, [package, [digest...]]...]}
+   * flattened to one string.
+   */
+  private static String whoami(Agent agent) throws Exception {
+    return render(agent.call("whoami", "{}").jsonObject());
   }
 
   private static String render(JSONObject who) throws Exception {
@@ -97,18 +109,18 @@ public class CallerIdentityCacheE2ETest {
 
   @Test
   public void aKnownCallerCostsNoPackageManagerQueryAfterTheFirstCall() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
+    Agent agent = agent(AGENT, UID, CERT_A);
     CountingPackageManager.reset();
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     // One getPackagesForUid and one getPackageInfo per package: the miss.
     assertEquals(1, CountingPackageManager.packagesForUid());
     assertEquals(1, CountingPackageManager.packageInfo());
 
     CountingPackageManager.reset();
     for (int i = 0; i < 200; i++) {
-      assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
-      assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
-      assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+      assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
+      assertTrue(agent.providerInfo().isSuccess());
+      assertTrue(agent.listTools().isSuccess());
     }
     assertEquals(0, CountingPackageManager.queries());
   }
@@ -116,30 +128,36 @@ public class CallerIdentityCacheE2ETest {
   /** Open discovery answers every caller alike: the kept replies, no caller lookup at all. */
   @Test
   public void openDiscoveryNeverResolvesTheCaller() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
+    Agent agent = agent(AGENT, UID, CERT_A);
     CountingPackageManager.reset();
     for (int i = 0; i < 20; i++) {
-      assertTrue(consumer.listTools(AUTHORITY).isSuccess());
-      assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
+      assertTrue(agent.listTools().isSuccess());
+      assertTrue(agent.providerInfo().isSuccess());
     }
     assertEquals(0, CountingPackageManager.queries());
     // The first tool call is the first time this caller is looked up.
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     assertEquals(1, CountingPackageManager.packagesForUid());
   }
 
   @Test
   public void aUidWithoutPackagesIsReadOnEveryCallAndNeverCached() throws Exception {
+    // No app holds the UID, so no agent calls from it: the kit's transport does.
     Callers.setCallingUid(10_999);
     CountingPackageManager.reset();
-    assertEquals(seen(10_999), whoami());
-    assertEquals(seen(10_999), whoami());
+    assertEquals(seen(10_999), whoamiFromCallingUid());
+    assertEquals(seen(10_999), whoamiFromCallingUid());
     assertEquals(2, CountingPackageManager.packagesForUid());
     // An app installed there later is seen even without a broadcast (none may reach us for a
     // package we cannot see).
     Callers.install(pm, 10_998, AGENT, CERT_A); // the PackageInfo, broadcast for 10_998
     shadowOf(pm).setPackagesForUid(10_999, AGENT);
-    assertEquals(seen(10_999, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(10_999, with(AGENT, CERT_A)), whoamiFromCallingUid());
+  }
+
+  /** What the tool saw when called from the calling UID set now. */
+  private static String whoamiFromCallingUid() throws Exception {
+    return render(new CetpTransport().executeTool(AUTHORITY, "whoami", "{}", null).jsonObject());
   }
 
   // ----------------------------------------------------------------------------------------
@@ -153,8 +171,8 @@ public class CallerIdentityCacheE2ETest {
    */
   @Test
   public void aSecondCopyOfTheTemplateNeverGetsTheIdentityOurTokenNamed() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     long ours = tokenOf(UID);
     Class<?> template = Class.forName("dev.cetp.CallerIdentity");
     try (ChildFirst loader = new ChildFirst(template)) {
@@ -182,20 +200,20 @@ public class CallerIdentityCacheE2ETest {
               UID, token, new String[] {"com.example.impostor"}, Callers.sha256Hex(CERT_B)));
     }
     // Ours is still known for what it is.
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
   }
 
   /** The library answers a token with the identity it names only for the UID it was read with. */
   @Test
   public void aTokenThatComesWithAnotherUidIsReadAgain() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     long ours = tokenOf(UID);
     assertEquals(
         seen(10_201, with("com.example.other", CERT_B)),
         whoamiThroughTheBridge(
             10_201, ours, new String[] {"com.example.other"}, Callers.sha256Hex(CERT_B)));
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
   }
 
   /** The token of the identity the template holds for {@code uid}. */
@@ -267,11 +285,11 @@ public class CallerIdentityCacheE2ETest {
   /** A package uninstalled and installed again with another key keeps its name, not its key. */
   @Test
   public void aPackageReinstalledWithAnotherCertificateIsSeenWithTheNewOne() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     Callers.uninstall(pm, UID, AGENT);
-    Callers.install(pm, UID, AGENT, CERT_B);
-    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami());
+    Agent reinstalled = agent(AGENT, UID, CERT_B);
+    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami(reinstalled));
   }
 
   /**
@@ -282,18 +300,20 @@ public class CallerIdentityCacheE2ETest {
    */
   @Test
   public void aChangeWhoseBroadcastIsLateIsSeenByTheFirstCallAfterAPause() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     Callers.installQuietly(pm, UID, AGENT, null, CERT_B); // no broadcast delivered yet
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     ShadowSystemClock.advanceBy(Duration.ofMillis(1_000));
     CountingPackageManager.reset();
-    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami());
-    assertTrue(String.valueOf(CountingPackageManager.changedPackages()), CountingPackageManager.changedPackages() >= 1);
+    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami(agent));
+    assertTrue(
+        String.valueOf(CountingPackageManager.changedPackages()),
+        CountingPackageManager.changedPackages() >= 1);
     // Back to calls close together: no more questions.
     CountingPackageManager.reset();
     for (int i = 0; i < 50; i++) {
-      assertEquals(seen(UID, with(AGENT, CERT_B)), whoami());
+      assertEquals(seen(UID, with(AGENT, CERT_B)), whoami(agent));
     }
     assertEquals(0, CountingPackageManager.queries());
   }
@@ -301,15 +321,15 @@ public class CallerIdentityCacheE2ETest {
   /** A pause with nothing changed since the last look costs one question and keeps the identity. */
   @Test
   public void aPauseWithoutChangesKeepsTheIdentity() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     // The first pause catches up with the install itself (already broadcast, so it costs one
     // read of the identity again); the next one has nothing new.
     ShadowSystemClock.advanceBy(Duration.ofMillis(5_000));
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     ShadowSystemClock.advanceBy(Duration.ofMillis(5_000));
     CountingPackageManager.reset();
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     assertEquals(1, CountingPackageManager.changedPackages());
     assertEquals(0, CountingPackageManager.packagesForUid());
   }
@@ -320,19 +340,16 @@ public class CallerIdentityCacheE2ETest {
    */
   @Test
   public void anotherAppsSteadyCallsDoNotKeepAQuietUidFromBeingChecked() throws Exception {
-    int busy = 10_300;
-    Callers.install(pm, busy, "com.example.busy", CERT_B);
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Agent busy = agent("com.example.busy", 10_300, CERT_B);
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     Callers.installQuietly(pm, UID, AGENT, null, CERT_B); // replaced, no broadcast delivered yet
-    Callers.setCallingUid(busy);
     for (int i = 0; i < 20; i++) {
       ShadowSystemClock.advanceBy(Duration.ofMillis(500));
-      assertEquals(seen(busy, with("com.example.busy", CERT_B)), whoami());
+      assertEquals(seen(busy.uid(), with("com.example.busy", CERT_B)), whoami(busy));
     }
-    Callers.setCallingUid(UID);
     CountingPackageManager.reset();
-    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami(agent));
     assertTrue(
         String.valueOf(CountingPackageManager.changedPackages()),
         CountingPackageManager.changedPackages() >= 1);
@@ -341,32 +358,33 @@ public class CallerIdentityCacheE2ETest {
   /** An update (REMOVED + ADDED + REPLACED with EXTRA_REPLACING) that changes the signers. */
   @Test
   public void anUpdateThatChangesTheSignersIsSeen() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
-    Callers.install(pm, UID, AGENT, CERT_B); // replacing: the update broadcasts
-    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
+    Agent updated = agent(AGENT, UID, CERT_B); // replacing: the update broadcasts
+    assertEquals(seen(UID, with(AGENT, CERT_B)), whoami(updated));
   }
 
   /** The UID of an uninstalled app given to a new, unrelated app. */
   @Test
   public void aUidReusedAfterUninstallBelongsToTheNewApp() throws Exception {
-    Callers.install(pm, UID, "com.example.trusted", CERT_A);
-    assertEquals(seen(UID, with("com.example.trusted", CERT_A)), whoami());
+    Agent trusted = agent("com.example.trusted", UID, CERT_A);
+    assertEquals(seen(UID, with("com.example.trusted", CERT_A)), whoami(trusted));
     Callers.uninstall(pm, UID, "com.example.trusted");
-    assertEquals(seen(UID), whoami());
-    Callers.install(pm, UID, "com.example.newcomer", CERT_B);
-    assertEquals(seen(UID, with("com.example.newcomer", CERT_B)), whoami());
+    assertEquals(seen(UID), whoami(trusted)); // its UID, calling with no package left
+    Agent newcomer = agent("com.example.newcomer", UID, CERT_B);
+    assertEquals(seen(UID, with("com.example.newcomer", CERT_B)), whoami(newcomer));
   }
 
   /** Packages joining and leaving a shared UID. */
   @Test
   public void aSharedUidIsSeenWithEveryPackageItHoldsNow() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
-    Callers.install(pm, UID, "com.example.helper", CERT_B);
-    assertEquals(seen(UID, with(AGENT, CERT_A), with("com.example.helper", CERT_B)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
+    Agent helper = agent("com.example.helper", UID, CERT_B);
+    assertEquals(
+        seen(UID, with(AGENT, CERT_A), with("com.example.helper", CERT_B)), whoami(helper));
     Callers.uninstall(pm, UID, AGENT);
-    assertEquals(seen(UID, with("com.example.helper", CERT_B)), whoami());
+    assertEquals(seen(UID, with("com.example.helper", CERT_B)), whoami(helper));
   }
 
   /**
@@ -384,66 +402,67 @@ public class CallerIdentityCacheE2ETest {
       Intent.ACTION_PACKAGE_CHANGED,
       Intent.ACTION_UID_REMOVED,
     };
-    Callers.install(pm, UID, AGENT, CERT_A);
+    Agent agent = agent(AGENT, UID, CERT_A);
     String previous = "com.example.agent";
     for (String action : actions) {
-      assertTrue(whoami().startsWith(seen(UID, previous)));
+      assertTrue(whoami(agent).startsWith(seen(UID, previous)));
       String next = "com.example." + action.substring(action.lastIndexOf('.') + 1).toLowerCase();
       Callers.install(pm, 10_201, next, CERT_B); // a PackageInfo for it, broadcast for 10_201
       shadowOf(pm).setPackagesForUid(UID, next); // ... and silently moved to UID
-      assertTrue(action + ": still cached", whoami().startsWith(seen(UID, previous + "=")));
+      assertTrue(action + ": still cached", whoami(agent).startsWith(seen(UID, previous + "=")));
       Intent intent = new Intent(action);
       if (!action.equals(Intent.ACTION_UID_REMOVED)) {
         intent.setData(Uri.fromParts("package", next, null));
       }
       Callers.broadcast(intent.putExtra(Intent.EXTRA_UID, UID));
-      assertEquals(action, seen(UID, with(next, CERT_B)), whoami());
+      assertEquals(action, seen(UID, with(next, CERT_B)), whoami(agent));
       previous = next;
     }
   }
 
   @Test
   public void theSameAppInAnotherUserIsInvalidatedToo() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     Callers.install(pm, 10_201, "com.example.other", CERT_B);
     shadowOf(pm).setPackagesForUid(UID, "com.example.other");
     // User 10's copy of the same app ID: 10 * 100000 + 10200.
     Callers.broadcast(
         new Intent(Intent.ACTION_PACKAGE_REMOVED, Uri.fromParts("package", AGENT, null))
             .putExtra(Intent.EXTRA_UID, 1_010_200));
-    assertEquals(seen(UID, with("com.example.other", CERT_B)), whoami());
+    assertEquals(seen(UID, with("com.example.other", CERT_B)), whoami(agent));
   }
 
   @Test
   public void aBroadcastWithoutUidDropsEverything() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     Callers.install(pm, 10_201, "com.example.other", CERT_B);
     shadowOf(pm).setPackagesForUid(UID, "com.example.other");
     Callers.broadcast(new Intent(Intent.ACTION_EXTERNAL_APPLICATIONS_UNAVAILABLE));
-    assertEquals(seen(UID, with("com.example.other", CERT_B)), whoami());
+    assertEquals(seen(UID, with("com.example.other", CERT_B)), whoami(agent));
   }
 
   @Test
   public void aBroadcastForAnotherUidKeepsThisOne() throws Exception {
-    Callers.install(pm, UID, AGENT, CERT_A);
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
-    Callers.install(pm, 10_201, "com.example.other", CERT_B);
+    Agent agent = agent(AGENT, UID, CERT_A);
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
+    agent("com.example.other", 10_201, CERT_B);
     CountingPackageManager.reset();
-    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami());
+    assertEquals(seen(UID, with(AGENT, CERT_A)), whoami(agent));
     assertEquals(0, CountingPackageManager.queries());
   }
 
   @Test
   public void theCacheHoldsAtMostItsCapacity() throws Exception {
     int capacity = (int) bridgeStatic("CallerIdentityCache", "MAX_ENTRIES");
+    List<Agent> callers = new ArrayList<>();
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < capacity + 20; i++) {
       int uid = 11_000 + i;
-      Callers.install(pm, uid, "com.example.caller" + i, CERT_A);
-      Callers.setCallingUid(uid);
-      String answer = whoami();
+      Agent caller = agent("com.example.caller" + i, uid, CERT_A);
+      callers.add(caller);
+      String answer = whoami(caller);
       expected.add(answer);
       assertEquals(seen(uid, with("com.example.caller" + i, CERT_A)), answer);
     }
@@ -455,8 +474,7 @@ public class CallerIdentityCacheE2ETest {
     assertTrue("held " + held, held > 0 && held <= capacity);
     // Evicted callers are read again, correctly.
     for (int i = 0; i < capacity + 20; i++) {
-      Callers.setCallingUid(11_000 + i);
-      assertEquals(expected.get(i), whoami());
+      assertEquals(expected.get(i), whoami(callers.get(i)));
     }
   }
 

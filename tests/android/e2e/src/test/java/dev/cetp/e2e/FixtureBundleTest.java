@@ -8,25 +8,26 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import android.content.ContentProvider;
-import android.content.pm.PackageManager;
 import android.net.Uri;
 import android.os.Bundle;
 import android.os.Parcel;
 import android.os.Parcelable;
 import android.os.Process;
+import dev.cetp.e2e.category.FixtureBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.CetpV2;
+import dev.cetp.testkit.ToolReply;
+// Internal: the kit's own machinery (bundle wiring, discovery, Parcel round trip, calling UID).
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.CallForm;
-import dev.cetp.testkit.ToolReply;
 import dev.cetp.testkit.internal.HostBundle;
-import dev.cetp.testkit.internal.ManifestInstaller;
 import dev.cetp.testkit.internal.TestJvm;
-import dev.cetp.e2e.category.FixtureBundle;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -37,15 +38,17 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
-import org.robolectric.RuntimeEnvironment;
 
 /**
- * Smoke tests of the harness against the pure-Java fixture, loaded exactly like a host bundle
- * (bundle-fixture execution: app.jar on the classpath, -Dcetp.bundle set).
+ * Smoke tests of the test kit against the pure-Java fixture, loaded exactly like a host bundle
+ * (bundle-fixture execution: app.jar on the classpath, -Dcetp.bundle set): the rule and an agent
+ * as an app's test uses them, and the machinery underneath (the bundle's wiring, discovery, the
+ * Parcel round trip, the calling UID).
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(FixtureBundle.class)
@@ -55,19 +58,14 @@ public class FixtureBundleTest {
   private static final int AGENT_UID = 10_123;
   private static final byte[] AGENT_CERT = "agent-signing-cert".getBytes(StandardCharsets.UTF_8);
 
-  private HostBundle bundle;
-  private ManifestInstaller.Installed app;
-  private PackageManager pm;
-  private CetpTransport consumer;
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  private Agent agent;
   private ExecutorService pool;
 
   @Before
   public void setUp() {
-    bundle = HostBundle.current();
-    app = bundle.install();
-    app.startProviders();
-    pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpTransport();
+    agent = cetp.agent("com.example.agent", null, AGENT_UID, AGENT_CERT);
   }
 
   @After
@@ -80,6 +78,7 @@ public class FixtureBundleTest {
   @Test
   public void jvmIsConfiguredForTheBundle() {
     TestJvm.requireConfigured();
+    HostBundle bundle = HostBundle.current();
     assertTrue(
         System.getProperty("java.library.path"),
         System.getProperty("java.library.path").contains(bundle.dir().toString()));
@@ -87,12 +86,15 @@ public class FixtureBundleTest {
 
   @Test
   public void providerClassComesFromTheBundleJar() throws Exception {
+    HostBundle bundle = HostBundle.current();
     assertEquals("fixture", bundle.name());
-    Map<String, ContentProvider> started = app.startProviders();
-    ContentProvider provider = started.get(PROVIDER_CLASS);
-    assertNotNull(started.toString(), provider);
+    ContentProvider provider = FixtureProviderE2ETest.startedProvider(cetp, AUTHORITY);
+    assertEquals(PROVIDER_CLASS, provider.getClass().getName());
     URL where =
-        provider.getClass().getClassLoader().getResource(PROVIDER_CLASS.replace('.', '/') + ".class");
+        provider
+            .getClass()
+            .getClassLoader()
+            .getResource(PROVIDER_CLASS.replace('.', '/') + ".class");
     assertNotNull(where);
     assertTrue(where.toString(), where.toString().startsWith("jar:"));
     assertTrue(where.toString(), where.toString().contains(bundle.appJar().toString()));
@@ -100,7 +102,7 @@ public class FixtureBundleTest {
 
   @Test
   public void discoveryFindsAuthorityAndIntegerVersion() {
-    List<CetpTransport.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = new CetpTransport().discover();
     assertEquals(found.toString(), 1, found.size());
     CetpTransport.Discovered d = found.get(0);
     assertEquals("dev.cetp.fixture", d.packageName);
@@ -113,7 +115,7 @@ public class FixtureBundleTest {
   @Test
   public void bothCallFormsReachTheProvider() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONArray tools = r.tools();
       assertEquals(3, tools.length());
@@ -125,8 +127,7 @@ public class FixtureBundleTest {
       }
       assertEquals(List.of("whoami", "echo", "needs_auth"), names);
 
-      ToolReply info =
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply info = agent.request(form, CetpV2.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(info.isSuccess());
       assertEquals(1, info.jsonObject().getInt("protocol_version"));
     }
@@ -137,12 +138,12 @@ public class FixtureBundleTest {
     Class<?> providerClass = Class.forName(PROVIDER_CLASS);
     // Robolectric hands the provider's own Bundle to the caller...
     Bundle direct =
-        RuntimeEnvironment.getApplication()
+        cetp.context()
             .getContentResolver()
             .call(Uri.parse("content://" + AUTHORITY), "list_tools", null, new Bundle());
     assertSame(providerClass.getField("lastReply").get(null), direct);
-    // ...the consumer reads a copy that went through a Parcel.
-    ToolReply r = consumer.listTools(AUTHORITY);
+    // ...the agent reads a copy that went through a Parcel.
+    ToolReply r = agent.listTools();
     Bundle last = (Bundle) providerClass.getField("lastReply").get(null);
     assertNotSame(last, r.bundle());
     assertEquals(last.getString("data"), r.data());
@@ -169,26 +170,23 @@ public class FixtureBundleTest {
 
   @Test
   public void callingUidPackagesAndSignerReachTheProvider() throws Exception {
-    Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
-    Callers.setCallingUid(AGENT_UID);
-
-    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", "{}", "r-1").jsonObject();
+    JSONObject who = agent.call("whoami", "{}", "r-1").jsonObject();
     assertEquals(AGENT_UID, who.getInt("calling_uid"));
     assertEquals(List.of("com.example.agent"), strings(who.getJSONArray("packages")));
     assertEquals(
-        List.of(Callers.sha256Hex(AGENT_CERT)),
+        List.of(agent.certificateSha256()),
         strings(who.getJSONObject("signers").getJSONArray("com.example.agent")));
     assertEquals("r-1", who.getString("request_id"));
 
     // Shared UID: a second package joins the first.
     byte[] otherCert = "other-cert".getBytes(StandardCharsets.UTF_8);
-    Callers.install(pm, AGENT_UID, "com.example.agent.helper", otherCert);
-    who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).jsonObject();
+    Agent helper = cetp.agent("com.example.agent.helper", null, AGENT_UID, otherCert);
+    who = agent.call("whoami", "{}").jsonObject();
     assertEquals(
         List.of("com.example.agent", "com.example.agent.helper"),
         strings(who.getJSONArray("packages")));
     assertEquals(
-        List.of(Callers.sha256Hex(otherCert)),
+        List.of(helper.certificateSha256()),
         strings(who.getJSONObject("signers").getJSONArray("com.example.agent.helper")));
   }
 
@@ -203,7 +201,7 @@ public class FixtureBundleTest {
 
   @Test
   public void errorRepliesCarryCodeMessageHintAndIntent() {
-    ToolReply auth = consumer.executeTool(AUTHORITY, "needs_auth", "{}", null);
+    ToolReply auth = agent.call("needs_auth", "{}");
     assertTrue(!auth.isSuccess());
     assertEquals("error", auth.status());
     assertEquals("AUTH_REQUIRED", auth.errorCode());
@@ -211,18 +209,15 @@ public class FixtureBundleTest {
     assertTrue(auth.resolutionHint().length() > 0);
     assertEquals("dev.cetp.fixture.action.AUTHORIZE", auth.authorizeIntent());
 
+    assertEquals("TOOL_NOT_FOUND", agent.call("nope", "{}").errorCode());
+    assertEquals("INVALID_ARGUMENTS", agent.call("echo", "[1]").errorCode());
     assertEquals(
-        "TOOL_NOT_FOUND", consumer.executeTool(AUTHORITY, "nope", "{}", null).errorCode());
-    assertEquals(
-        "INVALID_ARGUMENTS", consumer.executeTool(AUTHORITY, "echo", "[1]", null).errorCode());
-    assertEquals(
-        "METHOD_NOT_FOUND", consumer.call(AUTHORITY, "frobnicate", new Bundle()).errorCode());
+        "METHOD_NOT_FOUND", agent.request(CallForm.URI, "frobnicate", new Bundle()).errorCode());
   }
 
   @Test
   public void sixteenConcurrentCallersEachGetTheirOwnAnswer() throws Exception {
-    Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
-    Callers.setCallingUid(AGENT_UID); // one static for all threads (see Callers)
+    // Every thread calls as the same agent (Robolectric keeps one calling UID for all threads).
     int threads = 16;
     int callsPerThread = 25;
     CyclicBarrier start = new CyclicBarrier(threads);
@@ -239,10 +234,9 @@ public class FixtureBundleTest {
               String requestId = "t" + thread + "-c" + i;
               String text = "payload " + thread + "/" + i;
               ToolReply r =
-                  consumer.call(
+                  agent.request(
                       form,
-                      AUTHORITY,
-                      CetpTransport.METHOD_EXECUTE_TOOL,
+                      CetpV2.METHOD_EXECUTE_TOOL,
                       execExtras(
                           "echo", new JSONObject().put("text", text).toString(), requestId));
               assertTrue(r.toString(), r.isSuccess());
@@ -263,19 +257,20 @@ public class FixtureBundleTest {
     assertEquals(threads * callsPerThread, total);
   }
 
-  private int whoamiUid(CallForm form) throws Exception {
-    return consumer
-        .call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, execExtras("whoami", "{}", null))
+  /** {@code whoami} through the kit's transport, from whatever UID calls now. */
+  private static int whoamiUid(CallForm form) throws Exception {
+    return new CetpTransport()
+        .call(form, AUTHORITY, CetpV2.METHOD_EXECUTE_TOOL, execExtras("whoami", "{}", null))
         .jsonObject()
         .getInt("calling_uid");
   }
 
   private static Bundle execExtras(String tool, String args, String requestId) {
     Bundle b = new Bundle();
-    b.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
-    b.putString(CetpTransport.EXTRA_ARGS, args);
+    b.putString(CetpV2.EXTRA_TOOL_NAME, tool);
+    b.putString(CetpV2.EXTRA_ARGS, args);
     if (requestId != null) {
-      b.putString(CetpTransport.EXTRA_REQUEST_ID, requestId);
+      b.putString(CetpV2.EXTRA_REQUEST_ID, requestId);
     }
     return b;
   }

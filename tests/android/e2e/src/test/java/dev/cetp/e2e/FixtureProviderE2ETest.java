@@ -1,5 +1,6 @@
 package dev.cetp.e2e;
 
+import static dev.cetp.e2e.SampleSuite.AGENT;
 import static dev.cetp.e2e.SampleSuite.AGENT_CERT;
 import static dev.cetp.e2e.SampleSuite.AGENT_UID;
 import static dev.cetp.e2e.SampleSuite.keys;
@@ -10,30 +11,33 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
+import android.content.BroadcastReceiver;
 import android.content.ContentProvider;
+import android.content.ContentProviderClient;
 import android.content.Context;
 import android.content.Intent;
-import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.content.pm.ResolveInfo;
-import android.content.BroadcastReceiver;
 import android.os.Bundle;
 import android.os.Process;
+import dev.cetp.e2e.category.FixtureProviderBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.CetpV2;
+import dev.cetp.testkit.ToolReply;
+// Internal: the bundle's wiring, the kit's discovery, v1 client rules, UIDs that no agent holds.
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.CallForm;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.V1ClientRules;
 import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.ManifestInstaller;
 import dev.cetp.testkit.internal.TestJvm;
-import dev.cetp.e2e.category.FixtureProviderBundle;
+import dev.cetp.testkit.internal.V1ClientRules;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -44,11 +48,12 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
-import org.robolectric.RuntimeEnvironment;
+import org.robolectric.shadows.ShadowLog;
 
 /**
  * The Rust fixture provider ({@code tests/fixture-provider}) end to end: the merged manifest, the
@@ -67,21 +72,17 @@ public class FixtureProviderE2ETest {
           "echo", "whoami", "app_info", "boom", "oversized", "forecast", "fail", "apex_hooks");
 
   /** Astral-plane characters (surrogate pairs in Java), CJK, combining marks, RTL. */
-  private static final String UNICODE = "𝄞 🎉 emoji, 漢字, e\u0301, שלום, \uD83D\uDC68\u200D\uD83D\uDCBB";
+  private static final String UNICODE =
+      "𝄞 🎉 emoji, 漢字, e\u0301, שלום, \uD83D\uDC68\u200D\uD83D\uDCBB";
 
-  private HostBundle bundle;
-  private ManifestInstaller.Installed app;
-  private PackageManager pm;
-  private CetpTransport consumer;
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  private Agent agent;
   private ExecutorService pool;
 
   @Before
   public void setUp() {
-    bundle = HostBundle.current();
-    app = bundle.install();
-    app.startProviders();
-    pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpTransport();
+    agent = cetp.agent(AGENT, null, AGENT_UID, AGENT_CERT);
   }
 
   @After
@@ -97,27 +98,28 @@ public class FixtureProviderE2ETest {
   @Test
   public void jvmIsConfiguredForTheBundle() {
     TestJvm.requireConfigured();
+    HostBundle bundle = HostBundle.current();
     assertEquals("fixture-provider", bundle.name());
     assertEquals("cetp_fixture", bundle.nativeLibraryName());
   }
 
   @Test
   public void theTemplateProviderComesFromTheBundleJar() {
-    Map<String, ContentProvider> started = app.startProviders();
-    ContentProvider provider = started.get(PROVIDER_CLASS);
-    assertNotNull(started.toString(), provider);
+    ContentProvider provider = startedProvider(cetp, AUTHORITY);
+    assertEquals(PROVIDER_CLASS, provider.getClass().getName());
     URL where =
         provider
             .getClass()
             .getClassLoader()
             .getResource(PROVIDER_CLASS.replace('.', '/') + ".class");
     assertNotNull(where);
-    assertTrue(where.toString(), where.toString().contains(bundle.appJar().toString()));
+    assertTrue(
+        where.toString(), where.toString().contains(HostBundle.current().appJar().toString()));
   }
 
   @Test
   public void discoveryFindsTheTemplateServiceWithAuthorityAndIntegerVersion() {
-    List<CetpTransport.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = new CetpTransport().discover();
     assertEquals(found.toString(), 1, found.size());
     CetpTransport.Discovered d = found.get(0);
     assertEquals(PACKAGE, d.packageName);
@@ -129,7 +131,8 @@ public class FixtureProviderE2ETest {
 
   @Test
   public void theMergedProviderEntryIsExactlyCetpV1() {
-    ProviderInfo info = app.manifest.provider(AUTHORITY);
+    ManifestInstaller.Parsed manifest = ManifestInstaller.parse(HostBundle.current().manifest());
+    ProviderInfo info = manifest.provider(AUTHORITY);
     assertEquals(PROVIDER_CLASS, info.name);
     assertTrue(info.exported);
     assertEquals("com.clawseed.permission.ACCESS_TOOLS", info.readPermission);
@@ -139,11 +142,14 @@ public class FixtureProviderE2ETest {
     // The opt-in mode (tests/fixture-provider/android/gradle.properties) requires the permission
     // and says so on the first call; the template leaves it undeclared (see
     // android-template/README.md).
-    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+    assertTrue(agent.listTools().isSuccess());
     assertTrue(
-        org.robolectric.shadows.ShadowLog.getLogs().stream()
-            .anyMatch(l -> l.msg.startsWith("CETP provider: callers need com.clawseed.permission.ACCESS_TOOLS")));
-    assertTrue(app.manifest.permissions.toString(), app.manifest.permissions.isEmpty());
+        ShadowLog.getLogs().stream()
+            .anyMatch(
+                l ->
+                    l.msg.startsWith(
+                        "CETP provider: callers need com.clawseed.permission.ACCESS_TOOLS")));
+    assertTrue(manifest.permissions.toString(), manifest.permissions.isEmpty());
   }
 
   /**
@@ -153,27 +159,30 @@ public class FixtureProviderE2ETest {
    */
   @Test
   public void aLibraryWithItsOwnJniOnLoadServesItsNativesAndTheProvider() throws Exception {
-    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+    assertTrue(agent.listTools().isSuccess());
     Class<?> core = Class.forName("dev.cetp.rustfixture.CoreNatives");
     assertEquals(1, core.getMethod("loads").invoke(null));
     assertEquals(0x0001_0006, core.getMethod("sdkVersion").invoke(null));
-    ToolReply echo = consumer.executeTool(AUTHORITY, "echo", "{\"text\":\"core\"}", null);
+    ToolReply echo = agent.call("echo", "{\"text\":\"core\"}");
     assertTrue(echo.toString(), echo.isSuccess());
   }
 
   @Test
   public void theOptionalBootReceiverIsDeclaredAndHarmless() throws Exception {
     List<ResolveInfo> receivers =
-        pm.queryBroadcastReceivers(new Intent(Intent.ACTION_BOOT_COMPLETED), 0);
+        cetp.context()
+            .getPackageManager()
+            .queryBroadcastReceivers(new Intent(Intent.ACTION_BOOT_COMPLETED), 0);
     List<String> names = new ArrayList<>();
     for (ResolveInfo r : receivers) {
       names.add(r.activityInfo.name);
     }
     assertTrue(names.toString(), names.contains("dev.cetp.CetpBootReceiver"));
     BroadcastReceiver receiver =
-        (BroadcastReceiver) Class.forName("dev.cetp.CetpBootReceiver").getDeclaredConstructor().newInstance();
-    receiver.onReceive(RuntimeEnvironment.getApplication(), new Intent(Intent.ACTION_BOOT_COMPLETED));
-    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+        (BroadcastReceiver)
+            Class.forName("dev.cetp.CetpBootReceiver").getDeclaredConstructor().newInstance();
+    receiver.onReceive(cetp.context(), new Intent(Intent.ACTION_BOOT_COMPLETED));
+    assertTrue(agent.listTools().isSuccess());
   }
 
   // ----------------------------------------------------------------------------------------
@@ -182,7 +191,7 @@ public class FixtureProviderE2ETest {
   @Test
   public void listToolsDescribesEveryToolFieldByField() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_LIST_TOOLS, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(setOf("status", "data"), r.keys());
       assertEquals(List.of("tools"), keys(r.jsonObject()));
@@ -205,27 +214,32 @@ public class FixtureProviderE2ETest {
       assertEquals(
           "Returns the text it was given, with its length in code points and UTF-16 units.",
           echo.getString("description"));
-      JSONObject text = echo.getJSONObject("parameters").getJSONObject("properties").getJSONObject("text");
+      JSONObject text =
+          echo.getJSONObject("parameters").getJSONObject("properties").getJSONObject("text");
       assertEquals("string", text.getString("type"));
       assertEquals("Any text.", text.getString("description"));
-      assertEquals(List.of("text"), strings(echo.getJSONObject("parameters").getJSONArray("required")));
+      assertEquals(
+          List.of("text"), strings(echo.getJSONObject("parameters").getJSONArray("required")));
 
       JSONObject forecast = tools.getJSONObject(5).getJSONObject("parameters");
       JSONObject props = forecast.getJSONObject("properties");
       assertEquals(List.of("city", "days", "unit"), sorted(keys(props)));
       assertEquals(List.of("days", "unit"), sorted(strings(forecast.getJSONArray("required"))));
-      assertEquals(List.of("celsius", "fahrenheit"), sorted(strings(props.getJSONObject("unit").getJSONArray("enum"))));
+      assertEquals(
+          List.of("celsius", "fahrenheit"),
+          sorted(strings(props.getJSONObject("unit").getJSONArray("enum"))));
       assertEquals(1, props.getJSONObject("days").getInt("minimum"));
       assertEquals(7, props.getJSONObject("days").getInt("maximum"));
-      assertEquals(0, tools.getJSONObject(1).getJSONObject("parameters").getJSONObject("properties").length());
+      assertEquals(
+          0,
+          tools.getJSONObject(1).getJSONObject("parameters").getJSONObject("properties").length());
     }
   }
 
   @Test
   public void getProviderInfoCarriesNameDescriptionAndScopes() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply r =
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
+      ToolReply r = agent.request(form, CetpV2.METHOD_GET_PROVIDER_INFO, new Bundle());
       assertTrue(form + ": " + r, r.isSuccess());
       JSONObject info = r.jsonObject();
       assertEquals(List.of("description", "provider_name", "scopes"), sorted(keys(info)));
@@ -242,10 +256,9 @@ public class FixtureProviderE2ETest {
   public void executeToolRunsTheToolWithTypedArguments() throws Exception {
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          consumer.call(
+          agent.request(
               form,
-              AUTHORITY,
-              CetpTransport.METHOD_EXECUTE_TOOL,
+              CetpV2.METHOD_EXECUTE_TOOL,
               exec("forecast", "{\"unit\":\"fahrenheit\",\"days\":2,\"city\":\"Oslo\"}", "req-7"));
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(setOf("status", "data"), r.keys());
@@ -262,12 +275,10 @@ public class FixtureProviderE2ETest {
 
   @Test
   public void callerIdentityReachesTheToolThroughTheBridge() throws Exception {
-    Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
-    Callers.setCallingUid(AGENT_UID);
     for (CallForm form : CallForm.values()) {
       JSONObject who =
-          consumer
-              .call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("whoami", "{}", "r-1"))
+          agent
+              .request(form, CetpV2.METHOD_EXECUTE_TOOL, exec("whoami", "{}", "r-1"))
               .jsonObject();
       assertEquals(AGENT_UID, who.getInt("uid"));
       assertEquals("r-1", who.getString("request_id"));
@@ -275,33 +286,33 @@ public class FixtureProviderE2ETest {
       assertEquals(1, packages.length());
       assertEquals("com.example.agent", packages.getJSONObject(0).getString("name"));
       assertEquals(
-          List.of(Callers.sha256Hex(AGENT_CERT)),
+          List.of(agent.certificateSha256()),
           strings(packages.getJSONObject(0).getJSONArray("certificates")));
     }
 
     // A shared UID: both packages, each with its own certificate.
     byte[] helperCert = "helper-cert".getBytes(StandardCharsets.UTF_8);
-    Callers.install(pm, AGENT_UID, "com.example.agent.helper", helperCert);
-    JSONObject who = consumer.executeTool(AUTHORITY, "whoami", null, null).jsonObject();
+    Agent helper = cetp.agent("com.example.agent.helper", null, AGENT_UID, helperCert);
+    JSONObject who = agent.call("whoami", null).jsonObject();
     JSONArray packages = who.getJSONArray("packages");
     assertEquals(2, packages.length());
     assertEquals("com.example.agent.helper", packages.getJSONObject(1).getString("name"));
     assertEquals(
-        List.of(Callers.sha256Hex(helperCert)),
+        List.of(helper.certificateSha256()),
         strings(packages.getJSONObject(1).getJSONArray("certificates")));
     assertTrue(who.isNull("request_id"));
 
     // A UID without packages: the UID alone.
     Callers.setCallingUid(10_999);
-    who = consumer.executeTool(AUTHORITY, "whoami", "{}", null).jsonObject();
+    who = new CetpTransport().executeTool(AUTHORITY, "whoami", "{}", null).jsonObject();
     assertEquals(10_999, who.getInt("uid"));
     assertEquals(0, who.getJSONArray("packages").length());
   }
 
   @Test
   public void initReceivedTheFilesDirPackageNameAndVersion() throws Exception {
-    Context context = RuntimeEnvironment.getApplication();
-    JSONObject info = consumer.executeTool(AUTHORITY, "app_info", "{}", null).jsonObject();
+    Context context = cetp.context();
+    JSONObject info = agent.call("app_info", "{}").jsonObject();
     // The installed app's package (from the ProviderInfo), not Robolectric's test application
     // (org.robolectric.default): it names the approval action <package>.CETP_AUTHORIZE.
     assertEquals(PACKAGE, info.getString("package_name"));
@@ -320,10 +331,9 @@ public class FixtureProviderE2ETest {
   @Test
   public void unknownToolAndUnknownMethodAreToolNotFound() {
     for (CallForm form : CallForm.values()) {
-      ToolReply tool =
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("nope", "{}", null));
+      ToolReply tool = agent.request(form, CetpV2.METHOD_EXECUTE_TOOL, exec("nope", "{}", null));
       assertError(tool, "TOOL_NOT_FOUND", "nope");
-      ToolReply method = consumer.call(form, AUTHORITY, "frobnicate", new Bundle());
+      ToolReply method = agent.request(form, "frobnicate", new Bundle());
       assertError(method, "TOOL_NOT_FOUND", "frobnicate");
     }
   }
@@ -331,33 +341,46 @@ public class FixtureProviderE2ETest {
   @Test
   public void malformedCallsAreInvalidArgs() {
     Bundle noToolName = new Bundle();
-    noToolName.putString(CetpTransport.EXTRA_ARGS, "{}");
-    assertError(consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, noToolName), "INVALID_ARGS", "tool_name");
-    assertError(consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, new Bundle()), "INVALID_ARGS", "tool_name");
+    noToolName.putString(CetpV2.EXTRA_ARGS, "{}");
+    assertError(
+        agent.request(CallForm.URI, CetpV2.METHOD_EXECUTE_TOOL, noToolName),
+        "INVALID_ARGS",
+        "tool_name");
+    assertError(
+        agent.request(CallForm.URI, CetpV2.METHOD_EXECUTE_TOOL, new Bundle()),
+        "INVALID_ARGS",
+        "tool_name");
 
-    assertError(consumer.executeTool(AUTHORITY, "echo", "{not json", null), "INVALID_ARGS", null);
-    assertError(consumer.executeTool(AUTHORITY, "echo", "[1,2]", null), "INVALID_ARGS", null);
-    assertError(consumer.executeTool(AUTHORITY, "echo", "\"text\"", null), "INVALID_ARGS", null);
+    assertError(agent.call("echo", "{not json"), "INVALID_ARGS", null);
+    assertError(agent.call("echo", "[1,2]"), "INVALID_ARGS", null);
+    assertError(agent.call("echo", "\"text\""), "INVALID_ARGS", null);
     // Required argument missing: the args extra absent, or an empty object.
-    assertError(consumer.executeTool(AUTHORITY, "echo", null, null), "INVALID_ARGS", "text");
-    assertError(consumer.executeTool(AUTHORITY, "echo", "{}", null), "INVALID_ARGS", "text");
+    assertError(agent.call("echo", null), "INVALID_ARGS", "text");
+    assertError(agent.call("echo", "{}"), "INVALID_ARGS", "text");
     // Schema violations: wrong type, unknown property, enum, integer range, string length.
-    assertError(consumer.executeTool(AUTHORITY, "echo", "{\"text\":7}", null), "INVALID_ARGS", null);
-    assertError(consumer.executeTool(AUTHORITY, "echo", "{\"text\":\"a\",\"extra\":1}", null), "INVALID_ARGS", "extra");
-    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"kelvin\",\"days\":1}", null), "INVALID_ARGS", "unit");
-    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"celsius\",\"days\":8}", null), "INVALID_ARGS", "days");
-    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"celsius\",\"days\":0}", null), "INVALID_ARGS", "days");
-    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"celsius\",\"days\":1.5}", null), "INVALID_ARGS", "days");
-    assertError(consumer.executeTool(AUTHORITY, "forecast", "{\"unit\":\"celsius\",\"days\":1,\"city\":\"\"}", null), "INVALID_ARGS", "city");
-    assertError(consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":4096}", null), "INVALID_ARGS", "kib");
+    assertError(agent.call("echo", "{\"text\":7}"), "INVALID_ARGS", null);
+    assertError(agent.call("echo", "{\"text\":\"a\",\"extra\":1}"), "INVALID_ARGS", "extra");
+    assertError(
+        agent.call("forecast", "{\"unit\":\"kelvin\",\"days\":1}"), "INVALID_ARGS", "unit");
+    assertError(
+        agent.call("forecast", "{\"unit\":\"celsius\",\"days\":8}"), "INVALID_ARGS", "days");
+    assertError(
+        agent.call("forecast", "{\"unit\":\"celsius\",\"days\":0}"), "INVALID_ARGS", "days");
+    assertError(
+        agent.call("forecast", "{\"unit\":\"celsius\",\"days\":1.5}"), "INVALID_ARGS", "days");
+    assertError(
+        agent.call("forecast", "{\"unit\":\"celsius\",\"days\":1,\"city\":\"\"}"),
+        "INVALID_ARGS",
+        "city");
+    assertError(agent.call("oversized", "{\"kib\":4096}"), "INVALID_ARGS", "kib");
   }
 
   @Test
   public void aPanickingToolIsInternalErrorAndTheProviderSurvives() throws Exception {
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          consumer.call(
-              form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("boom", "{\"message\":\"kaboom\"}", "req-9"));
+          agent.request(
+              form, CetpV2.METHOD_EXECUTE_TOOL, exec("boom", "{\"message\":\"kaboom\"}", "req-9"));
       assertError(r, "INTERNAL_ERROR", "boom");
       assertTrue(r.errorMessage(), r.errorMessage().contains("req-9"));
       assertFalse("panic text leaks to the consumer: " + r, r.errorMessage().contains("kaboom"));
@@ -367,10 +390,10 @@ public class FixtureProviderE2ETest {
 
   @Test
   public void anOversizedResultIsInternalErrorAndALargeOneArrives() throws Exception {
-    ToolReply big = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":300}", null);
+    ToolReply big = agent.call("oversized", "{\"kib\":300}");
     assertError(big, "INTERNAL_ERROR", "256 KiB");
     // The limit counts wire bytes (UTF-16): 120 KiB of ASCII is 240 KiB on the wire.
-    ToolReply fits = consumer.executeTool(AUTHORITY, "oversized", "{\"kib\":120}", null);
+    ToolReply fits = agent.call("oversized", "{\"kib\":120}");
     assertTrue(fits.toString(), fits.isSuccess());
     assertEquals(120 * 1024 + 2, fits.data().length());
   }
@@ -385,7 +408,7 @@ public class FixtureProviderE2ETest {
             "INVALID_ARGS",
             "RATE_LIMITED",
             "INTERNAL_ERROR")) {
-      ToolReply r = consumer.executeTool(AUTHORITY, "fail", "{\"code\":\"" + code + "\"}", null);
+      ToolReply r = agent.call("fail", "{\"code\":\"" + code + "\"}");
       assertError(r, code, "fixture failure");
       if (code.equals("AUTH_REQUIRED")) {
         assertEquals(
@@ -405,20 +428,22 @@ public class FixtureProviderE2ETest {
   @Test
   public void nullExtrasAreAnsweredForEveryMethod() throws Exception {
     for (CallForm form : CallForm.values()) {
-      ToolReply list = consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, null);
+      ToolReply list = agent.request(form, CetpV2.METHOD_LIST_TOOLS, null);
       assertTrue(list.toString(), list.isSuccess());
       assertEquals(TOOLS.size(), list.tools().length());
-      assertTrue(consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, null).isSuccess());
-      assertError(consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, null), "INVALID_ARGS", "tool_name");
-      assertError(consumer.call(form, AUTHORITY, "unknown_method", null), "TOOL_NOT_FOUND", null);
+      assertTrue(agent.request(form, CetpV2.METHOD_GET_PROVIDER_INFO, null).isSuccess());
+      assertError(
+          agent.request(form, CetpV2.METHOD_EXECUTE_TOOL, null), "INVALID_ARGS", "tool_name");
+      assertError(agent.request(form, "unknown_method", null), "TOOL_NOT_FOUND", null);
     }
   }
 
   @Test
   public void toolsWithoutRequiredArgumentsRunWithoutTheArgsExtra() throws Exception {
     Bundle onlyName = new Bundle();
-    onlyName.putString(CetpTransport.EXTRA_TOOL_NAME, "whoami");
-    ToolReply r = consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, onlyName);
+    onlyName.putString(CetpV2.EXTRA_TOOL_NAME, "whoami");
+    // From the app's own UID, which no agent holds.
+    ToolReply r = new CetpTransport().call(AUTHORITY, CetpV2.METHOD_EXECUTE_TOOL, onlyName);
     assertTrue(r.toString(), r.isSuccess());
     assertEquals(Process.myUid(), r.jsonObject().getInt("uid"));
   }
@@ -426,14 +451,21 @@ public class FixtureProviderE2ETest {
   @Test
   public void nonStringExtrasAndUnknownKeysAreIgnored() throws Exception {
     Bundle extras = new Bundle();
-    extras.putInt(CetpTransport.EXTRA_TOOL_NAME, 5); // not a String: treated as absent
+    extras.putInt(CetpV2.EXTRA_TOOL_NAME, 5); // not a String: treated as absent
     extras.putString("unknown_key", "ignored");
-    assertError(consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, extras), "INVALID_ARGS", "tool_name");
+    assertError(
+        agent.request(CallForm.URI, CetpV2.METHOD_EXECUTE_TOOL, extras),
+        "INVALID_ARGS",
+        "tool_name");
 
     Bundle ok = exec("echo", "{\"text\":\"x\"}", null);
     ok.putString("unknown_key", "ignored");
     ok.putInt("another", 3);
-    assertEquals("x", consumer.call(AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, ok).jsonObject().getString("text"));
+    assertEquals(
+        "x",
+        agent.request(CallForm.URI, CetpV2.METHOD_EXECUTE_TOOL, ok)
+            .jsonObject()
+            .getString("text"));
   }
 
   // ----------------------------------------------------------------------------------------
@@ -443,11 +475,10 @@ public class FixtureProviderE2ETest {
   public void astralPlaneAndOtherUnicodeRoundTrips() throws Exception {
     for (CallForm form : CallForm.values()) {
       JSONObject data =
-          consumer
-              .call(
+          agent
+              .request(
                   form,
-                  AUTHORITY,
-                  CetpTransport.METHOD_EXECUTE_TOOL,
+                  CetpV2.METHOD_EXECUTE_TOOL,
                   exec("echo", new JSONObject().put("text", UNICODE).toString(), null))
               .jsonObject();
       assertEquals(UNICODE, data.getString("text"));
@@ -460,8 +491,7 @@ public class FixtureProviderE2ETest {
     // Unicode in a request id, echoed by whoami, never goes through JSON on the way in.
     String requestId = "req-🎉-漢";
     assertEquals(
-        requestId,
-        consumer.executeTool(AUTHORITY, "whoami", "{}", requestId).jsonObject().getString("request_id"));
+        requestId, agent.call("whoami", "{}", requestId).jsonObject().getString("request_id"));
   }
 
   @Test
@@ -475,12 +505,13 @@ public class FixtureProviderE2ETest {
     // The same in a request id and a tool name.
     assertEquals(
         "r\uFFFD🎉",
-        consumer.executeTool(AUTHORITY, "whoami", "{}", "r\uD83D🎉").jsonObject().getString("request_id"));
-    assertError(consumer.executeTool(AUTHORITY, "echo\uDBFF", "{}", null), "TOOL_NOT_FOUND", "echo\uFFFD");
-    assertError(consumer.call(AUTHORITY, "list_tools\uD800", new Bundle()), "TOOL_NOT_FOUND", null);
+        agent.call("whoami", "{}", "r\uD83D🎉").jsonObject().getString("request_id"));
+    assertError(agent.call("echo\uDBFF", "{}"), "TOOL_NOT_FOUND", "echo\uFFFD");
+    assertError(
+        agent.request(CallForm.URI, "list_tools\uD800", new Bundle()), "TOOL_NOT_FOUND", null);
 
     // A JSON escape of a lone surrogate is invalid JSON for the provider: INVALID_ARGS.
-    assertError(consumer.executeTool(AUTHORITY, "echo", "{\"text\":\"\\ud800\"}", null), "INVALID_ARGS", null);
+    assertError(agent.call("echo", "{\"text\":\"\\ud800\"}"), "INVALID_ARGS", null);
   }
 
   // ----------------------------------------------------------------------------------------
@@ -488,8 +519,7 @@ public class FixtureProviderE2ETest {
 
   @Test
   public void sixteenConcurrentCallersEachGetTheirOwnAnswer() throws Exception {
-    Callers.install(pm, AGENT_UID, "com.example.agent", AGENT_CERT);
-    Callers.setCallingUid(AGENT_UID); // one static for all threads (see Callers)
+    // Every thread calls as the same agent (Robolectric keeps one calling UID for all threads).
     int threads = 16;
     int callsPerThread = 40;
     CyclicBarrier start = new CyclicBarrier(threads);
@@ -510,10 +540,9 @@ public class FixtureProviderE2ETest {
                   {
                     String text = "payload " + thread + "/" + i + " 𝄞";
                     ToolReply r =
-                        consumer.call(
+                        agent.request(
                             form,
-                            AUTHORITY,
-                            CetpTransport.METHOD_EXECUTE_TOOL,
+                            CetpV2.METHOD_EXECUTE_TOOL,
                             exec("echo", new JSONObject().put("text", text).toString(), requestId));
                     assertTrue(r.toString(), r.isSuccess());
                     assertEquals(text, r.jsonObject().getString("text"));
@@ -522,8 +551,8 @@ public class FixtureProviderE2ETest {
                 case 2:
                   {
                     ToolReply r =
-                        consumer.call(
-                            form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("whoami", "{}", requestId));
+                        agent.request(
+                            form, CetpV2.METHOD_EXECUTE_TOOL, exec("whoami", "{}", requestId));
                     assertEquals(requestId, r.jsonObject().getString("request_id"));
                     assertEquals(AGENT_UID, r.jsonObject().getInt("uid"));
                     break;
@@ -531,10 +560,9 @@ public class FixtureProviderE2ETest {
                 default:
                   {
                     ToolReply r =
-                        consumer.call(
+                        agent.request(
                             form,
-                            AUTHORITY,
-                            CetpTransport.METHOD_EXECUTE_TOOL,
+                            CetpV2.METHOD_EXECUTE_TOOL,
                             exec("boom", "{\"message\":\"" + requestId + "\"}", requestId));
                     assertEquals("INTERNAL_ERROR", r.errorCode());
                     assertTrue(r.errorMessage(), r.errorMessage().contains(requestId));
@@ -557,9 +585,18 @@ public class FixtureProviderE2ETest {
   // ----------------------------------------------------------------------------------------
 
   private JSONObject echo(String text) throws Exception {
-    ToolReply r = consumer.executeTool(AUTHORITY, "echo", new JSONObject().put("text", text).toString(), null);
+    ToolReply r = agent.call("echo", new JSONObject().put("text", text).toString());
     assertTrue(r.toString(), r.isSuccess());
     return r.jsonObject();
+  }
+
+  /** The provider serving {@code authority} (the one the rule started), as calls reach it. */
+  static ContentProvider startedProvider(CetpTestRule cetp, String authority) {
+    try (ContentProviderClient client =
+        cetp.context().getContentResolver().acquireContentProviderClient(authority)) {
+      assertNotNull("no provider for " + authority, client);
+      return client.getLocalContentProvider();
+    }
   }
 
   /** An error reply: the code, a message (containing {@code mentions} when given), no data. */
@@ -571,18 +608,19 @@ public class FixtureProviderE2ETest {
     assertFalse(r.toString(), r.errorMessage().isEmpty());
     assertTrue(r.toString(), r.data() == null);
     if (mentions != null) {
-      assertTrue(r.errorMessage() + " should mention " + mentions, r.errorMessage().contains(mentions));
+      assertTrue(
+          r.errorMessage() + " should mention " + mentions, r.errorMessage().contains(mentions));
     }
   }
 
   static Bundle exec(String tool, String args, String requestId) {
     Bundle b = new Bundle();
-    b.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
+    b.putString(CetpV2.EXTRA_TOOL_NAME, tool);
     if (args != null) {
-      b.putString(CetpTransport.EXTRA_ARGS, args);
+      b.putString(CetpV2.EXTRA_ARGS, args);
     }
     if (requestId != null) {
-      b.putString(CetpTransport.EXTRA_REQUEST_ID, requestId);
+      b.putString(CetpV2.EXTRA_REQUEST_ID, requestId);
     }
     return b;
   }

@@ -4,8 +4,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.e2e.category.FixtureProviderBundle;
+// Internal: the bundle's library and directory, handed to a child JVM run with -Xcheck:jni.
+import dev.cetp.testkit.internal.HostBundle;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,10 +15,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.rules.TemporaryFolder;
-import org.junit.Rule;
 
 /**
  * Runs {@link JniCheckMain} in a child JVM with {@code -Xcheck:jni} and fails if the JVM's JNI

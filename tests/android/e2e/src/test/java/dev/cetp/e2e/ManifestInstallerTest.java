@@ -16,6 +16,7 @@ import android.content.pm.ProviderInfo;
 import android.content.pm.ResolveInfo;
 import android.content.pm.ServiceInfo;
 import android.os.Bundle;
+// Internal: the installer's own tests, and the kit's discovery of what it installed.
 import dev.cetp.testkit.internal.CetpTransport;
 import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.ManifestInstaller;

@@ -6,11 +6,15 @@ import static dev.cetp.e2e.FixtureProviderE2ETest.exec;
 
 import android.content.pm.ProviderInfo;
 import android.os.Bundle;
-import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.e2e.category.FixtureProviderBundle;
+import dev.cetp.testkit.Agent;
 import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.CetpV2;
+// Internal: the provider started again from an altered manifest entry, which no app's test does.
 import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.ManifestInstaller;
-import dev.cetp.e2e.category.FixtureProviderBundle;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -22,35 +26,39 @@ import org.robolectric.RobolectricTestRunner;
  *
  * <p>Order-independent within the fork: each test is a new app, which starts the runtime afresh,
  * and a library name that differs from the loaded one is always tried (and fails) by {@code
- * CetpRuntime}.
+ * CetpRuntime}. The provider the rule started is created again with the altered meta-data before
+ * any call: the last one created names the library the first call loads.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(FixtureProviderBundle.class)
 public class MissingLibraryTest {
   private static final String LIBRARY_KEY = "dev.cetp.library";
 
-  private CetpTransport startWithLibrary(String library) {
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  /** Starts the provider with {@code library} as its library; returns an agent to call it. */
+  private Agent startWithLibrary(String library) {
     ManifestInstaller.Installed app = HostBundle.current().install();
     ProviderInfo info = app.providerInfo(AUTHORITY);
     info.metaData.putString(LIBRARY_KEY, library);
     app.startProvider(info);
-    return new CetpTransport();
+    return cetp.agent("com.example.agent");
   }
 
   @Test
   public void aMissingNativeLibraryAnswersInternalError() {
-    CetpTransport consumer = startWithLibrary("cetp_no_such_library");
+    Agent agent = startWithLibrary("cetp_no_such_library");
     for (CallForm form : CallForm.values()) {
       assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_LIST_TOOLS, new Bundle()),
+          agent.request(form, CetpV2.METHOD_LIST_TOOLS, new Bundle()),
           "INTERNAL_ERROR",
           "libcetp_no_such_library.so could not be loaded");
       assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, exec("echo", "{}", null)),
+          agent.request(form, CetpV2.METHOD_EXECUTE_TOOL, exec("echo", "{}", null)),
           "INTERNAL_ERROR",
           "bug in the provider app");
       assertError(
-          consumer.call(form, AUTHORITY, CetpTransport.METHOD_GET_PROVIDER_INFO, null),
+          agent.request(form, CetpV2.METHOD_GET_PROVIDER_INFO, null),
           "INTERNAL_ERROR",
           "cetp_no_such_library");
     }
@@ -59,7 +67,7 @@ public class MissingLibraryTest {
   /** An empty entry (the placeholder set to nothing): the provider's own entry is what counts. */
   @Test
   public void anEmptyLibraryMetaDataEntryAnswersInternalError() {
-    CetpTransport consumer = startWithLibrary("");
-    assertError(consumer.listTools(AUTHORITY), "INTERNAL_ERROR", LIBRARY_KEY);
+    Agent agent = startWithLibrary("");
+    assertError(agent.listTools(), "INTERNAL_ERROR", LIBRARY_KEY);
   }
 }

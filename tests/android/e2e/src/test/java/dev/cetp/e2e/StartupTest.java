@@ -6,13 +6,14 @@ import static org.junit.Assert.assertTrue;
 import android.app.Service;
 import android.content.ComponentName;
 import android.os.StrictMode;
-import dev.cetp.testkit.internal.RuntimeProbe;
+import dev.cetp.e2e.category.FixtureProviderBundle;
+import dev.cetp.testkit.ToolReply;
+// Internal: the test creates the provider and the Service itself, to count what that costs.
 import dev.cetp.testkit.internal.ApexAgent;
 import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.ToolReply;
 import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.ManifestInstaller;
-import dev.cetp.e2e.category.FixtureProviderBundle;
+import dev.cetp.testkit.internal.RuntimeProbe;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -8,18 +8,20 @@ import static org.junit.Assert.assertTrue;
 import android.net.Uri;
 import android.os.Bundle;
 import android.os.Parcel;
-import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.e2e.category.FixtureProviderBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.CetpTestRule;
+// Internal: extras no Parcel round trip can carry, sent around the kit's transport from the agent.
+import dev.cetp.testkit.internal.Callers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
-import org.robolectric.RuntimeEnvironment;
 import org.robolectric.shadows.ShadowLog;
 
 /**
@@ -43,15 +45,15 @@ public class UnreadableExtrasLogTest {
   private static final int VAL_CHARSEQUENCE = 10;
   private static final int EASY_EDIT_SPAN = 22;
 
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
   @Before
   public void setUp() {
-    HostBundle.current().install().startProviders();
-    Callers.install(
-        RuntimeEnvironment.getApplication().getPackageManager(),
-        CALLER,
-        "com.example.agent",
-        "agent key".getBytes(StandardCharsets.UTF_8));
-    Callers.setCallingUid(CALLER);
+    Agent agent =
+        cetp.agent("com.example.agent", null, CALLER, "agent key".getBytes(StandardCharsets.UTF_8));
+    // The extras cannot go through the agent's calls, which parcel them first (and fail to read
+    // them back): the test calls the resolver itself, from the agent's UID.
+    Callers.setCallingUid(agent.uid());
   }
 
   /**
@@ -97,7 +99,7 @@ public class UnreadableExtrasLogTest {
     Uri provider = Uri.parse("content://" + FixtureProviderE2ETest.AUTHORITY);
     for (int i = 0; i < 5; i++) {
       Bundle reply =
-          RuntimeEnvironment.getApplication()
+          cetp.context()
               .getContentResolver()
               .call(provider, "execute_tool", null, unreadableExtras());
       assertEquals(String.valueOf(reply), "INVALID_ARGS", reply.getString("error_code"));
