@@ -52,10 +52,10 @@ import org.robolectric.annotation.GraphicsMode;
 @GraphicsMode(GraphicsMode.Mode.NATIVE)
 @Config(qualifiers = "w411dp-h891dp-port-xhdpi")
 public class ConsentDialogFitTest {
-  static final String AUTHORITY = ApprovalScreensTest.AUTHORITY;
-  static final String AUTHORIZE = ApprovalScreensTest.AUTHORIZE;
-  static final int AGENT_UID = ApprovalScreensTest.AGENT_UID;
-  static final String AGENT = ApprovalScreensTest.AGENT;
+  static final String AUTHORITY = ConsentScreensTest.AUTHORITY;
+  static final String AUTHORIZE = ConsentScreensTest.AUTHORIZE;
+  static final int AGENT_UID = ConsentScreensTest.AGENT_UID;
+  static final String AGENT = ConsentScreensTest.AGENT;
   static final String PHONE = "w411dp-h891dp-port-xhdpi";
 
   /** The template's languages: res/values (English) and every res/values-xx. */
@@ -75,12 +75,12 @@ public class ConsentDialogFitTest {
     RuntimeEnvironment.getApplication().getApplicationInfo().flags |= ApplicationInfo.FLAG_SUPPORTS_RTL;
     PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
     File clock =
-        new File(RuntimeEnvironment.getApplication().getFilesDir(), ApprovalScreensTest.CLOCK_FILE);
+        new File(RuntimeEnvironment.getApplication().getFilesDir(), ConsentScreensTest.CLOCK_FILE);
     Files.write(
         clock.toPath(),
-        Long.toString(ApprovalScreensTest.START_MS).getBytes(StandardCharsets.US_ASCII));
+        Long.toString(ConsentScreensTest.START_MS).getBytes(StandardCharsets.US_ASCII));
     Callers.installLabelled(
-        pm, AGENT_UID, AGENT, "ClawSeed", ApprovalScreensTest.AGENT_CERT);
+        pm, AGENT_UID, AGENT, "ClawSeed", ConsentScreensTest.AGENT_CERT);
   }
 
   @After

@@ -29,7 +29,7 @@ import org.robolectric.annotation.GraphicsMode;
 /**
  * The consent dialog of a provider without scopes that declared full access only (the
  * minimal sample, {@code ProviderBuilder::full_access_only}): no full / limited choice. Screenshot
- * and accessibility checks as in {@link ApprovalScreensTest}. Runs in {@code bundle-minimal}.
+ * and accessibility checks as in {@link ConsentScreensTest}. Runs in {@code bundle-minimal}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(MinimalBundle.class)

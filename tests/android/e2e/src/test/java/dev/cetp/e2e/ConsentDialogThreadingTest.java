@@ -31,16 +31,16 @@ import org.robolectric.RobolectricTestRunner;
 import org.robolectric.RuntimeEnvironment;
 
 /**
- * Nothing slow on the main thread: the approval screens read the provider's state and save
- * decisions on {@code CetpAdmin}'s background thread, so the main thread never enters the native
- * admin bridge (watched through its seam, {@link AdminBridgeSpy}: on the JVM, file and native I/O
- * do not pass Android's BlockGuard, so StrictMode alone could not fail here). While a decision is
- * being saved the decision controls are disabled, and the dialog copes with being recreated
- * (rotation) or closed meanwhile. Runs in {@code bundle-auth-provider}.
+ * Nothing slow on the main thread: the consent dialog and Apps with access read the provider's
+ * state and save decisions on {@code CetpAdmin}'s background thread, so the main thread never
+ * enters the native admin bridge (watched through its seam, {@link AdminBridgeSpy}: on the JVM,
+ * file and native I/O do not pass Android's BlockGuard, so StrictMode alone could not fail here).
+ * While a decision is being saved the decision controls are disabled, and the dialog copes with
+ * being recreated (rotation) or closed meanwhile. Runs in {@code bundle-auth-provider}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(AuthProviderBundle.class)
-public class ApprovalScreenThreadingTest {
+public class ConsentDialogThreadingTest {
   static final String PACKAGE = "dev.cetp.authfixture";
   static final String AUTHORITY = "dev.cetp.authfixture.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";

@@ -57,7 +57,7 @@ import org.robolectric.annotation.GraphicsMode;
 @Category(AuthProviderBundle.class)
 @GraphicsMode(GraphicsMode.Mode.NATIVE)
 @Config(qualifiers = "w411dp-h891dp-port-xhdpi")
-public class ApprovalScreensTest {
+public class ConsentScreensTest {
   static final String PACKAGE = "dev.cetp.authfixture";
   static final String AUTHORITY = "dev.cetp.authfixture.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";

@@ -51,7 +51,7 @@ import org.robolectric.shadows.ShadowSystemClock;
 import org.robolectric.shadows.ShadowToast;
 
 /**
- * The approval dialog under attack, on {@code tests/auth-provider}: touches through another app's
+ * The consent dialog under attack, on {@code tests/auth-provider}: touches through another app's
  * window (wholly or partly covering the dialog), a tap the moment the dialog appears, hostile app
  * labels, a look-alike app that keeps asking so its request is on top or that asked first, crafted
  * extras on the exported entry, other apps starting the app's own entries, and the approval
@@ -59,7 +59,7 @@ import org.robolectric.shadows.ShadowToast;
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(AuthProviderBundle.class)
-public class ApprovalScreenAttackTest {
+public class ConsentDialogAttackTest {
   static final String PACKAGE = "dev.cetp.authfixture";
   static final String AUTHORITY = "dev.cetp.authfixture.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
