@@ -21,6 +21,8 @@ import android.widget.LinearLayout;
 import android.widget.RadioButton;
 import android.widget.RadioGroup;
 import android.widget.TextView;
+import dev.cetp.testkit.AppsWithAccess;
+import dev.cetp.testkit.ConsentDialog;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -555,6 +557,31 @@ public final class ConsentScreens implements AutoCloseable {
         | InvocationTargetException
         | JSONException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The driver under a consent dialog the kit's API opened ({@code agent.openConsentDialog}, a v2
+   * {@code openResolution}), for the SDK's own tests of the dialog's views: keys, touches with
+   * flags, recreation, the looper's clock. The dialog stays the kit's to close.
+   */
+  public static ConsentScreens of(ConsentDialog dialog) {
+    return under(dialog);
+  }
+
+  /** The driver under Apps with access as the kit's API opened it ({@link #of(ConsentDialog)}). */
+  public static ConsentScreens of(AppsWithAccess apps) {
+    return under(apps);
+  }
+
+  /** Their package-private {@code screen()}: no public signature of the kit names this class. */
+  private static ConsentScreens under(Object opened) {
+    try {
+      Method screen = opened.getClass().getDeclaredMethod("screen");
+      screen.setAccessible(true);
+      return (ConsentScreens) screen.invoke(opened);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot reach the driver of " + opened, e);
     }
   }
 }

@@ -5,20 +5,23 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import android.app.Activity;
 import android.content.Intent;
 import android.content.pm.ApplicationInfo;
-import android.content.pm.PackageManager;
 import android.graphics.Bitmap;
 import android.widget.TextView;
+import dev.cetp.e2e.category.AuthProviderBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.AppsWithAccess;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.ToolReply;
+// Internal: pixels, accessibility, English strings, views by key, the request list, admin state.
 import dev.cetp.testkit.internal.Accessibility;
 import dev.cetp.testkit.internal.ConsentScreens;
-import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.Screenshots;
 import dev.cetp.testkit.internal.TemplateStrings;
-import dev.cetp.e2e.category.AuthProviderBundle;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +37,7 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -59,9 +63,7 @@ import org.robolectric.annotation.GraphicsMode;
 @Config(qualifiers = "w411dp-h891dp-port-xhdpi")
 public class ConsentScreensTest {
   static final String PACKAGE = "dev.cetp.authfixture";
-  static final String AUTHORITY = "dev.cetp.authfixture.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
-  static final String MANAGE = PACKAGE + ".CETP_MANAGE_GRANTS";
   static final long START_MS = 1_767_225_600_000L;
   static final long MINUTE_MS = 60_000L;
   static final long HOUR_MS = 60 * MINUTE_MS;
@@ -73,8 +75,11 @@ public class ConsentScreensTest {
   static final int OTHER_UID = 10_124;
   static final String OTHER = "com.example.weatherwidget";
 
-  private PackageManager pm;
-  private CetpTransport consumer;
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  private Agent agent;
+  private Agent other;
+  /** What the kit's API does not open (the request list): closed after each test. */
   private final List<ConsentScreens> screens = new ArrayList<>();
   private TimeZone zone;
   private Locale locale;
@@ -85,14 +90,12 @@ public class ConsentScreensTest {
     locale = Locale.getDefault();
     TimeZone.setDefault(TimeZone.getTimeZone("UTC"));
     Locale.setDefault(Locale.US);
-    HostBundle.current().install().startProviders();
     // As an app with android:supportsRtl="true" (the template's README asks for it).
-    RuntimeEnvironment.getApplication().getApplicationInfo().flags |= ApplicationInfo.FLAG_SUPPORTS_RTL;
-    pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpTransport();
+    cetp.context().getApplicationInfo().flags |= ApplicationInfo.FLAG_SUPPORTS_RTL;
     setClock(START_MS);
-    Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", AGENT_CERT);
-    Callers.installLabelled(pm, OTHER_UID, OTHER, "Weather Widget", "widget".getBytes(StandardCharsets.UTF_8));
+    agent = cetp.agent(AGENT, "ClawSeed", AGENT_UID, AGENT_CERT);
+    other =
+        cetp.agent(OTHER, "Weather Widget", OTHER_UID, "widget".getBytes(StandardCharsets.UTF_8));
   }
 
   @After
@@ -109,23 +112,32 @@ public class ConsentScreensTest {
     Files.write(file.toPath(), Long.toString(ms).getBytes(StandardCharsets.US_ASCII));
   }
 
-  private ToolReply call(int uid, String tool) {
-    Callers.setCallingUid(uid);
-    return consumer.executeTool(AUTHORITY, tool, "{}", null);
+  /** {@code tool} called with no arguments. */
+  private static ToolReply call(Agent caller, String tool) {
+    return caller.call(tool, "{}");
+  }
+
+  /** {@code caller} asks for {@code tool}, is refused, and opens the dialog it is sent to. */
+  private static ConsentDialog asks(Agent caller, String tool) {
+    ToolReply refused = call(caller, tool);
+    assertEquals("AUTH_REQUIRED", refused.errorCode());
+    return caller.openConsentDialog(refused);
   }
 
   /** The agent asks for the diary and opens the dialog, as it would with startActivityForResult. */
-  private ConsentScreens agentAsks() {
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
-    ConsentScreens screen = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
-    screens.add(screen);
-    return screen;
+  private ConsentDialog agentAsks() {
+    return asks(agent, "count_entries");
+  }
+
+  /** The text of the view named {@code key} on {@code dialog}. */
+  private static String text(ConsentDialog dialog, String key) {
+    return ((TextView) ConsentScreens.of(dialog).find(key)).getText().toString();
   }
 
   /** Renders the screen, checks accessibility, compares with golden {@code name}. */
-  private static void check(ConsentScreens screen, String name) throws IOException {
-    Bitmap shot = Screenshots.render(screen.activity());
-    List<String> problems = Accessibility.problemsScrolledThrough(screen.activity(), shot);
+  private static void check(Activity screen, String name) throws IOException {
+    Bitmap shot = Screenshots.render(screen);
+    List<String> problems = Accessibility.problemsScrolledThrough(screen, shot);
     assertTrue(name + ":\n" + String.join("\n", problems), problems.isEmpty());
     if (name != null) {
       Screenshots.assertMatchesGolden(name, shot);
@@ -134,37 +146,38 @@ public class ConsentScreensTest {
 
   @Test
   public void consentDialogLight() throws IOException {
-    ConsentScreens screen = agentAsks();
+    ConsentDialog dialog = agentAsks();
     assertEquals(
-        screen.text(),
-        "Allow ClawSeed to read your diary entries from Diary?",
-        screen.texts().get(0));
+        dialog.text(), "Allow ClawSeed to read your diary entries from Diary?", dialog.question());
     // The window's title (what TalkBack announces, never the class name) is the question.
-    assertEquals(screen.texts().get(0), screen.activity().getTitle().toString());
-    check(screen, "consent-light");
+    assertEquals(dialog.question(), dialog.activity().getTitle().toString());
+    check(dialog.activity(), "consent-light");
   }
 
   @Test
   @Config(qualifiers = "+night")
   public void consentDialogNight() throws IOException {
-    check(agentAsks(), "consent-night");
+    check(agentAsks().activity(), "consent-night");
   }
 
   @Test
   @Config(qualifiers = "+ar-rEG")
   public void consentDialogInArabicRightToLeft() throws IOException {
-    ConsentScreens screen = agentAsks();
-    assertEquals(android.view.View.LAYOUT_DIRECTION_RTL, screen.content().getLayoutDirection());
-    assertEquals(screen.text(), "\u0627\u0644\u0633\u0645\u0627\u062d", ((TextView) screen.find("cetp:allow")).getText().toString());
-    check(screen, "consent-ar");
+    ConsentDialog dialog = agentAsks();
+    assertEquals(
+        android.view.View.LAYOUT_DIRECTION_RTL,
+        ConsentScreens.of(dialog).content().getLayoutDirection());
+    assertEquals(
+        dialog.text(), "\u0627\u0644\u0633\u0645\u0627\u062d", text(dialog, "cetp:allow"));
+    check(dialog.activity(), "consent-ar");
   }
 
   @Test
   @Config(qualifiers = "+ja")
   public void consentDialogInJapanese() throws IOException {
-    ConsentScreens screen = agentAsks();
-    assertEquals(screen.text(), "\u8a31\u53ef", ((TextView) screen.find("cetp:allow")).getText().toString());
-    check(screen, "consent-ja");
+    ConsentDialog dialog = agentAsks();
+    assertEquals(dialog.text(), "\u8a31\u53ef", text(dialog, "cetp:allow"));
+    check(dialog.activity(), "consent-ja");
   }
 
   /**
@@ -174,7 +187,8 @@ public class ConsentScreensTest {
    */
   @Test
   public void theChoicesAreBehindMoreOptions() throws IOException {
-    ConsentScreens screen = agentAsks();
+    ConsentDialog dialog = agentAsks();
+    ConsentScreens screen = ConsentScreens.of(dialog);
     assertEquals(
         screen.text(),
         Arrays.asList(
@@ -192,12 +206,12 @@ public class ConsentScreensTest {
     assertTrue(screen.text(), open.contains("For how long?"));
     assertTrue(screen.text(), open.contains("Fewer options"));
     assertFalse(screen.text(), open.contains("Full access \u00b7 1 day"));
-    check(screen, "consent-more-light");
+    check(dialog.activity(), "consent-more-light");
     screen.tap("cetp:access:limited").tap("cetp:duration:month").tap("cetp:more");
     assertTrue(screen.text(), screen.texts().contains("Limited access \u00b7 30 days"));
     assertFalse(screen.text(), screen.texts().contains("For how long?"));
-    screen.tap("cetp:allow");
-    assertEquals("\"limited\"", call(AGENT_UID, "entry_access").data());
+    dialog.allow();
+    assertEquals("\"limited\"", call(agent, "entry_access").data());
   }
 
   /**
@@ -206,25 +220,20 @@ public class ConsentScreensTest {
    */
   @Test
   public void aChangeNotSavedYetIsSaidOnTheDialogAndOnAppsWithAccess() throws Exception {
-    agentAsks().tap("cetp:allow");
+    agentAsks().allow();
     File store = storeFile();
     assertTrue(store.delete());
     assertTrue(new File(store, "in-the-way").mkdirs());
-    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
-    ConsentScreens other = ConsentScreens.launchFrom(OTHER, new Intent(AUTHORIZE));
-    screens.add(other);
-    assertNull(other.text(), other.find("cetp:unsaved_changes"));
-    other.tap("cetp:deny");
+    ConsentDialog denied = asks(other, "count_entries");
+    assertNull(denied.text(), ConsentScreens.of(denied).find("cetp:unsaved_changes"));
+    denied.deny();
     assertTrue(ConsentScreens.adminState().getBoolean("unsaved_changes"));
     String notice =
         "A recent change is in force but not saved yet; this app keeps trying. If the phone"
             + " restarts first, it may be undone.";
-    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
-    screens.add(grants);
+    AppsWithAccess grants = cetp.openAppsWithAccess();
     assertTrue(grants.text(), grants.texts().contains(notice));
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "photo_access").errorCode());
-    ConsentScreens more = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
-    screens.add(more);
+    ConsentDialog more = asks(agent, "photo_access");
     assertEquals(more.text(), notice, more.texts().get(0));
   }
 
@@ -254,7 +263,7 @@ public class ConsentScreensTest {
   public void requestsListLight() throws IOException {
     ConsentScreens screen = twoAppsWaiting();
     assertEquals(screen.text(), "2 apps want to read from Diary", screen.texts().get(0));
-    check(screen, "requests-light");
+    check(screen.activity(), "requests-light");
   }
 
   /**
@@ -262,9 +271,9 @@ public class ConsentScreensTest {
    * is opened by an app Android does not name.
    */
   private ConsentScreens twoAppsWaiting() throws IOException {
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
+    assertEquals("AUTH_REQUIRED", call(agent, "count_entries").errorCode());
     setClock(START_MS + 3 * MINUTE_MS);
-    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
+    assertEquals("AUTH_REQUIRED", call(other, "count_entries").errorCode());
     setClock(START_MS + 5 * MINUTE_MS);
     ConsentScreens screen = ConsentScreens.launchUnattributed(new Intent(AUTHORIZE));
     screens.add(screen);
@@ -309,13 +318,16 @@ public class ConsentScreensTest {
   /** The dialog of one app's request, left open until the request lapses, offers it no longer. */
   @Test
   public void aDialogLeftOpenUntilItsRequestLapsesOffersNothing() throws IOException {
-    ConsentScreens screen = agentAsks();
+    ConsentDialog dialog = agentAsks();
+    ConsentScreens screen = ConsentScreens.of(dialog);
     assertTrue(screen.find("cetp:allow").isEnabled());
     setClock(START_MS + 10 * MINUTE_MS);
     screen.stayOpen(Duration.ofMinutes(10));
     assertEquals(null, screen.find("cetp:allow"));
-    assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "count_entries").errorCode());
+    assertTrue(
+        dialog.text(),
+        dialog.texts().contains("No app is waiting for your approval right now."));
+    assertEquals("AUTH_REQUIRED", call(agent, "count_entries").errorCode());
   }
 
   private static List<String> whenLines(ConsentScreens screen) {
@@ -328,22 +340,17 @@ public class ConsentScreensTest {
 
   /** The agent asks for its diary entries, and the user allows them, limited, for 1 hour. */
   private void agentHasEntriesLimitedForAnHour() {
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "entry_access").errorCode());
-    ConsentScreens first = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
-    screens.add(first);
-    assertNull(first.text(), first.find("cetp:held"));
-    first.tap("cetp:access:limited").tap("cetp:duration:hour").tap("cetp:allow");
+    ConsentDialog first = asks(agent, "entry_access");
+    assertNull(first.text(), ConsentScreens.of(first).find("cetp:held"));
+    first.allow(ConsentDialog.Duration.ONE_HOUR, Approval.Access.LIMITED);
     assertTrue(first.isFinishing());
-    assertEquals("\"limited\"", call(AGENT_UID, "entry_access").data());
+    assertEquals("\"limited\"", call(agent, "entry_access").data());
   }
 
   /** Ten minutes later it asks for the diary's photos too, and opens the dialog. */
-  private ConsentScreens agentAsksForPhotosToo() throws IOException {
+  private ConsentDialog agentAsksForPhotosToo() throws IOException {
     setClock(START_MS + 10 * MINUTE_MS);
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "photo_access").errorCode());
-    ConsentScreens screen = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
-    screens.add(screen);
-    return screen;
+    return asks(agent, "photo_access");
   }
 
   /** 1:00 AM of the first day (UTC), as the screens write a time of day in US English. */
@@ -358,10 +365,10 @@ public class ConsentScreensTest {
   @Test
   public void aLaterApprovalLeavesWhatTheAppAlreadyHadAsItWas() throws Exception {
     agentHasEntriesLimitedForAnHour();
-    ConsentScreens screen = agentAsksForPhotosToo();
-    List<String> texts = screen.texts();
+    ConsentDialog dialog = agentAsksForPhotosToo();
+    List<String> texts = dialog.texts();
     assertEquals(
-        screen.text(),
+        dialog.text(),
         Arrays.asList(
             "Already allowed",
             "May read your diary entries",
@@ -370,10 +377,10 @@ public class ConsentScreensTest {
             "Allow ClawSeed to also read your diary photos from Diary?"),
         texts.subList(0, 5));
     // TalkBack announces the question.
-    assertEquals(texts.get(4), screen.activity().getTitle().toString());
+    assertEquals(texts.get(4), dialog.activity().getTitle().toString());
 
-    screen.tap("cetp:duration:forever").tap("cetp:access:full").tap("cetp:allow");
-    assertTrue(screen.isFinishing());
+    dialog.allow(ConsentDialog.Duration.UNTIL_REVOKED, Approval.Access.FULL);
+    assertTrue(dialog.isFinishing());
 
     // What the provider keeps: entries as first approved, photos as just approved.
     JSONArray grants = ConsentScreens.adminState().getJSONArray("grants");
@@ -389,12 +396,11 @@ public class ConsentScreensTest {
     assertEquals("full", photos.getString("access"));
     assertTrue(photos.toString(), photos.isNull("expires_at_ms"));
     // What the tools see.
-    assertEquals("\"limited\"", call(AGENT_UID, "entry_access").data());
-    assertEquals("\"full\"", call(AGENT_UID, "photo_access").data());
+    assertEquals("\"limited\"", call(agent, "entry_access").data());
+    assertEquals("\"full\"", call(agent, "photo_access").data());
 
     // Apps with access: one row per scope.
-    ConsentScreens list = ConsentScreens.launchExplicit(grantsIntent());
-    screens.add(list);
+    AppsWithAccess list = cetp.openAppsWithAccess();
     List<String> rows = list.texts();
     int at = rows.indexOf("May read your diary entries");
     assertTrue(list.text(), at >= 0);
@@ -409,8 +415,8 @@ public class ConsentScreensTest {
 
     // The hour is up: the entries lapse, the photos stay.
     setClock(START_MS + HOUR_MS);
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "entry_access").errorCode());
-    assertEquals("\"full\"", call(AGENT_UID, "photo_access").data());
+    assertEquals("AUTH_REQUIRED", call(agent, "entry_access").errorCode());
+    assertEquals("\"full\"", call(agent, "photo_access").data());
   }
 
   /**
@@ -420,23 +426,18 @@ public class ConsentScreensTest {
    */
   @Test
   public void whatAnAppMayUseWithoutScopesIsARowOfItsOwn() throws Exception {
-    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "ping").errorCode());
-    ConsentScreens first = ConsentScreens.launchFrom(OTHER, new Intent(AUTHORIZE));
-    screens.add(first);
-    assertEquals(first.text(), "Allow Weather Widget to use the tools of Diary?", first.texts().get(0));
-    first.tap("cetp:allow");
-    assertEquals("\"pong\"", call(OTHER_UID, "ping").data());
+    ConsentDialog first = asks(other, "ping");
+    assertEquals(first.text(), "Allow Weather Widget to use the tools of Diary?", first.question());
+    first.allow();
+    assertEquals("\"pong\"", call(other, "ping").data());
 
-    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
-    screens.add(grants);
+    AppsWithAccess grants = cetp.openAppsWithAccess();
     List<String> rows = grants.texts();
     int at = rows.indexOf("May use the tools (no specific data)");
     assertTrue(grants.text(), at >= 0);
     assertEquals(grants.text(), "Full access \u00b7 for 1 more day", rows.get(at + 1));
 
-    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
-    ConsentScreens more = ConsentScreens.launchFrom(OTHER, new Intent(AUTHORIZE));
-    screens.add(more);
+    ConsentDialog more = asks(other, "count_entries");
     assertEquals(
         more.text(),
         Arrays.asList(
@@ -451,17 +452,18 @@ public class ConsentScreensTest {
   @Test
   public void consentDialogOfAnAppThatAlreadyHasAScopeLight() throws IOException {
     agentHasEntriesLimitedForAnHour();
-    check(agentAsksForPhotosToo(), "consent-held-light");
+    check(agentAsksForPhotosToo().activity(), "consent-held-light");
   }
 
   @Test
   @Config(qualifiers = "+ar-rEG")
   public void consentDialogOfAnAppThatAlreadyHasAScopeInArabicRightToLeft() throws IOException {
     agentHasEntriesLimitedForAnHour();
-    ConsentScreens screen = agentAsksForPhotosToo();
+    ConsentDialog dialog = agentAsksForPhotosToo();
     assertEquals(
-        android.view.View.LAYOUT_DIRECTION_RTL, screen.find("cetp:held").getLayoutDirection());
-    check(screen, "consent-held-ar");
+        android.view.View.LAYOUT_DIRECTION_RTL,
+        ConsentScreens.of(dialog).find("cetp:held").getLayoutDirection());
+    check(dialog.activity(), "consent-held-ar");
   }
 
   @Test
@@ -469,7 +471,7 @@ public class ConsentScreensTest {
   public void consentDialogOfAnAppThatAlreadyHasAScopeAtTwiceTheFontSizeIsAccessible()
       throws IOException {
     agentHasEntriesLimitedForAnHour();
-    check(agentAsksForPhotosToo(), null);
+    check(agentAsksForPhotosToo().activity(), null);
   }
 
   /**
@@ -478,15 +480,11 @@ public class ConsentScreensTest {
    */
   @Test
   public void grantsScreenWithALimitedAndAnExpiredScopeLight() throws Exception {
-    assertEquals("AUTH_REQUIRED", call(AGENT_UID, "entry_access").errorCode());
-    ConsentScreens first = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
-    screens.add(first);
-    first.tap("cetp:duration:hour").tap("cetp:allow");
-    ConsentScreens second = agentAsksForPhotosToo();
-    second.tap("cetp:access:limited").tap("cetp:duration:month").tap("cetp:allow");
+    asks(agent, "entry_access").allow(ConsentDialog.Duration.ONE_HOUR, Approval.Access.FULL);
+    agentAsksForPhotosToo()
+        .allow(ConsentDialog.Duration.THIRTY_DAYS, Approval.Access.LIMITED);
     setClock(START_MS + 2 * HOUR_MS);
-    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
-    screens.add(grants);
+    AppsWithAccess grants = cetp.openAppsWithAccess();
     List<String> rows = grants.texts();
     int at = rows.indexOf("May read your diary entries");
     assertTrue(grants.text(), at >= 0);
@@ -498,83 +496,73 @@ public class ConsentScreensTest {
             "May read your diary photos",
             "Limited access \u00b7 for 30 more days"),
         rows.subList(at, at + 4));
-    check(grants, "grants-limited-expired-light");
+    check(grants.activity(), "grants-limited-expired-light");
   }
 
   @Test
   @Config(qualifiers = "w360dp-h740dp-port-xhdpi", fontScale = 2.0f)
   public void consentDialogAtTwiceTheFontSizeOnASmallPhone() throws IOException {
-    check(agentAsks(), "consent-font2x-360dp");
+    check(agentAsks().activity(), "consent-font2x-360dp");
   }
 
   @Test
   @Config(qualifiers = "w360dp-h740dp-port-xhdpi", fontScale = 1.3f)
   public void consentDialogAtFontScale1_3OnASmallPhoneIsAccessible() throws IOException {
-    check(agentAsks(), null);
+    check(agentAsks().activity(), null);
   }
 
   @Test
   @Config(qualifiers = "ar-rEG-w360dp-h740dp-port-xhdpi", fontScale = 2.0f)
   public void consentDialogInArabicAtTwiceTheFontSizeIsAccessible() throws IOException {
-    check(agentAsks(), null);
+    check(agentAsks().activity(), null);
   }
 
   /** An allowed app with history, one allowed earlier that never called, and a declined one. */
-  private ConsentScreens grantsWithHistory() throws IOException {
-    agentAsks().tap("cetp:duration:month").tap("cetp:allow");
+  private AppsWithAccess grantsWithHistory() throws IOException {
+    agentAsks().allow(ConsentDialog.Duration.THIRTY_DAYS, Approval.Access.FULL);
     for (int i = 0; i < 3; i++) {
-      assertEquals("42", call(AGENT_UID, "count_entries").data());
+      assertEquals("42", call(agent, "count_entries").data());
     }
     setClock(START_MS + 2 * 3_600_000L);
-    assertEquals("42", call(AGENT_UID, "count_entries").data());
-    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
-    ConsentScreens other = ConsentScreens.launchFrom(OTHER, new Intent(AUTHORIZE));
-    screens.add(other);
-    other.tap("cetp:deny");
-    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
-    screens.add(grants);
-    return grants;
-  }
-
-  /** Apps with access, as the dialog's button and the app's settings open it. */
-  static Intent grantsIntent() {
-    return new Intent(MANAGE).setClassName(PACKAGE, ConsentScreens.GRANTS);
+    assertEquals("42", call(agent, "count_entries").data());
+    asks(other, "count_entries").deny();
+    return cetp.openAppsWithAccess();
   }
 
   @Test
   public void grantsScreenLight() throws IOException {
-    ConsentScreens grants = grantsWithHistory();
+    AppsWithAccess grants = grantsWithHistory();
     String shown = grants.text();
     assertTrue(shown, grants.texts().contains("May read your diary entries"));
     assertTrue(
         shown,
         grants.texts().contains("Last used Jan 1, 2026, 2:00 AM. Calls: 4 today, 4 in the last 7 days."));
     assertTrue(shown, grants.texts().contains("Weather Widget"));
-    check(grants, "grants-light");
+    check(grants.activity(), "grants-light");
   }
 
   @Test
   @Config(qualifiers = "+night")
   public void grantsScreenNight() throws IOException {
-    check(grantsWithHistory(), "grants-night");
+    check(grantsWithHistory().activity(), "grants-night");
   }
 
   @Test
   @Config(qualifiers = "+ar-rEG")
   public void grantsScreenInArabic() throws IOException {
-    check(grantsWithHistory(), "grants-ar");
+    check(grantsWithHistory().activity(), "grants-ar");
   }
 
   @Test
   @Config(qualifiers = "+ja")
   public void grantsScreenInJapanese() throws IOException {
-    check(grantsWithHistory(), "grants-ja");
+    check(grantsWithHistory().activity(), "grants-ja");
   }
 
   @Test
   @Config(qualifiers = "w360dp-h740dp-port-xhdpi", fontScale = 2.0f)
   public void grantsScreenAtTwiceTheFontSizeIsAccessible() throws IOException {
-    check(grantsWithHistory(), null);
+    check(grantsWithHistory().activity(), null);
   }
 
   // Every shipped language: both screens render from the translations (no English left on
@@ -640,37 +628,37 @@ public class ConsentScreensTest {
    * that already has a scope and on waiting requests listed; all pass the accessibility checks.
    */
   private void inLanguage(String allow, String manage) throws Exception {
-    ConsentScreens consent = agentAsks();
-    assertEquals(consent.text(), allow, ((TextView) consent.find("cetp:allow")).getText().toString());
-    assertEquals(consent.text(), manage, ((TextView) consent.find("cetp:manage")).getText().toString());
-    assertNoEnglish(consent);
-    check(consent, null);
-    consent.tap("cetp:allow");
-    assertEquals("42", call(AGENT_UID, "count_entries").data());
-    ConsentScreens more = agentAsksForPhotosToo();
-    assertTrue(more.text(), more.find("cetp:held") != null);
-    assertNoEnglish(more);
-    check(more, null);
-    more.tap("cetp:access:limited").tap("cetp:allow");
-    assertEquals("AUTH_REQUIRED", call(OTHER_UID, "count_entries").errorCode());
+    ConsentDialog consent = agentAsks();
+    assertEquals(consent.text(), allow, text(consent, "cetp:allow"));
+    assertEquals(consent.text(), manage, text(consent, "cetp:manage"));
+    assertNoEnglish(consent.texts());
+    check(consent.activity(), null);
+    consent.allow();
+    assertEquals("42", call(agent, "count_entries").data());
+    ConsentDialog more = agentAsksForPhotosToo();
+    assertTrue(more.text(), ConsentScreens.of(more).find("cetp:held") != null);
+    assertNoEnglish(more.texts());
+    check(more.activity(), null);
+    more.allow(ConsentDialog.Duration.ONE_DAY, Approval.Access.LIMITED);
+    assertEquals("AUTH_REQUIRED", call(other, "count_entries").errorCode());
     ConsentScreens waiting = ConsentScreens.launchUnattributed(new Intent(AUTHORIZE));
     screens.add(waiting);
     assertTrue(waiting.text(), waiting.find("cetp:request:when") != null);
-    assertNoEnglish(waiting);
-    check(waiting, null);
-    ConsentScreens grants = ConsentScreens.launchExplicit(grantsIntent());
-    screens.add(grants);
-    assertNoEnglish(grants);
-    check(grants, null);
+    assertNoEnglish(waiting.texts());
+    check(waiting.activity(), null);
+    AppsWithAccess grants = cetp.openAppsWithAccess();
+    assertNoEnglish(grants.texts());
+    check(grants.activity(), null);
   }
 
-  /** No text on the screen is one of the English strings (the provider's words aside). */
-  private static void assertNoEnglish(ConsentScreens screen) throws Exception {
+  /** No text of a screen is one of the English strings (the provider's words aside). */
+  private static void assertNoEnglish(List<String> texts) throws Exception {
     Set<String> english = TemplateStrings.englishTexts();
-    for (String text : screen.texts()) {
-      assertFalse(text + " is English on:\n" + screen.text(), english.contains(text));
+    String shown = String.join("\n", texts);
+    for (String text : texts) {
+      assertFalse(text + " is English on:\n" + shown, english.contains(text));
       // The Diary translates its scopes: the screens ask for them in the screen's language.
-      assertFalse(text + " names a scope in English on:\n" + screen.text(), text.contains("your diary"));
+      assertFalse(text + " names a scope in English on:\n" + shown, text.contains("your diary"));
     }
   }
 }
