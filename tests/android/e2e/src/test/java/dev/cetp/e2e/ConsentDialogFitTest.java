@@ -4,9 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import android.app.Activity;
-import android.content.Intent;
 import android.content.pm.ApplicationInfo;
-import android.content.pm.PackageManager;
 import android.graphics.Rect;
 import android.text.Layout;
 import android.util.DisplayMetrics;
@@ -14,12 +12,15 @@ import android.view.View;
 import android.view.ViewGroup;
 import android.widget.ScrollView;
 import android.widget.TextView;
-import dev.cetp.testkit.internal.ConsentScreens;
-import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.internal.HostBundle;
-import dev.cetp.testkit.internal.Screenshots;
 import dev.cetp.e2e.category.AuthProviderBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.ToolReply;
+// Internal: the dialog's views by key, and the rendering its layout is measured on.
+import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.Screenshots;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +31,7 @@ import java.util.Locale;
 import java.util.TimeZone;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -52,8 +54,6 @@ import org.robolectric.annotation.GraphicsMode;
 @GraphicsMode(GraphicsMode.Mode.NATIVE)
 @Config(qualifiers = "w411dp-h891dp-port-xhdpi")
 public class ConsentDialogFitTest {
-  static final String AUTHORITY = ConsentScreensTest.AUTHORITY;
-  static final String AUTHORIZE = ConsentScreensTest.AUTHORIZE;
   static final int AGENT_UID = ConsentScreensTest.AGENT_UID;
   static final String AGENT = ConsentScreensTest.AGENT;
   static final String PHONE = "w411dp-h891dp-port-xhdpi";
@@ -61,7 +61,9 @@ public class ConsentDialogFitTest {
   /** The template's languages: res/values (English) and every res/values-xx. */
   static final String[] LANGUAGES = {"en-rUS", "ar-rEG", "de", "es", "fr", "hi", "ja", "pt-rBR", "zh-rCN"};
 
-  private final CetpTransport consumer = new CetpTransport();
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  private Agent agent;
   private TimeZone zone;
   private Locale locale;
 
@@ -71,16 +73,13 @@ public class ConsentDialogFitTest {
     locale = Locale.getDefault();
     TimeZone.setDefault(TimeZone.getTimeZone("UTC"));
     Locale.setDefault(Locale.US);
-    HostBundle.current().install().startProviders();
-    RuntimeEnvironment.getApplication().getApplicationInfo().flags |= ApplicationInfo.FLAG_SUPPORTS_RTL;
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
+    cetp.context().getApplicationInfo().flags |= ApplicationInfo.FLAG_SUPPORTS_RTL;
     File clock =
         new File(RuntimeEnvironment.getApplication().getFilesDir(), ConsentScreensTest.CLOCK_FILE);
     Files.write(
         clock.toPath(),
         Long.toString(ConsentScreensTest.START_MS).getBytes(StandardCharsets.US_ASCII));
-    Callers.installLabelled(
-        pm, AGENT_UID, AGENT, "ClawSeed", ConsentScreensTest.AGENT_CERT);
+    agent = cetp.agent(AGENT, "ClawSeed", AGENT_UID, ConsentScreensTest.AGENT_CERT);
   }
 
   @After
@@ -89,43 +88,42 @@ public class ConsentDialogFitTest {
     Locale.setDefault(locale);
   }
 
-  private String ask(String tool) {
-    Callers.setCallingUid(AGENT_UID);
-    return consumer.executeTool(AUTHORITY, tool, "{}", null).errorCode();
+  /** The agent asks for {@code tool}, and is refused. */
+  private ToolReply refused(String tool) {
+    ToolReply refused = agent.call(tool, "{}");
+    assertEquals("AUTH_REQUIRED", refused.errorCode());
+    return refused;
   }
 
   @Test
   public void oneScopeFitsUncutInEveryLanguageAtFontScales1And1_3() {
-    assertEquals("AUTH_REQUIRED", ask("count_entries"));
-    assertFitsEverywhere("one scope");
+    assertFitsEverywhere("one scope", refused("count_entries"));
   }
 
   /** The app already has one scope and asks for another: the dialog says what it has first. */
   @Test
   public void aSecondScopeFitsUncutInEveryLanguageAtFontScales1And1_3() {
-    assertEquals("AUTH_REQUIRED", ask("entry_access"));
-    ConsentScreens first = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
-    first.tap("cetp:access:limited").tap("cetp:duration:hour").tap("cetp:allow");
-    first.close();
-    assertEquals("AUTH_REQUIRED", ask("photo_access"));
-    assertFitsEverywhere("already has one scope");
+    try (ConsentDialog first = agent.openConsentDialog(refused("entry_access"))) {
+      first.allow(ConsentDialog.Duration.ONE_HOUR, Approval.Access.LIMITED);
+    }
+    assertFitsEverywhere("already has one scope", refused("photo_access"));
   }
 
-  /** The pending request's dialog in every language at both font scales: every problem found. */
-  private static void assertFitsEverywhere(String what) {
+  /**
+   * The dialog of the agent's pending request ({@code refused} sent it there) in every language
+   * at both font scales: every problem found.
+   */
+  private void assertFitsEverywhere(String what, ToolReply refused) {
     List<String> problems = new ArrayList<>();
     for (float scale : new float[] {1.0f, 1.3f}) {
       for (String language : LANGUAGES) {
         RuntimeEnvironment.setQualifiers(language + "-" + PHONE);
         RuntimeEnvironment.setFontScale(scale);
-        ConsentScreens screen = ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE));
-        try {
-          assertTrue(screen.text(), screen.find("cetp:allow") != null);
-          for (String problem : cut(screen.activity())) {
+        try (ConsentDialog dialog = agent.openConsentDialog(refused)) {
+          assertTrue(dialog.text(), ConsentScreens.of(dialog).find("cetp:allow") != null);
+          for (String problem : cut(dialog.activity())) {
             problems.add(what + ", " + language + " at " + scale + ": " + problem);
           }
-        } finally {
-          screen.close();
         }
       }
     }
