@@ -292,6 +292,20 @@ public final class Agent {
     return names;
   }
 
+  /**
+   * {@link #apex()} as an Apex of host version {@code hostVersion} (the kit plays version 1), for
+   * an app whose plugin asks for a newer host in its metadata ({@code minHostVersion}).
+   *
+   * @param hostVersion the host version Apex checks the plugin's {@code minHostVersion} against
+   * @return the bound plugin, unbound when the test ends
+   * @throws IllegalStateException when the app does not serve Apex
+   * @throws AssertionError when Apex would not register the plugin (it needs a newer host)
+   */
+  public ApexPlugin apex(int hostVersion) {
+    Callers.setCallingUid(uid);
+    return rule.track(ApexPlugin.bind(rule.packageName(), uid, hostVersion));
+  }
+
   @Override
   public String toString() {
     return label() + " (" + packageName + ", uid " + uid + ")";

@@ -37,8 +37,12 @@ public final class ApexPlugin implements AutoCloseable {
   }
 
   static ApexPlugin bind(String packageName, int uid) {
+    return bind(packageName, uid, ApexAgent.HOST_VERSION);
+  }
+
+  static ApexPlugin bind(String packageName, int uid, int hostVersion) {
     ComponentName component = new ComponentName(packageName, SERVICE);
-    ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED);
+    ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED, hostVersion);
     if (!host.discover().contains(component)) {
       throw new IllegalStateException(
           packageName
