@@ -11,26 +11,26 @@ import static org.robolectric.Shadows.shadowOf;
 import android.Manifest;
 import android.app.Notification;
 import android.app.NotificationManager;
-import android.app.Service;
 import android.content.ComponentName;
 import android.content.Intent;
 import android.content.pm.ActivityInfo;
-import android.content.pm.ResolveInfo;
-import android.os.Process;
-import android.widget.TextView;
-import dev.cetp.testkit.internal.ApexAgent;
 import android.content.pm.PackageManager;
+import android.content.pm.ResolveInfo;
 import android.os.Looper;
+import android.os.Process;
 import android.view.MotionEvent;
 import android.view.WindowManager;
 import android.widget.CompoundButton;
-import dev.cetp.testkit.internal.ConsentScreens;
-import dev.cetp.testkit.internal.ConsentAdmin;
-import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.HostBundle;
+import android.widget.TextView;
 import dev.cetp.e2e.category.AuthProviderBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.ApexPlugin;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.ToolReply;
+// Internal: hostile and unattributed launches, obscured touches, views by key, the admin state.
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.ConsentScreens;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -42,6 +42,7 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -61,7 +62,6 @@ import org.robolectric.shadows.ShadowToast;
 @Category(AuthProviderBundle.class)
 public class ConsentDialogAttackTest {
   static final String PACKAGE = "dev.cetp.authfixture";
-  static final String AUTHORITY = "dev.cetp.authfixture.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
   static final String CLOCK_FILE = "cetp-test-clock-ms";
   static final long START_MS = 1_767_225_600_000L;
@@ -77,40 +77,40 @@ public class ConsentDialogAttackTest {
     MotionEvent.FLAG_WINDOW_IS_OBSCURED, MotionEvent.FLAG_WINDOW_IS_PARTIALLY_OBSCURED
   };
 
-  private PackageManager pm;
-  private CetpTransport consumer;
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  private Agent agent;
+  private Agent twin;
+  /** Hostile and unattributed launches, which the kit does not make: closed after each test. */
   private final List<ConsentScreens> screens = new ArrayList<>();
 
   @Before
   public void setUp() throws IOException {
-    HostBundle.current().install().startProviders();
-    pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpTransport();
-    File clock = new File(RuntimeEnvironment.getApplication().getFilesDir(), CLOCK_FILE);
+    File clock = new File(cetp.context().getFilesDir(), CLOCK_FILE);
     Files.write(clock.toPath(), Long.toString(START_MS).getBytes(StandardCharsets.US_ASCII));
-    Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", AGENT_CERT);
-    Callers.installLabelled(pm, TWIN_UID, TWIN, "ClawSeed", TWIN_CERT);
+    agent = cetp.agent(AGENT, "ClawSeed", AGENT_UID, AGENT_CERT);
+    twin = cetp.agent(TWIN, "ClawSeed", TWIN_UID, TWIN_CERT);
   }
-
-  private Service apexService;
 
   @After
   public void tearDown() {
     for (ConsentScreens screen : screens) {
       screen.close();
     }
-    if (apexService != null) {
-      apexService.onDestroy();
-    }
   }
 
-  private ToolReply ask(int uid) {
-    Callers.setCallingUid(uid);
-    return consumer.executeTool(AUTHORITY, "count_entries", "{}", null);
+  private static ToolReply ask(Agent caller) {
+    return caller.call("count_entries", "{}");
   }
 
-  private ConsentScreens openFrom(String pkg) {
-    ConsentScreens screen = ConsentScreens.launchFrom(pkg, new Intent(AUTHORIZE));
+  /** {@code caller} asks, is refused, and opens the dialog it is sent to. */
+  private static ConsentDialog asks(Agent caller) {
+    ToolReply refused = ask(caller);
+    assertEquals("AUTH_REQUIRED", refused.errorCode());
+    return caller.openConsentDialog(refused);
+  }
+
+  private ConsentScreens keep(ConsentScreens screen) {
     screens.add(screen);
     return screen;
   }
@@ -121,8 +121,8 @@ public class ConsentDialogAttackTest {
 
   @Test
   public void touchesThroughAnotherWindowDecideNothing() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ConsentScreens screen = openFrom(AGENT);
+    ConsentDialog dialog = asks(agent);
+    ConsentScreens screen = ConsentScreens.of(dialog);
     for (int flag : OVERLAY_FLAGS) {
       for (String tag :
           new String[] {"cetp:duration:hour", "cetp:duration:month", "cetp:duration:forever",
@@ -134,11 +134,11 @@ public class ConsentDialogAttackTest {
       assertTrue(checked(screen, "cetp:access:full"));
       screen.touch("cetp:allow", flag);
       screen.touch("cetp:deny", flag);
-      assertFalse("flags " + flag, screen.isFinishing());
+      assertFalse("flags " + flag, dialog.isFinishing());
       assertEquals(1, ConsentAdmin.pending().length());
       assertEquals(0, ConsentAdmin.grants().length());
       assertEquals(0, ConsentAdmin.state().getJSONArray("denials").length());
-      assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+      assertEquals("AUTH_REQUIRED", ask(agent).errorCode());
     }
     // The same touches without an overlay work: the test can see a refusal.
     screen.touch("cetp:duration:hour", 0);
@@ -146,7 +146,7 @@ public class ConsentDialogAttackTest {
     screen.touch("cetp:access:limited", 0);
     assertTrue(checked(screen, "cetp:access:limited"));
     screen.touch("cetp:allow", 0);
-    assertTrue(screen.isFinishing());
+    assertTrue(dialog.isFinishing());
     JSONObject grant = ConsentAdmin.grants().getJSONObject(0);
     assertEquals("limited", grant.getString("access"));
     assertEquals(3_600_000L, grant.getLong("expires_at_ms") - grant.getLong("granted_at_ms"));
@@ -154,9 +154,9 @@ public class ConsentDialogAttackTest {
 
   @Test
   public void allowIsEnabledOnlyAfterTheDelay() {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ConsentScreens screen = ConsentScreens.launchWithoutWaiting(new Intent(AUTHORIZE));
-    screens.add(screen);
+    assertEquals("AUTH_REQUIRED", ask(agent).errorCode());
+    // Opened without the pause a reading user makes (the kit's dialog waits for the delay).
+    ConsentScreens screen = keep(ConsentScreens.launchWithoutWaiting(new Intent(AUTHORIZE)));
     assertFalse(screen.find("cetp:allow").isEnabled());
     screen.touch("cetp:allow", 0);
     assertEquals("a tap the moment the dialog appears", 0, ConsentAdmin.grants().length());
@@ -172,8 +172,7 @@ public class ConsentDialogAttackTest {
 
   @Test
   public void theDialogHidesOtherAppsOverlays() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ConsentScreens screen = openFrom(AGENT);
+    ConsentDialog dialog = asks(agent);
     int hide =
         WindowManager.LayoutParams.class
             .getField("SYSTEM_FLAG_HIDE_NON_SYSTEM_OVERLAY_WINDOWS")
@@ -181,7 +180,7 @@ public class ConsentDialogAttackTest {
     int flags =
         WindowManager.LayoutParams.class
             .getField("privateFlags")
-            .getInt(screen.activity().getWindow().getAttributes());
+            .getInt(dialog.activity().getWindow().getAttributes());
     assertTrue(Integer.toHexString(flags), (flags & hide) != 0);
   }
 
@@ -194,55 +193,62 @@ public class ConsentDialogAttackTest {
       {"com.example.markup", "<b>Claw</b>Seed&#10;\u0007"},
     };
     int uid = 10_700;
+    List<ConsentDialog> dialogs = new ArrayList<>();
     for (String[] c : cases) {
       uid++;
-      Callers.installLabelled(pm, uid, c[0], c[1], c[0].getBytes(StandardCharsets.UTF_8));
-      assertEquals("AUTH_REQUIRED", ask(uid).errorCode());
-      ConsentScreens screen = openFrom(c[0]);
-      String question = screen.texts().get(0);
+      ConsentDialog dialog =
+          asks(cetp.agent(c[0], c[1], uid, c[0].getBytes(StandardCharsets.UTF_8)));
+      dialogs.add(dialog);
+      String question = dialog.question();
       assertFalse(question, question.contains("\n"));
       assertFalse(question, question.contains("\u202E") || question.contains("\u202C"));
       assertFalse(question, question.contains("\u0007"));
       assertFalse(question, question.contains("<b>"));
       assertTrue(question.length() + " chars", question.length() < 200);
-      assertEquals(c[0], screen.texts().get(1));
-      screen.tap("cetp:deny");
+      assertEquals(c[0], dialog.texts().get(1));
+      dialog.deny();
     }
-    ConsentScreens last = screens.get(2);
+    ConsentDialog last = dialogs.get(2);
     assertTrue(last.text(), last.texts().get(0).contains("AAAA\u2026"));
   }
 
   @Test
   public void theDialogOpenedByAnAppOffersOnlyThatAppsRequest() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    ToolReply agentRefused = ask(agent);
+    assertEquals("AUTH_REQUIRED", agentRefused.errorCode());
     // A look-alike labelled like the agent keeps asking, so its request is the newest.
+    ToolReply twinRefused = null;
     for (int i = 0; i < 20; i++) {
-      assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
+      twinRefused = ask(twin);
+      assertEquals("AUTH_REQUIRED", twinRefused.errorCode());
     }
     JSONArray pending = ConsentAdmin.pending();
     assertEquals(2, pending.length());
 
-    ConsentScreens agentScreen = openFrom(AGENT);
+    ConsentDialog agentScreen = agent.openConsentDialog(agentRefused);
     assertEquals(agentScreen.text(), AGENT, agentScreen.texts().get(1));
-    assertNull("one app's request only", agentScreen.find("cetp:package:1"));
+    assertNull(
+        "one app's request only", ConsentScreens.of(agentScreen).find("cetp:package:1"));
     assertFalse(agentScreen.text(), agentScreen.text().contains(TWIN));
-    agentScreen.tap("cetp:allow");
+    agentScreen.allow();
     assertTrue(agentScreen.isFinishing());
     assertEquals(
         "Saved. 1 more request is waiting; open this screen again to answer it.",
         ShadowToast.getTextOfLatestToast());
-    assertEquals("42", ask(AGENT_UID).data());
-    assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
+    assertEquals("42", ask(agent).data());
+    assertEquals("AUTH_REQUIRED", ask(twin).errorCode());
     JSONArray grants = ConsentAdmin.grants();
     assertEquals(1, grants.length());
     assertEquals(AGENT, grants.getJSONObject(0).getString("package"));
 
     // Opened by the look-alike: its own request, under its own package and certificate.
-    ConsentScreens twinScreen = openFrom(TWIN);
+    ConsentDialog twinScreen = twin.openConsentDialog(twinRefused);
     assertEquals(twinScreen.text(), TWIN, twinScreen.texts().get(1));
-    // Opened by an app that asked nothing: nothing to decide, whatever else waits.
-    Callers.installLabelled(pm, 10_800, "com.example.bystander", "Bystander", new byte[] {1});
-    ConsentScreens bystander = openFrom("com.example.bystander");
+    // Opened by an app that asked nothing (no refused call sent it there): nothing to decide,
+    // whatever else waits.
+    Agent quiet = cetp.agent("com.example.bystander", "Bystander", 10_800, new byte[] {1});
+    ConsentScreens bystander =
+        keep(ConsentScreens.launchFrom(quiet.packageName(), new Intent(AUTHORIZE)));
     assertTrue(bystander.text(), bystander.texts().contains("No app is waiting for your approval right now."));
     assertNull(bystander.find("cetp:allow"));
   }
@@ -254,10 +260,9 @@ public class ConsentDialogAttackTest {
    */
   @Test
   public void anUnattributedLaunchListsEveryPendingRequest() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ConsentScreens screen = ConsentScreens.launchUnattributed(new Intent(AUTHORIZE));
-    screens.add(screen);
+    assertEquals("AUTH_REQUIRED", ask(twin).errorCode());
+    assertEquals("AUTH_REQUIRED", ask(agent).errorCode());
+    ConsentScreens screen = keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
     List<String> texts = screen.texts();
     assertEquals(screen.text(), "2 apps want to read from Diary", texts.get(0));
     assertNull("no request chosen for the user", screen.find("cetp:allow"));
@@ -279,8 +284,8 @@ public class ConsentDialogAttackTest {
     assertEquals(AGENT, ((TextView) screen.find("cetp:app_package:0")).getText().toString());
     screen.tap("cetp:review:0").tap("cetp:allow");
     assertTrue("nothing left to answer", screen.isFinishing());
-    assertEquals("42", ask(AGENT_UID).data());
-    assertEquals("PERMISSION_DENIED", ask(TWIN_UID).errorCode());
+    assertEquals("42", ask(agent).data());
+    assertEquals("PERMISSION_DENIED", ask(twin).errorCode());
   }
 
   /**
@@ -290,14 +295,13 @@ public class ConsentDialogAttackTest {
    */
   @Test
   public void aLookAlikeThatAskedFirstIsNeverWhatTheNotificationShows() throws Exception {
-    ApexAgent.Plugin plugin = bindApex();
-    Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
-    Callers.installLabelled(pm, LOOK_ALIKE_UID, LOOK_ALIKE, "Apex", TWIN_CERT);
-    shadowOf(RuntimeEnvironment.getApplication()).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
-    Callers.setCallingUid(LOOK_ALIKE_UID);
-    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
-    Callers.setCallingUid(APEX_UID);
-    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    ApexPlugin apexPlugin = cetp.agent(APEX, "Apex", APEX_UID, APEX_CERT).apex(APEX_HOST);
+    ApexPlugin lookAlikePlugin =
+        cetp.agent(LOOK_ALIKE, "Apex", LOOK_ALIKE_UID, TWIN_CERT).apex(APEX_HOST);
+    shadowOf(RuntimeEnvironment.getApplication())
+        .grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
+    lookAlikePlugin.call(COUNT, "{}").assertError("AUTH_REQUIRED");
+    apexPlugin.call(COUNT, "{}").assertError("AUTH_REQUIRED");
     assertEquals(LOOK_ALIKE, ConsentAdmin.pending().getJSONObject(0).getJSONArray("packages").getJSONObject(0).getString("name"));
 
     // Each app has its own notification, naming its package.
@@ -307,25 +311,24 @@ public class ConsentDialogAttackTest {
     assertTrue(shadowOf(apex).getContentText().toString(), shadowOf(apex).getContentText().toString().startsWith(APEX + " is asking"));
     assertTrue(shadowOf(lookAlike).getContentText().toString(), shadowOf(lookAlike).getContentText().toString().startsWith(LOOK_ALIKE + " is asking"));
 
-    ConsentScreens screen = ConsentScreens.launchExplicit(shadowOf(apex.contentIntent).getSavedIntent());
-    screens.add(screen);
+    // The user taps the notification: the app's own PendingIntent starts the dialog.
+    ConsentScreens screen =
+        keep(ConsentScreens.launchExplicit(shadowOf(apex.contentIntent).getSavedIntent()));
     assertEquals(screen.text(), "Allow Apex to read your diary entries from Diary?", screen.texts().get(0));
     assertEquals(screen.text(), APEX, screen.texts().get(1));
     assertFalse(screen.text(), screen.text().contains(LOOK_ALIKE));
     assertNull("one app's request only", screen.find("cetp:package:1"));
     screen.tap("cetp:allow");
     assertTrue(screen.isFinishing());
-    Callers.setCallingUid(APEX_UID);
-    assertEquals("42", plugin.execute(COUNT, "{}"));
-    Callers.setCallingUid(LOOK_ALIKE_UID);
-    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    assertEquals("42", apexPlugin.call(COUNT, "{}").data());
+    lookAlikePlugin.call(COUNT, "{}").assertError("AUTH_REQUIRED");
   }
 
   /** Extras on the exported entry, naming another app's UID or request, change nothing. */
   @Test
   public void craftedExtrasOnTheExportedEntryChangeNothing() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    assertEquals("AUTH_REQUIRED", ask(TWIN_UID).errorCode());
+    assertEquals("AUTH_REQUIRED", ask(agent).errorCode());
+    assertEquals("AUTH_REQUIRED", ask(twin).errorCode());
     String agentRequest = ConsentAdmin.pendingFrom(AGENT_UID).getString("id");
     Intent crafted =
         new Intent(AUTHORIZE)
@@ -333,15 +336,14 @@ public class ConsentDialogAttackTest {
             .putExtra("id", agentRequest)
             .putExtra("uid", AGENT_UID);
     // The look-alike opens it: its own request, whatever the extras say.
-    ConsentScreens twin = ConsentScreens.launchFrom(TWIN, crafted);
-    screens.add(twin);
-    assertEquals(twin.text(), TWIN, twin.texts().get(1));
-    assertFalse(twin.text(), twin.texts().contains(AGENT));
+    ConsentScreens twinScreen = keep(ConsentScreens.launchFrom(TWIN, crafted));
+    assertEquals(twinScreen.text(), TWIN, twinScreen.texts().get(1));
+    assertFalse(twinScreen.text(), twinScreen.texts().contains(AGENT));
     // Explicitly naming the exported Activity, unattributed: the list, not the agent's dialog.
     ConsentScreens unattributed =
-        ConsentScreens.launchUnattributed(
-            new Intent(crafted).setClassName(PACKAGE, ConsentScreens.ACTIVITY));
-    screens.add(unattributed);
+        keep(
+            ConsentScreens.launchUnattributed(
+                new Intent(crafted).setClassName(PACKAGE, ConsentScreens.ACTIVITY)));
     assertNull(unattributed.text(), unattributed.find("cetp:allow"));
     assertEquals(unattributed.text(), "2 apps want to read from Diary", unattributed.texts().get(0));
     assertEquals(0, ConsentAdmin.grants().length());
@@ -386,38 +388,36 @@ public class ConsentDialogAttackTest {
    */
   @Test
   public void theApprovalNotificationIsPostedOncePerAppPerInterval() throws Exception {
-    ApexAgent.Plugin plugin = bindApex();
-    Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
-    Callers.installLabelled(pm, LOOK_ALIKE_UID, LOOK_ALIKE, "Apex", TWIN_CERT);
-    shadowOf(RuntimeEnvironment.getApplication()).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
-    NotificationManager nm = RuntimeEnvironment.getApplication().getSystemService(NotificationManager.class);
+    ApexPlugin apexPlugin = cetp.agent(APEX, "Apex", APEX_UID, APEX_CERT).apex(APEX_HOST);
+    ApexPlugin lookAlikePlugin =
+        cetp.agent(LOOK_ALIKE, "Apex", LOOK_ALIKE_UID, TWIN_CERT).apex(APEX_HOST);
+    shadowOf(RuntimeEnvironment.getApplication())
+        .grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
+    NotificationManager nm = cetp.context().getSystemService(NotificationManager.class);
     java.lang.reflect.Field field =
         Class.forName("dev.cetp.CetpApprovalNotification").getDeclaredField("MIN_INTERVAL_MS");
     field.setAccessible(true);
     long interval = field.getLong(null);
     assertTrue(interval >= 60_000);
 
-    Callers.setCallingUid(APEX_UID);
-    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    apexPlugin.call(COUNT, "{}").assertError("AUTH_REQUIRED");
     assertEquals(1, shadowOf(nm).size());
     nm.cancelAll(); // the user swipes it away
     for (int i = 0; i < 5; i++) {
-      ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+      apexPlugin.call(COUNT, "{}").assertError("AUTH_REQUIRED");
     }
     assertEquals("refused again within the interval: no new notification", 0, shadowOf(nm).size());
     ShadowSystemClock.advanceBy(Duration.ofMillis(interval - 1));
-    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    apexPlugin.call(COUNT, "{}").assertError("AUTH_REQUIRED");
     assertEquals(0, shadowOf(nm).size());
 
     // Another app is not held back by Apex's interval.
-    Callers.setCallingUid(LOOK_ALIKE_UID);
-    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    lookAlikePlugin.call(COUNT, "{}").assertError("AUTH_REQUIRED");
     assertEquals(1, shadowOf(nm).size());
     assertNotNull(shadowOf(nm).getNotification(tag(LOOK_ALIKE_UID), NOTIFICATION_ID));
 
     ShadowSystemClock.advanceBy(Duration.ofMillis(1));
-    Callers.setCallingUid(APEX_UID);
-    ApexAgent.assertError(plugin.execute(COUNT, "{}"), "AUTH_REQUIRED");
+    apexPlugin.call(COUNT, "{}").assertError("AUTH_REQUIRED");
     assertEquals(2, shadowOf(nm).size());
     assertNotNull(shadowOf(nm).getNotification(tag(APEX_UID), NOTIFICATION_ID));
   }
@@ -429,15 +429,11 @@ public class ConsentDialogAttackTest {
   static final byte[] APEX_CERT = "apex-signing-cert".getBytes(StandardCharsets.UTF_8);
   static final int LOOK_ALIKE_UID = 10_778;
   static final String LOOK_ALIKE = "com.apex.agent.plugins";
-  static final ComponentName APEX_SERVICE = new ComponentName(PACKAGE, "dev.cetp.ApexPluginService");
+  /** The auth fixture's plugin asks for Apex host version 2 ({@code minHostVersion}). */
+  static final int APEX_HOST = 2;
   static final String COUNT = "authfixture__count_entries";
   static final String MANAGE = PACKAGE + ".CETP_MANAGE_GRANTS";
   static final int NOTIFICATION_ID = 0x0CE7;
-
-  private ApexAgent.Plugin bindApex() throws Exception {
-    apexService = ApexAgent.publish(APEX_SERVICE, ApexAgent.bindIntent(APEX_SERVICE));
-    return new ApexAgent(ApexAgent.Mode.PARCELED, 2).bind(APEX_SERVICE);
-  }
 
   private static String tag(int uid) {
     return "dev.cetp.approval:" + uid;
