@@ -6,17 +6,19 @@ import static org.junit.Assert.assertTrue;
 
 import android.app.Activity;
 import android.content.Intent;
-import android.content.pm.PackageManager;
 import android.os.StrictMode;
 import android.widget.CompoundButton;
-import dev.cetp.testkit.internal.AdminBridgeSpy;
-import dev.cetp.testkit.internal.ConsentScreens;
-import dev.cetp.testkit.internal.ConsentAdmin;
-import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.e2e.category.AuthProviderBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.AppsWithAccess;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.ToolReply;
+// Internal: the admin bridge's spy, unsettled taps, recreation, unattributed launches, admin state.
+import dev.cetp.testkit.internal.AdminBridgeSpy;
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.ConsentScreens;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,11 +26,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
-import org.robolectric.RuntimeEnvironment;
 
 /**
  * Nothing slow on the main thread: the consent dialog and Apps with access read the provider's
@@ -42,7 +44,6 @@ import org.robolectric.RuntimeEnvironment;
 @Category(AuthProviderBundle.class)
 public class ConsentDialogThreadingTest {
   static final String PACKAGE = "dev.cetp.authfixture";
-  static final String AUTHORITY = "dev.cetp.authfixture.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
   static final long START_MS = 1_767_225_600_000L;
 
@@ -51,19 +52,21 @@ public class ConsentDialogThreadingTest {
   static final int OTHER_UID = 10_124;
   static final String OTHER = "com.example.weatherwidget";
 
-  private CetpTransport consumer;
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  private Agent agent;
+  private Agent other;
   private AdminBridgeSpy spy;
+  /** The request list, opened unattributed (the kit does not): closed after each test. */
   private final List<ConsentScreens> screens = new ArrayList<>();
 
   @Before
   public void setUp() throws Exception {
-    HostBundle.current().install().startProviders();
-    File clock = new File(RuntimeEnvironment.getApplication().getFilesDir(), "cetp-test-clock-ms");
+    File clock = new File(cetp.context().getFilesDir(), "cetp-test-clock-ms");
     Files.write(clock.toPath(), Long.toString(START_MS).getBytes(StandardCharsets.US_ASCII));
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", "agent".getBytes(StandardCharsets.UTF_8));
-    Callers.installLabelled(pm, OTHER_UID, OTHER, "Weather Widget", "widget".getBytes(StandardCharsets.UTF_8));
-    consumer = new CetpTransport();
+    agent = cetp.agent(AGENT, "ClawSeed", AGENT_UID, "agent".getBytes(StandardCharsets.UTF_8));
+    other =
+        cetp.agent(OTHER, "Weather Widget", OTHER_UID, "widget".getBytes(StandardCharsets.UTF_8));
     spy = AdminBridgeSpy.install();
   }
 
@@ -76,9 +79,15 @@ public class ConsentDialogThreadingTest {
     }
   }
 
-  private ToolReply ask(int uid) {
-    Callers.setCallingUid(uid);
-    return consumer.executeTool(AUTHORITY, "count_entries", "{}", null);
+  private static ToolReply ask(Agent caller) {
+    return caller.call("count_entries", "{}");
+  }
+
+  /** {@code caller} asks, is refused, and opens the dialog it is sent to. */
+  private static ConsentDialog asks(Agent caller) {
+    ToolReply refused = ask(caller);
+    assertEquals("AUTH_REQUIRED", refused.errorCode());
+    return caller.openConsentDialog(refused);
   }
 
   private ConsentScreens keep(ConsentScreens screen) {
@@ -93,24 +102,24 @@ public class ConsentDialogThreadingTest {
    */
   @Test
   public void bothScreensKeepAdminWorkOffTheMainThread() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    assertEquals("AUTH_REQUIRED", ask(OTHER_UID).errorCode());
-    Callers.setCallingUid(android.os.Process.myUid());
+    ToolReply refused = ask(agent);
+    assertEquals("AUTH_REQUIRED", refused.errorCode());
+    assertEquals("AUTH_REQUIRED", ask(other).errorCode());
     StrictMode.setThreadPolicy(
         new StrictMode.ThreadPolicy.Builder().detectDiskReads().detectDiskWrites().penaltyDeath().build());
 
     // The dialog opened by the agent: allow.
-    ConsentScreens consent = keep(ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE)));
-    consent.tap("cetp:allow");
+    ConsentDialog consent = agent.openConsentDialog(refused);
+    consent.allow();
     assertTrue(consent.isFinishing());
     // Opened unattributed: the list, then the other app's dialog: deny.
     ConsentScreens list = keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
     list.tap("cetp:review:0").tap("cetp:deny");
     assertTrue(list.isFinishing());
     // Apps with access: remove the agent's access, let the other app ask again.
-    ConsentScreens grants =
-        keep(ConsentScreens.launchExplicit(new Intent().setClassName(PACKAGE, ConsentScreens.GRANTS)));
-    grants.tap("cetp:revoke:0").tap("cetp:allow_again:0");
+    AppsWithAccess grants = cetp.openAppsWithAccess();
+    grants.removeAccess(0);
+    grants.letAskAgain(0);
     assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
     assertTrue(grants.text(), grants.texts().contains("You have not declined any app."));
     StrictMode.setThreadPolicy(StrictMode.ThreadPolicy.LAX);
@@ -131,8 +140,8 @@ public class ConsentDialogThreadingTest {
    */
   @Test
   public void aDecisionBeingSavedDisablesTheControlsAndSurvivesRotation() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ConsentScreens screen = keep(ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    ConsentDialog dialog = asks(agent);
+    ConsentScreens screen = ConsentScreens.of(dialog);
     spy.hold("approve");
     screen.tapWithoutSettling("cetp:allow");
     for (String control :
@@ -140,16 +149,16 @@ public class ConsentDialogThreadingTest {
             "cetp:access:limited"}) {
       assertFalse(control + " is enabled while the decision is saved", screen.find(control).isEnabled());
     }
-    Activity before = screen.activity();
+    Activity before = dialog.activity();
     screen.recreate();
     assertTrue(before.isDestroyed());
     spy.release();
     ConsentScreens.settle();
-    assertTrue(screen.activity().isFinishing());
-    assertEquals(Activity.RESULT_OK, screen.resultCode());
+    assertTrue(dialog.activity().isFinishing());
+    assertEquals(Activity.RESULT_OK, dialog.resultCode());
     assertEquals(1, ConsentAdmin.grants().length());
     assertEquals(0, ConsentAdmin.pending().length());
-    assertEquals("42", ask(AGENT_UID).data());
+    assertEquals("42", ask(agent).data());
     long approvals = spy.entries().stream().filter(e -> e.op.equals("approve")).count();
     assertEquals(1, approvals);
   }
@@ -161,8 +170,8 @@ public class ConsentDialogThreadingTest {
    */
   @Test
   public void comingBackKeepsTheChoicesOnAnUnchangedRequest() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ConsentScreens screen = keep(ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    ConsentDialog dialog = asks(agent);
+    ConsentScreens screen = ConsentScreens.of(dialog);
     screen.tap("cetp:duration:month").tap("cetp:access:limited");
     int reads = spy.entries().size();
     screen.leaveAndReturn();
@@ -170,36 +179,34 @@ public class ConsentDialogThreadingTest {
     assertTrue(((CompoundButton) screen.find("cetp:duration:month")).isChecked());
     assertTrue(((CompoundButton) screen.find("cetp:access:limited")).isChecked());
     // Answered elsewhere meanwhile: nothing left to decide here.
-    ConsentAdmin.approve(ConsentAdmin.pendingFrom(AGENT_UID).getString("id"), ConsentAdmin.Access.FULL);
+    agent.approvePending(Approval.full());
     screen.leaveAndReturn();
-    assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
+    assertTrue(
+        dialog.text(),
+        dialog.texts().contains("No app is waiting for your approval right now."));
     assertEquals(List.of(), spy.onTheMainThread());
   }
 
   /** Closed while Don't allow is being saved: the decision stands, nothing is shown to a gone dialog. */
   @Test
   public void aDialogClosedWhileADecisionIsSavedLeavesTheDecisionStanding() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ConsentScreens screen = keep(ConsentScreens.launchFrom(AGENT, new Intent(AUTHORIZE)));
+    ConsentDialog dialog = asks(agent);
     spy.hold("deny");
-    screen.tapWithoutSettling("cetp:deny");
-    screen.activity().finish();
+    ConsentScreens.of(dialog).tapWithoutSettling("cetp:deny");
+    dialog.activity().finish();
     spy.release();
     ConsentScreens.settle();
-    assertEquals("PERMISSION_DENIED", ask(AGENT_UID).errorCode());
+    assertEquals("PERMISSION_DENIED", ask(agent).errorCode());
     assertEquals(1, ConsentAdmin.state().getJSONArray("denials").length());
   }
 
   /** Apps with access disables its actions while one is being saved, then shows the new state. */
   @Test
   public void theGrantsScreenDisablesItsActionsWhileOneIsSaved() throws Exception {
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
-    ConsentAdmin.approve(ConsentAdmin.pendingFrom(AGENT_UID).getString("id"), ConsentAdmin.Access.FULL);
-    assertEquals("AUTH_REQUIRED", ask(OTHER_UID).errorCode());
-    ConsentAdmin.adminOk(
-        new org.json.JSONObject().put("op", "deny").put("id", ConsentAdmin.pendingFrom(OTHER_UID).getString("id")));
-    ConsentScreens grants =
-        keep(ConsentScreens.launchExplicit(new Intent().setClassName(PACKAGE, ConsentScreens.GRANTS)));
+    assertEquals("AUTH_REQUIRED", ask(agent).errorCode());
+    agent.approvePending(Approval.full());
+    asks(other).deny();
+    ConsentScreens grants = ConsentScreens.of(cetp.openAppsWithAccess());
     spy.hold("revoke");
     grants.tapWithoutSettling("cetp:revoke:0");
     assertFalse(grants.find("cetp:revoke:0").isEnabled());
@@ -208,6 +215,6 @@ public class ConsentDialogThreadingTest {
     ConsentScreens.settle();
     assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
     assertTrue(grants.find("cetp:allow_again:0").isEnabled());
-    assertEquals("AUTH_REQUIRED", ask(AGENT_UID).errorCode());
+    assertEquals("AUTH_REQUIRED", ask(agent).errorCode());
   }
 }
