@@ -8,9 +8,10 @@ import android.content.Context;
 import android.content.res.Configuration;
 import android.content.res.Resources;
 import android.icu.text.PluralRules;
+import dev.cetp.e2e.category.AuthProviderBundle;
+// Internal: the template's strings.xml files themselves, which no app's test reads.
 import dev.cetp.testkit.internal.TemplateStrings;
 import dev.cetp.testkit.internal.TemplateStrings.Entry;
-import dev.cetp.e2e.category.AuthProviderBundle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
