@@ -1,6 +1,7 @@
 package dev.cetp.testkit;
 
 import android.os.Bundle;
+import dev.cetp.testkit.internal.ApexAgent;
 import dev.cetp.testkit.internal.ConsentAdmin;
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
@@ -273,8 +274,7 @@ public final class Agent {
    * @throws IllegalStateException when the app does not serve Apex
    */
   public ApexPlugin apex() {
-    Callers.setCallingUid(uid);
-    return rule.track(ApexPlugin.bind(rule.packageName(), uid));
+    return apex(ApexAgent.HOST_VERSION);
   }
 
   /** @return the names {@code list_tools} gives this agent */
@@ -290,6 +290,20 @@ public final class Agent {
       throw new AssertionError("list_tools data has no tools array", e);
     }
     return names;
+  }
+
+  /**
+   * {@link #apex()} as an Apex agent of version {@code hostVersion}: Apex registers a plugin only
+   * when its metadata's {@code minHostVersion} is at most the agent's version.
+   *
+   * @param hostVersion the Apex version the agent claims ({@link #apex()} claims 1)
+   * @return the bound plugin, unbound when the test ends
+   * @throws AssertionError when Apex would not register the plugin (it needs a newer Apex)
+   * @throws IllegalStateException when the app does not serve Apex
+   */
+  public ApexPlugin apex(int hostVersion) {
+    Callers.setCallingUid(uid);
+    return rule.track(ApexPlugin.bind(rule.packageName(), uid, hostVersion));
   }
 
   @Override
