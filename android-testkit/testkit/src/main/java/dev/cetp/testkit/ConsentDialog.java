@@ -207,7 +207,10 @@ public final class ConsentDialog implements AutoCloseable {
   static ConsentDialog openPendingIntent(String packageName, PendingIntent pending) {
     if (!packageName.equals(pending.getCreatorPackage())) {
       throw new AssertionError(
-          "the PendingIntent was created by " + pending.getCreatorPackage() + ", not " + packageName);
+          "the PendingIntent was created by "
+              + pending.getCreatorPackage()
+              + ", not "
+              + packageName);
     }
     ShadowPendingIntent shadow = Shadows.shadowOf(pending);
     if (!shadow.isActivity()) {
