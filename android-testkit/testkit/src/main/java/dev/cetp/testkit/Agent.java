@@ -1,6 +1,7 @@
 package dev.cetp.testkit;
 
 import android.os.Bundle;
+import dev.cetp.testkit.internal.ApexAgent;
 import dev.cetp.testkit.internal.ConsentAdmin;
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
@@ -273,8 +274,7 @@ public final class Agent {
    * @throws IllegalStateException when the app does not serve Apex
    */
   public ApexPlugin apex() {
-    Callers.setCallingUid(uid);
-    return rule.track(ApexPlugin.bind(rule.packageName(), uid));
+    return apex(ApexAgent.HOST_VERSION);
   }
 
   /** @return the names {@code list_tools} gives this agent */
@@ -293,13 +293,13 @@ public final class Agent {
   }
 
   /**
-   * {@link #apex()} as an Apex of host version {@code hostVersion} (the kit plays version 1), for
-   * an app whose plugin asks for a newer host in its metadata ({@code minHostVersion}).
+   * {@link #apex()} as an Apex agent of version {@code hostVersion}: Apex registers a plugin only
+   * when its metadata's {@code minHostVersion} is at most the agent's version.
    *
-   * @param hostVersion the host version Apex checks the plugin's {@code minHostVersion} against
+   * @param hostVersion the Apex version the agent claims ({@link #apex()} claims 1)
    * @return the bound plugin, unbound when the test ends
+   * @throws AssertionError when Apex would not register the plugin (it needs a newer Apex)
    * @throws IllegalStateException when the app does not serve Apex
-   * @throws AssertionError when Apex would not register the plugin (it needs a newer host)
    */
   public ApexPlugin apex(int hostVersion) {
     Callers.setCallingUid(uid);

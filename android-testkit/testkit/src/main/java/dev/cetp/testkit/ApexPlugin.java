@@ -36,10 +36,6 @@ public final class ApexPlugin implements AutoCloseable {
     this.uid = uid;
   }
 
-  static ApexPlugin bind(String packageName, int uid) {
-    return bind(packageName, uid, ApexAgent.HOST_VERSION);
-  }
-
   static ApexPlugin bind(String packageName, int uid, int hostVersion) {
     ComponentName component = new ComponentName(packageName, SERVICE);
     ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED, hostVersion);
@@ -98,5 +94,18 @@ public final class ApexPlugin implements AutoCloseable {
     closed = true;
     host.unbind(plugin);
     service.onDestroy();
+  }
+
+  /**
+   * {@code executeTool} with exactly {@code id}, from the agent's UID: no CETP name is looked up,
+   * as when Apex's model names a function the plugin never registered.
+   *
+   * @param id the tool id as Apex sends it (null: none)
+   * @param argumentsJson the arguments as JSON text (null: none)
+   * @return the reply
+   */
+  public ToolReply callId(String id, String argumentsJson) {
+    Callers.setCallingUid(uid);
+    return ToolReply.ofApex(plugin.execute(id, argumentsJson));
   }
 }

@@ -1,5 +1,6 @@
 package dev.cetp.testkit;
 
+import android.app.Notification;
 import android.content.Context;
 import android.content.Intent;
 import android.content.pm.PackageManager;
@@ -293,5 +294,22 @@ public final class CetpTestRule implements TestRule {
   <T extends AutoCloseable> T track(T closeable) {
     opened.push(closeable);
     return closeable;
+  }
+
+  /**
+   * The user taps a notification the app posted (the one that asks about an agent the app
+   * refused over Apex, which has no authorize intent): its content PendingIntent, created by the
+   * app for an Activity, is started as the app, as the platform starts it.
+   *
+   * @param notification a notification the app posted
+   * @return the consent dialog it opens, closed when the test ends
+   * @throws AssertionError when tapping it opens nothing of the app's
+   */
+  public ConsentDialog openNotification(Notification notification) {
+    requireStarted();
+    if (notification.contentIntent == null) {
+      throw new AssertionError("the notification opens nothing when tapped: " + notification);
+    }
+    return track(ConsentDialog.openPendingIntent(packageName(), notification.contentIntent));
   }
 }

@@ -202,4 +202,29 @@ public final class ConsentDialog implements AutoCloseable {
   public boolean offersLimitedAccess() {
     return screen.find("cetp:access:limited") != null;
   }
+
+  /** Taps More options: the choices of how long and how much show ({@link #texts()} lists them). */
+  public void moreOptions() {
+    screen.tap("cetp:more");
+  }
+
+  /**
+   * The dialog a PendingIntent of the app opens (a notification it posted, tapped): its Intent
+   * started as the app that created it.
+   */
+  static ConsentDialog openPendingIntent(String packageName, PendingIntent pending) {
+    if (!packageName.equals(pending.getCreatorPackage())) {
+      throw new AssertionError(
+          "the PendingIntent was created by "
+              + pending.getCreatorPackage()
+              + ", not "
+              + packageName);
+    }
+    ShadowPendingIntent shadow = Shadows.shadowOf(pending);
+    if (!shadow.isActivity()) {
+      throw new AssertionError("the PendingIntent does not start an Activity");
+    }
+    return new ConsentDialog(
+        ConsentScreens.launchExplicit(new Intent(shadow.getSavedIntent())), packageName);
+  }
 }

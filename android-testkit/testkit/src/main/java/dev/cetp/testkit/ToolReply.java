@@ -40,6 +40,8 @@ public final class ToolReply {
   private final String errorMessage;
   private final String resolutionHint;
   private final String authorizeIntent;
+  /** What Apex's {@code executeTool} returned (null over CETP). */
+  private String text;
 
   private ToolReply(
       Via via,
@@ -107,7 +109,9 @@ public final class ToolReply {
       throw new AssertionError("executeTool answered null");
     }
     if (!text.startsWith("Error: ")) {
-      return new ToolReply(Via.APEX, null, "success", text, null, null, null, null);
+      ToolReply result = new ToolReply(Via.APEX, null, "success", text, null, null, null, null);
+      result.text = text;
+      return result;
     }
     String first = text;
     String hint = null;
@@ -119,7 +123,9 @@ public final class ToolReply {
     int colon = first.indexOf(": ", 7);
     String code = colon < 0 ? first.substring(7) : first.substring(7, colon);
     String message = colon < 0 ? "" : first.substring(colon + 2);
-    return new ToolReply(Via.APEX, null, "error", null, code, message, hint, null);
+    ToolReply error = new ToolReply(Via.APEX, null, "error", null, code, message, hint, null);
+    error.text = text;
+    return error;
   }
 
   /** @return which host carried the call */
@@ -287,6 +293,15 @@ public final class ToolReply {
     } catch (JSONException e) {
       throw new AssertionError("no tools array in " + data, e);
     }
+  }
+
+  /**
+   * @return over Apex, exactly the text {@code executeTool} returned, as Apex's model reads it
+   *     (the result, or {@code Error: <code>: <message>} and its {@code Hint:} line); null over
+   *     CETP
+   */
+  public String text() {
+    return text;
   }
 
   @Override

@@ -8,9 +8,10 @@ import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.net.Uri;
 import android.os.Bundle;
-import dev.cetp.testkit.internal.ConsentAdmin;
+// Internal: the process start is timed (no rule may start it first); PackageManager is counted.
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.ConsentAdmin;
 import dev.cetp.testkit.internal.CountingPackageManager;
 import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.ManifestInstaller;

@@ -1,7 +1,6 @@
 package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
@@ -11,22 +10,20 @@ import android.Manifest;
 import android.app.Application;
 import android.app.Notification;
 import android.app.NotificationManager;
-import android.app.Service;
-import android.content.ComponentName;
 import android.content.Intent;
-import android.content.pm.PackageManager;
-import dev.cetp.testkit.ApexTool;
-import dev.cetp.testkit.internal.ApexAgent;
-import dev.cetp.testkit.internal.ConsentScreens;
-import dev.cetp.testkit.internal.ConsentAdmin;
-import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.HostBundle;
-import dev.cetp.testkit.internal.ManifestInstaller;
 import dev.cetp.e2e.category.ExpensesBundle;
 import dev.cetp.e2e.category.MinimalBundle;
 import dev.cetp.e2e.category.NotesBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.ApexPlugin;
+import dev.cetp.testkit.ApexTool;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.ToolReply;
+// Internal: the pending request read back, a decline without the dialog, the own entry's name.
+import dev.cetp.testkit.internal.ConsentAdmin;
+import dev.cetp.testkit.internal.ConsentScreens;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,8 +31,8 @@ import java.util.List;
 import java.util.Map;
 import org.json.JSONArray;
 import org.json.JSONObject;
-import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -44,11 +41,11 @@ import org.robolectric.RuntimeEnvironment;
 import org.robolectric.shadows.ShadowNotificationManager;
 
 /**
- * Each sample served to the Apex host as a plugin, with the sample's default authorization (user
- * approval): the host is refused until the user approves it, a notification leads to the
- * approval screen, then every tool answers through the Binder path with real Parcels, and the
- * tools are the ones a CETP consumer sees. Runs in {@code bundle-minimal}, {@code bundle-notes}
- * and {@code bundle-expenses}; the arguments per tool are in {@link #ARGS}.
+ * Each sample served to the Apex agent as a plugin, with the sample's default authorization
+ * (user approval): the agent is refused until the user approves it, a notification leads to the
+ * consent dialog, then every tool answers through the Binder path with real Parcels, and the
+ * tools are the ones a CETP agent sees. Runs in {@code bundle-minimal}, {@code bundle-notes} and
+ * {@code bundle-expenses}; the arguments per tool are in {@link #ARGS}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category({MinimalBundle.class, NotesBundle.class, ExpensesBundle.class})
@@ -87,39 +84,23 @@ public class ApexSamplesE2ETest {
     LABELS.put("expenses", "Expenses");
   }
 
-  private HostBundle bundle;
-  private ManifestInstaller.Installed app;
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
   private String packageName;
-  private ComponentName component;
-  private Service service;
-  private final List<ConsentScreens> screens = new ArrayList<>();
+  private String bundle;
+  private Agent apex;
 
   @Before
   public void install() {
-    bundle = HostBundle.current();
-    app = bundle.install();
-    app.startProviders();
-    packageName = app.manifest.packageName();
-    component = new ComponentName(packageName, "dev.cetp.ApexPluginService");
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.installLabelled(pm, APEX_UID, APEX, "Apex", APEX_CERT);
-    Callers.setCallingUid(APEX_UID);
-    service = ApexAgent.publish(component, ApexAgent.bindIntent(component));
-  }
-
-  @After
-  public void stop() {
-    for (ConsentScreens screen : screens) {
-      screen.close();
-    }
-    if (service != null) {
-      service.onDestroy();
-    }
+    packageName = cetp.packageName();
+    // Each sample's bundle is named by its package's last segment.
+    bundle = packageName.substring(packageName.lastIndexOf('.') + 1);
+    apex = cetp.agent(APEX, "Apex", APEX_UID, APEX_CERT);
   }
 
   private Map<String, String> args() {
-    Map<String, String> args = ARGS.get(bundle.name());
-    assertNotNull("no arguments listed for " + bundle.name(), args);
+    Map<String, String> args = ARGS.get(bundle);
+    assertNotNull("no arguments listed for " + bundle, args);
     return args;
   }
 
@@ -128,58 +109,51 @@ public class ApexSamplesE2ETest {
     return segment + "__" + tool;
   }
 
-  private ApexAgent.Plugin bind() throws Exception {
-    ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED);
-    assertTrue(host.discover().toString(), host.discover().contains(component));
-    return host.bind(component);
-  }
-
-  /** The user approves the Apex host's pending request with full access. */
-  private void approve() {
-    JSONObject request = ConsentAdmin.pendingFrom(APEX_UID);
-    ConsentAdmin.approve(request.optString("id"), ConsentAdmin.Access.FULL);
+  /** An {@code executeTool} error of {@code code}, as Apex's model reads it. */
+  private static ToolReply assertApexError(ToolReply reply, String code) {
+    assertTrue(reply.text(), reply.text().startsWith("Error: " + code + ": "));
+    return reply.assertError(code);
   }
 
   @Test
   public void the_plugin_offers_the_same_tools_as_list_tools() throws Exception {
-    ApexAgent.Plugin plugin = bind();
-    assertEquals(packageName, plugin.metadata.getString("id"));
-    ToolReply list =
-        new CetpTransport().listTools(app.manifest.packageInfo.providers[0].authority);
-    JSONArray cetp = list.jsonObject().getJSONArray("tools");
-    assertEquals(args().keySet().size(), cetp.length());
+    ApexPlugin plugin = apex.apex();
+    assertEquals(packageName, plugin.metadata().getString("id"));
+    ToolReply list = apex.listTools();
+    JSONArray cetpTools = list.jsonObject().getJSONArray("tools");
+    assertEquals(args().keySet().size(), cetpTools.length());
     List<String> ids = new ArrayList<>();
-    for (int i = 0; i < cetp.length(); i++) {
-      JSONObject tool = cetp.getJSONObject(i);
+    for (int i = 0; i < cetpTools.length(); i++) {
+      JSONObject tool = cetpTools.getJSONObject(i);
       String name = tool.getString("name");
       ids.add(id(name));
-      ApexTool apex = plugin.tools.get(id(name));
-      assertNotNull(name + " in " + plugin.tools.keySet(), apex);
-      assertEquals(name, tool.getString("description"), apex.description);
-      assertEquals(name, tool.getJSONObject("parameters").toString(), apex.schema.toString());
+      ApexTool apexTool = plugin.tools().get(id(name));
+      assertNotNull(name + " in " + plugin.tools().keySet(), apexTool);
+      assertEquals(name, tool.getString("description"), apexTool.description);
+      assertEquals(name, tool.getJSONObject("parameters").toString(), apexTool.schema.toString());
     }
-    assertEquals(ids, new ArrayList<>(plugin.tools.keySet()));
+    assertEquals(ids, new ArrayList<>(plugin.tools().keySet()));
     assertEquals(new ArrayList<>(args().keySet()).size(), ids.size());
   }
 
   @Test
   public void every_tool_answers_once_the_user_approved_the_host() throws Exception {
-    ApexAgent.Plugin plugin = bind();
+    ApexPlugin plugin = apex.apex();
     // Every tool is refused first; the requests merge into one, for every scope asked.
     for (Map.Entry<String, String> tool : args().entrySet()) {
-      String refused = plugin.execute(id(tool.getKey()), tool.getValue());
-      ApexAgent.assertError(refused, "AUTH_REQUIRED");
-      assertTrue(refused, refused.contains("\nHint: Open "));
+      ToolReply refused = plugin.call(id(tool.getKey()), tool.getValue());
+      assertApexError(refused, "AUTH_REQUIRED");
+      assertTrue(refused.text(), refused.text().contains("\nHint: Open "));
     }
     JSONObject pending = ConsentAdmin.pendingFrom(APEX_UID);
     assertEquals(
         APEX, pending.getJSONArray("packages").getJSONObject(0).getString("name"));
-    approve();
+    apex.approvePending(Approval.full());
     for (Map.Entry<String, String> tool : args().entrySet()) {
-      String out = plugin.execute(id(tool.getKey()), tool.getValue());
-      assertNull(tool.getKey() + ": " + out, ApexAgent.errorCode(out));
+      ToolReply out = plugin.call(id(tool.getKey()), tool.getValue());
+      assertNull(tool.getKey() + ": " + out.text(), out.errorCode());
       // A result is JSON text.
-      new org.json.JSONTokener(out).nextValue();
+      new org.json.JSONTokener(out.text()).nextValue();
     }
   }
 
@@ -189,60 +163,57 @@ public class ApexSamplesE2ETest {
     Application application = RuntimeEnvironment.getApplication();
     NotificationManager nm = application.getSystemService(NotificationManager.class);
     ShadowNotificationManager notifications = shadowOf(nm);
-    ApexAgent.Plugin plugin = bind();
+    ApexPlugin plugin = apex.apex();
     String first = args().keySet().iterator().next();
 
     // Without POST_NOTIFICATIONS (API 33+), nothing is posted.
     shadowOf(application).denyPermissions(Manifest.permission.POST_NOTIFICATIONS);
-    ApexAgent.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    assertApexError(plugin.call(id(first), args().get(first)), "AUTH_REQUIRED");
     assertEquals(0, notifications.getAllNotifications().size());
 
     shadowOf(application).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
-    ApexAgent.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    assertApexError(plugin.call(id(first), args().get(first)), "AUTH_REQUIRED");
     List<Notification> posted = notifications.getAllNotifications();
     assertEquals(1, posted.size());
     Notification n = posted.get(0);
     String title = shadowOf(n).getContentTitle().toString();
     // The app's name, as its manifest's label gives it (not its package name).
-    assertEquals("Apex wants to use " + LABELS.get(bundle.name()), title);
-    assertTrue(shadowOf(n).getContentText().toString(), shadowOf(n).getContentText().toString().contains(APEX));
-    // The tap opens the app's own (not exported) entry of the approval screen, for Apex's request.
+    assertEquals("Apex wants to use " + LABELS.get(bundle), title);
+    String text = shadowOf(n).getContentText().toString();
+    assertTrue(text, text.contains(APEX));
+    // The tap opens the app's own (not exported) entry of the dialog, for Apex's request.
     Intent open = shadowOf(n.contentIntent).getSavedIntent();
     assertEquals(packageName, open.getComponent().getPackageName());
     assertEquals(ConsentScreens.OWN_ENTRY, open.getComponent().getClassName());
     assertEquals(APEX_UID, open.getIntExtra("dev.cetp.extra.REQUEST_UID", -1));
-    ConsentScreens screen = ConsentScreens.launchExplicit(open);
-    screens.add(screen);
-    assertTrue(screen.text(), screen.text().contains("Apex"));
-    screen.tap("cetp:allow");
-    assertTrue(screen.isFinishing());
-    assertNull(ApexAgent.errorCode(plugin.execute(id(first), args().get(first))));
+    ConsentDialog dialog = cetp.openNotification(n);
+    assertTrue(dialog.text(), dialog.text().contains("Apex"));
+    dialog.allow();
+    assertTrue(dialog.isFinishing());
+    assertNull(plugin.call(id(first), args().get(first)).errorCode());
   }
 
   @Test
   public void a_denied_host_is_told_so() throws Exception {
-    ApexAgent.Plugin plugin = bind();
+    ApexPlugin plugin = apex.apex();
     String first = args().keySet().iterator().next();
-    ApexAgent.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
+    assertApexError(plugin.call(id(first), args().get(first)), "AUTH_REQUIRED");
     JSONObject request = ConsentAdmin.pendingFrom(APEX_UID);
     ConsentAdmin.adminOk(new JSONObject().put("op", "deny").put("id", request.getString("id")));
-    String denied = plugin.execute(id(first), args().get(first));
-    ApexAgent.assertError(denied, "PERMISSION_DENIED");
-    assertTrue(denied, denied.contains("declined"));
+    ToolReply denied = plugin.call(id(first), args().get(first));
+    assertApexError(denied, "PERMISSION_DENIED");
+    assertTrue(denied.text(), denied.text().contains("declined"));
   }
 
   @Test
   public void the_cetp_grant_and_the_apex_grant_are_one_identity() throws Exception {
-    // An app that is both a CETP consumer and an Apex host is approved once.
-    ApexAgent.Plugin plugin = bind();
+    // An app that is both a CETP agent and an Apex agent is approved once.
+    ApexPlugin plugin = apex.apex();
     String first = args().keySet().iterator().next();
-    ToolReply cetp =
-        new CetpTransport()
-            .executeTool(
-                app.manifest.packageInfo.providers[0].authority, first, args().get(first), null);
-    assertEquals(cetp.toString(), "AUTH_REQUIRED", cetp.errorCode());
-    ApexAgent.assertError(plugin.execute(id(first), args().get(first)), "AUTH_REQUIRED");
-    approve(); // one request, merged
-    assertNull(ApexAgent.errorCode(plugin.execute(id(first), args().get(first))));
+    ToolReply overCetp = apex.call(first, args().get(first));
+    assertEquals(overCetp.toString(), "AUTH_REQUIRED", overCetp.errorCode());
+    assertApexError(plugin.call(id(first), args().get(first)), "AUTH_REQUIRED");
+    apex.approvePending(Approval.full()); // one request, merged
+    assertNull(plugin.call(id(first), args().get(first)).errorCode());
   }
 }

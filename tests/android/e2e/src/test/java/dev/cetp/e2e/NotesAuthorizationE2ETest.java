@@ -10,15 +10,19 @@ import android.app.Activity;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
-import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.e2e.category.NotesBundle;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.AppsWithAccess;
+import dev.cetp.testkit.CallForm;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.ToolReply;
+// Internal: JVM checks, a bare UID, crafted or nothing-pending launches, views by key, state.
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.CallForm;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.HostBundle;
-import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.testkit.internal.ConsentScreens;
 import dev.cetp.testkit.internal.TestJvm;
-import dev.cetp.e2e.category.NotesBundle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,17 +30,17 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
-import org.robolectric.RuntimeEnvironment;
 
 /**
- * User approval end to end on the notes sample: a consumer's {@code AUTH_REQUIRED}, the
- * {@code authorize_intent} resolving to the template's approval screen, the user's choices on
- * that screen (driven through its real views), and what the consumer gets afterwards. Every
- * reply goes through a Parcel (the harness does it). Runs in {@code bundle-notes}.
+ * User approval end to end on the notes sample: an agent's {@code AUTH_REQUIRED}, the {@code
+ * authorize_intent} resolving to the template's consent dialog, the user's choices on that
+ * dialog (driven through its real views), and what the agent gets afterwards. Every reply goes
+ * through a Parcel (the kit does it). Runs in {@code bundle-notes}.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(NotesBundle.class)
@@ -55,20 +59,16 @@ public class NotesAuthorizationE2ETest {
 
   private static final String SEARCH = "{\"query\":\"basil\",\"limit\":3}";
 
-  private PackageManager pm;
-  private CetpTransport consumer;
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
+
+  private Agent agent;
+  private Agent helper;
   private final List<ConsentScreens> screens = new ArrayList<>();
 
   @Before
   public void setUp() {
-    HostBundle bundle = HostBundle.current();
-    ManifestInstaller.Installed app = bundle.install();
-    app.startProviders();
-    pm = RuntimeEnvironment.getApplication().getPackageManager();
-    consumer = new CetpTransport();
-    Callers.installLabelled(pm, AGENT_UID, AGENT, "Example Agent", AGENT_CERT);
-    Callers.installLabelled(pm, HELPER_UID, HELPER, null, HELPER_CERT);
-    Callers.setCallingUid(AGENT_UID);
+    agent = cetp.agent(AGENT, "Example Agent", AGENT_UID, AGENT_CERT);
+    helper = cetp.agent(HELPER, null, HELPER_UID, HELPER_CERT);
   }
 
   @After
@@ -78,20 +78,24 @@ public class NotesAuthorizationE2ETest {
     }
   }
 
-  private ConsentScreens open(String action) {
-    ConsentScreens screen = ConsentScreens.launch(new Intent(action));
+  /**
+   * The consent dialog as {@code caller} opens it with {@code intent}, whatever is pending and
+   * whatever the intent carries; its views are read and tapped by key.
+   */
+  private ConsentScreens openAs(Agent caller, Intent intent) {
+    ConsentScreens screen = ConsentScreens.launchFrom(caller.packageName(), intent);
     screens.add(screen);
     return screen;
   }
 
-  private ConsentScreens openExplicit(Intent intent) {
-    ConsentScreens screen = ConsentScreens.launchExplicit(intent);
-    screens.add(screen);
-    return screen;
+  private List<ResolveInfo> resolve(String action) {
+    return cetp.context()
+        .getPackageManager()
+        .queryIntentActivities(new Intent(action), PackageManager.MATCH_DEFAULT_ONLY);
   }
 
-  private ToolReply search() {
-    return consumer.executeTool(AUTHORITY, "search_notes", SEARCH, null);
+  private static ToolReply search(Agent caller) {
+    return caller.call("search_notes", SEARCH);
   }
 
   private static void assertCode(ToolReply r, String code) {
@@ -99,11 +103,11 @@ public class NotesAuthorizationE2ETest {
     assertEquals(r.toString(), code, r.errorCode());
   }
 
-  /** The consumer's first call: AUTH_REQUIRED, and the screen its intent opens. */
-  private ConsentScreens askAndOpen() {
-    ToolReply first = search();
+  /** The agent's first call: AUTH_REQUIRED, and the dialog its intent opens. */
+  private ConsentDialog askAndOpen() {
+    ToolReply first = search(agent);
     assertCode(first, "AUTH_REQUIRED");
-    return open(first.authorizeIntent());
+    return agent.openConsentDialog(first);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -116,37 +120,35 @@ public class NotesAuthorizationE2ETest {
   @Test
   public void discoveryAnswersUnknownCallersByDefault() throws Exception {
     Callers.setCallingUid(10_999); // an app the provider has never seen, with no package at all
-    ToolReply tools = consumer.listTools(AUTHORITY);
+    CetpTransport unknown = new CetpTransport();
+    ToolReply tools = unknown.listTools(AUTHORITY);
     assertTrue(tools.toString(), tools.isSuccess());
     assertEquals(4, tools.tools().length());
-    assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
-    Callers.setCallingUid(AGENT_UID);
-    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
+    assertTrue(unknown.getProviderInfo(AUTHORITY).isSuccess());
+    assertTrue(agent.listTools().isSuccess());
   }
 
   @Test
   public void unknownCallerGetsAuthRequiredWithHintAndAnIntentThatOpensTheScreen() {
     for (CallForm form : CallForm.values()) {
-      android.os.Bundle extras = new android.os.Bundle();
-      extras.putString(CetpTransport.EXTRA_TOOL_NAME, "search_notes");
-      extras.putString(CetpTransport.EXTRA_ARGS, SEARCH);
-      ToolReply r = consumer.call(form, AUTHORITY, CetpTransport.METHOD_EXECUTE_TOOL, extras);
+      ToolReply r = agent.call(form, "search_notes", SEARCH);
       assertCode(r, "AUTH_REQUIRED");
       assertNull(r.data());
       assertTrue(r.errorMessage(), r.errorMessage().contains(AGENT));
       assertNotNull(r.toString(), r.resolutionHint());
       assertTrue(r.resolutionHint(), r.resolutionHint().contains("Notes"));
-      assertTrue(r.resolutionHint(), r.resolutionHint().contains("your notes: titles, dates and text"));
+      assertTrue(
+          r.resolutionHint(), r.resolutionHint().contains("your notes: titles, dates and text"));
       assertEquals(AUTHORIZE, r.authorizeIntent());
     }
-    // The consumer launches the action as an implicit intent: exactly the template's screen.
-    List<ResolveInfo> found = ConsentScreens.resolve(AUTHORIZE);
+    // The agent launches the action as an implicit intent: exactly the template's dialog.
+    List<ResolveInfo> found = resolve(AUTHORIZE);
     assertEquals(found.toString(), 1, found.size());
     assertEquals(ConsentScreens.ACTIVITY, found.get(0).activityInfo.name);
     assertEquals(PACKAGE, found.get(0).activityInfo.packageName);
     assertTrue(found.get(0).activityInfo.exported);
     // Apps with access is the app's own: not exported, so no other app can open it.
-    List<ResolveInfo> manage = ConsentScreens.resolve(MANAGE);
+    List<ResolveInfo> manage = resolve(MANAGE);
     assertEquals(manage.toString(), 1, manage.size());
     assertEquals(ConsentScreens.GRANTS, manage.get(0).activityInfo.name);
     assertFalse(manage.get(0).activityInfo.exported);
@@ -154,12 +156,12 @@ public class NotesAuthorizationE2ETest {
 
   @Test
   public void theScreenShowsTheRequestInWordsAndAllowGrantsIt() throws Exception {
-    ConsentScreens screen = askAndOpen();
+    ConsentDialog dialog = askAndOpen();
     // What Allow gives, in one line; the choices behind More options.
-    assertTrue(screen.text(), screen.texts().contains("Full access \u00b7 1 day"));
-    screen.tap("cetp:more");
-    List<String> texts = screen.texts();
-    String shown = screen.text();
+    assertTrue(dialog.text(), dialog.texts().contains("Full access \u00b7 1 day"));
+    dialog.moreOptions();
+    List<String> texts = dialog.texts();
+    String shown = dialog.text();
     assertEquals(
         shown,
         "Allow Example Agent to read your notes: titles, dates and text from Notes?",
@@ -169,46 +171,47 @@ public class NotesAuthorizationE2ETest {
     assertEquals(shown, "Certificate " + fingerprint, texts.get(2));
     assertFalse("only the scope the call needed: " + shown, shown.contains("tag names"));
     for (String choice :
-        new String[] {"1 hour", "1 day", "30 days", "Until I remove access", "Everything it asks for",
-            "Limited", "Allow", "Don't allow", "Apps with access"}) {
+        new String[] {
+          "1 hour", "1 day", "30 days", "Until I remove access", "Everything it asks for",
+          "Limited", "Allow", "Don't allow", "Apps with access"
+        }) {
       assertTrue(choice + " in " + shown, texts.contains(choice));
     }
-    assertTrue(shown, shown.contains("Limited: Notes shares an outline, such as titles and dates, and leaves out the most private details"));
+    assertTrue(
+        shown,
+        shown.contains(
+            "Limited: Notes shares an outline, such as titles and dates, and leaves out the most"
+                + " private details"));
 
-    screen.tap("cetp:allow");
-    assertTrue("the screen returns to the consumer", screen.isFinishing());
-    assertEquals(Activity.RESULT_OK, screen.resultCode());
+    dialog.allow();
+    assertTrue("the dialog returns to the agent", dialog.isFinishing());
+    assertEquals(Activity.RESULT_OK, dialog.resultCode());
 
-    ToolReply again = search();
+    ToolReply again = search(agent);
     assertTrue(again.toString(), again.isSuccess());
     JSONArray hits = new JSONArray(again.data());
     assertTrue(again.data(), hits.length() > 0);
     assertTrue(again.data(), hits.getJSONObject(0).getString("snippet").contains("**"));
     // Only notes.read was asked for and allowed: tags.read still needs the user.
-    assertCode(consumer.executeTool(AUTHORITY, "list_tags", "{}", null), "AUTH_REQUIRED");
+    assertCode(agent.call("list_tags", "{}"), "AUTH_REQUIRED");
     // Another app is not covered by the agent's approval.
-    Callers.setCallingUid(HELPER_UID);
-    assertCode(search(), "AUTH_REQUIRED");
+    assertCode(search(helper), "AUTH_REQUIRED");
   }
 
   @Test
   public void limitedAccessGetsNoBodiesOrSnippets() throws Exception {
-    ConsentScreens screen = askAndOpen();
-    screen.tap("cetp:access:limited").tap("cetp:allow");
-    assertTrue(screen.isFinishing());
+    ConsentDialog dialog = askAndOpen();
+    dialog.allow(ConsentDialog.Duration.ONE_DAY, Approval.Access.LIMITED);
+    assertTrue(dialog.isFinishing());
 
-    ToolReply note = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
+    ToolReply note = agent.call("get_note", "{\"id\":7}");
     assertTrue(note.toString(), note.isSuccess());
     JSONObject limited = note.jsonObject();
     assertEquals(7, limited.getInt("id"));
     assertFalse(limited.getString("title").isEmpty());
     assertFalse(limited.toString(), limited.has("body"));
     // A limited search looks at titles and tags only (bodies must not decide what it finds).
-    JSONArray hits =
-        new JSONArray(
-            consumer
-                .executeTool(AUTHORITY, "search_notes", "{\"query\":\"Lisbon\"}", null)
-                .data());
+    JSONArray hits = new JSONArray(agent.call("search_notes", "{\"query\":\"Lisbon\"}").data());
     assertTrue(hits.length() > 0);
     for (int i = 0; i < hits.length(); i++) {
       assertFalse(hits.toString(), hits.getJSONObject(i).has("snippet"));
@@ -216,60 +219,62 @@ public class NotesAuthorizationE2ETest {
     }
 
     // The same note for a caller the user allowed fully has its body: the difference is the
-    // access level chosen on the screen.
-    Callers.setCallingUid(HELPER_UID);
-    assertCode(search(), "AUTH_REQUIRED");
-    open(AUTHORIZE).tap("cetp:allow");
-    JSONObject full = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null).jsonObject();
+    // access level chosen on the dialog.
+    ToolReply helperFirst = search(helper);
+    assertCode(helperFirst, "AUTH_REQUIRED");
+    helper.openConsentDialog(helperFirst).allow();
+    JSONObject full = helper.call("get_note", "{\"id\":7}").jsonObject();
     assertFalse(full.getString("body").isEmpty());
     assertEquals(full.getString("title"), limited.getString("title"));
   }
 
   @Test
   public void denyGivesPermissionDeniedUntilAllowedAgain() {
-    ConsentScreens screen = askAndOpen();
-    screen.tap("cetp:deny");
-    assertTrue(screen.isFinishing());
-    assertEquals(Activity.RESULT_CANCELED, screen.resultCode());
+    ConsentDialog dialog = askAndOpen();
+    dialog.deny();
+    assertTrue(dialog.isFinishing());
+    assertEquals(Activity.RESULT_CANCELED, dialog.resultCode());
 
-    ToolReply denied = search();
+    ToolReply denied = search(agent);
     assertCode(denied, "PERMISSION_DENIED");
     assertTrue(denied.errorMessage(), denied.errorMessage().contains("do not retry"));
-    // A denial records no new request: the screen has nothing to ask.
-    ConsentScreens empty = open(AUTHORIZE);
-    assertTrue(empty.text(), empty.texts().contains("No app is waiting for your approval right now."));
+    // A denial records no new request: the dialog has nothing to ask.
+    ConsentScreens empty = openAs(agent, new Intent(AUTHORIZE));
+    assertTrue(
+        empty.text(), empty.texts().contains("No app is waiting for your approval right now."));
     assertNull(empty.find("cetp:allow"));
 
-    ConsentScreens grants = open(MANAGE);
+    AppsWithAccess grants = cetp.openAppsWithAccess();
     String shown = grants.text();
     assertEquals(shown, "Apps and your Notes data", grants.texts().get(0));
     assertTrue(shown, grants.texts().contains("No app may read your data."));
     assertTrue(shown, grants.texts().contains("Example Agent"));
     assertTrue(shown, shown.contains("Declined "));
     assertTrue(shown, grants.texts().contains("Let it ask again"));
-    grants.tap("cetp:allow_again:0");
-    assertFalse("the grants screen stays open", grants.isFinishing());
+    grants.letAskAgain(0);
+    assertFalse("Apps with access stays open", grants.activity().isFinishing());
     assertTrue(grants.text(), grants.texts().contains("You have not declined any app."));
 
     // Allowed to ask again: AUTH_REQUIRED and a fresh request the user can allow.
-    open(search().authorizeIntent()).tap("cetp:allow");
-    assertTrue(search().isSuccess());
+    agent.openConsentDialog(search(agent)).allow();
+    assertTrue(search(agent).isSuccess());
   }
 
   @Test
   public void revokeOnTheGrantsScreenEndsAccess() throws Exception {
-    ConsentScreens screen = askAndOpen();
-    screen.tap("cetp:duration:month").tap("cetp:allow");
-    assertTrue(search().isSuccess());
+    ConsentDialog dialog = askAndOpen();
+    dialog.allow(ConsentDialog.Duration.THIRTY_DAYS, Approval.Access.FULL);
+    assertTrue(search(agent).isSuccess());
 
-    // The button on the approval screen opens the grants screen with the manage action.
-    ConsentScreens again = open(AUTHORIZE);
+    // The button on the consent dialog opens Apps with access with the manage action.
+    ConsentScreens again = openAs(agent, new Intent(AUTHORIZE));
     again.tap("cetp:manage");
     Intent next = again.nextStartedActivity();
     assertNotNull(next);
     assertTrue(next.getAction(), next.getAction().endsWith(".CETP_MANAGE_GRANTS"));
     assertEquals(ConsentScreens.GRANTS, next.getComponent().getClassName());
-    ConsentScreens grants = openExplicit(next);
+    ConsentScreens grants = ConsentScreens.launchExplicit(next);
+    screens.add(grants);
     List<String> texts = grants.texts();
     String shown = grants.text();
     assertTrue(shown, texts.contains("Example Agent"));
@@ -278,43 +283,45 @@ public class NotesAuthorizationE2ETest {
     assertTrue(shown, texts.contains("May read your notes: titles, dates and text"));
     // Allowed for 30 days a moment ago.
     assertTrue(shown, texts.contains("Full access \u00b7 for 30 more days"));
-    assertTrue(shown, texts.stream().anyMatch(t -> t.endsWith(". Calls: 1 today, 1 in the last 7 days.")));
+    assertTrue(
+        shown,
+        texts.stream().anyMatch(t -> t.endsWith(". Calls: 1 today, 1 in the last 7 days.")));
     assertTrue(shown, texts.contains("Remove access"));
     assertTrue(shown, texts.contains("You have not declined any app."));
 
     grants.tap("cetp:revoke:0");
     assertTrue(grants.text(), grants.texts().contains("No app may read your data."));
-    ToolReply revoked = search();
+    ToolReply revoked = search(agent);
     assertCode(revoked, "AUTH_REQUIRED");
     assertEquals(AUTHORIZE, revoked.authorizeIntent());
   }
 
   @Test
   public void anotherCertificateUnderTheSameNameGetsNothing() {
-    askAndOpen().tap("cetp:allow");
-    assertTrue(search().isSuccess());
+    askAndOpen().allow();
+    assertTrue(search(agent).isSuccess());
 
     // An impostor installed under the agent's package name (the real one gone), other key.
     int impostorUid = 10_200;
     byte[] impostorCert = "impostor-cert".getBytes(StandardCharsets.UTF_8);
-    Callers.installLabelled(pm, impostorUid, AGENT, "Example Agent", impostorCert);
-    Callers.setCallingUid(impostorUid);
-    ToolReply r = search();
+    Agent impostor = cetp.agent(AGENT, "Example Agent", impostorUid, impostorCert);
+    ToolReply r = search(impostor);
     assertCode(r, "AUTH_REQUIRED");
     // The user is shown the impostor's certificate, not the approved one.
-    ConsentScreens screen = open(r.authorizeIntent());
-    assertTrue(screen.text(), screen.texts().contains("Certificate " + fingerprint(impostorCert)));
-    assertFalse(screen.text(), screen.text().contains(fingerprint(AGENT_CERT)));
+    ConsentDialog dialog = impostor.openConsentDialog(r);
+    assertTrue(dialog.text(), dialog.texts().contains("Certificate " + fingerprint(impostorCert)));
+    assertFalse(dialog.text(), dialog.text().contains(fingerprint(AGENT_CERT)));
   }
 
   @Test
   public void aSharedUidIsOneRequestNamingEveryPackage() {
     int suiteUid = 10_300;
     byte[] suiteCert = "suite-cert".getBytes(StandardCharsets.UTF_8);
-    Callers.installLabelled(pm, suiteUid, "com.example.suite.agent", "Suite Agent", suiteCert);
-    Callers.installLabelled(pm, suiteUid, "com.example.suite.sync", "Suite Sync", suiteCert);
-    Callers.setCallingUid(suiteUid);
-    ConsentScreens screen = askAndOpen();
+    Agent suite = cetp.agent("com.example.suite.agent", "Suite Agent", suiteUid, suiteCert);
+    cetp.agent("com.example.suite.sync", "Suite Sync", suiteUid, suiteCert);
+    ToolReply first = search(suite);
+    assertCode(first, "AUTH_REQUIRED");
+    ConsentScreens screen = openAs(suite, new Intent(first.authorizeIntent()));
     List<String> texts = screen.texts();
     String shown = screen.text();
     assertEquals(
@@ -325,13 +332,15 @@ public class NotesAuthorizationE2ETest {
     assertEquals(shown, "Certificate " + fingerprint(suiteCert), texts.get(2));
     assertEquals(shown, "com.example.suite.sync", texts.get(3));
     assertEquals(shown, "Certificate " + fingerprint(suiteCert), texts.get(4));
-    assertTrue(shown, texts.contains(
-        "These apps share one identity on this phone; your answer applies to all of them."));
+    assertTrue(
+        shown,
+        texts.contains(
+            "These apps share one identity on this phone; your answer applies to all of them."));
     assertNull("one request, one package list", screen.find("cetp:package:2"));
     screen.tap("cetp:allow");
-    assertTrue(search().isSuccess());
+    assertTrue(search(suite).isSuccess());
 
-    ConsentScreens grants = open(MANAGE);
+    AppsWithAccess grants = cetp.openAppsWithAccess();
     assertTrue(grants.text(), grants.texts().contains("Suite Agent"));
     assertTrue(grants.text(), grants.texts().contains("Suite Sync"));
   }
@@ -339,19 +348,18 @@ public class NotesAuthorizationE2ETest {
   @Test
   public void craftedExtrasWithoutAPendingRequestGrantNothing() {
     Intent crafted = new Intent(AUTHORIZE);
-    putEverything(crafted, "1-1", HELPER, Callers.sha256Hex(HELPER_CERT));
-    ConsentScreens screen = ConsentScreens.launch(crafted);
-    screens.add(screen);
-    assertTrue(screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
+    putEverything(crafted, "1-1", HELPER, helper.certificateSha256());
+    ConsentScreens screen = openAs(agent, crafted);
+    assertTrue(
+        screen.text(), screen.texts().contains("No app is waiting for your approval right now."));
     assertFalse(screen.text(), screen.text().contains(HELPER));
     assertNull(screen.find("cetp:allow"));
-    Callers.setCallingUid(HELPER_UID);
-    assertCode(search(), "AUTH_REQUIRED");
-    assertTrue(open(MANAGE).texts().contains("No app may read your data."));
+    assertCode(search(helper), "AUTH_REQUIRED");
+    assertTrue(cetp.openAppsWithAccess().texts().contains("No app may read your data."));
   }
 
   /**
-   * A malicious app with a pending request of its own launches the screen with extras naming
+   * A malicious app with a pending request of its own launches the dialog with extras naming
    * another app's pending request (id, package, certificate), every scope, full access and no
    * expiry. The user sees and allows only what the provider recorded, with the choices on screen:
    * the other app stays unapproved, the malicious one gets exactly the scope it asked for, limited.
@@ -359,48 +367,46 @@ public class NotesAuthorizationE2ETest {
   @Test
   public void craftedExtrasCannotRedirectOrWidenAnApproval() throws Exception {
     // The agent asks first and waits; then the malicious app asks.
-    assertCode(search(), "AUTH_REQUIRED");
-    int evilUid = 10_666;
-    String evil = "com.example.evil";
-    Callers.installLabelled(pm, evilUid, evil, "Totally Legit", "evil-cert".getBytes(StandardCharsets.UTF_8));
-    Callers.setCallingUid(evilUid);
-    assertCode(search(), "AUTH_REQUIRED");
+    assertCode(search(agent), "AUTH_REQUIRED");
+    String evilPackage = "com.example.evil";
+    byte[] evilCert = "evil-cert".getBytes(StandardCharsets.UTF_8);
+    Agent evil = cetp.agent(evilPackage, "Totally Legit", 10_666, evilCert);
+    assertCode(search(evil), "AUTH_REQUIRED");
 
     JSONArray pending = ConsentScreens.adminState().getJSONArray("pending");
     assertEquals(pending.toString(), 2, pending.length());
     String agentId = pending.getJSONObject(0).getString("id");
-    assertEquals(AGENT, pending.getJSONObject(0).getJSONArray("packages").getJSONObject(0).getString("name"));
+    assertEquals(
+        AGENT,
+        pending.getJSONObject(0).getJSONArray("packages").getJSONObject(0).getString("name"));
 
     Intent crafted = new Intent(AUTHORIZE);
-    putEverything(crafted, agentId, AGENT, Callers.sha256Hex(AGENT_CERT));
-    // The malicious app opens the screen: it shows the malicious app's own request, by its name.
-    ConsentScreens screen = ConsentScreens.launchFrom(evil, crafted);
-    screens.add(screen);
+    putEverything(crafted, agentId, AGENT, agent.certificateSha256());
+    // The malicious app opens the dialog: it shows the malicious app's own request, by its name.
+    ConsentScreens screen = openAs(evil, crafted);
     assertEquals(
         screen.text(),
         "Allow Totally Legit to read your notes: titles, dates and text from Notes?",
         screen.texts().get(0));
-    assertEquals(screen.text(), evil, screen.texts().get(1));
+    assertEquals(screen.text(), evilPackage, screen.texts().get(1));
     screen.tap("cetp:access:limited").tap("cetp:duration:hour").tap("cetp:allow");
     assertTrue(screen.isFinishing());
 
     // The agent named in the extras got nothing; its request still waits, unchanged.
-    Callers.setCallingUid(AGENT_UID);
-    assertCode(search(), "AUTH_REQUIRED");
+    assertCode(search(agent), "AUTH_REQUIRED");
     JSONArray left = ConsentScreens.adminState().getJSONArray("pending");
     assertEquals(left.toString(), 1, left.length());
     assertEquals(agentId, left.getJSONObject(0).getString("id"));
 
     // The malicious app got what the user chose on screen: notes.read only, limited.
-    Callers.setCallingUid(evilUid);
-    ToolReply evilNote = consumer.executeTool(AUTHORITY, "get_note", "{\"id\":7}", null);
+    ToolReply evilNote = evil.call("get_note", "{\"id\":7}");
     assertTrue(evilNote.toString(), evilNote.isSuccess());
     assertFalse(evilNote.data(), evilNote.jsonObject().has("body"));
-    assertCode(consumer.executeTool(AUTHORITY, "list_tags", "{}", null), "AUTH_REQUIRED");
+    assertCode(evil.call("list_tags", "{}"), "AUTH_REQUIRED");
     JSONArray grants = ConsentScreens.adminState().getJSONArray("grants");
     assertEquals(grants.toString(), 1, grants.length());
     JSONObject grant = grants.getJSONObject(0);
-    assertEquals(evil, grant.getString("package"));
+    assertEquals(evilPackage, grant.getString("package"));
     assertEquals("limited", grant.getString("access"));
     assertEquals("[\"notes.read\"]", grant.getJSONArray("scopes").toString());
     assertEquals(3_600_000L, grant.getLong("expires_at_ms") - grant.getLong("granted_at_ms"));

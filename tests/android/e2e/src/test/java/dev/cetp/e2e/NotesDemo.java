@@ -11,20 +11,24 @@ import android.app.Application;
 import android.app.Notification;
 import android.app.NotificationManager;
 import android.app.PendingIntent;
-import android.app.Service;
 import android.content.ComponentName;
 import android.content.Intent;
 import android.content.pm.PackageManager;
 import android.content.pm.ResolveInfo;
-import android.os.Bundle;
-import dev.cetp.testkit.ApexTool;
-import dev.cetp.testkit.internal.ApexAgent;
-import dev.cetp.testkit.internal.ConsentScreens;
-import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.CetpTransport;
-import dev.cetp.testkit.ToolReply;
-import dev.cetp.testkit.internal.HostBundle;
+import android.content.pm.ServiceInfo;
 import dev.cetp.e2e.category.Demo;
+import dev.cetp.testkit.Agent;
+import dev.cetp.testkit.ApexPlugin;
+import dev.cetp.testkit.ApexTool;
+import dev.cetp.testkit.Approval;
+import dev.cetp.testkit.CetpTestRule;
+import dev.cetp.testkit.CetpV2;
+import dev.cetp.testkit.ConsentDialog;
+import dev.cetp.testkit.ToolReply;
+import dev.cetp.testkit.V2Reply;
+import dev.cetp.testkit.V2Session;
+// Internal: the Apex agent's action and version, and the plugin's JSON as it is sent.
+import dev.cetp.testkit.internal.ApexAgent;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -34,9 +38,9 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.UUID;
 import org.json.JSONArray;
 import org.json.JSONObject;
+import org.junit.Rule;
 import org.junit.Test;
 import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
@@ -60,6 +64,10 @@ public class NotesDemo {
   private static final int READER_UID = 10_125;
   private static final String APEX = "com.apex.agent";
   private static final int APEX_UID = 10_130;
+  /** The action agents discover CETP providers by. */
+  private static final String TOOL_PROVIDER = "com.clawseed.action.TOOL_PROVIDER";
+
+  @Rule public final CetpTestRule cetp = new CetpTestRule();
 
   private final List<String> lines = new ArrayList<>();
 
@@ -109,24 +117,29 @@ public class NotesDemo {
   }
 
   private void story() throws Exception {
-    HostBundle.current().install().startProviders();
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.installLabelled(pm, AGENT_UID, AGENT, "ClawSeed", "clawseed-cert".getBytes(StandardCharsets.UTF_8));
-    Callers.installLabelled(pm, WIDGET_UID, WIDGET, "Note Widget", "widget-cert".getBytes(StandardCharsets.UTF_8));
-    Callers.setCallingUid(AGENT_UID);
-    CetpTransport agent = new CetpTransport();
+    PackageManager pm = cetp.context().getPackageManager();
+    Agent agent =
+        cetp.agent(
+            AGENT, "ClawSeed", AGENT_UID, "clawseed-cert".getBytes(StandardCharsets.UTF_8));
+    Agent widget =
+        cetp.agent(
+            WIDGET, "Note Widget", WIDGET_UID, "widget-cert".getBytes(StandardCharsets.UTF_8));
 
     say("CETP demo: the Notes sample app (samples/notes) and an agent app, ClawSeed.");
     say("Robolectric runs the app's Android template and its Rust library (real SQLite) on the JVM.");
     say("");
     say("1. Discovery: queryIntentServices(com.clawseed.action.TOOL_PROVIDER)");
-    List<CetpTransport.Discovered> found = agent.discover();
+    List<ResolveInfo> found =
+        pm.queryIntentServices(new Intent(TOOL_PROVIDER), PackageManager.GET_META_DATA);
     assertEquals(1, found.size());
-    CetpTransport.Discovered notes = found.get(0);
-    say("   %s  authority %s  CETP version %d", notes.packageName, notes.authority, notes.version);
-    String authority = notes.authority;
+    ServiceInfo notes = found.get(0).serviceInfo;
+    say(
+        "   %s  authority %s  CETP version %d",
+        notes.packageName,
+        notes.metaData.getString(CetpV2.META_AUTHORITY),
+        notes.metaData.getInt(CetpV2.META_VERSION, 1));
 
-    ToolReply listed = agent.listTools(authority);
+    ToolReply listed = agent.listTools();
     assertTrue(listed.toString(), listed.isSuccess());
     JSONArray tools = listed.tools();
     say("");
@@ -139,32 +152,34 @@ public class NotesDemo {
     String search = "{\"query\":\"basil\",\"limit\":3}";
     say("");
     say("3. execute_tool search_notes %s, before the user said anything", search);
-    ToolReply first = agent.executeTool(authority, "search_notes", search, null);
+    ToolReply first = agent.call("search_notes", search);
     assertEquals(first.toString(), "AUTH_REQUIRED", first.errorCode());
     say("   error_code       %s", first.errorCode());
     say("   error_message    %s", first.errorMessage());
     say("   resolution_hint  %s", first.resolutionHint());
     say("   authorize_intent %s", first.authorizeIntent());
-    List<ResolveInfo> screens = ConsentScreens.resolve(first.authorizeIntent());
+    List<ResolveInfo> screens =
+        pm.queryIntentActivities(
+            new Intent(first.authorizeIntent()), PackageManager.MATCH_DEFAULT_ONLY);
     assertEquals(1, screens.size());
     say("   -> resolves to %s/%s", screens.get(0).activityInfo.packageName, screens.get(0).activityInfo.name);
 
     say("");
     say("4. ClawSeed starts that intent. The approval screen shows:");
-    ConsentScreens screen = ConsentScreens.launch(new Intent(first.authorizeIntent()));
+    ConsentDialog screen = agent.openConsentDialog(first);
     for (String row : screen.sketch()) {
       for (String part : wrap(row, 92)) {
         say("   | %s", part);
       }
     }
     say("   The user keeps \"1 day\" and \"Everything it asks for\" and taps Allow.");
-    screen.tap("cetp:allow");
+    screen.allow();
     assertTrue(screen.isFinishing());
     screen.close();
 
     say("");
     say("5. The same call again -> success:");
-    ToolReply hits = agent.executeTool(authority, "search_notes", search, null);
+    ToolReply hits = agent.call("search_notes", search);
     assertTrue(hits.toString(), hits.isSuccess());
     JSONArray list = new JSONArray(hits.data());
     assertTrue(list.length() > 0);
@@ -178,36 +193,33 @@ public class NotesDemo {
 
     say("");
     say("6. A second app, Note Widget, is allowed with \"Limited\" access.");
-    Callers.setCallingUid(WIDGET_UID);
-    CetpTransport widget = new CetpTransport();
     String getNote = "{\"id\":" + id + "}";
-    ToolReply widgetFirst = widget.executeTool(authority, "get_note", getNote, null);
+    ToolReply widgetFirst = widget.call("get_note", getNote);
     assertEquals("AUTH_REQUIRED", widgetFirst.errorCode());
-    ConsentScreens second = ConsentScreens.launch(new Intent(widgetFirst.authorizeIntent()));
-    second.tap("cetp:access:limited").tap("cetp:allow");
+    ConsentDialog second = widget.openConsentDialog(widgetFirst);
+    second.allow(ConsentDialog.Duration.ONE_DAY, Approval.Access.LIMITED);
     second.close();
-    ToolReply limited = widget.executeTool(authority, "get_note", getNote, null);
+    ToolReply limited = widget.call("get_note", getNote);
     assertTrue(limited.toString(), limited.isSuccess());
     assertFalse(limited.jsonObject().has("body"));
     say("   Note Widget, get_note %s -> %s", getNote, cut(limited.data(), 90));
-    Callers.setCallingUid(AGENT_UID);
-    ToolReply full = agent.executeTool(authority, "get_note", getNote, null);
+    ToolReply full = agent.call("get_note", getNote);
     say("   ClawSeed,    get_note %s -> ... \"body\":\"%s\"}", getNote,
         cut(full.jsonObject().getString("body"), 50));
 
     say("");
     say("7. Mistakes a model can fix from the answer alone:");
     String backwards = "{\"from\":\"2024-05-01\",\"to\":\"2024-04-01\"}";
-    ToolReply invalid = agent.executeTool(authority, "notes_between", backwards, null);
+    ToolReply invalid = agent.call("notes_between", backwards);
     assertEquals(invalid.toString(), "INVALID_ARGS", invalid.errorCode());
     say("   notes_between %s", backwards);
     say("   -> %s: %s", invalid.errorCode(), invalid.errorMessage());
     String tooMany = "{\"query\":\"basil\",\"limit\":500}";
-    ToolReply schema = agent.executeTool(authority, "search_notes", tooMany, null);
+    ToolReply schema = agent.call("search_notes", tooMany);
     assertEquals(schema.toString(), "INVALID_ARGS", schema.errorCode());
     say("   search_notes %s", tooMany);
     say("   -> %s: %s", schema.errorCode(), schema.errorMessage());
-    v2Act(authority, search);
+    v2Act(search);
     apexAct(search, tooMany);
     say("");
     say("Try it yourself: samples/notes/README.md; the approval screen and the plugin service:");
@@ -219,40 +231,28 @@ public class NotesDemo {
    * meta-data, {@code negotiate}, the annotated tool list, and approval through the {@code
    * resolution} PendingIntent and a single-use {@code resume_token}.
    */
-  private void v2Act(String authority, String search) throws Exception {
-    PackageManager pm = RuntimeEnvironment.getApplication().getPackageManager();
-    Callers.installLabelled(
-        pm, READER_UID, READER, "Reading Buddy", "reader-cert".getBytes(StandardCharsets.UTF_8));
-    Callers.setCallingUid(READER_UID);
-    CetpTransport reader = new CetpTransport();
+  private void v2Act(String search) throws Exception {
+    PackageManager pm = cetp.context().getPackageManager();
+    Agent reader =
+        cetp.agent(
+            READER, "Reading Buddy", READER_UID, "reader-cert".getBytes(StandardCharsets.UTF_8));
     say("");
     say("Act two: Reading Buddy, an agent app that speaks CETP v2.");
     say("");
     List<ResolveInfo> services =
-        pm.queryIntentServices(
-            new Intent("com.clawseed.action.TOOL_PROVIDER"), PackageManager.GET_META_DATA);
-    String versions = services.get(0).serviceInfo.metaData.getString("com.clawseed.tools.versions");
+        pm.queryIntentServices(new Intent(TOOL_PROVIDER), PackageManager.GET_META_DATA);
+    String versions = services.get(0).serviceInfo.metaData.getString(CetpV2.META_VERSIONS);
     assertEquals("1,2", versions);
     say("8. The discovery Service's meta-data: com.clawseed.tools.versions = \"%s\" -> negotiate", versions);
-    Bundle offer = new Bundle();
-    offer.putIntArray("consumer_versions", new int[] {2, 1});
-    offer.putString("consumer_capabilities", "[]");
-    ToolReply negotiated = reader.call(authority, "negotiate", offer);
-    assertTrue(negotiated.toString(), negotiated.isSuccess());
-    JSONObject session = negotiated.jsonObject();
-    String token = session.getString("session_token");
+    V2Session session = reader.v2();
+    JSONObject negotiated = session.negotiated();
+    String token = session.sessionToken();
     say("   selected_version %d, provider_id %s, a %d-character session token bound to this app's UID",
-        session.getInt("selected_version"), session.getString("provider_id"), token.length());
-    say("   until %s; limits %s", session.getString("expires_at"), session.getJSONObject("limits"));
+        negotiated.getInt("selected_version"), negotiated.getString("provider_id"), token.length());
+    say("   until %s; limits %s",
+        negotiated.getString("expires_at"), negotiated.getJSONObject("limits"));
 
-    long deadline = System.currentTimeMillis() + 5 * 60_000;
-    Bundle common = new Bundle();
-    common.putInt("protocol_version", 2);
-    common.putString("session_token", token);
-    common.putLong("deadline_at_ms", deadline);
-    Bundle list = new Bundle(common);
-    list.putString("request_id", UUID.randomUUID().toString());
-    ToolReply listed = reader.call(authority, "list_tools", list);
+    V2Reply listed = session.listTools();
     assertTrue(listed.toString(), listed.isSuccess());
     JSONArray tools = listed.jsonObject().getJSONArray("tools");
     say("");
@@ -266,36 +266,31 @@ public class NotesDemo {
           a.getString("risk"), a.getString("confirmation"), a.getString("execution"));
     }
 
-    Bundle call = new Bundle(common);
-    call.putString("request_id", UUID.randomUUID().toString());
-    call.putString("tool_name", "search_notes");
-    call.putString("args", search);
-    ToolReply refused = reader.call(authority, "execute_tool", call);
+    // The client gives a tool that may ask the user five minutes (its confirmation is not never).
+    V2Reply refused = session.call("search_notes", search);
     assertEquals(refused.toString(), "AUTH_REQUIRED", refused.errorCode());
-    Bundle reply = refused.bundle();
-    PendingIntent resolution = reply.getParcelable("resolution");
+    PendingIntent resolution = refused.resolution();
     Intent saved = shadowOf(resolution).getSavedIntent();
     assertTrue(shadowOf(resolution).isImmutable());
     say("");
     say("10. execute_tool search_notes %s -> %s, retryable %s", search, refused.errorCode(),
-        reply.getBoolean("retryable"));
+        refused.retryable());
     say("   resolution: an immutable PendingIntent created by %s for %s",
         resolution.getCreatorPackage(), saved.getComponent().getClassName());
-    say("   resume_token: %s (single use, bound to this call)", reply.getString("resume_token"));
-    ConsentScreens screen = ConsentScreens.launchExplicit(saved);
+    say("   resume_token: %s (single use, bound to this call)", refused.resumeToken());
+    ConsentDialog screen = session.openResolution(refused);
     say("   Reading Buddy launches it; the consent dialog shows its request and the user taps Allow.");
-    screen.tap("cetp:allow");
+    screen.allow();
     assertTrue(screen.isFinishing());
     screen.close();
 
-    call.putString("resume_token", reply.getString("resume_token"));
-    ToolReply resumed = reader.call(authority, "execute_tool", call);
+    V2Reply resumed = session.resume(refused);
     assertTrue(resumed.toString(), resumed.isSuccess());
     JSONObject envelope = resumed.jsonObject();
     say("");
     say("11. The same call with the resume_token -> {\"kind\":\"%s\",\"value\": %d hits}, request_id echoed",
         envelope.getString("kind"), envelope.getJSONArray("value").length());
-    ToolReply again = reader.call(authority, "execute_tool", call);
+    V2Reply again = session.resume(refused);
     assertEquals(again.toString(), "INVALID_REQUEST", again.errorCode());
     say("   The token again -> %s: %s", again.errorCode(), cut(again.errorMessage(), 80));
   }
@@ -304,94 +299,96 @@ public class NotesDemo {
   private void apexAct(String search, String tooMany) throws Exception {
     Application application = RuntimeEnvironment.getApplication();
     PackageManager pm = application.getPackageManager();
-    Callers.installLabelled(pm, APEX_UID, APEX, "Apex", "apex-cert".getBytes(StandardCharsets.UTF_8));
-    Callers.setCallingUid(APEX_UID);
+    Agent apex = cetp.agent(APEX, "Apex", APEX_UID, "apex-cert".getBytes(StandardCharsets.UTF_8));
     shadowOf(application).grantPermissions(Manifest.permission.POST_NOTIFICATIONS);
     say("");
     say("Act three: the same app, unchanged, as a plugin of the Apex agent (IApexPlugin over AIDL).");
     say("");
     say("12. Discovery: queryIntentServices(%s)", ApexAgent.ACTION);
-    ApexAgent apex = new ApexAgent(ApexAgent.Mode.PARCELED);
-    List<ComponentName> plugins = apex.discover();
+    List<ResolveInfo> plugins =
+        pm.queryIntentServices(new Intent(ApexAgent.ACTION), PackageManager.MATCH_ALL);
     assertEquals(1, plugins.size());
-    ComponentName component = plugins.get(0);
+    ServiceInfo found = plugins.get(0).serviceInfo;
+    ComponentName component = new ComponentName(found.packageName, found.name);
     say("   %s", component.flattenToShortString());
     say("   -> bindService, IApexPlugin.Stub.asInterface; every call below is parceled");
-    Service service = ApexAgent.publish(component, ApexAgent.bindIntent(component));
-    try {
-      ApexAgent.Plugin plugin = apex.bind(component);
-      say("   getMetadataJson -> %s", plugin.metadata);
-      say("   minHostVersion %d <= host version %d: registered, onActivate sent",
-          plugin.metadata.getInt("minHostVersion"), ApexAgent.HOST_VERSION);
-      say("");
-      say("13. getToolsJson -> %d tools (parametersSchema: the list_tools schema, as a string)",
-          plugin.tools.size());
-      for (ApexTool tool : plugin.tools.values()) {
-        say("   %-20s %-15s parameters: %s", tool.id, "\"" + tool.name + "\"",
-            String.join(", ", keys(tool.schema.getJSONObject("properties"))));
-      }
-      String id = "notes__search_notes";
-      say("");
-      say("14. executeTool(%s, %s)", id, search);
-      String refused = plugin.execute(id, search);
-      assertEquals("AUTH_REQUIRED", ApexAgent.errorCode(refused));
-      for (String line : refused.split("\n")) {
-        for (String part : wrap(line, 92)) {
-          say("   %s", part);
-        }
-      }
-      NotificationManager nm = application.getSystemService(NotificationManager.class);
-      List<Notification> posted = shadowOf(nm).getAllNotifications();
-      assertEquals(1, posted.size());
-      Notification n = posted.get(0);
-      Intent open = shadowOf(n.contentIntent).getSavedIntent();
-      say("   Apex has no authorize intent; the Notes app posted a notification instead:");
-      say("   \"%s\" / \"%s\" -> %s", shadowOf(n).getContentTitle(), shadowOf(n).getContentText(),
-          open.getComponent() != null ? open.getComponent().getClassName() : open.getAction());
-      ConsentScreens screen = ConsentScreens.launch(open);
-      say("   The user taps it; the approval screen shows Apex's request and the user taps Allow.");
-      screen.tap("cetp:allow");
-      assertTrue(screen.isFinishing());
-      screen.close();
-      say("");
-      say("15. The same executeTool again -> the result text:");
-      String answer = plugin.execute(id, search);
-      assertEquals(null, ApexAgent.errorCode(answer));
-      JSONArray hits = new JSONArray(answer);
-      say("   %s", cut(answer, 92));
-      say("   (%d hits, the same JSON a CETP consumer gets as `data`)", hits.length());
-      say("");
-      say("16. A mistake, as Apex's model reads it:");
-      String invalid = plugin.execute(id, tooMany);
-      assertEquals("INVALID_ARGS", ApexAgent.errorCode(invalid));
-      say("   executeTool(%s, %s)", id, tooMany);
-      for (String part : wrap("-> " + invalid, 92)) {
+    ApexPlugin plugin = apex.apex();
+    say("   getMetadataJson -> %s", plugin.metadata());
+    say("   minHostVersion %d <= host version %d: registered, onActivate sent",
+        plugin.metadata().getInt("minHostVersion"), ApexAgent.HOST_VERSION);
+    say("");
+    say("13. getToolsJson -> %d tools (parametersSchema: the list_tools schema, as a string)",
+        plugin.tools().size());
+    for (ApexTool tool : plugin.tools().values()) {
+      say("   %-20s %-15s parameters: %s", tool.id, "\"" + tool.name + "\"",
+          String.join(", ", keys(tool.schema.getJSONObject("properties"))));
+    }
+    String id = "notes__search_notes";
+    say("");
+    say("14. executeTool(%s, %s)", id, search);
+    ToolReply refused = plugin.call(id, search);
+    assertEquals("AUTH_REQUIRED", refused.errorCode());
+    for (String line : refused.text().split("\n")) {
+      for (String part : wrap(line, 92)) {
         say("   %s", part);
       }
-      apexView(plugin, answer, invalid);
-      apex.unbind(plugin);
-    } finally {
-      service.onDestroy();
     }
+    NotificationManager nm = application.getSystemService(NotificationManager.class);
+    List<Notification> posted = shadowOf(nm).getAllNotifications();
+    assertEquals(1, posted.size());
+    Notification n = posted.get(0);
+    Intent open = shadowOf(n.contentIntent).getSavedIntent();
+    say("   Apex has no authorize intent; the Notes app posted a notification instead:");
+    say("   \"%s\" / \"%s\" -> %s", shadowOf(n).getContentTitle(), shadowOf(n).getContentText(),
+        open.getComponent() != null ? open.getComponent().getClassName() : open.getAction());
+    ConsentDialog screen = cetp.openNotification(n);
+    say("   The user taps it; the approval screen shows Apex's request and the user taps Allow.");
+    screen.allow();
+    assertTrue(screen.isFinishing());
+    screen.close();
+    say("");
+    say("15. The same executeTool again -> the result text:");
+    ToolReply answer = plugin.call(id, search);
+    assertEquals(null, answer.errorCode());
+    JSONArray hits = new JSONArray(answer.text());
+    say("   %s", cut(answer.text(), 92));
+    say("   (%d hits, the same JSON a CETP consumer gets as `data`)", hits.length());
+    say("");
+    say("16. A mistake, as Apex's model reads it:");
+    ToolReply invalid = plugin.call(id, tooMany);
+    assertEquals("INVALID_ARGS", invalid.errorCode());
+    say("   executeTool(%s, %s)", id, tooMany);
+    for (String part : wrap("-> " + invalid.text(), 92)) {
+      say("   %s", part);
+    }
+    apexView(component, answer.text(), invalid.text());
   }
 
   /** The full Apex view of the sample, for reference: {@code -Dcetp.demo.out} + {@code .apex}. */
-  private static void apexView(ApexAgent.Plugin plugin, String answer, String invalid)
+  private static void apexView(ComponentName component, String answer, String invalid)
       throws Exception {
     String target = System.getProperty("cetp.demo.out");
     if (target == null || target.isEmpty()) {
       return;
     }
-    String text =
-        "getMetadataJson:\n"
-            + plugin.api.getMetadataJson()
-            + "\n\ngetToolsJson:\n"
-            + new JSONArray(plugin.api.getToolsJson()).toString(2)
-            + "\n\nexecuteTool(notes__search_notes, ...):\n"
-            + answer
-            + "\n\nexecuteTool with invalid arguments:\n"
-            + invalid
-            + "\n";
+    // The plugin's JSON as Apex receives it, read through one more binding of the Apex agent.
+    ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED);
+    ApexAgent.Plugin plugin = host.bind(component);
+    String text;
+    try {
+      text =
+          "getMetadataJson:\n"
+              + plugin.api.getMetadataJson()
+              + "\n\ngetToolsJson:\n"
+              + new JSONArray(plugin.api.getToolsJson()).toString(2)
+              + "\n\nexecuteTool(notes__search_notes, ...):\n"
+              + answer
+              + "\n\nexecuteTool with invalid arguments:\n"
+              + invalid
+              + "\n";
+    } finally {
+      host.unbind(plugin);
+    }
     Path path = Paths.get(target + ".apex");
     Files.createDirectories(path.toAbsolutePath().getParent());
     Files.write(path, text.getBytes(StandardCharsets.UTF_8));
