@@ -315,7 +315,7 @@ fn the_aidl_file_is_the_apex_contract_byte_for_byte() {
     );
 }
 
-/// Every word of the approval screens' admin JSON, as `cetp_provider::wire` spells it.
+/// Every word of the consent screens' admin JSON, as `cetp_provider::wire` spells it.
 fn admin_vocabulary() -> BTreeSet<&'static str> {
     wire::ADMIN_KEYS
         .iter()

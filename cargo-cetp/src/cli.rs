@@ -493,7 +493,7 @@ Cargo.lock) and reports:
     does, a violation is an error, since ClawSeed's newest client then never falls back to v1;
   - parameters without a description;
   - scope descriptions that read wrongly in \"Open <app> and allow <agent> to read: ...\";
-  - the app's texts without a translation to a language the approval screens ship in;
+  - the app's texts without a translation to a language the consent screens ship in;
   - the Android module: placeholders, the permission mode, components declared twice;
   - 16 KB pages: every LOAD segment of the app's native libraries built for Android
     (target/<android target>/<profile>/, android/build/, android/src/main/jniLibs/, the
@@ -540,7 +540,7 @@ Needs JDK 17 and Maven; the first run downloads Robolectric and the Android fram
 Maven Central (about 500 MB). Prints a summary and where the reports are.";
 
 const PREVIEW_ABOUT: &str = "\
-cargo cetp preview: render the app's approval screens to PNG files
+cargo cetp preview: render the app's consent screens to PNG files
 
 Builds the host bundle, then, under Robolectric's native graphics, has a made-up agent app
 (\"Example Agent\", com.example.agent) call one of the app's tools, opens the consent dialog it
@@ -647,11 +647,11 @@ mod tests {
             ),
             (
                 "preview --help",
-                "cargo cetp preview: render the app's approval screens",
+                "cargo cetp preview: render the app's consent screens",
             ),
             (
                 "help preview",
-                "cargo cetp preview: render the app's approval screens",
+                "cargo cetp preview: render the app's consent screens",
             ),
             ("check -h", "--manifest-path <path>"),
             ("test -h", "--test <pattern>"),

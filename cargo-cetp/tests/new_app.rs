@@ -2,7 +2,7 @@
 //! would: `cargo test` there, `cargo cetp check`, scripted MCP sessions against `cargo cetp mcp`
 //! as a child process over stdio, answers checked field by field; then the Android side:
 //! `cargo cetp build` (the host bundle), `cargo cetp test` (the app's own Java test, through the
-//! test kit, under Robolectric) and `cargo cetp preview` (the approval screens as PNGs).
+//! test kit, under Robolectric) and `cargo cetp preview` (the consent screens as PNGs).
 //!
 //! Minutes of compiling, so plain `cargo test` leaves it out (`test = false`); `cargo xtask
 //! test` runs it with `cargo test -p cargo-cetp --test new_app`. The app builds into this

@@ -228,7 +228,7 @@ impl ProviderBuilder {
     }
 
     /// Declares a data scope that tools can require and users grant. `description` completes
-    /// "Allow an agent to read …" on the approval screen and in the consumer's hint: write what
+    /// "Allow an agent to read …" on the consent dialog and in the consumer's hint: write what
     /// the data is, in lower case, e.g. `"your notes: titles, dates and text"`. Give a
     /// [`Localized`] text for the screens to show it in the user's language:
     ///
@@ -387,7 +387,7 @@ impl ProviderBuilder {
         self
     }
 
-    /// Declares that no tool hides anything from limited callers, so the approval screen does
+    /// Declares that no tool hides anything from limited callers, so the consent dialog does
     /// not offer the choice between full and limited access. For providers whose tools ignore
     /// [`CallContext::access`](crate::CallContext::access).
     ///
@@ -842,7 +842,7 @@ impl Provider {
         self.limits
     }
 
-    /// The authorization state: pending requests, grants, and the approval screen's operations.
+    /// The authorization state: pending requests, grants, and the consent dialog's operations.
     #[doc(hidden)]
     pub fn authorizer(&self) -> &Authorizer {
         &self.auth
@@ -854,7 +854,7 @@ impl Provider {
         self.app.as_ref()
     }
 
-    /// The approval screen's JSON interface; see [`Authorizer::handle_admin_json`].
+    /// The consent dialog's JSON interface; see [`Authorizer::handle_admin_json`].
     #[doc(hidden)]
     pub fn handle_admin_json(&self, request: &str) -> String {
         self.auth.handle_admin_json(request)

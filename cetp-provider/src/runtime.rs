@@ -2,7 +2,7 @@
 //! the hosts that answer from it, with no JNI type in sight (the `jni` module only converts).
 //!
 //! The Android template starts it on the first call that needs it, from whichever host gets one
-//! first (the CETP ContentProvider, the Apex plugin Service, the approval screen), never at
+//! first (the CETP ContentProvider, the Apex plugin Service, the consent dialog), never at
 //! process start: [`Runtime::start`] runs the build function (inside the panic boundary around
 //! the app's code that declares the provider), builds the provider (its schemas, its grant
 //! store) and the Apex host's tables. Until then, or when that failed, the template answers
@@ -43,7 +43,7 @@ impl Running {
             .get_or_init(|| CetpV2Host::new(Arc::clone(&self.provider)))
     }
 
-    /// The approval screen's JSON interface: the provider's admin reply, with the Apex hosts
+    /// The consent dialog's JSON interface: the provider's admin reply, with the Apex hosts
     /// that connected in its `state.connections`.
     pub(crate) fn admin(&self, request: &str) -> String {
         let reply = self.provider.handle_admin_json(request);

@@ -109,7 +109,7 @@ impl<'p> Agent<'p> {
         &self.caller
     }
 
-    /// Plays the user approving this consumer for every tool, the way the approval screen does:
+    /// Plays the user approving this consumer for every tool, the way the consent dialog does:
     /// calls each tool once with arguments no schema accepts (so the provider records a pending
     /// request from this caller, with every scope the tools need, and no tool body runs), then
     /// approves this caller's pending requests at `access` with no expiry. The provider must use

@@ -86,14 +86,14 @@ pub const APEX_KEY_MIN_HOST_VERSION: &str = "minHostVersion";
 pub const APEX_KEY_PARAMETERS_SCHEMA: &str = "parametersSchema";
 
 /// Appended to the app's package name to form the default `authorize_intent` action:
-/// `com.example.notes` → `com.example.notes.CETP_AUTHORIZE`. The approval Activity's intent
+/// `com.example.notes` → `com.example.notes.CETP_AUTHORIZE`. The consent dialog's intent
 /// filter uses the same action.
 pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
 /// Appended to the app's package to form the action of the list of apps with access, the
 /// screen the app itself opens from its settings (not reachable from other apps).
 pub const MANAGE_ACTION_SUFFIX: &str = ".CETP_MANAGE_GRANTS";
 
-// The approval screens' admin JSON ([`crate::auth::admin::AdminRequest`] in,
+// The consent screens' admin JSON ([`crate::auth::admin::AdminRequest`] in,
 // [`crate::auth::admin::AdminResponse`] out). It never leaves the provider app, but its keys
 // are a contract between this crate and the template's Java screens, so they are spelled here once
 // and the Java side mirrors them (`Wire.ADMIN_*`). `cetp-provider/tests/admin_wire.rs` proves

@@ -1,5 +1,5 @@
 //! The on-device access log through the public path: what a consumer's calls leave in the
-//! approval screen's `state` (each grant's `last_access_ms`, `calls_day`, `calls_week`, `tools`),
+//! consent dialog's `state` (each grant's `last_access_ms`, `calls_day`, `calls_week`, `tools`),
 //! that refused calls do not count, and that revoking clears the history.
 
 #[path = "auth_support/sim_fs.rs"]

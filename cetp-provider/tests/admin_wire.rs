@@ -1,8 +1,8 @@
 //! The admin JSON's vocabulary is `cetp_provider::wire::ADMIN_*`: every key, operation, access
-//! value and error kind the approval screens read or write is one of those constants, and every
+//! value and error kind the consent screens read or write is one of those constants, and every
 //! constant is something the admin types really serialize. The template's Java spells the same
 //! constants (`Wire.ADMIN_*`, proven equal by `tests/android_template.rs`), so a field renamed
-//! here breaks a test instead of an approval screen.
+//! here breaks a test instead of a consent dialog.
 
 #[path = "auth_support/mod.rs"]
 mod support;

@@ -1,5 +1,5 @@
 //! A hostile consumer app against the provider, through `CetpV1Host::call` (as the JNI bridge
-//! calls it) and the approval screen's JSON: flooding while unapproved, steering the approval
+//! calls it) and the consent dialog's JSON: flooding while unapproved, steering the approval
 //! screen, growing a request after the user saw it, impersonating the agent.
 
 #[path = "auth_support/mod.rs"]

@@ -1,7 +1,7 @@
 //! Grants per scope: an approval changes only the scopes it names, with the access level and
 //! expiry the user chose for them; a call gets the most restrictive level of the scopes it
 //! needs; the admin state shows, per scope, what an app already has. Through `CetpV1Host::call`
-//! and the approval screen's JSON.
+//! and the consent dialog's JSON.
 
 #[path = "auth_support/mod.rs"]
 mod support;

@@ -1,5 +1,5 @@
 //! The app's texts in the user's language: a scope's description given as a [`Localized`]
-//! text reaches the approval screens in the language their admin request names, the default
+//! text reaches the consent screens in the language their admin request names, the default
 //! text everywhere else (the agent's hint, `get_provider_info` as built, a screen that names no
 //! language), and [`Provider::untranslated`] names what a language lacks.
 

@@ -31,7 +31,7 @@ cargo xtask <task>
 Tasks:
   demo
       The notes sample as an agent app meets it: discovery, list_tools, AUTH_REQUIRED, the
-      approval screen, the approved call, a limited answer, INVALID_ARGS; then the Apex agent
+      consent dialog, the approved call, a limited answer, INVALID_ARGS; then the Apex agent
       through its plugin Service: discovery, tools, refused until approved, answered. Builds the
       notes host bundle and runs one Robolectric class (Maven downloads its dependencies on the
       first run; the AIDL compiler must be installed, see README).

@@ -293,13 +293,13 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
                     format!(
                         "the <application> of {manifest_name} lacks android:supportsRtl=\"true\""
                     ),
-                    "add it: the approval screens are laid out for right-to-left languages too",
+                    "add it: the consent screens are laid out for right-to-left languages too",
                 ));
             }
         }
         None => out.push(Finding::warning(
             format!(
-                "{manifest_name} has no <application>, so nothing declares android:supportsRtl=\"true\" and the approval screens stay left to right in Arabic and Hebrew"
+                "{manifest_name} has no <application>, so nothing declares android:supportsRtl=\"true\" and the consent screens stay left to right in Arabic and Hebrew"
             ),
             "add `<application android:label=\"…\" android:supportsRtl=\"true\" />` inside <manifest>",
         )),

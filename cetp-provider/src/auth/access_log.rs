@@ -7,16 +7,16 @@
 //! valid and the tool is about to run, under the grant that admitted it (a shared UID's other
 //! packages are not credited). It lives in [`ACCESS_LOG_FILE_NAME`] beside the grant store and
 //! belongs to it: one log per store, so one per canonical directory per process, under the
-//! store's lock. It is never sent to a consumer (only the approval screen reads it, through the
+//! store's lock. It is never sent to a consumer (only the consent dialog reads it, through the
 //! admin `state`), and an app's entries are removed when its access is revoked or denied.
 //!
 //! A call records itself in its caller's own buffer ([`LogBuffer`], one per caller, under a
 //! lock of its own): two callers' calls never wait for each other here. Every read, save and
-//! removal first moves the buffered calls into the log, so what the approval screen shows,
+//! removal first moves the buffered calls into the log, so what the consent dialog shows,
 //! what is saved and what is forgotten always includes every call recorded before it.
 //!
 //! Recording a call never touches the disk by itself: the log is saved when it changed and at
-//! least [`SAVE_EVERY_MS`] passed since the last try, when the approval screen reads it, when
+//! least [`SAVE_EVERY_MS`] passed since the last try, when the consent dialog reads it, when
 //! entries are removed, and when the store closes. A save is the store's: a uniquely named temp
 //! file (`cetp-access-log.json.tmp-<pid>-<n>`), write, fsync, rename, directory fsync, through
 //! the store's [`StoreFs`]; a failed one removes its temp file, and leftovers of
@@ -48,7 +48,7 @@ const HOUR_MS: u64 = 3_600_000;
 const DAY_HOURS: u64 = 24;
 const FORMAT_VERSION: u32 = 1;
 
-/// One app's use of one tool, as the approval screen shows it.
+/// One app's use of one tool, as the consent dialog shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ToolAccess {
@@ -385,7 +385,7 @@ impl AccessLog {
         }
     }
 
-    /// Saves pending changes now (the approval screen is reading, or the store is closing).
+    /// Saves pending changes now (the consent dialog is reading, or the store is closing).
     pub(crate) fn flush(&self) {
         self.save(true);
     }

@@ -1,4 +1,4 @@
-//! The approval screen's side: [`Approval`], the [`Authorizer`] methods that change the store,
+//! The consent dialog's side: [`Approval`], the [`Authorizer`] methods that change the store,
 //! and the JSON interface ([`AdminRequest`] → [`AdminResponse`]) the template's screens speak
 //! (through `Provider::handle_admin_json`), with the types of its replies.
 
@@ -199,7 +199,7 @@ pub enum AdminRequest {
     },
 }
 
-/// Everything the approval screen shows, returned with every [`AdminResponse`]; the JSON is
+/// Everything the consent dialog shows, returned with every [`AdminResponse`]; the JSON is
 /// shown there. Each pending request carries its identity (UID, packages with their
 /// certificates), the scopes it lacks, when it was first and last asked for and when it expires
 /// ([`PendingRequest`]); each grant what the app has, per scope ([`GrantState`]).
@@ -606,7 +606,7 @@ impl Authorizer {
         )
     }
 
-    /// Everything the approval screen shows.
+    /// Everything the consent dialog shows.
     pub fn state(&self) -> AdminState {
         self.state_for(None)
     }
@@ -730,10 +730,10 @@ impl Authorizer {
         }
     }
 
-    /// The approval screen's single entry point: an [`AdminRequest`] as JSON in, an
+    /// The consent dialog's single entry point: an [`AdminRequest`] as JSON in, an
     /// [`AdminResponse`] as JSON out. Never panics; malformed JSON gets
     /// `{"ok": false, "error": {"kind": "bad_request", …}, "state": …}`. This is what the JNI
-    /// bridge exposes to the approval Activity; it must only be reachable from the provider app
+    /// bridge exposes to the consent dialog; it must only be reachable from the provider app
     /// itself, never from a consumer. The request's `locale` (a string, any operation) is the
     /// language of the reply's scope descriptions.
     ///

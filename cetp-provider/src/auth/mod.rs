@@ -1,5 +1,5 @@
 //! Who may call, and what they may see: the authorization policy ([`Auth`]), the user's
-//! [`Grant`]s, pending requests, rate limits ([`RateLimit`]) and the approval screen's
+//! [`Grant`]s, pending requests, rate limits ([`RateLimit`]) and the consent dialog's
 //! interface ([`Authorizer`]).
 //!
 //! # Policies
@@ -9,7 +9,7 @@
 //! - [`Auth::user_approval`] (**the default**): a consumer app may run a tool once the user
 //!   approved it in the provider app, for the scopes the tool declares ([`Tool::SCOPES`]).
 //!   Until then `execute_tool` answers `AUTH_REQUIRED` with a `resolution_hint` and an
-//!   `authorize_intent`, and the request waits in [`Authorizer::pending`] for the approval screen.
+//!   `authorize_intent`, and the request waits in [`Authorizer::pending`] for the consent dialog.
 //! - [`Auth::allowlist`]: only the apps named with [`Auth::allow`] / [`Auth::allow_signed`];
 //!   everyone else gets `PERMISSION_DENIED`. (`allow` also works with `user_approval`: those apps
 //!   skip the prompt.)
@@ -51,7 +51,7 @@
 //! no-backup directory ([`App::no_backup_dir`]; see "Nothing leaves the phone" below) and
 //! `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built without an
 //! app or [`Auth::store_dir`] (a host test) keeps the user's decisions in memory, for as long
-//! as it lives, and works otherwise the same. The approval Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
+//! as it lives, and works otherwise the same. The consent dialog's Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
 //! (see [`admin::AdminRequest`] for the JSON).
 //!
 //! # The grant store
@@ -127,7 +127,7 @@
 //!
 //! - **Narrowing** (revoke, deny) is in force in memory at once, then saved, with retries.
 //!   If it cannot be saved (a full disk), it stays in force, the state says so
-//!   ([`admin::AdminState::unsaved_changes`]), and every later change, the approval screen and (at
+//!   ([`admin::AdminState::unsaved_changes`]), and every later change, the consent dialog and (at
 //!   most once a second) the call path retry the save.
 //! - **Widening** (approve, clear a denial) is in force only once durably saved; if it cannot
 //!   be, nothing changes and the screen gets `persist_failed`. An error after the new file was
@@ -209,7 +209,7 @@
 //! assert_eq!(first.error_code(), Some(ErrorCode::AuthRequired));
 //! assert_eq!(first.get("authorize_intent"), Some("com.example.notes.AUTHORIZE"));
 //!
-//! // The approval screen lists the request and the user allows it.
+//! // The consent dialog lists the request and the user allows it.
 //! let auth = provider.authorizer();
 //! let request = auth.pending().remove(0);
 //! assert_eq!(request.packages[0].name, "com.example.consumer");
@@ -449,7 +449,7 @@ impl Auth {
     /// missing scopes (or "its tools"). The default is "Open {provider} ({provider_package})
     /// and allow {package} to read: {scopes}" (without the parenthesis while the app's package
     /// is unknown): the package tells the consumer which app must handle `authorize_intent`, so
-    /// it can call `Intent.setPackage` and never land on a look-alike approval screen.
+    /// it can call `Intent.setPackage` and never land on a look-alike consent dialog.
     pub fn resolution_hint(mut self, template: impl Into<String>) -> Self {
         self.hint_template = Some(template.into());
         self
@@ -478,7 +478,7 @@ impl Auth {
     /// The limit per caller (by UID) on refused calls: `execute_tool` (and gated discovery)
     /// answered `AUTH_REQUIRED` or `PERMISSION_DENIED`. Past it the caller gets `RATE_LIMITED`
     /// and its pending request is not updated, so an unapproved app can neither hammer the
-    /// provider nor keep refreshing its request on the approval screen. Default
+    /// provider nor keep refreshing its request on the consent dialog. Default
     /// [`DEFAULT_REFUSED_RATE_LIMIT`]; it applies whatever [`rate_limit`](Self::rate_limit) says.
     pub fn refused_rate_limit(mut self, limit: RateLimit) -> Self {
         self.refused_rate_limit = limit;
@@ -644,7 +644,7 @@ impl Decision {
     }
 }
 
-/// A provider's authorization at run time: decides every call and serves the approval screen.
+/// A provider's authorization at run time: decides every call and serves the consent dialog.
 /// Get it from [`Provider::authorizer`](crate::Provider::authorizer).
 ///
 /// All methods take `&self` and are safe to call from any thread while calls are served. Store
@@ -666,7 +666,7 @@ pub struct Authorizer {
     store: Option<Arc<GrantStore>>,
     pending: Mutex<PendingQueue>,
     limiter: RateLimiter,
-    /// Whether the approval screen offers limited access; see
+    /// Whether the consent dialog offers limited access; see
     /// [`ProviderBuilder::full_access_only`](crate::ProviderBuilder::full_access_only).
     pub(crate) offers_limited_access: bool,
     /// The declared scopes with their descriptions' translations, in declaration order: what
@@ -1204,7 +1204,7 @@ impl Authorizer {
     }
 
     /// The requests from `uid` only, or all of them for `None`, in order of first request.
-    /// The approval screen passes the UID of the app that opened it, so a look-alike app's
+    /// The consent dialog passes the UID of the app that opened it, so a look-alike app's
     /// request is never offered on a screen another app started.
     pub fn pending_from(&self, uid: Option<u32>) -> Vec<PendingRequest> {
         self.pending_in(uid, None)

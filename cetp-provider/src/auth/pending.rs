@@ -131,7 +131,7 @@ pub(crate) struct PendingQueue {
 }
 
 /// A fresh request id: unique within the process (a global counter) and across restarts (a
-/// per-process prefix from the start time and the PID). An approval screen that survived the
+/// per-process prefix from the start time and the PID). A consent dialog that survived the
 /// process could otherwise approve a different caller under an old id.
 fn next_id() -> String {
     static PREFIX: OnceLock<String> = OnceLock::new();

@@ -1,5 +1,5 @@
 //! The natives of `dev.cetp.NativeBridge`: starting the runtime, the CETP ContentProvider's
-//! calls and kept replies, and the approval screen's admin interface.
+//! calls and kept replies, and the consent dialog's admin interface.
 
 use jni::errors::Error;
 use jni::objects::{JClass, JObjectArray, JString};
@@ -238,7 +238,7 @@ fn native_constant_reply<'local>(
     }
 }
 
-/// `static native String admin(String requestJson)`: the approval screen's JSON interface; null
+/// `static native String admin(String requestJson)`: the consent dialog's JSON interface; null
 /// if the provider is not running or the bridge failed.
 fn native_admin<'local>(
     env: &mut Env<'local>,

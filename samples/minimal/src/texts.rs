@@ -1,4 +1,4 @@
-//! The app's own words in `get_provider_info`, in the languages the approval screens ship in:
+//! The app's own words in `get_provider_info`, in the languages the consent screens ship in:
 //! the default text, then one translation per language tag. Like the app's `strings.xml`, this
 //! is text, not integration code.
 

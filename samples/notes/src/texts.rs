@@ -1,4 +1,4 @@
-//! The app's own words on the approval screens and in `get_provider_info`, in the languages the
+//! The app's own words on the consent screens and in `get_provider_info`, in the languages the
 //! screens ship in: the default text, then one translation per language tag. Like the app's
 //! `strings.xml`, this is text, not integration code.
 

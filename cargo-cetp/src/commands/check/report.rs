@@ -272,7 +272,7 @@ pub(crate) fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
             };
             Finding::warning(
                 format!(
-                    "{what} has no translation to {} ({} the approval screens ship in): a user \
+                    "{what} has no translation to {} ({} the consent screens ship in): a user \
                      there reads it in the default language inside a translated sentence",
                     languages.join(", "),
                     if languages.len() == 1 {

@@ -1,5 +1,5 @@
 //! The Apex hosts that activated the plugin: one entry per UID, bounded and aged, for the
-//! approval screen's state and for running the lifecycle hooks once per connection.
+//! consent dialog's state and for running the lifecycle hooks once per connection.
 
 use std::sync::{Mutex, PoisonError};
 

@@ -13,7 +13,7 @@
 //! | `onActivate()` / `onDeactivate()` | [`ApexHost::activate`] / [`ApexHost::deactivate`] |
 //!
 //! Nothing is decided here: validation, size limits, panic isolation, authorization (grants,
-//! denials, scopes, limited access, rate limits, pending requests for the approval screen) all
+//! denials, scopes, limited access, rate limits, pending requests for the consent dialog) all
 //! happen in the core, for the caller's Binder identity, exactly as for a CETP consumer. This
 //! host keeps its own tables (tool ids, the tools JSON, connected hosts), renames tools, renders
 //! JSON and turns a [`Response`] into text.
@@ -68,12 +68,12 @@
 //! An Apex host that is not yet approved gets `AUTH_REQUIRED` and is recorded as a pending
 //! request under its Binder identity (UID, packages, certificate digests), so the app's approval
 //! screen lists it next to CETP consumers. Apex has no `authorize_intent`; the template's Service
-//! posts a notification that opens the approval screen instead (see `android-template/README.md`).
+//! posts a notification that opens the consent dialog instead (see `android-template/README.md`).
 //!
 //! # Lifecycle
 //!
 //! `onActivate`/`onDeactivate` count bindings per host (one entry per UID, at most
-//! [`MAX_TRACKED_AGENTS`], inactive ones forgotten after a day; the approval screen's state lists
+//! [`MAX_TRACKED_AGENTS`], inactive ones forgotten after a day; the consent dialog's state lists
 //! them as `connections`). The hooks of [`Apex::on_activate`] / [`Apex::on_deactivate`] run only
 //! for a caller that may discover the provider, and only when its first binding opens and its
 //! last one closes: a host calling `onActivate` a thousand times runs the hook once. A host

@@ -22,7 +22,7 @@ import com.apex.agent.plugin.api.IApexPlugin;
  *
  * <p>When the provider refuses a host because the user has not approved it yet ({@code
  * AUTH_REQUIRED}, as the native reports it), the Service posts a notification that opens the
- * approval screen for that host's request ({@link CetpApprovalNotification}), if the app may post
+ * consent dialog for that host's request ({@link CetpApprovalNotification}), if the app may post
  * notifications. Apex has no other way to bring the user there.
  *
  * <p>The template declares the Service disabled; an app turns it on with the boolean resource

@@ -16,7 +16,7 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * The approval screens' client of the provider's admin JSON interface ({@code
+ * The consent screens' client of the provider's admin JSON interface ({@code
  * CetpRuntime.admin}, {@code Provider::handle_admin_json} in Rust): one method per operation.
  *
  * <p><b>Never on the main thread.</b> Every operation runs on one background thread of this class
@@ -203,7 +203,7 @@ final class CetpAdmin {
           try {
             reply = work.run();
           } catch (RuntimeException | LinkageError e) {
-            Log.e(CetpRuntime.TAG, "CETP approval screen: admin call failed", e);
+            Log.e(CetpRuntime.TAG, "CETP consent dialog: admin call failed", e);
             reply = UNREACHABLE;
           }
           Reply delivered = reply;
@@ -241,7 +241,7 @@ final class CetpAdmin {
       reply = bridge.admin(request.json.toString());
     } catch (LinkageError e) {
       // The library never loaded (the provider logged why).
-      Log.e(CetpRuntime.TAG, "CETP approval screen: the native library is not loaded", e);
+      Log.e(CetpRuntime.TAG, "CETP consent dialog: the native library is not loaded", e);
       return UNREACHABLE;
     }
     if (reply == null) {
@@ -252,14 +252,14 @@ final class CetpAdmin {
       if (!parsed.ok) {
         Log.w(
             CetpRuntime.TAG,
-            "CETP approval screen: "
+            "CETP consent dialog: "
                 + request.json.optString(Wire.ADMIN_OP)
                 + " failed: "
                 + parsed.errorKind);
       }
       return parsed;
     } catch (JSONException e) {
-      Log.e(CetpRuntime.TAG, "CETP approval screen: unreadable admin reply", e);
+      Log.e(CetpRuntime.TAG, "CETP consent dialog: unreadable admin reply", e);
       return UNREACHABLE;
     }
   }

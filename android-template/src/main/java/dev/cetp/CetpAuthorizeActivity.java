@@ -67,7 +67,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
       } catch (SecurityException e) {
         Log.w(
             CetpRuntime.TAG,
-            "CETP approval screen: HIDE_OVERLAY_WINDOWS is not granted; overlays stay visible",
+            "CETP consent dialog: HIDE_OVERLAY_WINDOWS is not granted; overlays stay visible",
             e);
       }
     }

@@ -17,7 +17,7 @@ import org.json.JSONObject;
 
 /**
  * The app's CETP native library, loaded and started once per process, on the first call that
- * needs it: the ContentProvider, the Apex plugin Service and the approval screen all go through
+ * needs it: the ContentProvider, the Apex plugin Service and the consent dialog all go through
  * here and never through each other.
  *
  * <p>Nothing happens at process start: a host's {@code onCreate} only {@linkplain #register
@@ -263,7 +263,7 @@ final class CetpRuntime {
 
   /**
    * The app's CETP provider or plugin Service with the library name in its meta-data, read from
-   * the PackageManager when no host registered one (the plugin Service or the approval screen
+   * the PackageManager when no host registered one (the plugin Service or the consent dialog
    * was first). Looked up by component class in the app's package, else (under Robolectric the
    * context's package is the test application's, not the app's) as the one plugin Service of
    * this class answering the Apex action.
@@ -384,7 +384,7 @@ final class CetpRuntime {
   }
 
   /**
-   * The approval screen's admin JSON interface ({@code NativeBridge.admin}), starting the
+   * The consent dialog's admin JSON interface ({@code NativeBridge.admin}), starting the
    * runtime first if needed: the reply, or null when the runtime cannot answer. Does disk I/O:
    * never call it on the main thread.
    */

@@ -7,7 +7,7 @@ import android.content.Intent;
 import android.os.Build;
 
 /**
- * Intents for the approval screens, for the app's own code: its settings, its notifications.
+ * Intents for the consent screens, for the app's own code: its settings, its notifications.
  *
  * <p>They open components that are not exported ({@code android:exported="false"} in the
  * template's manifest), so only this app can start them, and the screen may trust what they

@@ -1,7 +1,7 @@
 package dev.cetp;
 
 /**
- * The natives of the app's Rust library for the CETP provider and the approval screen,
+ * The natives of the app's Rust library for the CETP provider and the consent dialog,
  * registered by its {@code JNI_OnLoad} ({@code cetp_provider::export_provider!}). One CETP
  * library per process; {@link CetpRuntime} loads it and starts it before any of these is called.
  *
@@ -76,7 +76,7 @@ final class NativeBridge {
   static native long tokenEpoch();
 
   /**
-   * The approval screen's JSON interface ({@code Provider::handle_admin_json}): list pending
+   * The consent dialog's JSON interface ({@code Provider::handle_admin_json}): list pending
    * requests, approve, deny, revoke. Only for the provider app's own UI (this class is
    * package-private); never expose it to other apps. Reach it through {@link CetpRuntime#admin}.
    *

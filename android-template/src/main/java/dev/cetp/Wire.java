@@ -70,7 +70,7 @@ public final class Wire {
   /** Apex metadata key: the oldest host version the plugin works with. */
   public static final String APEX_KEY_MIN_HOST_VERSION = "minHostVersion";
 
-  /** Appended to the application id: the approval screen's action ({@code authorize_intent}). */
+  /** Appended to the application id: the consent dialog's action ({@code authorize_intent}). */
   public static final String AUTHORIZE_ACTION_SUFFIX = ".CETP_AUTHORIZE";
   /** Appended to the application id: the list of apps with access (the app's own entry). */
   public static final String MANAGE_ACTION_SUFFIX = ".CETP_MANAGE_GRANTS";
@@ -109,7 +109,7 @@ public final class Wire {
   /** The permission the CETP v1 manifest puts on the provider. */
   public static final String ACCESS_PERMISSION = "com.clawseed.permission.ACCESS_TOOLS";
 
-  // The approval screens' admin JSON (CetpAdmin, CetpRuntime.admin): cetp_provider::wire::ADMIN_*.
+  // The consent screens' admin JSON (CetpAdmin, CetpRuntime.admin): cetp_provider::wire::ADMIN_*.
 
   /** Admin request key: the operation. */
   public static final String ADMIN_OP = "op";

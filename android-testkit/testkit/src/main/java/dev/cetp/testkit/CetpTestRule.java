@@ -268,7 +268,7 @@ public final class CetpTestRule implements TestRule {
    * An agent app exactly as given.
    *
    * @param packageName its package
-   * @param label the name the user sees (the approval screens show it)
+   * @param label the name the user sees (the consent screens show it)
    * @param uid its UID (10000 and up are apps)
    * @param certificate its signing certificate's bytes (grants are pinned to their SHA-256)
    * @return the agent

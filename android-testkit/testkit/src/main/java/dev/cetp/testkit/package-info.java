@@ -18,7 +18,7 @@
  *       dev.cetp.testkit.V2Session#assertConformant()}) and the words of {@link
  *       dev.cetp.testkit.CetpV2};
  *   <li>{@link dev.cetp.testkit.ConsentDialog} and {@link dev.cetp.testkit.AppsWithAccess}: the
- *       approval screens, read and tapped as the user would.
+ *       consent screens, read and tapped as the user would.
  * </ul>
  *
  * <pre>{@code

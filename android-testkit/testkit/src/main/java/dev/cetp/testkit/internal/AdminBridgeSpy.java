@@ -12,7 +12,7 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * Watches the approval screens' way to the native library, the seam {@code CetpAdmin.bridge}:
+ * Watches the consent screens' way to the native library, the seam {@code CetpAdmin.bridge}:
  * every admin request the screens send, the thread that sent it, and (for tests of a decision
  * still being saved) a gate that holds requests of one operation on the worker thread until
  * {@link #release()}. {@link #close()} puts the real bridge back.

@@ -12,7 +12,7 @@ import org.json.JSONObject;
 /**
  * The user's side of the default authorization policy (user approval), without the approval
  * screen: the provider's admin JSON interface ({@code dev.cetp.NativeBridge.admin(String)}, the
- * interface the template's approval Activity uses; see {@code cetp-provider/src/auth/admin.rs}).
+ * interface the template's consent dialog uses; see {@code cetp-provider/src/auth/admin.rs}).
  *
  * <p>A consumer's {@code execute_tool} answers {@code AUTH_REQUIRED} and leaves a pending request
  * recorded from the caller's identity (UID, packages, certificates). The user approves it by id,
@@ -88,7 +88,7 @@ public final class ConsentAdmin {
     }
   }
 
-  /** What the approval screen shows: provider, scopes, pending, grants, denials, store_open. */
+  /** What the consent dialog shows: provider, scopes, pending, grants, denials, store_open. */
   public static JSONObject state() {
     return adminOk(object("op", "state"));
   }

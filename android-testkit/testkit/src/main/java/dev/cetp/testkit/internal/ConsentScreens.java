@@ -35,7 +35,7 @@ import org.robolectric.RuntimeEnvironment;
 import org.robolectric.android.controller.ActivityController;
 
 /**
- * Drives the template's approval screens (the consent dialog {@code dev.cetp.CetpAuthorizeActivity}
+ * Drives the template's consent screens (the consent dialog {@code dev.cetp.CetpAuthorizeActivity}
  * and its non-exported alias, Apps with access {@code dev.cetp.CetpGrantsActivity}, from the
  * bundle's app.jar) the way a user would: resolve the intent as the platform would, start the
  * Activity through its whole lifecycle ({@code setup()}), read what it shows, tap its controls.

@@ -207,7 +207,7 @@ public class NotesBenchmark {
     Arrays.sort(sdkCreate);
     Arrays.sort(handCreate);
 
-    // The agent is approved with full access, as the user would on the approval screen.
+    // The agent is approved with full access, as the user would on the consent dialog.
     ConsentAdmin.of(new CetpTransport(), SDK_AUTHORITY, AGENT_UID)
         .call("get_note", "{\"id\":1}")
         .approve(ConsentAdmin.Access.FULL);

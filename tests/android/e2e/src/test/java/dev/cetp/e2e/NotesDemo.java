@@ -165,7 +165,7 @@ public class NotesDemo {
     say("   -> resolves to %s/%s", screens.get(0).activityInfo.packageName, screens.get(0).activityInfo.name);
 
     say("");
-    say("4. ClawSeed starts that intent. The approval screen shows:");
+    say("4. ClawSeed starts that intent. The consent dialog shows:");
     ConsentDialog screen = agent.openConsentDialog(first);
     for (String row : screen.sketch()) {
       for (String part : wrap(row, 92)) {
@@ -222,7 +222,7 @@ public class NotesDemo {
     v2Act(search);
     apexAct(search, tooMany);
     say("");
-    say("Try it yourself: samples/notes/README.md; the approval screen and the plugin service:");
+    say("Try it yourself: samples/notes/README.md; the consent dialog and the plugin service:");
     say("android-template/README.md.");
   }
 
@@ -342,7 +342,7 @@ public class NotesDemo {
     say("   \"%s\" / \"%s\" -> %s", shadowOf(n).getContentTitle(), shadowOf(n).getContentText(),
         open.getComponent() != null ? open.getComponent().getClassName() : open.getAction());
     ConsentDialog screen = cetp.openNotification(n);
-    say("   The user taps it; the approval screen shows Apex's request and the user taps Allow.");
+    say("   The user taps it; the consent dialog shows Apex's request and the user taps Allow.");
     screen.allow();
     assertTrue(screen.isFinishing());
     screen.close();
