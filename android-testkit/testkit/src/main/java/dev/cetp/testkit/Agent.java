@@ -137,10 +137,10 @@ public final class Agent {
 
   private ToolReply cetp(CallForm form, String method, Bundle extras) {
     String authority = rule.authority();
-    // The calls arrive from this agent until another one calls (a consumer opens its
+    // The calls arrive from this agent until another one calls (an agent opens its
     // authorize_intent right after its call, and the screens see the same caller).
     Callers.setCallingUid(uid);
-    return rule.consumer().call(form, authority, method, extras);
+    return rule.transport().call(form, authority, method, extras);
   }
 
   /**
@@ -170,7 +170,7 @@ public final class Agent {
 
   /**
    * {@code negotiate} with exactly these values, nothing checked (for tests of what a provider
-   * answers other consumers).
+   * answers other agents).
    *
    * @param consumerVersions {@code consumer_versions} (null: absent)
    * @param capabilitiesJson {@code consumer_capabilities} (null: absent)
@@ -189,7 +189,7 @@ public final class Agent {
 
   /**
    * Calls {@code method} with exactly {@code extras} from this agent, the reply read as a CETP v2
-   * consumer reads it (a v1 reply reads too: {@link V2Reply#isV1()}). Nothing is added.
+   * agent reads it (a v1 reply reads too: {@link V2Reply#isV1()}). Nothing is added.
    *
    * @param method any method name
    * @param extras what to send (null: no Bundle)
@@ -197,7 +197,7 @@ public final class Agent {
    */
   public V2Reply send(String method, Bundle extras) {
     Callers.setCallingUid(uid);
-    ToolReply reply = rule.consumer().call(CallForm.URI, rule.authority(), method, extras);
+    ToolReply reply = rule.transport().call(CallForm.URI, rule.authority(), method, extras);
     return new V2Reply(method, extras, reply.bundle());
   }
 

@@ -57,7 +57,7 @@ public final class CetpTestRule implements TestRule {
 
   private HostBundle bundle;
   private ManifestInstaller.Installed installed;
-  private CetpTransport consumer;
+  private CetpTransport transport;
   private int nextUid = FIRST_AGENT_UID;
   private final Deque<AutoCloseable> opened = new ArrayDeque<>();
 
@@ -92,7 +92,7 @@ public final class CetpTestRule implements TestRule {
     bundle = HostBundle.current();
     installed = bundle.install();
     installed.startProviders();
-    consumer = new CetpTransport();
+    transport = new CetpTransport();
   }
 
   private Throwable closeAll() {
@@ -141,14 +141,14 @@ public final class CetpTestRule implements TestRule {
   }
 
   /**
-   * The authority CETP consumers call, as they discover it (the discovery Service's meta-data).
+   * The authority agents call, as they discover it (the discovery Service's meta-data).
    *
    * @return the authority
    * @throws IllegalStateException when the app serves no CETP provider
    */
   public String authority() {
     requireStarted();
-    List<CetpTransport.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = transport.discover();
     for (CetpTransport.Discovered provider : found) {
       if (provider.packageName.equals(packageName())) {
         return provider.authority;
@@ -156,13 +156,13 @@ public final class CetpTestRule implements TestRule {
     }
     throw new IllegalStateException(
         packageName()
-            + " serves no CETP provider that consumers can discover (found "
+            + " serves no CETP provider that agents can discover (found "
             + found
             + "); is cetp_serve_cetp false in its Gradle file?");
   }
 
   /**
-   * The meta-data of the app's discovery Service, as consumers read it ({@code
+   * The meta-data of the app's discovery Service, as agents read it ({@code
    * queryIntentServices} with {@code GET_META_DATA}).
    *
    * @return a copy
@@ -239,10 +239,10 @@ public final class CetpTestRule implements TestRule {
     return providers == null ? new ProviderInfo[0] : providers;
   }
 
-  /** @return the CETP consumer the agents call through */
-  CetpTransport consumer() {
+  /** @return how the agents' calls travel */
+  CetpTransport transport() {
     requireStarted();
-    return consumer;
+    return transport;
   }
 
   /**

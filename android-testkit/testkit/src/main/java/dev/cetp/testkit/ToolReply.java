@@ -165,7 +165,7 @@ public final class ToolReply {
     return status;
   }
 
-  /** @return whether the status is exactly {@code success}, as consumers decide */
+  /** @return whether the status is exactly {@code success}, as agents decide */
   public boolean isSuccess() {
     return "success".equals(status);
   }

@@ -14,7 +14,7 @@
  *       dev.cetp.testkit.ApexPlugin});
  *   <li>{@link dev.cetp.testkit.ToolReply}: what a call answered, with assertions;
  *   <li>{@link dev.cetp.testkit.V2Session} and {@link dev.cetp.testkit.V2Reply}: a CETP v2
- *       consumer as ClawSeed's newest client, with its acceptance rules ({@link
+ *       agent as ClawSeed's newest client, with its acceptance rules ({@link
  *       dev.cetp.testkit.V2Session#assertConformant()}) and the words of {@link
  *       dev.cetp.testkit.CetpV2};
  *   <li>{@link dev.cetp.testkit.ConsentDialog} and {@link dev.cetp.testkit.AppsWithAccess}: the
@@ -41,8 +41,9 @@
  * }
  * }</pre>
  *
- * <p>The package {@code dev.cetp.testkit.internal} holds the machinery underneath (the manifest installer,
- * the CETP consumer, simulated callers, the Apex host, the screens' driver, screenshots), which
- * the SDK's own end-to-end suite uses directly.
+ * <p>The package {@code dev.cetp.testkit.internal} holds the machinery underneath (the manifest
+ * installer, the calls' transport, simulated callers, the Apex agent, the screens' driver,
+ * screenshots). It is not API; the SDK's own end-to-end suite reaches into it only for what no
+ * app's test does.
  */
 package dev.cetp.testkit;

@@ -17,15 +17,15 @@ import java.util.Objects;
 import org.robolectric.RuntimeEnvironment;
 
 /**
- * A small CETP v1 consumer written from the wire description (it shares no code with the SDK):
- * discovery through {@code queryIntentServices} + meta-data, calls through {@code
- * ContentResolver.call} in both the authority form (API 29+, runs more real framework code) and the
- * {@code content://} Uri form (what the ClawSeed client uses). Every reply Bundle goes through a
+ * How an agent's CETP v1 calls travel, written from the wire description (it shares no code with
+ * the SDK): discovery through {@code queryIntentServices} + meta-data, calls through {@code
+ * ContentResolver.call} in both the authority form (API 29+, runs more real framework code) and
+ * the {@code content://} Uri form (what the ClawSeed client uses). Every reply Bundle goes through a
  * {@link Parcel} before it is read, because Robolectric otherwise hands the provider's own Bundle
  * object to the caller and a non-parcelable reply would go unnoticed.
  */
 public final class CetpTransport {
-  /** The discovery action consumers query services for. */
+  /** The discovery action agents query services for. */
   public static final String ACTION_TOOL_PROVIDER = "com.clawseed.action.TOOL_PROVIDER";
   /** The meta-data naming the provider's authority. */
   public static final String META_AUTHORITY = "com.clawseed.tools.authority";
@@ -67,7 +67,7 @@ public final class CetpTransport {
     public final String serviceClass;
     /** The authority to call. */
     public final String authority;
-    /** {@code metaData.getInt(version, 1)}, as the consumer reads it. */
+    /** {@code metaData.getInt(version, 1)}, as an agent reads it. */
     public final int version;
     /** The raw meta-data value (an Integer when the manifest was compiled correctly). */
     public final Object rawVersion;
@@ -90,12 +90,12 @@ public final class CetpTransport {
   private final Context context;
   private final CallForm defaultForm;
 
-  /** A consumer of the test application's context, calling in the {@code content://} Uri form. */
+  /** A transport from the test application's context, calling in the {@code content://} Uri form. */
   public CetpTransport() {
     this(RuntimeEnvironment.getApplication(), CallForm.URI);
   }
 
-  /** A consumer calling from {@code context} in {@code defaultForm}. */
+  /** A transport calling from {@code context} in {@code defaultForm}. */
   public CetpTransport(Context context, CallForm defaultForm) {
     this.context = Objects.requireNonNull(context);
     this.defaultForm = Objects.requireNonNull(defaultForm);

@@ -14,12 +14,12 @@ import org.json.JSONObject;
  * screen: the provider's admin JSON interface ({@code dev.cetp.NativeBridge.admin(String)}, the
  * interface the template's consent dialog uses; see {@code cetp-provider/src/auth/admin.rs}).
  *
- * <p>A consumer's {@code execute_tool} answers {@code AUTH_REQUIRED} and leaves a pending request
+ * <p>An agent's {@code execute_tool} answers {@code AUTH_REQUIRED} and leaves a pending request
  * recorded from the caller's identity (UID, packages, certificates). The user approves it by id,
  * with full or limited access, optionally only some of the requested scopes:
  *
  * <pre>{@code
- * ConsentAdmin.of(consumer, AUTHORITY, AGENT_UID)
+ * ConsentAdmin.of(transport, AUTHORITY, AGENT_UID)
  *     .call("get_note", "{\"id\":1}")      // AUTH_REQUIRED, recorded
  *     .call("list_tags", "{}")             // merged into the same request
  *     .approve(ConsentAdmin.Access.LIMITED); // the request approved by id
@@ -181,19 +181,19 @@ public final class ConsentAdmin {
   }
 
   /** Starts a request from {@code uid} to the provider at {@code authority}. */
-  public static Request of(CetpTransport consumer, String authority, int uid) {
-    return new Request(consumer, authority, uid);
+  public static Request of(CetpTransport transport, String authority, int uid) {
+    return new Request(transport, authority, uid);
   }
 
   /** Tool calls that must be refused with AUTH_REQUIRED, then the user's approval. */
   public static final class Request {
-    private final CetpTransport consumer;
+    private final CetpTransport transport;
     private final String authority;
     private final int uid;
     private int calls;
 
-    private Request(CetpTransport consumer, String authority, int uid) {
-      this.consumer = consumer;
+    private Request(CetpTransport transport, String authority, int uid) {
+      this.transport = transport;
       this.authority = authority;
       this.uid = uid;
     }
@@ -205,7 +205,7 @@ public final class ConsentAdmin {
     public Request call(String tool, String args) {
       ToolReply r;
       try {
-        r = Callers.as(uid, () -> consumer.executeTool(authority, tool, args, null));
+        r = Callers.as(uid, () -> transport.executeTool(authority, tool, args, null));
       } catch (Exception e) {
         throw new AssertionError(tool + " from uid " + uid + " threw", e);
       }

@@ -78,7 +78,7 @@ public final class ConsentScreens implements AutoCloseable {
 
   /**
    * Opens the screen for {@code intent} as the platform would for the app whose call is current
-   * ({@code Callers.setCallingUid}; a consumer opens its {@code authorize_intent} right after its
+   * ({@code Callers.setCallingUid}; an agent opens its {@code authorize_intent} right after its
    * call): the intent must resolve to exactly one of the template's screens. An exported screen is
    * started as that app's {@code startActivityForResult} would start it ({@code
    * getCallingPackage()} names it); a screen that is not exported can only have been started by
