@@ -488,7 +488,7 @@ Builds the app's provider for this machine (a runner crate in target/cetp/, with
 Cargo.lock) and reports:
   - each tool's schema against the rules of OpenAI, Anthropic and Gemini (strict modes too);
   - CETP v1 conformance (cetp_provider::testing::check_conformance);
-  - CETP v2 conformance (cetp_provider::testing::check_v2_conformance_as), and whether the app
+  - CETP v2 conformance (cetp_provider::testing::Agent::check_v2_conformance), and whether the app
     advertises v2 (the default; `cetp.v2=false` in gradle.properties turns it off): while it
     does, a violation is an error, since ClawSeed's newest client then never falls back to v1;
   - parameters without a description;

@@ -46,9 +46,10 @@ mod cetp_v2;
 mod logs;
 mod noninterference;
 
-pub use cetp_v2::check_v2_conformance_as;
 pub use logs::{assert_logged_privately, capture_logs};
-pub use noninterference::{NoninterferenceError, Pairs, check_noninterference};
+#[allow(deprecated)]
+pub use noninterference::Pairs;
+pub use noninterference::{NoninterferenceError, check_noninterference};
 
 use serde_json::Value;
 
@@ -60,10 +61,10 @@ use crate::provider::Provider;
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode, Response};
 
-/// The signing-certificate digest of [`Agent::new`]'s caller (grants are always pinned to
-/// a certificate, so a test consumer needs one).
-pub const AGENT_CERTIFICATE_SHA256: &str =
-    "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0";
+/// The former place of [`Agent::CERTIFICATE_SHA256`].
+#[doc(hidden)]
+#[deprecated(since = "0.1.0", note = "use `Agent::CERTIFICATE_SHA256`")]
+pub const AGENT_CERTIFICATE_SHA256: &str = Agent::CERTIFICATE_SHA256;
 
 /// The former name of [`Agent`].
 #[doc(hidden)]
@@ -73,10 +74,10 @@ pub const AGENT_CERTIFICATE_SHA256: &str =
 )]
 pub type Consumer<'p> = Agent<'p>;
 
-/// The former name of [`AGENT_CERTIFICATE_SHA256`].
+/// The former name of [`Agent::CERTIFICATE_SHA256`].
 #[doc(hidden)]
-#[deprecated(since = "0.1.0", note = "renamed to `AGENT_CERTIFICATE_SHA256`")]
-pub const CONSUMER_CERTIFICATE_SHA256: &str = AGENT_CERTIFICATE_SHA256;
+#[deprecated(since = "0.1.0", note = "use `Agent::CERTIFICATE_SHA256`")]
+pub const CONSUMER_CERTIFICATE_SHA256: &str = Agent::CERTIFICATE_SHA256;
 
 /// An agent app, on the host: calls one provider as CETP v1 agents do, as one caller identity.
 #[derive(Debug, Clone)]
@@ -86,13 +87,18 @@ pub struct Agent<'p> {
 }
 
 impl<'p> Agent<'p> {
-    /// A consumer calling as `com.example.consumer` under UID 10 001, signed with the
-    /// certificate whose SHA-256 digest is [`AGENT_CERTIFICATE_SHA256`].
+    /// The lower-case hex SHA-256 digest of the signing certificate [`Agent::new`]'s caller
+    /// presents (grants are always pinned to a certificate, so a test agent needs one).
+    pub const CERTIFICATE_SHA256: &'static str =
+        "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0";
+
+    /// An agent calling as `com.example.consumer` under UID 10 001, signed with the
+    /// certificate whose SHA-256 digest is [`Agent::CERTIFICATE_SHA256`].
     pub fn new(provider: &'p Provider) -> Self {
         Agent {
             provider,
             caller: Caller::app(10_001, "com.example.consumer")
-                .with_certificate(AGENT_CERTIFICATE_SHA256),
+                .with_certificate(Self::CERTIFICATE_SHA256),
         }
     }
 
@@ -171,6 +177,146 @@ impl<'p> Agent<'p> {
                 .map_err(|e| ApprovalError(format!("approval refused: {e}")))?;
         }
         Ok(())
+    }
+
+    /// [`check_conformance`] calling as this agent's caller, which the provider must admit to
+    /// every tool: nothing is approved.
+    ///
+    /// ```
+    /// use cetp_provider::testing::Agent;
+    /// use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
+    ///
+    /// /// Says hello.
+    /// #[tool]
+    /// fn hello() -> &'static str { "hello" }
+    ///
+    /// let provider = Provider::builder("Hello").tools(tools![hello]).auth(Auth::open()).build().unwrap();
+    /// let agent = Agent::new(&provider).as_caller(Caller::app(10_001, "com.example.agent"));
+    /// agent.check_conformance().unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// [`ConformanceError`] listing every violation.
+    pub fn check_conformance(&self) -> Result<Conformance, ConformanceError> {
+        let consumer = self;
+        let mut audit = Audit::default();
+
+        let list = consumer.list_tools();
+        let mut names = Vec::new();
+        if let Some(data) = audit.success("list_tools", &list) {
+            match data.get("tools").and_then(Value::as_array) {
+                None => audit.fail("list_tools: `data` has no `tools` array"),
+                Some(tools) => {
+                    for tool in tools {
+                        audit.tool(tool, &mut names);
+                    }
+                }
+            }
+        }
+
+        if let Some(info) = audit.success("get_provider_info", &consumer.provider_info()) {
+            if !info.get("provider_name").is_some_and(Value::is_string) {
+                audit.fail("get_provider_info: `provider_name` is not a string");
+            }
+            if !info.get("description").is_some_and(Value::is_string) {
+                audit.fail("get_provider_info: `description` is not a string");
+            }
+            match info.get("scopes").and_then(Value::as_array) {
+                None => audit.fail("get_provider_info: `scopes` is not an array"),
+                Some(scopes) => {
+                    for scope in scopes {
+                        if !scope.get("name").is_some_and(Value::is_string)
+                            || !scope.get("description").is_some_and(Value::is_string)
+                        {
+                            audit.fail(format!(
+                                "get_provider_info: scope {scope} lacks a string `name`/`description`"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+
+        let unknown_tool = "cetp_conformance_no_such_tool";
+        let expectations: Vec<(String, Response, ErrorCode)> = vec![
+            (
+                "an unknown method".into(),
+                consumer.call(&Request::new("cetp_conformance_no_such_method")),
+                ErrorCode::ToolNotFound,
+            ),
+            (
+                "an unknown tool".into(),
+                consumer.execute(unknown_tool, "{}"),
+                ErrorCode::ToolNotFound,
+            ),
+            (
+                "execute_tool without `tool_name`".into(),
+                consumer.call(&Request::new(wire::METHOD_EXECUTE_TOOL).with_args("{}")),
+                ErrorCode::InvalidArgs,
+            ),
+            (
+                "execute_tool with null extras".into(),
+                consumer.call(&Request::new(wire::METHOD_EXECUTE_TOOL)),
+                ErrorCode::InvalidArgs,
+            ),
+        ];
+        let mut expectations = expectations;
+        for name in &names {
+            for (what, args) in [
+                ("non-JSON args", "{not json"),
+                ("non-object args", "[1,2]"),
+                ("an unknown property", r#"{"cetp_conformance_unknown":1}"#),
+            ] {
+                expectations.push((
+                    format!("`{name}` with {what}"),
+                    consumer.execute(name, args),
+                    ErrorCode::InvalidArgs,
+                ));
+            }
+        }
+        for (what, answer, expected) in expectations {
+            audit.envelope(&what, &answer);
+            if answer.error_code() != Some(expected) {
+                audit.fail(format!("{what}: expected {expected}, got {answer}"));
+            }
+        }
+        audit.finish()
+    }
+
+    /// Checks the provider against CETP v2 as an agent calling as this agent's caller (one the
+    /// provider admits to every tool, as for [`Agent::check_conformance`]):
+    /// negotiation and its limits, the provider info and tool list as the newest consumer accepts
+    /// them (names, scopes, all seven annotations with known values, high risk confirmed always),
+    /// the common-field errors in order, `METHOD_NOT_FOUND`, `TOOL_NOT_FOUND`, `INVALID_ARGS`,
+    /// sessions bound to the caller and to the host instance, approval (an app the provider does
+    /// not know yet gets `AUTH_REQUIRED` with a `resolution` and a single-use `resume_token`, and
+    /// resuming before the user answered is `USER_CANCELLED`), and every reply's
+    /// `protocol_version`, echoed `request_id` and `retryable`.
+    ///
+    /// ```
+    /// use cetp_provider::testing::Agent;
+    /// use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
+    ///
+    /// /// Adds two integers.
+    /// #[tool]
+    /// fn add(
+    ///     /// The first addend.
+    ///     a: i64,
+    ///     /// The second addend.
+    ///     b: i64,
+    /// ) -> i64 { a + b }
+    ///
+    /// let provider = Provider::builder("Calc").tools(tools![add]).auth(Auth::open()).build().unwrap();
+    /// Agent::new(&provider)
+    ///     .as_caller(Caller::app(10_001, "com.example.agent"))
+    ///     .check_v2_conformance()
+    ///     .unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// [`ConformanceError`] listing every violation.
+    pub fn check_v2_conformance(&self) -> Result<(), ConformanceError> {
+        cetp_v2::check_v2(self.provider, &self.caller)
     }
 
     /// `list_tools`.
@@ -252,7 +398,7 @@ impl Conformance {
 }
 
 /// Audits `provider` against CETP v1, calling as the default [`Agent`]
-/// (`com.example.consumer`, UID 10 001, certificate [`AGENT_CERTIFICATE_SHA256`]).
+/// (`com.example.consumer`, UID 10 001, certificate [`Agent::CERTIFICATE_SHA256`]).
 ///
 /// Checks the envelope of every answer (`status`, `data` a JSON string, known error codes with
 /// messages), the `list_tools` and `get_provider_info` shapes, tool names (valid and unique),
@@ -269,10 +415,10 @@ impl Conformance {
 /// which records a pending request), then approves that request with every scope the tools
 /// need, full access and no expiry. The grant is saved in the provider's grant store (in
 /// memory for a provider given no app or store directory) and stays there after the check,
-/// pinned to [`AGENT_CERTIFICATE_SHA256`]. Nothing is approved when the probes are not
+/// pinned to [`Agent::CERTIFICATE_SHA256`]. Nothing is approved when the probes are not
 /// refused (an open policy, an already approved consumer), and nothing else in the store
 /// changes. A provider that does not admit the consumer (an allowlist, a denial) fails the
-/// check with a line saying so; use [`check_conformance_as`] with a caller it admits.
+/// check with a line saying so; use [`Agent::check_conformance`] with a caller it admits.
 ///
 /// On success it returns the audited tools ([`Conformance`]).
 ///
@@ -311,104 +457,39 @@ pub fn check_conformance(provider: &Provider) -> Result<Conformance, Conformance
         if let Err(why) = consumer.approve(AccessLevel::Full) {
             return Err(ConformanceError(vec![format!(
                 "the provider asks for the user's approval (`AUTH_REQUIRED`) but its consumer \
-                 could not be approved: {why}; use `check_conformance_as` with a caller it admits"
+                 could not be approved: {why}; use `Agent::check_conformance` with a caller it admits"
             )]));
         }
     }
-    check_conformance_as(provider, &consumer.caller)
+    consumer.check_conformance()
 }
 
-/// [`check_conformance`] calling as `caller` (one the provider admits to every tool).
-///
-/// # Errors
-/// [`ConformanceError`] listing every violation.
+/// The former free function of [`Agent::check_conformance`].
+#[doc(hidden)]
+#[deprecated(
+    since = "0.1.0",
+    note = "use `Agent::new(provider).as_caller(caller.clone()).check_conformance()`"
+)]
 pub fn check_conformance_as(
     provider: &Provider,
     caller: &Caller,
 ) -> Result<Conformance, ConformanceError> {
-    let consumer = Agent::new(provider).as_caller(caller.clone());
-    let mut audit = Audit::default();
+    Agent::new(provider)
+        .as_caller(caller.clone())
+        .check_conformance()
+}
 
-    let list = consumer.list_tools();
-    let mut names = Vec::new();
-    if let Some(data) = audit.success("list_tools", &list) {
-        match data.get("tools").and_then(Value::as_array) {
-            None => audit.fail("list_tools: `data` has no `tools` array"),
-            Some(tools) => {
-                for tool in tools {
-                    audit.tool(tool, &mut names);
-                }
-            }
-        }
-    }
-
-    if let Some(info) = audit.success("get_provider_info", &consumer.provider_info()) {
-        if !info.get("provider_name").is_some_and(Value::is_string) {
-            audit.fail("get_provider_info: `provider_name` is not a string");
-        }
-        if !info.get("description").is_some_and(Value::is_string) {
-            audit.fail("get_provider_info: `description` is not a string");
-        }
-        match info.get("scopes").and_then(Value::as_array) {
-            None => audit.fail("get_provider_info: `scopes` is not an array"),
-            Some(scopes) => {
-                for scope in scopes {
-                    if !scope.get("name").is_some_and(Value::is_string)
-                        || !scope.get("description").is_some_and(Value::is_string)
-                    {
-                        audit.fail(format!(
-                            "get_provider_info: scope {scope} lacks a string `name`/`description`"
-                        ));
-                    }
-                }
-            }
-        }
-    }
-
-    let unknown_tool = "cetp_conformance_no_such_tool";
-    let expectations: Vec<(String, Response, ErrorCode)> = vec![
-        (
-            "an unknown method".into(),
-            consumer.call(&Request::new("cetp_conformance_no_such_method")),
-            ErrorCode::ToolNotFound,
-        ),
-        (
-            "an unknown tool".into(),
-            consumer.execute(unknown_tool, "{}"),
-            ErrorCode::ToolNotFound,
-        ),
-        (
-            "execute_tool without `tool_name`".into(),
-            consumer.call(&Request::new(wire::METHOD_EXECUTE_TOOL).with_args("{}")),
-            ErrorCode::InvalidArgs,
-        ),
-        (
-            "execute_tool with null extras".into(),
-            consumer.call(&Request::new(wire::METHOD_EXECUTE_TOOL)),
-            ErrorCode::InvalidArgs,
-        ),
-    ];
-    let mut expectations = expectations;
-    for name in &names {
-        for (what, args) in [
-            ("non-JSON args", "{not json"),
-            ("non-object args", "[1,2]"),
-            ("an unknown property", r#"{"cetp_conformance_unknown":1}"#),
-        ] {
-            expectations.push((
-                format!("`{name}` with {what}"),
-                consumer.execute(name, args),
-                ErrorCode::InvalidArgs,
-            ));
-        }
-    }
-    for (what, answer, expected) in expectations {
-        audit.envelope(&what, &answer);
-        if answer.error_code() != Some(expected) {
-            audit.fail(format!("{what}: expected {expected}, got {answer}"));
-        }
-    }
-    audit.finish()
+/// The former free function of [`Agent::check_v2_conformance`].
+#[doc(hidden)]
+#[deprecated(
+    since = "0.1.0",
+    note = "use `Agent::new(provider).as_caller(caller.clone()).check_v2_conformance()`"
+)]
+pub fn check_v2_conformance_as(
+    provider: &Provider,
+    caller: &Caller,
+) -> Result<(), ConformanceError> {
+    cetp_v2::check_v2(provider, caller)
 }
 
 #[derive(Default)]
@@ -550,6 +631,17 @@ mod tests {
             [CONSUMER_CERTIFICATE_SHA256]
         );
         let _: Option<crate::host::HostConnection> = None;
+        assert_eq!(AGENT_CERTIFICATE_SHA256, Agent::CERTIFICATE_SHA256);
+        let open = Provider::builder("Open")
+            .scope("notes.read", "your notes")
+            .tools(tools![count_notes])
+            .auth(crate::auth::Auth::open())
+            .build()
+            .unwrap();
+        let caller = Caller::app(10_001, "com.example.agent");
+        assert!(check_conformance_as(&open, &caller).is_ok());
+        assert!(check_v2_conformance_as(&open, &caller).is_ok());
+        let _: Pairs = vec![("status".to_owned(), "success".to_owned())];
     }
 
     #[test]
@@ -563,7 +655,7 @@ mod tests {
         assert_eq!(grants[0].package, "com.example.consumer");
         assert_eq!(
             grants[0].certificate_sha256.as_deref(),
-            Some(AGENT_CERTIFICATE_SHA256)
+            Some(Agent::CERTIFICATE_SHA256)
         );
         assert!(provider.authorizer().pending().is_empty());
         // Nobody else was let in.

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use cetp_mcp::McpHost;
-use cetp_provider::testing::{Agent, check_conformance, check_v2_conformance_as};
+use cetp_provider::testing::{Agent, check_conformance};
 use cetp_provider::{AccessLevel, App, Caller, ErrorCode, Provider, ProviderBuilder};
 use serde_json::{Value, json};
 
@@ -135,7 +135,7 @@ fn describe_json(app: &App) -> Result<Value, String> {
     };
     // As the consumer the v1 check approved (when the provider asks for approval).
     let consumer = Agent::new(&provider);
-    let v2_violations = match check_v2_conformance_as(&provider, consumer.caller()) {
+    let v2_violations = match consumer.check_v2_conformance() {
         Ok(()) => Vec::new(),
         Err(err) => err.0,
     };

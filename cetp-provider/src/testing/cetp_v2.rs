@@ -37,39 +37,9 @@ const SENSITIVITIES: [&str; 6] = [
     "other",
 ];
 
-/// Checks `provider` against CETP v2 as a consumer calling as `caller` (one the provider
-/// admits to every tool, as for [`check_conformance_as`](super::check_conformance_as)):
-/// negotiation and its limits, the provider info and tool list as the newest consumer accepts
-/// them (names, scopes, all seven annotations with known values, high risk confirmed always),
-/// the common-field errors in order, `METHOD_NOT_FOUND`, `TOOL_NOT_FOUND`, `INVALID_ARGS`,
-/// sessions bound to the caller and to the host instance, approval (an app the provider does
-/// not know yet gets `AUTH_REQUIRED` with a `resolution` and a single-use `resume_token`, and
-/// resuming before the user answered is `USER_CANCELLED`), and every reply's
-/// `protocol_version`, echoed `request_id` and `retryable`.
-///
-/// ```
-/// use cetp_provider::testing::check_v2_conformance_as;
-/// use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
-///
-/// /// Adds two integers.
-/// #[tool]
-/// fn add(
-///     /// The first addend.
-///     a: i64,
-///     /// The second addend.
-///     b: i64,
-/// ) -> i64 { a + b }
-///
-/// let provider = Provider::builder("Calc").tools(tools![add]).auth(Auth::open()).build().unwrap();
-/// check_v2_conformance_as(&provider, &Caller::app(10_001, "com.example.agent")).unwrap();
-/// ```
-///
-/// # Errors
-/// [`ConformanceError`] listing every violation.
-pub fn check_v2_conformance_as(
-    provider: &Provider,
-    caller: &Caller,
-) -> Result<(), ConformanceError> {
+/// What [`Agent::check_v2_conformance`](super::Agent::check_v2_conformance) checks, calling
+/// `provider` as `caller`.
+pub(crate) fn check_v2(provider: &Provider, caller: &Caller) -> Result<(), ConformanceError> {
     let mut violations = Vec::new();
     let host = CetpV2Host::new(provider);
     let Some(token) = negotiation(&host, caller, &mut violations) else {
@@ -436,7 +406,7 @@ mod tests {
             .auth(Auth::open())
             .build()
             .unwrap();
-        let violations = check_v2_conformance_as(&provider, &Caller::app(10_001, "com.agent"))
+        let violations = check_v2(&provider, &Caller::app(10_001, "com.agent"))
             .unwrap_err()
             .0;
         assert_eq!(
@@ -467,7 +437,7 @@ mod tests {
         let request = auth.pending().remove(0);
         auth.approve(&request.id, crate::auth::Approval::as_listed(&request))
             .unwrap();
-        check_v2_conformance_as(&provider, &agent).unwrap();
+        check_v2(&provider, &agent).unwrap();
         let asked: Vec<String> = auth
             .pending()
             .iter()

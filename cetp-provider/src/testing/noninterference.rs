@@ -1,7 +1,5 @@
 //! [`check_noninterference`]: a Limited answer must not depend on what Limited hides.
 
-use std::fmt;
-
 use crate::context::AccessLevel;
 use crate::provider::Provider;
 use crate::testing::Agent;
@@ -20,17 +18,19 @@ pub enum NoninterferenceError {
     },
     /// One call answered differently: the hidden data leaked into the answer.
     #[error(
-        "`{tool}` with args {args} answered a limited caller differently, so the hidden data influenced it:\n  left:  {left}\n  right: {right}"
+        "`{tool}` with args {args} answered a limited caller differently, so the hidden data influenced it:\n  left:  {}\n  right: {}",
+        pairs(.left),
+        pairs(.right)
     )]
     Differs {
         /// The tool.
         tool: String,
         /// The arguments, as sent.
         args: String,
-        /// The reply Bundle of the left provider, key by key.
-        left: Pairs,
+        /// The reply Bundle of the left provider, key by key, in wire order.
+        left: Vec<(String, String)>,
         /// The reply Bundle of the right provider.
-        right: Pairs,
+        right: Vec<(String, String)>,
     },
     /// No call succeeded on both sides, so nothing was compared that a tool computed.
     #[error(
@@ -39,15 +39,15 @@ pub enum NoninterferenceError {
     NothingSucceeded(usize),
 }
 
-/// The key/value pairs of a reply Bundle, in wire order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pairs(pub Vec<(String, String)>);
+/// The former type of [`NoninterferenceError::Differs`]'s `left` and `right`.
+#[doc(hidden)]
+#[deprecated(since = "0.1.0", note = "the fields are `Vec<(String, String)>`")]
+pub type Pairs = Vec<(String, String)>;
 
-impl fmt::Display for Pairs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self.0.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
-        f.write_str(&parts.join(", "))
-    }
+/// A reply Bundle's pairs as `key="value", …`.
+fn pairs(pairs: &[(String, String)]) -> String {
+    let parts: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    parts.join(", ")
 }
 
 /// Checks **noninterference** for Limited access: data a Limited caller may not see must not
@@ -124,15 +124,13 @@ pub fn check_noninterference(
     let (left, right) = (left?, right?);
     let mut succeeded = 0;
     for (tool, args) in calls {
-        let pairs = |consumer: &Agent<'_>| {
-            Pairs(
-                consumer
-                    .execute(tool, args)
-                    .to_pairs()
-                    .into_iter()
-                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                    .collect(),
-            )
+        let pairs = |agent: &Agent<'_>| -> Vec<(String, String)> {
+            agent
+                .execute(tool, args)
+                .to_pairs()
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect()
         };
         let (l, r) = (pairs(&left), pairs(&right));
         if l != r {
@@ -143,8 +141,7 @@ pub fn check_noninterference(
                 right: r,
             });
         }
-        if l.0
-            .iter()
+        if l.iter()
             .any(|(k, v)| k == crate::wire::KEY_STATUS && v == crate::wire::STATUS_SUCCESS)
         {
             succeeded += 1;

@@ -1,7 +1,7 @@
 //! The expenses provider, driven the way an agent app drives it: through `execute_tool`, after
 //! the user approved the agent. Expected totals are recomputed from the ledger independently.
 
-use cetp_provider::testing::{Agent, check_conformance_as, check_v2_conformance_as};
+use cetp_provider::testing::Agent;
 use cetp_provider::{AccessLevel, ErrorCode, Provider};
 use std::sync::LazyLock;
 
@@ -85,13 +85,13 @@ fn march_2025() -> Value {
 #[test]
 fn an_approved_agent_gets_a_conformant_provider() {
     let app = App::approved(AccessLevel::Full);
-    check_conformance_as(&app.provider, app.agent().caller()).unwrap();
+    app.agent().check_conformance().unwrap();
 }
 
 #[test]
 fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
     let app = App::approved(AccessLevel::Full);
-    check_v2_conformance_as(&app.provider, app.agent().caller()).unwrap();
+    app.agent().check_v2_conformance().unwrap();
 }
 
 #[test]

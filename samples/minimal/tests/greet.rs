@@ -1,7 +1,7 @@
 //! The minimal provider, driven the way an agent app drives it.
 
 use cetp_provider::auth::Approval;
-use cetp_provider::testing::{Agent, check_conformance_as, check_v2_conformance_as};
+use cetp_provider::testing::Agent;
 use cetp_provider::{App, Caller, ErrorCode, Provider};
 
 /// The provider as the Android template starts it: declared for the app, then built with it
@@ -31,7 +31,7 @@ fn an_approved_agent_gets_a_conformant_provider() {
     let provider = started(&dir);
     let agent = Agent::new(&provider);
     approve(&provider, &agent);
-    check_conformance_as(&provider, agent.caller()).unwrap();
+    agent.check_conformance().unwrap();
 }
 
 #[test]
@@ -40,7 +40,7 @@ fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
     let provider = started(&dir);
     let agent = Agent::new(&provider);
     approve(&provider, &agent);
-    check_v2_conformance_as(&provider, agent.caller()).unwrap();
+    agent.check_v2_conformance().unwrap();
 }
 
 #[test]

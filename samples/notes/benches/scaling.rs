@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use cetp_provider::auth::Auth;
-use cetp_provider::testing::{AGENT_CERTIFICATE_SHA256, Agent};
+use cetp_provider::testing::Agent;
 use cetp_provider::{AccessLevel, Caller, ErrorCode, Provider, Response, tool, tools};
 use cetp_sample_notes::{demo, provider_over};
 
@@ -111,7 +111,7 @@ enum Stop<'a> {
 
 fn agent(i: usize) -> Caller {
     Caller::app(10_100 + i as u32, format!("com.example.agent{i}"))
-        .with_certificate(AGENT_CERTIFICATE_SHA256)
+        .with_certificate(Agent::CERTIFICATE_SHA256)
 }
 
 fn check(case: &Case, answer: &Response, counts: &mut Counts) {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use cetp_provider::auth::Approval;
-use cetp_provider::testing::{Agent, check_conformance_as, check_v2_conformance_as};
+use cetp_provider::testing::Agent;
 use cetp_provider::{AccessLevel, ErrorCode, Provider, Response};
 use cetp_sample_notes::queries::MAX_SPAN_DAYS;
 use cetp_sample_notes::{demo, provider_over};
@@ -102,13 +102,13 @@ fn ids(hits: &Value) -> Vec<i64> {
 #[test]
 fn an_approved_agent_gets_a_conformant_provider() {
     let app = App::full();
-    check_conformance_as(&app.provider, app.agent().caller()).unwrap();
+    app.agent().check_conformance().unwrap();
 }
 
 #[test]
 fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
     let app = App::full();
-    check_v2_conformance_as(&app.provider, app.agent().caller()).unwrap();
+    app.agent().check_v2_conformance().unwrap();
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The app's core writing (what the Kotlin side calls through UniFFI), and an agent reading the
 //! same file through the provider's tools, in one library.
 
-use cetp_provider::testing::{Agent, check_conformance, check_v2_conformance_as};
+use cetp_provider::testing::{Agent, check_conformance};
 use cetp_provider::{AccessLevel, App, ErrorCode, Provider};
 use reading_core::{DATABASE, Shelf};
 use serde_json::json;
@@ -31,7 +31,7 @@ fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
     let provider = started(&files);
     let agent = Agent::new(&provider);
     agent.approve(AccessLevel::Full).unwrap();
-    check_v2_conformance_as(&provider, agent.caller()).unwrap();
+    agent.check_v2_conformance().unwrap();
 }
 
 #[test]

@@ -353,7 +353,7 @@ fn core_sdk_version<'local>(
 mod tests {
     use super::*;
     use cetp_provider::ErrorCode;
-    use cetp_provider::testing::{Agent, check_conformance, check_v2_conformance_as};
+    use cetp_provider::testing::{Agent, check_conformance};
 
     fn app() -> App {
         // The store stays empty (open policy), so every test can share the directory.
@@ -373,7 +373,7 @@ mod tests {
     #[test]
     fn the_fixture_is_cetp_v2_conformant() {
         let provider = build_provider().unwrap();
-        check_v2_conformance_as(&provider, Agent::new(&provider).caller()).unwrap();
+        Agent::new(&provider).check_v2_conformance().unwrap();
     }
 
     #[test]

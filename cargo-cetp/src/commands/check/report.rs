@@ -287,7 +287,7 @@ pub(crate) fn untranslated_texts(untranslated: &Value) -> Vec<Finding> {
         .collect()
 }
 
-/// The CETP v2 violations of `cetp_provider::testing::check_v2_conformance_as` (the runner's
+/// The CETP v2 violations of `cetp_provider::testing::Agent::check_v2_conformance` (the runner's
 /// `conformance_v2`), each with what to change. Errors while the app advertises v2 (ClawSeed's
 /// newest client then speaks only v2 to it and drops a provider that fails one check, with no
 /// fallback to v1), each saying how to turn v2 off too; warnings when `cetp.v2=false` has turned
@@ -365,7 +365,7 @@ fn v2_fix(violation: &str) -> String {
     }
     "the answer comes from the SDK's CETP v2 host and the provider's authorization, not from one \
      declaration: depend on a cetp-provider whose v2 host passes, admit the checking consumer, \
-     and see the call in a test with `cetp_provider::testing::check_v2_conformance_as`"
+     and see the call in a test with `cetp_provider::testing::Agent::check_v2_conformance`"
         .to_owned()
 }
 
