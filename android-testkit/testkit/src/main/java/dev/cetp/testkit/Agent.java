@@ -89,12 +89,7 @@ public final class Agent {
    * @return the reply
    */
   public ToolReply call(CallForm form, String tool, String argsJson) {
-    Bundle extras = new Bundle();
-    extras.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
-    if (argsJson != null) {
-      extras.putString(CetpTransport.EXTRA_ARGS, argsJson);
-    }
-    return cetp(form, CetpTransport.METHOD_EXECUTE_TOOL, extras);
+    return call(form, tool, argsJson, null);
   }
 
   /**
@@ -107,6 +102,20 @@ public final class Agent {
    * @return the reply
    */
   public ToolReply call(String tool, String argsJson, String requestId) {
+    return call(CallForm.URI, tool, argsJson, requestId);
+  }
+
+  /**
+   * {@code execute_tool} in the given {@code ContentResolver.call} form, with the caller's
+   * {@code request_id}.
+   *
+   * @param form {@code URI} ({@code content://authority}) or {@code AUTHORITY} (API 29+)
+   * @param tool the tool's name
+   * @param argsJson the arguments as JSON text (null: no {@code args} extra)
+   * @param requestId the {@code request_id} extra (null: none)
+   * @return the reply
+   */
+  public ToolReply call(CallForm form, String tool, String argsJson, String requestId) {
     Bundle extras = new Bundle();
     extras.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
     if (argsJson != null) {
@@ -115,7 +124,7 @@ public final class Agent {
     if (requestId != null) {
       extras.putString(CetpTransport.EXTRA_REQUEST_ID, requestId);
     }
-    return cetp(CallForm.URI, CetpTransport.METHOD_EXECUTE_TOOL, extras);
+    return cetp(form, CetpTransport.METHOD_EXECUTE_TOOL, extras);
   }
 
   /**

@@ -256,10 +256,7 @@ public class FixtureProviderE2ETest {
   public void executeToolRunsTheToolWithTypedArguments() throws Exception {
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          agent.request(
-              form,
-              CetpV2.METHOD_EXECUTE_TOOL,
-              exec("forecast", "{\"unit\":\"fahrenheit\",\"days\":2,\"city\":\"Oslo\"}", "req-7"));
+          agent.call(form, "forecast", "{\"unit\":\"fahrenheit\",\"days\":2,\"city\":\"Oslo\"}", "req-7");
       assertTrue(form + ": " + r, r.isSuccess());
       assertEquals(setOf("status", "data"), r.keys());
       JSONArray data = new JSONArray(r.data());
@@ -278,7 +275,7 @@ public class FixtureProviderE2ETest {
     for (CallForm form : CallForm.values()) {
       JSONObject who =
           agent
-              .request(form, CetpV2.METHOD_EXECUTE_TOOL, exec("whoami", "{}", "r-1"))
+              .call(form, "whoami", "{}", "r-1")
               .jsonObject();
       assertEquals(AGENT_UID, who.getInt("uid"));
       assertEquals("r-1", who.getString("request_id"));
@@ -331,7 +328,7 @@ public class FixtureProviderE2ETest {
   @Test
   public void unknownToolAndUnknownMethodAreToolNotFound() {
     for (CallForm form : CallForm.values()) {
-      ToolReply tool = agent.request(form, CetpV2.METHOD_EXECUTE_TOOL, exec("nope", "{}", null));
+      ToolReply tool = agent.call(form, "nope", "{}", null);
       assertError(tool, "TOOL_NOT_FOUND", "nope");
       ToolReply method = agent.request(form, "frobnicate", new Bundle());
       assertError(method, "TOOL_NOT_FOUND", "frobnicate");
@@ -379,8 +376,7 @@ public class FixtureProviderE2ETest {
   public void aPanickingToolIsInternalErrorAndTheProviderSurvives() throws Exception {
     for (CallForm form : CallForm.values()) {
       ToolReply r =
-          agent.request(
-              form, CetpV2.METHOD_EXECUTE_TOOL, exec("boom", "{\"message\":\"kaboom\"}", "req-9"));
+          agent.call(form, "boom", "{\"message\":\"kaboom\"}", "req-9");
       assertError(r, "INTERNAL_ERROR", "boom");
       assertTrue(r.errorMessage(), r.errorMessage().contains("req-9"));
       assertFalse("panic text leaks to the consumer: " + r, r.errorMessage().contains("kaboom"));
@@ -476,10 +472,7 @@ public class FixtureProviderE2ETest {
     for (CallForm form : CallForm.values()) {
       JSONObject data =
           agent
-              .request(
-                  form,
-                  CetpV2.METHOD_EXECUTE_TOOL,
-                  exec("echo", new JSONObject().put("text", UNICODE).toString(), null))
+              .call(form, "echo", new JSONObject().put("text", UNICODE).toString(), null)
               .jsonObject();
       assertEquals(UNICODE, data.getString("text"));
       assertEquals(UNICODE.codePointCount(0, UNICODE.length()), data.getInt("code_points"));
@@ -540,10 +533,7 @@ public class FixtureProviderE2ETest {
                   {
                     String text = "payload " + thread + "/" + i + " 𝄞";
                     ToolReply r =
-                        agent.request(
-                            form,
-                            CetpV2.METHOD_EXECUTE_TOOL,
-                            exec("echo", new JSONObject().put("text", text).toString(), requestId));
+                        agent.call(form, "echo", new JSONObject().put("text", text).toString(), requestId);
                     assertTrue(r.toString(), r.isSuccess());
                     assertEquals(text, r.jsonObject().getString("text"));
                     break;
@@ -551,8 +541,7 @@ public class FixtureProviderE2ETest {
                 case 2:
                   {
                     ToolReply r =
-                        agent.request(
-                            form, CetpV2.METHOD_EXECUTE_TOOL, exec("whoami", "{}", requestId));
+                        agent.call(form, "whoami", "{}", requestId);
                     assertEquals(requestId, r.jsonObject().getString("request_id"));
                     assertEquals(AGENT_UID, r.jsonObject().getInt("uid"));
                     break;
@@ -560,10 +549,7 @@ public class FixtureProviderE2ETest {
                 default:
                   {
                     ToolReply r =
-                        agent.request(
-                            form,
-                            CetpV2.METHOD_EXECUTE_TOOL,
-                            exec("boom", "{\"message\":\"" + requestId + "\"}", requestId));
+                        agent.call(form, "boom", "{\"message\":\"" + requestId + "\"}", requestId);
                     assertEquals("INTERNAL_ERROR", r.errorCode());
                     assertTrue(r.errorMessage(), r.errorMessage().contains(requestId));
                     break;
