@@ -154,6 +154,46 @@ impl<'p> Agent<'p> {
         for tool in self.provider.tools() {
             self.execute(&tool.name, NEVER_VALID_ARGS);
         }
+        self.approve_pending(access)
+    }
+
+    /// Plays the user approving what this agent's refused calls asked for so far (its pending
+    /// request: the tools and scopes of every `AUTH_REQUIRED` it got), at `access` with no
+    /// expiry. Nothing is called: [`Agent::approve`] without asking for every tool first, so a
+    /// test can approve fewer scopes than the provider has.
+    ///
+    /// ```
+    /// use cetp_provider::testing::Agent;
+    /// use cetp_provider::{AccessLevel, App, ErrorCode, Provider, tool, tools};
+    ///
+    /// /// Counts the user's notes.
+    /// #[tool(scopes = ["notes.read"])]
+    /// fn count_notes() -> u32 { 3 }
+    ///
+    /// /// Counts the user's tags.
+    /// #[tool(scopes = ["tags.read"])]
+    /// fn count_tags() -> u32 { 2 }
+    ///
+    /// let files = tempfile::tempdir().unwrap();
+    /// let provider = Provider::builder("Notes")
+    ///     .scope("notes.read", "your notes")
+    ///     .scope("tags.read", "your tags")
+    ///     .tools(tools![count_notes, count_tags])
+    ///     .app(App::new("com.example.notes", files.path()))
+    ///     .build()
+    ///     .unwrap();
+    /// let agent = Agent::new(&provider);
+    /// assert_eq!(agent.execute("count_tags", "{}").error_code(), Some(ErrorCode::AuthRequired));
+    /// agent.approve_pending(AccessLevel::Full).unwrap();
+    /// assert!(agent.execute("count_tags", "{}").is_success());
+    /// // Only what it asked for: the notes were never asked for.
+    /// assert_eq!(agent.execute("count_notes", "{}").error_code(), Some(ErrorCode::AuthRequired));
+    /// ```
+    ///
+    /// # Errors
+    /// [`ApprovalError`] if the provider holds no pending request from this caller, or refused
+    /// the approval.
+    pub fn approve_pending(&self, access: AccessLevel) -> Result<(), ApprovalError> {
         let auth = self.provider.authorizer();
         let mine: Vec<_> = auth
             .pending()

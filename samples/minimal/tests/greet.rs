@@ -1,8 +1,7 @@
 //! The minimal provider, driven the way an agent app drives it.
 
-use cetp_provider::auth::Approval;
 use cetp_provider::testing::Agent;
-use cetp_provider::{App, Caller, ErrorCode, Provider};
+use cetp_provider::{AccessLevel, App, Caller, ErrorCode, Provider};
 
 /// The provider as the Android template starts it: declared for the app, then built with it
 /// (the user's approvals are stored in its no-backup directory).
@@ -15,13 +14,11 @@ fn started(files_dir: &tempfile::TempDir) -> Provider {
 }
 
 /// Lets `agent` call: its first call is refused and queued, then the user approves it.
-fn approve(provider: &Provider, agent: &Agent<'_>) {
+fn approve(agent: &Agent<'_>) {
     let first = agent.execute("greet", r#"{"name":"Ada"}"#);
     assert_eq!(first.error_code(), Some(ErrorCode::AuthRequired), "{first}");
-    let request = provider.authorizer().pending().remove(0);
-    provider
-        .authorizer()
-        .approve(&request.id, Approval::as_listed(&request))
+    agent
+        .approve_pending(AccessLevel::Full)
         .expect("the approval is stored");
 }
 
@@ -30,7 +27,7 @@ fn an_approved_agent_gets_a_conformant_provider() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
     let agent = Agent::new(&provider);
-    approve(&provider, &agent);
+    approve(&agent);
     agent.check_conformance().unwrap();
 }
 
@@ -39,7 +36,7 @@ fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
     let agent = Agent::new(&provider);
-    approve(&provider, &agent);
+    approve(&agent);
     agent.check_v2_conformance().unwrap();
 }
 
@@ -48,7 +45,7 @@ fn greet_answers_an_approved_agent() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
     let agent = Agent::new(&provider);
-    approve(&provider, &agent);
+    approve(&agent);
     let answer = agent.execute("greet", r#"{"name":"Zoë 🌱"}"#);
     assert_eq!(answer.data_json().unwrap(), "Hello, Zoë 🌱!");
 }
@@ -75,7 +72,7 @@ fn greet_rejects_a_missing_or_empty_name() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
     let agent = Agent::new(&provider);
-    approve(&provider, &agent);
+    approve(&agent);
     for args in ["{}", r#"{"name":""}"#, r#"{"name":42}"#] {
         let answer = agent.execute("greet", args);
         assert_eq!(
@@ -108,7 +105,7 @@ fn greet_is_advertised_with_a_described_name_parameter() {
 fn another_app_is_not_covered_by_the_first_apps_approval() {
     let dir = tempfile::tempdir().unwrap();
     let provider = started(&dir);
-    approve(&provider, &Agent::new(&provider));
+    approve(&Agent::new(&provider));
     let stranger = Agent::new(&provider).as_caller(Caller::app(10_777, "com.example.other"));
     let answer = stranger.execute("greet", r#"{"name":"Ada"}"#);
     assert_eq!(answer.error_code(), Some(ErrorCode::AuthRequired));

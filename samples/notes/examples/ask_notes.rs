@@ -10,9 +10,8 @@
 //! first call be refused with `AUTH_REQUIRED`, approves it as the user would (with full or
 //! limited access), and prints the reply.
 
-use cetp_provider::AccessLevel;
-use cetp_provider::auth::Approval;
 use cetp_provider::testing::Agent;
+use cetp_provider::{AccessLevel, ErrorCode};
 use cetp_sample_notes::{demo, provider_over};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -40,11 +39,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let arguments = args.get(1).map_or("{}", String::as_str);
     let refused = agent.execute(tool, arguments);
-    if let Some(request) = provider.authorizer().pending().pop() {
+    if refused.error_code() == Some(ErrorCode::AuthRequired) {
         println!("before approval: {refused}");
-        provider
-            .authorizer()
-            .approve(&request.id, Approval::as_listed(&request).access(access))?;
+        agent.approve_pending(access)?;
     }
     println!("{}", agent.execute(tool, arguments));
     Ok(())

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use cetp_provider::auth::Approval;
 use cetp_provider::testing::Agent;
 use cetp_provider::{AccessLevel, ErrorCode, Provider, Response};
 use cetp_sample_notes::queries::MAX_SPAN_DAYS;
@@ -59,10 +58,8 @@ impl App {
                 "{answer}"
             );
         }
-        let request = app.provider.authorizer().pending().remove(0);
-        app.provider
-            .authorizer()
-            .approve(&request.id, Approval::as_listed(&request).access(access))
+        agent
+            .approve_pending(access)
             .expect("the approval is stored");
         app
     }
