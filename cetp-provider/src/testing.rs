@@ -463,8 +463,8 @@ impl Conformance {
 /// On success it returns the audited tools ([`Conformance`]).
 ///
 /// ```
-/// use cetp_provider::testing::check_conformance;
-/// use cetp_provider::{App, Provider, tool, tools};
+/// use cetp_provider::testing::{Agent, check_conformance};
+/// use cetp_provider::{App, Caller, ErrorCode, Provider, tool, tools};
 ///
 /// /// Counts the user's notes.
 /// #[tool(scopes = ["notes.read"])]
@@ -478,10 +478,10 @@ impl Conformance {
 ///     .build()
 ///     .unwrap();
 /// check_conformance(&provider).unwrap();
-/// // The check's own consumer is now approved, and nobody else.
-/// let grants = provider.authorizer().grants();
-/// assert_eq!(grants.len(), 1);
-/// assert_eq!(grants[0].package, "com.example.consumer");
+/// // The check's own agent is now approved, and nobody else.
+/// assert!(Agent::new(&provider).execute("count_notes", "{}").is_success());
+/// let other = Agent::new(&provider).as_caller(Caller::app(10_001, "com.example.other"));
+/// assert_eq!(other.execute("count_notes", "{}").error_code(), Some(ErrorCode::AuthRequired));
 /// ```
 ///
 /// # Errors

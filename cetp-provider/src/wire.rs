@@ -93,10 +93,9 @@ pub const AUTHORIZE_ACTION_SUFFIX: &str = ".CETP_AUTHORIZE";
 /// screen the app itself opens from its settings (not reachable from other apps).
 pub const MANAGE_ACTION_SUFFIX: &str = ".CETP_MANAGE_GRANTS";
 
-// The consent screens' admin JSON ([`crate::auth::admin::AdminRequest`] in,
-// [`crate::auth::admin::AdminResponse`] out). It never leaves the provider app, but its keys
+// The consent screens' admin JSON (`auth::admin::AdminRequest` in, `AdminResponse` out). It never leaves the provider app, but its keys
 // are a contract between this crate and the template's Java screens, so they are spelled here once
-// and the Java side mirrors them (`Wire.ADMIN_*`). `cetp-provider/tests/admin_wire.rs` proves
+// and the Java side mirrors them (`Wire.ADMIN_*`). `src/auth/tests/admin_wire.rs` proves
 // that these are exactly the keys the admin types serialize. They are not API for apps (an app
 // never speaks the admin JSON; the template's screens do), so they are hidden from the docs.
 
@@ -122,7 +121,7 @@ pub const MANAGE_ACTION_SUFFIX: &str = ".CETP_MANAGE_GRANTS";
 /// ```
 pub const ADMIN_OP: &str = "op";
 #[doc(hidden)]
-/// [`ADMIN_OP`]: read the state ([`AdminRequest::State`](crate::auth::admin::AdminRequest::State)).
+/// [`ADMIN_OP`]: read the state.
 pub const ADMIN_OP_STATE: &str = "state";
 #[doc(hidden)]
 /// [`ADMIN_OP`]: approve a pending request.

@@ -7,7 +7,9 @@
 //! A module is a top-level module of the crate (`auth`, `provider`, …); the hosts under
 //! `src/host/` are one module each (`host::apex`), because they are independent adapters over
 //! the same provider. A dependency is any `crate::…` path in a module's files, a name the crate
-//! root re-exports counting as the module that defines it.
+//! root re-exports counting as the module that defines it. Test-only files (a module's
+//! `tests.rs` and what sits in a `tests/` folder under `src/`) are not part of the structure: a
+//! test may reach any module.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -117,6 +119,13 @@ fn dependencies(
     found
 }
 
+/// Whether a file of `src/` holds only tests: `tests.rs`, or a file under a `tests/` folder.
+fn is_test_only(relative: &str) -> bool {
+    let mut parts: Vec<&str> = relative.split('/').collect();
+    let file = parts.pop();
+    file == Some("tests.rs") || parts.contains(&"tests")
+}
+
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = src();
     let rust_files = files(&src, "rs");
@@ -127,6 +136,9 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
         let Some(module) = module_of(file) else {
             continue;
         };
+        if is_test_only(file) {
+            continue;
+        }
         let text = fs::read_to_string(src.join(file)).unwrap();
         let uses = dependencies(&text, &modules, &reexported);
         let edges = graph.entry(module.clone()).or_default();
@@ -210,7 +222,7 @@ fn auth_graph() -> BTreeMap<String, BTreeSet<String>> {
     let dir = src().join("auth");
     let submodules: BTreeSet<String> = files(&dir, "rs")
         .iter()
-        .filter(|f| f.as_str() != "mod.rs")
+        .filter(|f| f.as_str() != "mod.rs" && !is_test_only(&format!("auth/{f}")))
         .map(|f| f.trim_end_matches(".rs").to_owned())
         .collect();
     let imported = imports_from_submodules(
@@ -322,6 +334,9 @@ fn the_graph_reader_sees_the_dependencies_it_must() {
     // And never an edge into the crate root's support module or from a host to its parent.
     assert!(!depends("host::cetp_v1", "host"));
     assert!(graph.values().all(|edges| !edges.contains("__private")));
+    // Test-only files stay out of the graph; the files they test do not.
+    assert!(is_test_only("auth/tests.rs") && is_test_only("auth/tests/support/mod.rs"));
+    assert!(!is_test_only("auth/store.rs") && !is_test_only("testing.rs"));
 
     let mut cyclic = BTreeMap::new();
     cyclic.insert("a".to_owned(), BTreeSet::from(["b".to_owned()]));

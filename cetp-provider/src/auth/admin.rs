@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::access_log::{AccessSummary, ToolAccess};
-pub use super::store::ScopeState;
-use super::store::{Change, StoreData, access_level};
+pub(crate) use super::access_log::AccessSummary;
+use super::store::{Change, ScopeState, StoreData, access_level};
 use super::{Authorizer, Denial, Grant, PendingRequest, ScopeGrant, ScopeInfo};
 use crate::context::AccessLevel;
 use crate::log_text::Escaped;
@@ -17,20 +16,6 @@ use crate::log_text::Escaped;
 /// named explicitly. A request grows while it waits (the caller asks for more), so "everything
 /// requested" could grant a scope that appeared after the screen was drawn; an approval names
 /// its scopes instead, and scopes added since stay unapproved.
-///
-/// ```
-/// use std::time::Duration;
-/// use cetp_provider::AccessLevel;
-/// use cetp_provider::auth::Approval;
-///
-/// // `notes`, full access, no expiry:
-/// let notes = Approval::scopes(["notes"]);
-/// // `notes` and `calendar`, limited, for a week:
-/// let some = Approval::scopes(["notes", "calendar"])
-///     .access(AccessLevel::Limited)
-///     .expires_after(Duration::from_secs(7 * 24 * 3600));
-/// # let _ = (notes, some);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 pub struct Approval {
@@ -41,6 +26,7 @@ pub struct Approval {
 
 impl Approval {
     /// Exactly `scopes`, which must all have been requested; full access, no expiry.
+    #[cfg(any(test, feature = "test-util"))]
     pub fn scopes<S: Into<String>>(scopes: impl IntoIterator<Item = S>) -> Self {
         Approval {
             scopes: scopes.into_iter().map(Into::into).collect(),
@@ -50,18 +36,13 @@ impl Approval {
     }
 
     /// The scopes `request` lists: what a screen showing this copy of the request showed.
-    ///
-    /// ```
-    /// # use cetp_provider::auth::{Approval, PendingRequest};
-    /// # fn approve(request: &PendingRequest) -> Approval {
-    /// Approval::as_listed(request)
-    /// # }
-    /// ```
+    #[cfg(any(test, feature = "test-util"))]
     pub fn as_listed(request: &PendingRequest) -> Self {
         Approval::scopes(request.scopes.iter().map(|s| s.name.clone()))
     }
 
     /// The access level tools see in [`CallContext::access`](crate::CallContext::access).
+    #[cfg(any(test, feature = "test-util"))]
     pub fn access(mut self, access: AccessLevel) -> Self {
         self.access = access;
         self
@@ -408,7 +389,8 @@ impl Authorizer {
     /// [`AdminError::ScopeNotRequested`], [`AdminError::NoCertificate`] when a package has no
     /// known signing certificate, [`AdminError::StoreUnavailable`], [`AdminError::Persist`].
     /// Nothing changes on error.
-    pub fn approve(&self, id: &str, approval: Approval) -> Result<Vec<Grant>, AdminError> {
+    #[cfg(any(test, feature = "test-util"))]
+    pub(crate) fn approve(&self, id: &str, approval: Approval) -> Result<Vec<Grant>, AdminError> {
         self.approve_from(id, approval, None)
     }
 
@@ -490,7 +472,8 @@ impl Authorizer {
     ///
     /// # Errors
     /// [`AdminError::UnknownRequest`], [`AdminError::StoreUnavailable`].
-    pub fn deny(&self, id: &str) -> Result<Vec<Denial>, AdminError> {
+    #[cfg(test)]
+    pub(crate) fn deny(&self, id: &str) -> Result<Vec<Denial>, AdminError> {
         self.deny_from(id, None)
     }
 
@@ -540,7 +523,7 @@ impl Authorizer {
     ///
     /// # Errors
     /// [`AdminError::NotFound`] when nothing matched, [`AdminError::StoreUnavailable`].
-    pub fn revoke(
+    pub(crate) fn revoke(
         &self,
         package: &str,
         certificate_sha256: Option<&str>,
@@ -567,7 +550,7 @@ impl Authorizer {
     /// # Errors
     /// [`AdminError::NotFound`] when nothing matched, [`AdminError::StoreUnavailable`],
     /// [`AdminError::Persist`].
-    pub fn clear_denial(
+    pub(crate) fn clear_denial(
         &self,
         package: &str,
         certificate_sha256: Option<&str>,
@@ -607,19 +590,21 @@ impl Authorizer {
     }
 
     /// Everything the consent dialog shows.
-    pub fn state(&self) -> AdminState {
+    #[cfg(test)]
+    pub(crate) fn state(&self) -> AdminState {
         self.state_for(None)
     }
 
     /// What the screen opened by the app with `uid` shows: the same as [`state`](Self::state)
     /// with only that app's pending requests (all of them for `None`).
-    pub fn state_for(&self, uid: Option<u32>) -> AdminState {
+    #[cfg(test)]
+    pub(crate) fn state_for(&self, uid: Option<u32>) -> AdminState {
         self.state_in(uid, None)
     }
 
-    /// [`state_for`](Self::state_for) with the scopes described in the language `locale` (a
+    /// `state_for` with the scopes described in the language `locale` (a
     /// BCP 47 tag), where the app translated them.
-    pub fn state_in(&self, uid: Option<u32>, locale: Option<&str>) -> AdminState {
+    pub(crate) fn state_in(&self, uid: Option<u32>, locale: Option<&str>) -> AdminState {
         let store = self.bound_store();
         let now_ms = self.clock.now_ms();
         if let Some(store) = &store {
@@ -662,13 +647,14 @@ impl Authorizer {
     }
 
     /// Runs one [`AdminRequest`].
-    pub fn admin(&self, request: AdminRequest) -> AdminResponse {
+    #[cfg(test)]
+    pub(crate) fn admin(&self, request: AdminRequest) -> AdminResponse {
         self.admin_in(request, None)
     }
 
-    /// [`admin`](Self::admin), the reply's state in the language `locale` (see
+    /// `admin`, the reply's state in the language `locale` (see
     /// [`state_in`](Self::state_in)).
-    pub fn admin_in(&self, request: AdminRequest, locale: Option<&str>) -> AdminResponse {
+    pub(crate) fn admin_in(&self, request: AdminRequest, locale: Option<&str>) -> AdminResponse {
         let mut viewer = None;
         let outcome = match request {
             AdminRequest::State { caller_uid } => {
@@ -736,26 +722,7 @@ impl Authorizer {
     /// bridge exposes to the consent dialog; it must only be reachable from the provider app
     /// itself, never from a consumer. The request's `locale` (a string, any operation) is the
     /// language of the reply's scope descriptions.
-    ///
-    /// ```
-    /// use cetp_provider::{App, Provider};
-    /// use cetp_provider::auth::admin::AdminResponse;
-    ///
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let provider = Provider::builder("Notes")
-    ///     .app(App::new("com.example.notes", dir.path()))
-    ///     .build()
-    ///     .unwrap();
-    ///
-    /// let reply: AdminResponse =
-    ///     serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
-    /// assert!(reply.ok && reply.state.store_open && reply.state.pending.is_empty());
-    ///
-    /// let reply: AdminResponse =
-    ///     serde_json::from_str(&provider.handle_admin_json(r#"{"op":"deny","id":"nope"}"#)).unwrap();
-    /// assert_eq!(reply.error.unwrap().kind, "unknown_request");
-    /// ```
-    pub fn handle_admin_json(&self, request: &str) -> String {
+    pub(crate) fn handle_admin_json(&self, request: &str) -> String {
         let response = match serde_json::from_str::<LocalizedRequest>(request) {
             Ok(sent) => self.admin_in(sent.request, sent.locale.as_deref()),
             Err(e) => self.respond(Err(AdminError::BadRequest(e.to_string())), None, None),
@@ -771,17 +738,6 @@ impl Authorizer {
 
 /// An [`AdminRequest`] as the screens send it: with the language of the screen, a BCP 47 tag
 /// (`"locale"`, any operation), in which the reply's state describes the scopes.
-///
-/// ```
-/// use cetp_provider::auth::admin::{AdminRequest, LocalizedRequest};
-///
-/// let sent: LocalizedRequest =
-///     serde_json::from_str(r#"{"op": "state", "caller_uid": 10123, "locale": "fr-FR"}"#).unwrap();
-/// assert_eq!(sent.locale.as_deref(), Some("fr-FR"));
-/// assert!(matches!(sent.request, AdminRequest::State { caller_uid: Some(10123) }));
-/// // A misspelt field is still refused.
-/// assert!(serde_json::from_str::<LocalizedRequest>(r#"{"op": "state", "locael": "fr"}"#).is_err());
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct LocalizedRequest {
@@ -795,6 +751,7 @@ pub struct LocalizedRequest {
 
 impl LocalizedRequest {
     /// `request`, its reply in the language `locale`.
+    #[cfg(test)]
     pub fn new(request: AdminRequest, locale: Option<&str>) -> Self {
         LocalizedRequest {
             locale: locale.map(str::to_owned),

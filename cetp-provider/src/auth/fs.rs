@@ -79,15 +79,7 @@ pub(super) fn write_atomic(
 /// a uniquely named temp file, [`StoreFile::write_all`], [`StoreFile::sync`], [`rename`] it
 /// over the target, [`sync_dir`].
 ///
-/// Implement it to inject faults; production code uses [`OsFs`].
-///
-/// ```
-/// use std::sync::Arc;
-/// use cetp_provider::auth::{Auth, OsFs};
-/// let dir = tempfile::tempdir().unwrap();
-/// let auth = Auth::user_approval().store_dir(dir.path()).store_fs(Arc::new(OsFs));
-/// # let _ = auth;
-/// ```
+/// The crate's tests implement it to inject faults; production code uses [`OsFs`].
 ///
 /// [`create_new`]: StoreFs::create_new
 /// [`rename`]: StoreFs::rename

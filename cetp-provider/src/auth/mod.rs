@@ -1,6 +1,6 @@
 //! Who may call, and what they may see: the authorization policy ([`Auth`]), the user's
-//! [`Grant`]s, pending requests, rate limits ([`RateLimit`]) and the consent dialog's
-//! interface ([`Authorizer`]).
+//! grants, pending requests, rate limits ([`RateLimit`]) and the consent dialog's
+//! interface.
 //!
 //! # Policies
 //!
@@ -9,7 +9,7 @@
 //! - [`Auth::user_approval`] (**the default**): a consumer app may run a tool once the user
 //!   approved it in the provider app, for the scopes the tool declares ([`Tool::SCOPES`]).
 //!   Until then `execute_tool` answers `AUTH_REQUIRED` with a `resolution_hint` and an
-//!   `authorize_intent`, and the request waits in [`Authorizer::pending`] for the consent dialog.
+//!   `authorize_intent`, and the request waits in the pending list for the consent dialog.
 //! - [`Auth::allowlist`]: only the apps named with [`Auth::allow`] / [`Auth::allow_signed`];
 //!   everyone else gets `PERMISSION_DENIED`. (`allow` also works with `user_approval`: those apps
 //!   skip the prompt.)
@@ -52,12 +52,12 @@
 //! `<package>.CETP_AUTHORIZE` is the default `authorize_intent`. A provider built without an
 //! app or [`Auth::store_dir`] (a host test) keeps the user's decisions in memory, for as long
 //! as it lives, and works otherwise the same. The consent dialog's Activity talks to [`Provider::handle_admin_json`](crate::Provider::handle_admin_json)
-//! (see [`admin::AdminRequest`] for the JSON).
+//! (the admin JSON, `wire::ADMIN_*`).
 //!
 //! # The grant store
 //!
-//! Grants and denials live in one file, `cetp-grants.json` ([`STORE_FILE_NAME`]), in the store
-//! directory (the app's no-backup directory on Android), format version 2 ([`STORE_VERSION`]):
+//! Grants and denials live in one file, `cetp-grants.json`, in the store
+//! directory (the app's no-backup directory on Android), format version 2:
 //!
 //! ```json
 //! {
@@ -105,7 +105,7 @@
 //! Times are milliseconds since the Unix epoch; `certificate_sha256` is the lower-case hex
 //! SHA-256 digest of the consumer's signing certificate. A grant is always pinned: the approval
 //! screen cannot approve a package whose certificate the platform did not report
-//! ([`admin::AdminError::NoCertificate`]). A denial may have `certificate_sha256: null` (it then
+//! (`no_certificate`). A denial may have `certificate_sha256: null` (it then
 //! refuses the package whatever its certificate). Unknown fields are ignored; another
 //! `version` is not read. A file may carry `"decisions_lost": true` (see below).
 //!
@@ -127,7 +127,7 @@
 //!
 //! - **Narrowing** (revoke, deny) is in force in memory at once, then saved, with retries.
 //!   If it cannot be saved (a full disk), it stays in force, the state says so
-//!   ([`admin::AdminState::unsaved_changes`]), and every later change, the consent dialog and (at
+//!   (`unsaved_changes` in its state), and every later change, the consent dialog and (at
 //!   most once a second) the call path retry the save.
 //! - **Widening** (approve, clear a denial) is in force only once durably saved; if it cannot
 //!   be, nothing changes and the screen gets `persist_failed`. An error after the new file was
@@ -154,17 +154,14 @@
 //! asks again. Repeats from one caller merge into its request, which keeps its place: the list
 //! is in order of first request. No app can push another app's request off the list: each UID
 //! has **one** request (a new identity of the same UID replaces its own), UIDs showing the
-//! same signed package share one request, at most [`DEFAULT_MAX_PENDING`] are kept (plus
-//! [`RESERVED_FOR_KNOWN`] for identities the user already approved), and when the list is
-//! full new identities wait (their calls still get `AUTH_REQUIRED`) rather than anyone being
-//! dropped. A request **expires**
-//! [`PENDING_IDLE_EXPIRY`] (10 minutes) after the last call that asked for it and
-//! [`PENDING_MAX_AGE`] (30 minutes) after the first at the latest
-//! ([`PendingRequest::expires_at_ms`]); a call answered `RATE_LIMITED` does not count as asking,
-//! so a look-alike that asked first holds its place for 30 minutes at most. The screen passes
-//! the UID of the app that opened it ([`Authorizer::pending_from`], `caller_uid` in the JSON)
-//! so it offers only that app's request, never a look-alike's; when it cannot tell who opened
-//! it, it lists them all with their identities.
+//! same signed package share one request, at most 64 are kept by default (plus 8 for
+//! identities the user already approved), and when the list is full new identities wait (their
+//! calls still get `AUTH_REQUIRED`) rather than anyone being dropped. A request **expires** 10
+//! minutes after the last call that asked for it and 30 minutes after the first at the latest;
+//! a call answered `RATE_LIMITED` does not count as asking, so a look-alike that asked first
+//! holds its place for 30 minutes at most. The screen passes the UID of the app that opened it
+//! (`caller_uid` in the admin JSON) so it offers only that app's request, never a look-alike's;
+//! when it cannot tell who opened it, it lists them all with their identities.
 //!
 //! # Nothing leaves the phone
 //!
@@ -188,9 +185,9 @@
 //! # Example
 //!
 //! ```
-//! use cetp_provider::auth::{Approval, Auth};
+//! use cetp_provider::auth::Auth;
 //! use cetp_provider::testing::Agent;
-//! use cetp_provider::{ErrorCode, Provider, tool, tools};
+//! use cetp_provider::{AccessLevel, ErrorCode, Provider, tool, tools};
 //!
 //! /// Counts the user's notes.
 //! #[tool(scopes = ["notes"])]
@@ -209,11 +206,8 @@
 //! assert_eq!(first.error_code(), Some(ErrorCode::AuthRequired));
 //! assert_eq!(first.get("authorize_intent"), Some("com.example.notes.AUTHORIZE"));
 //!
-//! // The consent dialog lists the request and the user allows it.
-//! let auth = provider.authorizer();
-//! let request = auth.pending().remove(0);
-//! assert_eq!(request.packages[0].name, "com.example.consumer");
-//! auth.approve(&request.id, Approval::as_listed(&request)).unwrap();
+//! // The consent dialog lists the request and the user allows it (as the test agent does here).
+//! agent.approve_pending(AccessLevel::Full).unwrap();
 //!
 //! assert_eq!(agent.execute("count_notes", "{}").data_json().unwrap(), 3);
 //! ```
@@ -221,11 +215,10 @@
 //! [`Tool::SCOPES`]: crate::Tool::SCOPES
 
 mod access_log;
-// The JSON the consent dialog and Apps with access exchange with the provider, and the
-// store's types and file names below: public for the SDK's Java bridge and its tests, hidden
-// from the app's docs (an app reaches the screens only through the Android template).
-#[doc(hidden)]
-pub mod admin;
+// The JSON the consent dialog and Apps with access exchange with the provider. Crate-private,
+// as the store's types and file names below: an app reaches the screens only through the
+// Android template, whose Java talks to `admin` through the JNI bridge in this crate.
+pub(crate) mod admin;
 pub(crate) mod callers;
 mod consent;
 mod fs;
@@ -249,25 +242,20 @@ pub use crate::clock::SystemClock;
 pub use crate::clock::{Clock, ManualClock};
 #[cfg(not(feature = "test-util"))]
 pub(crate) use crate::clock::{Clock, SystemClock};
-#[doc(hidden)]
-pub use admin::Approval;
-#[doc(hidden)]
-pub use consent::Holdings;
-#[doc(hidden)]
-pub use fs::ACCESS_LOG_FILE_NAME;
-#[cfg(feature = "test-util")]
-#[doc(hidden)]
-pub use fs::{LockGuard, OsFs, StoreFile, StoreFs};
-#[cfg(not(feature = "test-util"))]
+#[cfg(any(test, feature = "test-util"))]
+pub(crate) use admin::Approval;
+pub(crate) use consent::Holdings;
 pub(crate) use fs::{OsFs, StoreFs};
-#[doc(hidden)]
-pub use pending::{
-    PENDING_IDLE_EXPIRY, PENDING_MAX_AGE, PendingPackage, PendingRequest, RESERVED_FOR_KNOWN,
-    ScopeInfo,
-};
+pub(crate) use pending::{PendingRequest, ScopeInfo};
 pub use rate::RateLimit;
-#[doc(hidden)]
-pub use store::{Denial, Grant, STORE_FILE_NAME, STORE_VERSION, ScopeGrant, StoreError};
+pub(crate) use store::{Denial, Grant, ScopeGrant};
+// What the crate's own tests name besides.
+#[cfg(test)]
+pub(crate) use fs::{ACCESS_LOG_FILE_NAME, LockGuard, StoreFile};
+#[cfg(test)]
+pub(crate) use pending::{PENDING_IDLE_EXPIRY, PENDING_MAX_AGE};
+#[cfg(test)]
+pub(crate) use store::STORE_FILE_NAME;
 
 use crate::app::App;
 use crate::caller::Caller;
@@ -287,16 +275,14 @@ const MEMORY_STORE_DIR: &str = "/cetp-memory-store";
 
 /// How many pending requests are kept by default, one per UID at most: 64. Filling the list
 /// takes 64 apps installed under 64 UIDs, each asking again within
-/// [`PENDING_IDLE_EXPIRY`]; even then no request already on the list is dropped, new ones wait
+/// `PENDING_IDLE_EXPIRY`; even then no request already on the list is dropped, new ones wait
 /// until one expires. Far more than the apps that ask for one provider in ten minutes, and a
 /// few kilobytes of memory.
-#[doc(hidden)]
-pub const DEFAULT_MAX_PENDING: usize = 64;
+pub(crate) const DEFAULT_MAX_PENDING: usize = 64;
 
 /// The default limit on refused calls (`AUTH_REQUIRED`, `PERMISSION_DENIED`) per caller:
 /// 30 at once, then one every 2 s. See [`Auth::refused_rate_limit`].
-#[doc(hidden)]
-pub const DEFAULT_REFUSED_RATE_LIMIT: RateLimit =
+pub(crate) const DEFAULT_REFUSED_RATE_LIMIT: RateLimit =
     RateLimit::new(30, std::time::Duration::from_secs(2));
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -479,7 +465,7 @@ impl Auth {
     /// answered `AUTH_REQUIRED` or `PERMISSION_DENIED`. Past it the caller gets `RATE_LIMITED`
     /// and its pending request is not updated, so an unapproved app can neither hammer the
     /// provider nor keep refreshing its request on the consent dialog. Default
-    /// [`DEFAULT_REFUSED_RATE_LIMIT`]; it applies whatever [`rate_limit`](Self::rate_limit) says.
+    /// 30 at once, then one every 2 s; it applies whatever [`rate_limit`](Self::rate_limit) says.
     pub fn refused_rate_limit(mut self, limit: RateLimit) -> Self {
         self.refused_rate_limit = limit;
         self
@@ -506,20 +492,18 @@ impl Auth {
 
     /// The file system the grant store uses (default [`OsFs`]); tests pass one that injects
     /// faults. Stores on the real file system are shared per canonical directory within the
-    /// process; stores on another [`StoreFs`] never are. A test seam: needs the `test-util`
-    /// feature.
-    #[cfg(feature = "test-util")]
-    #[doc(hidden)]
-    pub fn store_fs(mut self, fs: Arc<dyn StoreFs>) -> Self {
+    /// process; stores on another [`StoreFs`] never are. A seam of the crate's own tests.
+    #[cfg(test)]
+    pub(crate) fn store_fs(mut self, fs: Arc<dyn StoreFs>) -> Self {
         self.store_fs = fs;
         self
     }
 
     /// How many pending requests to keep, one per UID and per signed package at most (default
-    /// [`DEFAULT_MAX_PENDING`]), plus [`RESERVED_FOR_KNOWN`] for identities the user already
+    /// 64), plus 8 for identities the user already
     /// approved. When the list is full, no request on it is dropped: a new identity's
     /// request is not recorded (its call still gets `AUTH_REQUIRED`) until one expires
-    /// ([`PENDING_IDLE_EXPIRY`], [`PENDING_MAX_AGE`]).
+    /// (10 minutes after its last request, 30 after its first).
     pub fn max_pending(mut self, max: usize) -> Self {
         self.max_pending = max;
         self
@@ -649,8 +633,7 @@ impl Decision {
 ///
 /// All methods take `&self` and are safe to call from any thread while calls are served. Store
 /// changes are serialized and saved before they take effect; a method that fails changes nothing.
-#[doc(hidden)]
-pub struct Authorizer {
+pub(crate) struct Authorizer {
     mode: Mode,
     allowed: Vec<AllowedApp>,
     gate_discovery: bool,
@@ -806,21 +789,6 @@ impl Authorizer {
     }
 
     /// The `authorize_intent` action sent with `AUTH_REQUIRED`, if one is known.
-    ///
-    /// ```
-    /// use cetp_provider::{App, Provider};
-    /// let provider = Provider::builder("Notes").build().unwrap();
-    /// assert_eq!(provider.authorizer().authorize_intent(), None);
-    /// let files = tempfile::tempdir().unwrap();
-    /// let provider = Provider::builder("Notes")
-    ///     .app(App::new("com.example.notes", files.path()))
-    ///     .build()
-    ///     .unwrap();
-    /// assert_eq!(
-    ///     provider.authorizer().authorize_intent().as_deref(),
-    ///     Some("com.example.notes.CETP_AUTHORIZE")
-    /// );
-    /// ```
     pub fn authorize_intent(&self) -> Option<String> {
         if let Some(action) = &self.intent_override {
             return Some(action.clone());
@@ -1199,6 +1167,7 @@ impl Authorizer {
 
     /// The requests waiting for the user, in order of first request (a caller asking again
     /// keeps its place).
+    #[cfg(any(test, feature = "test-util"))]
     pub fn pending(&self) -> Vec<PendingRequest> {
         self.pending_from(None)
     }
@@ -1206,6 +1175,7 @@ impl Authorizer {
     /// The requests from `uid` only, or all of them for `None`, in order of first request.
     /// The consent dialog passes the UID of the app that opened it, so a look-alike app's
     /// request is never offered on a screen another app started.
+    #[cfg(any(test, feature = "test-util"))]
     pub fn pending_from(&self, uid: Option<u32>) -> Vec<PendingRequest> {
         self.pending_in(uid, None)
     }
@@ -1240,6 +1210,7 @@ impl Authorizer {
 
     /// The stored grants (empty while no store is bound). Expired grants stay listed until the
     /// next change of the store.
+    #[cfg(test)]
     pub fn grants(&self) -> Vec<Grant> {
         self.bound_store()
             .map(|s| s.snapshot().grants.clone())
@@ -1247,6 +1218,7 @@ impl Authorizer {
     }
 
     /// The stored denials (empty while no store is bound).
+    #[cfg(test)]
     pub fn denials(&self) -> Vec<Denial> {
         self.bound_store()
             .map(|s| s.snapshot().denials.clone())

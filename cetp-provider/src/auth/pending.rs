@@ -32,7 +32,7 @@ use crate::caller::Caller;
 #[non_exhaustive]
 pub struct PendingRequest {
     /// Opaque id to pass to [`Authorizer::approve`](crate::auth::Authorizer::approve) or
-    /// [`Authorizer::deny`](crate::auth::Authorizer::deny). Unique across process restarts.
+    /// [`Authorizer::deny_from`](crate::auth::Authorizer::deny_from). Unique across process restarts.
     pub id: String,
     /// The calling UID, if known.
     pub uid: Option<u32>,

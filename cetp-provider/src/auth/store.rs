@@ -25,16 +25,6 @@ pub const STORE_VERSION: u32 = 2;
 
 /// What the user allowed for one scope of a [`Grant`] (or, in [`Grant::no_scope`], for the
 /// tools that need no scope): the access level and how long it lasts.
-///
-/// ```
-/// use cetp_provider::auth::ScopeGrant;
-/// let notes: ScopeGrant = serde_json::from_str(
-///     r#"{"access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000}"#,
-/// ).unwrap();
-/// assert!(notes.access.is_limited());
-/// assert!(!notes.is_expired(59_999));
-/// assert!(notes.is_expired(60_000));
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ScopeGrant {
@@ -64,13 +54,6 @@ pub struct ScopeState {
 
 impl ScopeGrant {
     /// Approved at `granted_at_ms` with `access`, lapsing at `expires_at_ms` (`None`: never).
-    ///
-    /// ```
-    /// use cetp_provider::AccessLevel;
-    /// use cetp_provider::auth::ScopeGrant;
-    /// let forever = ScopeGrant::new(AccessLevel::Full, 0, None);
-    /// assert!(!forever.is_expired(u64::MAX));
-    /// ```
     pub fn new(access: AccessLevel, granted_at_ms: u64, expires_at_ms: Option<u64>) -> Self {
         ScopeGrant {
             access,
@@ -93,23 +76,6 @@ impl ScopeGrant {
 /// expired, at the most restrictive level among them. A tool that needs no scope is judged by
 /// [`no_scope`](Self::no_scope) when the user approved a request that named no scope (a
 /// provider without scopes), else by the scopes in force (the most restrictive of them).
-///
-/// ```
-/// use cetp_provider::auth::Grant;
-/// let grant: Grant = serde_json::from_str(r#"{
-///     "package": "com.example.agent", "certificate_sha256": "5f2a",
-///     "scopes": {
-///         "notes": {"access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000},
-///         "calendar": {"access": "full", "granted_at_ms": 0, "expires_at_ms": null}
-///     }
-/// }"#).unwrap();
-/// assert!(grant.scopes["notes"].access.is_limited());
-/// assert_eq!(grant.scope_names().collect::<Vec<_>>(), ["calendar", "notes"]);
-/// // The grant as a whole: the most it gives (full somewhere), until its last scope lapses.
-/// assert!(!grant.access().is_limited());
-/// assert_eq!(grant.expires_at_ms(), None);
-/// assert!(!grant.is_expired(60_000));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Grant {
@@ -139,13 +105,6 @@ pub(crate) struct Lacking {
 
 impl Grant {
     /// An approval of nothing yet, for `package` pinned to `certificate_sha256`.
-    ///
-    /// ```
-    /// use cetp_provider::auth::Grant;
-    /// let grant = Grant::new("com.example.agent", Some("5f2a".to_owned()));
-    /// assert!(grant.scopes.is_empty() && grant.no_scope.is_none());
-    /// assert!(grant.is_expired(0), "it admits nothing");
-    /// ```
     pub fn new(package: impl Into<String>, certificate_sha256: Option<String>) -> Self {
         Grant {
             package: package.into(),
@@ -161,6 +120,7 @@ impl Grant {
 
     /// The names of the approved scopes (expired ones included until the next change of the
     /// store), in name order.
+    #[cfg(test)]
     pub fn scope_names(&self) -> impl Iterator<Item = &str> {
         self.scopes.keys().map(String::as_str)
     }

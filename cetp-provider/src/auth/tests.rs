@@ -1,5 +1,21 @@
-//! Unit tests of the pieces; the behaviour through `CetpV1Host::call` is tested in
-//! `tests/auth_*.rs`.
+//! Tests of the authorization layer. This file: unit tests of the pieces. The modules below test
+//! the behaviour through the hosts and the consent screens' admin interface, whose types are
+//! crate-private; `support` holds their shared fixtures.
+
+mod access_history;
+mod admin_wire;
+mod backup;
+mod crash;
+mod faults;
+mod hostile;
+mod inputs;
+mod localized_texts;
+mod pending;
+mod policy;
+mod scopes;
+mod store;
+mod support;
+mod unsaved;
 
 use std::time::Duration;
 
@@ -224,5 +240,127 @@ fn allow_signed_accepts_keytool_formatting() {
     assert_eq!(
         auth.allowed[0].certificate_sha256.as_deref(),
         Some("abcdef")
+    );
+}
+
+// The examples of the crate-private store and admin types, as tests.
+
+#[test]
+fn an_approval_names_its_scopes_access_and_expiry() {
+    let notes = Approval::scopes(["notes"]);
+    assert_eq!(
+        notes,
+        Approval::scopes(vec!["notes".to_owned()]),
+        "full access, no expiry by default"
+    );
+    let week = Duration::from_secs(7 * 24 * 3600);
+    let some = Approval::scopes(["notes", "calendar"])
+        .access(AccessLevel::Limited)
+        .expires_after(week);
+    assert_ne!(some, Approval::scopes(["notes", "calendar"]));
+    assert_eq!(
+        some,
+        Approval::scopes(["notes", "calendar"])
+            .expires_after(week)
+            .access(AccessLevel::Limited)
+    );
+}
+
+#[test]
+fn a_scope_grant_parses_and_lapses_at_its_expiry() {
+    let notes: ScopeGrant = serde_json::from_str(
+        r#"{"access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000}"#,
+    )
+    .unwrap();
+    assert!(notes.access.is_limited());
+    assert!(!notes.is_expired(59_999));
+    assert!(notes.is_expired(60_000));
+    let forever = ScopeGrant::new(AccessLevel::Full, 0, None);
+    assert!(!forever.is_expired(u64::MAX));
+}
+
+#[test]
+fn a_grant_gives_the_most_of_its_scopes_until_the_last_lapses() {
+    let grant: Grant = serde_json::from_str(
+        r#"{
+            "package": "com.example.agent", "certificate_sha256": "5f2a",
+            "scopes": {
+                "notes": {"access": "limited", "granted_at_ms": 0, "expires_at_ms": 60000},
+                "calendar": {"access": "full", "granted_at_ms": 0, "expires_at_ms": null}
+            }
+        }"#,
+    )
+    .unwrap();
+    assert!(grant.scopes["notes"].access.is_limited());
+    assert_eq!(
+        grant.scope_names().collect::<Vec<_>>(),
+        ["calendar", "notes"]
+    );
+    assert!(!grant.access().is_limited());
+    assert_eq!(grant.expires_at_ms(), None);
+    assert!(!grant.is_expired(60_000));
+
+    let empty = Grant::new("com.example.agent", Some("5f2a".to_owned()));
+    assert!(empty.scopes.is_empty() && empty.no_scope.is_none());
+    assert!(empty.is_expired(0), "it admits nothing");
+}
+
+#[test]
+fn the_authorize_intent_follows_the_app() {
+    let provider = crate::Provider::builder("Notes").build().unwrap();
+    assert_eq!(provider.authorizer().authorize_intent(), None);
+    let files = tempfile::tempdir().unwrap();
+    let provider = crate::Provider::builder("Notes")
+        .app(crate::App::new("com.example.notes", files.path()))
+        .build()
+        .unwrap();
+    assert_eq!(
+        provider.authorizer().authorize_intent().as_deref(),
+        Some("com.example.notes.CETP_AUTHORIZE")
+    );
+    assert!(provider.authorizer().store_path().is_some());
+}
+
+#[test]
+fn full_access_only_takes_limited_access_off_the_consent_dialog() {
+    let provider = crate::Provider::builder("Greeter").build().unwrap();
+    assert!(provider.authorizer().state().offers_limited_access);
+    let provider = crate::Provider::builder("Greeter")
+        .full_access_only()
+        .build()
+        .unwrap();
+    assert!(!provider.authorizer().state().offers_limited_access);
+}
+
+#[test]
+fn the_admin_json_answers_the_state_and_names_an_unknown_request() {
+    use admin::AdminResponse;
+    let dir = tempfile::tempdir().unwrap();
+    let provider = crate::Provider::builder("Notes")
+        .app(crate::App::new("com.example.notes", dir.path()))
+        .build()
+        .unwrap();
+    let reply: AdminResponse =
+        serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+    assert!(reply.ok && reply.state.store_open && reply.state.pending.is_empty());
+    let reply: AdminResponse =
+        serde_json::from_str(&provider.handle_admin_json(r#"{"op":"deny","id":"nope"}"#)).unwrap();
+    assert_eq!(reply.error.unwrap().kind, "unknown_request");
+}
+
+#[test]
+fn an_admin_request_carries_the_screens_language_and_refuses_unknown_fields() {
+    use admin::{AdminRequest, LocalizedRequest};
+    let sent: LocalizedRequest =
+        serde_json::from_str(r#"{"op": "state", "caller_uid": 10123, "locale": "fr-FR"}"#).unwrap();
+    assert_eq!(sent.locale.as_deref(), Some("fr-FR"));
+    assert!(matches!(
+        sent.request,
+        AdminRequest::State {
+            caller_uid: Some(10123)
+        }
+    ));
+    assert!(
+        serde_json::from_str::<LocalizedRequest>(r#"{"op": "state", "locael": "fr"}"#).is_err()
     );
 }

@@ -142,9 +142,36 @@ cetp_provider::export_provider!(provider);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cetp_provider::auth::Approval;
+    use cetp_provider::ErrorCode;
     use cetp_provider::testing::{Agent, check_conformance};
-    use cetp_provider::{AccessLevel, ErrorCode};
+    use serde_json::{Value, json};
+
+    /// Approves the first pending request with every scope it lists, as the consent dialog
+    /// does: through the provider's admin JSON, with `access` (`"full"` or `"limited"`) and,
+    /// if given, an expiry after `duration_secs`.
+    fn approve_first_pending(provider: &Provider, access: &str, duration_secs: Option<u64>) {
+        let state: Value =
+            serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+        let request = &state["state"]["pending"][0];
+        let scopes: Vec<&Value> = request["scopes"]
+            .as_array()
+            .expect("a pending request lists its scopes")
+            .iter()
+            .map(|scope| &scope["name"])
+            .collect();
+        let mut approve = json!({
+            "op": "approve",
+            "id": request["id"],
+            "scopes": scopes,
+            "access": access,
+        });
+        if let Some(secs) = duration_secs {
+            approve["duration_secs"] = secs.into();
+        }
+        let reply: Value =
+            serde_json::from_str(&provider.handle_admin_json(&approve.to_string())).unwrap();
+        assert_eq!(reply["ok"], true, "{reply}");
+    }
 
     #[test]
     fn an_approved_agent_gets_a_provider_conformant_to_cetp_v1_and_v2() {
@@ -176,13 +203,7 @@ mod tests {
             agent.execute("count_entries", "{}").error_code(),
             Some(ErrorCode::AuthRequired)
         );
-        let auth = provider.authorizer();
-        let request = auth.pending().remove(0);
-        auth.approve(
-            &request.id,
-            Approval::as_listed(&request).expires_after(Duration::from_secs(3600)),
-        )
-        .unwrap();
+        approve_first_pending(&provider, "full", Some(3600));
         assert_eq!(
             agent.execute("count_entries", "{}").data_json().unwrap(),
             42
@@ -208,26 +229,16 @@ mod tests {
         let app = App::new("dev.cetp.authfixture", dir.path());
         let provider = provider(&app).app(app).build().unwrap();
         let agent = Agent::new(&provider);
-        let auth = provider.authorizer();
         assert_eq!(
             agent.execute("entry_access", "{}").error_code(),
             Some(ErrorCode::AuthRequired)
         );
-        let request = auth.pending().remove(0);
-        auth.approve(
-            &request.id,
-            Approval::as_listed(&request)
-                .access(AccessLevel::Limited)
-                .expires_after(Duration::from_secs(3600)),
-        )
-        .unwrap();
+        approve_first_pending(&provider, "limited", Some(3600));
         assert_eq!(
             agent.execute("photo_access", "{}").error_code(),
             Some(ErrorCode::AuthRequired)
         );
-        let request = auth.pending().remove(0);
-        auth.approve(&request.id, Approval::as_listed(&request))
-            .unwrap();
+        approve_first_pending(&provider, "full", None);
         assert_eq!(
             agent.execute("entry_access", "{}").data_json().unwrap(),
             "limited"

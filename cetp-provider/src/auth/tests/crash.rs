@@ -9,11 +9,10 @@
 //! next child resumes from that state.
 //!
 //! A kill keeps the page cache, so this test cannot tell whether fsyncs happen; the power-loss
-//! tests in `auth_faults.rs` do.
+//! tests in `faults.rs` do.
 #![cfg(unix)]
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -271,6 +270,13 @@ impl Rng {
 fn store_survives_sigkill_at_any_point() {
     let started = Instant::now();
     let exe = std::env::current_exe().unwrap();
+    // The child test by its full name in this test binary (the module path without the crate).
+    let child_test = format!(
+        "{}::crash_child",
+        module_path!()
+            .split_once("::")
+            .map_or(module_path!(), |(_, path)| path)
+    );
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Rng(0x00c0_ffee_2026);
     let mut applied: u64 = 0;
@@ -291,7 +297,7 @@ fn store_survives_sigkill_at_any_point() {
         }
         let mut child = command
             .args([
-                "crash_child",
+                child_test.as_str(),
                 "--exact",
                 "--ignored",
                 "--nocapture",
@@ -305,7 +311,7 @@ fn store_survives_sigkill_at_any_point() {
             .unwrap();
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut acked = 0;
-        // The test harness may print `test crash_child ... ` before the first ack on a line.
+        // The test harness may print `test …::crash_child ... ` before the first ack on a line.
         let parse_ack = |line: &str| {
             let (_, n) = line.split_once(ACK)?;
             n.trim().parse::<u64>().ok()

@@ -9,8 +9,7 @@
 //! disk; after the power loss the store reopens, uncorrupted, in the state before or after the
 //! change, and in the state after it when the change was reported saved.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::path::PathBuf;
 use std::sync::Arc;

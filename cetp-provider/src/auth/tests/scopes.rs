@@ -3,8 +3,7 @@
 //! needs; the admin state shows, per scope, what an app already has. Through `CetpV1Host::call`
 //! and the consent dialog's JSON.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::time::Duration;
 

@@ -4,8 +4,7 @@
 //! an earlier version left in the files dir moves there once, and a move cut short at any step
 //! leaves exactly one usable location.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -3,8 +3,7 @@
 //! saves it, and a store closed after the disk recovered saves it too, so a restart (even
 //! followed by a power loss) keeps it.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::path::PathBuf;
 use std::sync::Arc;

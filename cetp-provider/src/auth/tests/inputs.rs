@@ -1,9 +1,10 @@
 //! Malformed and oversized input through `CetpV1Host::call`, the path the JNI bridge takes: every
 //! one gets a clear error code, nothing panics, replies fit the wire limits as Binder counts
 //! them (UTF-16), logs stay one line per record, and gated discovery tells strangers nothing.
+// `Limits` is set field by field, as an app must (it is non-exhaustive outside the crate).
+#![allow(clippy::field_reassign_with_default)]
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};

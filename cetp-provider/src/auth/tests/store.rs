@@ -1,7 +1,6 @@
 //! The grant store: file format, atomic writes, round trips, corruption recovery, concurrency.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::fs;
 use std::path::Path;

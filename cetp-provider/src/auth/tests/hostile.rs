@@ -2,8 +2,7 @@
 //! calls it) and the consent dialog's JSON: flooding while unapproved, steering the approval
 //! screen, growing a request after the user saw it, impersonating the agent.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Shared fixtures of the `auth_*` tests: hand-written tools (the `#[tool]` macro is not needed)
+//! Shared fixtures of the authorization tests: hand-written tools (the `#[tool]` macro is not needed)
 //! and callers.
 #![allow(dead_code)]
 

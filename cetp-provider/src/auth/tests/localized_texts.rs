@@ -3,8 +3,7 @@
 //! text everywhere else (the agent's hint, `get_provider_info` as built, a screen that names no
 //! language), and [`Provider::untranslated`] names what a language lacks.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use cetp_provider::auth::Auth;
 use cetp_provider::{Localized, Provider, wire};

@@ -2,8 +2,7 @@
 //! UIDs showing one signed package share one request, and an identity the user already
 //! approved is recorded even while never-seen identities fill the list.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::time::Duration;
 

@@ -4,8 +4,7 @@
 //! constants (`Wire.ADMIN_*`, proven equal by `tests/android_template.rs`), so a field renamed
 //! here breaks a test instead of a consent dialog.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

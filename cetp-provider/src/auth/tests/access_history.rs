@@ -2,9 +2,7 @@
 //! consent dialog's `state` (each grant's `last_access_ms`, `calls_day`, `calls_week`, `tools`),
 //! that refused calls do not count, and that revoking clears the history.
 
-#[path = "auth_support/sim_fs.rs"]
-#[allow(dead_code)]
-mod sim_fs;
+use super::support::sim_fs;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -1,7 +1,6 @@
 //! Authorization through `CetpV1Host::call` (the bridge's entry point), via `testing::Agent`.
 
-#[path = "auth_support/mod.rs"]
-mod support;
+use super::support;
 
 use std::time::Duration;
 
