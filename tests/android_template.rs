@@ -103,6 +103,7 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
         ("ADMIN_KEY_PER_SCOPE", wire::ADMIN_KEY_PER_SCOPE),
         ("ADMIN_KEY_SCOPE", wire::ADMIN_KEY_SCOPE),
         ("ADMIN_KEY_NO_SCOPE", wire::ADMIN_KEY_NO_SCOPE),
+        ("ADMIN_KEY_EXPIRED", wire::ADMIN_KEY_EXPIRED),
         ("ADMIN_KEY_LAST_ACCESS_MS", wire::ADMIN_KEY_LAST_ACCESS_MS),
         ("ADMIN_KEY_CALLS_DAY", wire::ADMIN_KEY_CALLS_DAY),
         ("ADMIN_KEY_CALLS_WEEK", wire::ADMIN_KEY_CALLS_WEEK),

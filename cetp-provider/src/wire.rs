@@ -243,6 +243,11 @@ pub const ADMIN_KEY_SCOPE: &str = "scope";
 /// Admin state key: what a grant gives the tools that need no scope (`null` when nothing).
 pub const ADMIN_KEY_NO_SCOPE: &str = "no_scope";
 #[doc(hidden)]
+/// Admin state key: whether a grant's scope (a [`ADMIN_KEY_PER_SCOPE`] entry, or its
+/// [`ADMIN_KEY_NO_SCOPE`]) had lapsed at the state's [`ADMIN_KEY_NOW_MS`]. Apps with access words
+/// an entry from it, never from the times.
+pub const ADMIN_KEY_EXPIRED: &str = "expired";
+#[doc(hidden)]
 /// Admin state key: a grant's (or one tool's) last call, in ms since the Unix epoch.
 pub const ADMIN_KEY_LAST_ACCESS_MS: &str = "last_access_ms";
 #[doc(hidden)]
@@ -325,6 +330,7 @@ pub const ADMIN_KEYS: &[&str] = &[
     ADMIN_KEY_PER_SCOPE,
     ADMIN_KEY_SCOPE,
     ADMIN_KEY_NO_SCOPE,
+    ADMIN_KEY_EXPIRED,
     ADMIN_KEY_LAST_ACCESS_MS,
     ADMIN_KEY_CALLS_DAY,
     ADMIN_KEY_CALLS_WEEK,

@@ -254,14 +254,32 @@ pub struct GrantState {
     /// Each approved scope with its level and expiry, in the provider's declaration order.
     pub per_scope: Vec<ScopeState>,
     /// What the user chose for the tools that need no scope, when an approval named none.
-    pub no_scope: Option<ScopeGrant>,
+    pub no_scope: Option<NoScopeState>,
     /// Its app's calls, from the access log.
     #[serde(flatten)]
     pub history: AccessSummary,
 }
 
+/// What a grant gives the tools that need no scope, as Apps with access shows it: the user's
+/// choice, and whether it had lapsed when the state was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct NoScopeState {
+    /// What the user chose.
+    #[serde(flatten)]
+    pub grant: ScopeGrant,
+    /// Whether it had lapsed at the state's `now_ms`.
+    #[serde(default)]
+    pub expired: bool,
+}
+
 impl GrantState {
-    fn new(grant: &Grant, declared: &[(String, String)], history: AccessSummary) -> Self {
+    fn new(
+        grant: &Grant,
+        declared: &[(String, String)],
+        history: AccessSummary,
+        now_ms: u64,
+    ) -> Self {
         let rank = |name: &str| {
             declared
                 .iter()
@@ -274,6 +292,7 @@ impl GrantState {
             .map(|(scope, grant)| ScopeState {
                 scope: scope.clone(),
                 grant: *grant,
+                expired: grant.is_expired(now_ms),
             })
             .collect();
         per_scope.sort_by_key(|s| rank(&s.scope));
@@ -285,7 +304,10 @@ impl GrantState {
             granted_at_ms: grant.granted_at_ms(),
             expires_at_ms: grant.expires_at_ms(),
             per_scope,
-            no_scope: grant.no_scope,
+            no_scope: grant.no_scope.map(|grant| NoScopeState {
+                grant,
+                expired: grant.is_expired(now_ms),
+            }),
             history,
         }
     }
@@ -633,7 +655,7 @@ impl Authorizer {
                                     now_ms,
                                 )
                             });
-                            GrantState::new(g, &self.scopes, history)
+                            GrantState::new(g, &self.scopes, history, now_ms)
                         })
                         .collect()
                 })

@@ -67,6 +67,7 @@ impl Holdings {
                     None => scopes.push(ScopeState {
                         scope: scope.clone(),
                         grant: *held,
+                        expired: false,
                     }),
                 }
             }

@@ -50,6 +50,10 @@ pub struct ScopeState {
     /// What the user chose for it.
     #[serde(flatten)]
     pub grant: ScopeGrant,
+    /// Whether it had lapsed when the state was read (a grant keeps a lapsed scope until the
+    /// next change of the store).
+    #[serde(default)]
+    pub expired: bool,
 }
 
 impl ScopeGrant {

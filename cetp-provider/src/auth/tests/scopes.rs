@@ -75,9 +75,9 @@ fn a_later_approval_changes_only_the_scopes_it_names() {
         grant["per_scope"],
         json!([
             {"scope": "notes", "access": "limited", "granted_at_ms": T0,
-             "expires_at_ms": T0 + HOUR_MS},
+             "expires_at_ms": T0 + HOUR_MS, "expired": false},
             {"scope": "calendar", "access": "full", "granted_at_ms": T0 + 60_000,
-             "expires_at_ms": null}
+             "expires_at_ms": null, "expired": false}
         ]),
         "{grant}"
     );
@@ -99,6 +99,12 @@ fn a_later_approval_changes_only_the_scopes_it_names() {
     );
     // What needs no scope is judged by the scopes still in force: `calendar`, full.
     assert_eq!(access_seen(&provider, "ping"), "full");
+    // The screens are told which scope lapsed; they word it from that, not from the times.
+    let state = admin(&provider, r#"{"op":"state"}"#);
+    let lapsed = &state["state"]["grants"][0]["per_scope"];
+    assert_eq!(lapsed[0]["scope"], "notes", "{lapsed}");
+    assert_eq!(lapsed[0]["expired"], true, "{lapsed}");
+    assert_eq!(lapsed[1]["expired"], false, "{lapsed}");
 
     // Re-approving `notes` (full, for a day) leaves `calendar` as it was.
     let id = pending_id_for(&provider, &agent());
@@ -114,9 +120,9 @@ fn a_later_approval_changes_only_the_scopes_it_names() {
         grant["per_scope"],
         json!([
             {"scope": "notes", "access": "full", "granted_at_ms": T0 + HOUR_MS,
-             "expires_at_ms": T0 + HOUR_MS + 24 * HOUR_MS},
+             "expires_at_ms": T0 + HOUR_MS + 24 * HOUR_MS, "expired": false},
             {"scope": "calendar", "access": "full", "granted_at_ms": T0 + 60_000,
-             "expires_at_ms": null}
+             "expires_at_ms": null, "expired": false}
         ]),
         "{grant}"
     );
@@ -181,9 +187,9 @@ fn a_version_1_store_gives_each_scope_the_grants_access_and_expiry() {
         grant["per_scope"],
         json!([
             {"scope": "notes", "access": "limited", "granted_at_ms": T0,
-             "expires_at_ms": T0 + HOUR_MS},
+             "expires_at_ms": T0 + HOUR_MS, "expired": false},
             {"scope": "calendar", "access": "limited", "granted_at_ms": T0,
-             "expires_at_ms": T0 + HOUR_MS}
+             "expires_at_ms": T0 + HOUR_MS, "expired": false}
         ]),
         "{grant}"
     );
@@ -235,7 +241,8 @@ fn a_provider_without_scopes_keeps_its_access_level_and_expiry() {
     assert_eq!(grant["per_scope"], json!([]), "{grant}");
     assert_eq!(
         grant["no_scope"],
-        json!({"access": "limited", "granted_at_ms": T0, "expires_at_ms": T0 + 60_000}),
+        json!({"access": "limited", "granted_at_ms": T0, "expires_at_ms": T0 + 60_000,
+               "expired": false}),
         "{grant}"
     );
     assert_eq!(grant["access"], "limited");
@@ -245,5 +252,10 @@ fn a_provider_without_scopes_keeps_its_access_level_and_expiry() {
     assert!(
         answer.error_message().unwrap().contains("has expired"),
         "{answer}"
+    );
+    let state = admin(&provider, r#"{"op":"state"}"#);
+    assert_eq!(
+        state["state"]["grants"][0]["no_scope"]["expired"], true,
+        "{state}"
     );
 }

@@ -127,7 +127,8 @@ final class CetpAdminJson {
         Wire.ADMIN_ACCESS_LIMITED.equals(entry.optString(Wire.ADMIN_KEY_ACCESS)),
         entry.isNull(Wire.ADMIN_KEY_EXPIRES_AT_MS)
             ? CetpAdminState.ScopeAccess.NEVER
-            : entry.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS));
+            : entry.optLong(Wire.ADMIN_KEY_EXPIRES_AT_MS),
+        entry.optBoolean(Wire.ADMIN_KEY_EXPIRED));
   }
 
   /** The objects of the array under {@code key} (none when it is absent). */

@@ -108,11 +108,14 @@ final class CetpAdminState {
     final boolean limited;
     /** When it lapses, ms since the epoch; {@link #NEVER}. */
     final long expiresAtMs;
+    /** Whether it had lapsed when the provider read the state (it says so; nothing here asks). */
+    final boolean expired;
 
-    ScopeAccess(String scope, boolean limited, long expiresAtMs) {
+    ScopeAccess(String scope, boolean limited, long expiresAtMs, boolean expired) {
       this.scope = scope;
       this.limited = limited;
       this.expiresAtMs = expiresAtMs;
+      this.expired = expired;
     }
 
     boolean expires() {

@@ -57,17 +57,18 @@ final class CetpFormat {
 
   /**
    * When the approval {@code entry} ends, as the platform says it of a setting that lapses: the
-   * time of day within 24 hours, the days left (rounded up) after that, never, or when it did.
+   * time of day within 24 hours, the days left (rounded up) after that, never, or when it did
+   * (the provider says whether it has; {@code now} is its clock at that reading).
    */
   static String expiry(Context context, CetpAdminState.ScopeAccess entry, long now) {
     if (!entry.expires()) {
       return context.getString(R.string.cetp_grant_forever);
     }
     long at = entry.expiresAtMs;
-    if (at <= now) {
+    if (entry.expired) {
       return context.getString(R.string.cetp_grant_expired, date(context, at));
     }
-    long left = at - now;
+    long left = Math.max(0, at - now);
     if (left < DAY_MS) {
       return context.getString(R.string.cetp_grant_until_time, time(context, at));
     }

@@ -188,6 +188,8 @@ public final class Wire {
   public static final String ADMIN_KEY_SCOPE = "scope";
   /** Admin state key: what a grant gives the tools that need no scope (null: nothing). */
   public static final String ADMIN_KEY_NO_SCOPE = "no_scope";
+  /** Admin state key: whether a grant's scope (or its no-scope entry) had lapsed at the read. */
+  public static final String ADMIN_KEY_EXPIRED = "expired";
   /** Admin state key: a grant's last call. */
   public static final String ADMIN_KEY_LAST_ACCESS_MS = "last_access_ms";
   /** Admin state key: a grant's calls in the last 24 hours. */
