@@ -8,7 +8,7 @@ use cetp_provider::host::cetp_v2::{extras, words};
 use cetp_provider::{ErrorCode, wire};
 
 mod java;
-use java::java_constants;
+use java::{java_constants, java_string_literals};
 
 fn template_file(path: &str) -> String {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -323,61 +323,6 @@ fn admin_vocabulary() -> BTreeSet<&'static str> {
         .chain(wire::ADMIN_VALUES)
         .copied()
         .collect()
-}
-
-/// The string literals of Java `source`, comments and char literals skipped, escapes kept as
-/// written.
-fn java_string_literals(source: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut chars = source.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut star = false;
-                for c in chars.by_ref() {
-                    if star && c == '/' {
-                        break;
-                    }
-                    star = c == '*';
-                }
-            }
-            '\'' => {
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => {
-                            chars.next();
-                        }
-                        '\'' => break,
-                        _ => {}
-                    }
-                }
-            }
-            '"' => {
-                let mut literal = String::new();
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => {
-                            literal.push(c);
-                            literal.extend(chars.next());
-                        }
-                        '"' => break,
-                        _ => literal.push(c),
-                    }
-                }
-                out.push(literal);
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[test]

@@ -1,22 +1,63 @@
-//! The test kit (`android-testkit/`) spells the CETP v2 words its consumer sends and reads in
-//! `dev.cetp.testkit.CetpV2`; this test proves each equal to the SDK's Rust spelling
-//! (`cetp_provider::host::cetp_v2::words`, `cetp_provider::wire`).
+//! The test kit (`android-testkit/`) plays the agent, so it needs the protocol's words too. Those
+//! the Android template's `Wire.java` has, it takes from there: its pom compiles a copy of that
+//! file as `dev.cetp.testkit.internal.Wire`, and the kit's constants and code refer to it. The
+//! CETP v2 words the template passes through without reading are spelled once in the kit, in
+//! `dev.cetp.testkit.CetpV2`. This test proves each of the kit's words equal to the SDK's Rust
+//! spelling (`cetp_provider::host::cetp_v2::words`, `cetp_provider::wire`), and that no kit
+//! source spells a word of `Wire.java` itself.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use cetp_provider::host::cetp_v2::{Code, words};
 use cetp_provider::wire;
 
 mod java;
+use java::{StaticFinal, java_constants, java_string_literals, plain_string, static_finals};
 
-/// Every `public static final String|int NAME = value;` of the kit's `CetpV2.java`.
+/// The kit's Java sources, `android-testkit/testkit/src/main/java`.
+fn kit_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../android-testkit/testkit/src/main/java")
+}
+
+fn read(file: &Path) -> String {
+    std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+/// The constants of the template's `Wire.java`, by name: what the kit's `Wire` holds.
+fn wire_java() -> BTreeMap<String, String> {
+    java_constants(&read(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../android-template/src/main/java/dev/cetp/Wire.java"),
+    ))
+}
+
+/// The value of a kit constant: its literal, or the `Wire` constant it is initialized from.
+fn resolve(constant: &StaticFinal, wire: &BTreeMap<String, String>) -> String {
+    let init = constant.initializer.as_str();
+    if let Some(name) = init.strip_prefix("Wire.") {
+        return wire
+            .get(name)
+            .unwrap_or_else(|| panic!("{}: Wire.java has no {name}", constant.name))
+            .clone();
+    }
+    match constant.ty.as_str() {
+        "String" => plain_string(init)
+            .unwrap_or_else(|| panic!("{}: neither a literal nor Wire's: {init}", constant.name))
+            .to_owned(),
+        "int" => init.to_owned(),
+        other => panic!("{}: unexpected constant type {other}", constant.name),
+    }
+}
+
+/// Every public `String` and `int` constant of the kit's `CetpV2.java`, resolved.
 fn kit_constants() -> BTreeMap<String, String> {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../android-testkit/testkit/src/main/java/dev/cetp/testkit/CetpV2.java");
-    let source =
-        std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    java::java_constants(&source)
+    let wire = wire_java();
+    static_finals(&read(&kit_root().join("dev/cetp/testkit/CetpV2.java")))
+        .into_iter()
+        .filter(|c| c.public && matches!(c.ty.as_str(), "String" | "int"))
+        .map(|c| (c.name.clone(), resolve(&c, &wire)))
+        .collect()
 }
 
 /// What each kit constant must equal.
@@ -92,101 +133,191 @@ fn the_kits_v2_words_equal_the_sdks() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The public `String` constants of one kit class (`dev/cetp/<package>/<class>.java`) whose
-/// value is a plain literal: the only form a protocol word takes there.
-fn kit_class_strings(package: &str, class: &str) -> BTreeMap<String, String> {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(
-        "../android-testkit/testkit/src/main/java/dev/cetp/{package}/{class}.java"
-    ));
-    let source =
-        std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let mut out = BTreeMap::new();
-    for line in source.lines() {
-        let Some(rest) = line.trim().strip_prefix("public static final String ") else {
+/// The public kit classes' constants (other than `CetpV2`'s) taken from `Wire`, each with the
+/// SDK's word its public name stands for: an app's test reads the name, so it must mean that
+/// word and not merely some word of `Wire.java`. A new one fails until it is mapped here.
+#[test]
+fn the_kits_public_constants_from_wire_mean_the_sdks_words() {
+    let expected: &[(&str, &str, &str)] = &[(
+        "dev/cetp/testkit/AppsWithAccess.java",
+        "ACTION_SUFFIX",
+        wire::MANAGE_ACTION_SUFFIX,
+    )];
+    let mut problems = Vec::new();
+    let mut seen = Vec::new();
+    let wire = wire_java();
+    for file in kit_sources() {
+        let relative = file
+            .strip_prefix(kit_root())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if relative.contains("/internal/") || relative.ends_with("/CetpV2.java") {
             continue;
-        };
-        let Some((name, value)) = rest.split_once(" = ") else {
-            continue;
-        };
-        let plain = value
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix("\";"))
-            .filter(|v| !v.contains(['\\', '"']));
-        if let Some(value) = plain {
-            out.insert(name.to_owned(), value.to_owned());
+        }
+        for constant in static_finals(&read(&file)) {
+            if !constant.public || !constant.initializer.starts_with("Wire.") {
+                continue;
+            }
+            seen.push((relative.clone(), constant.name.clone()));
+            let value = resolve(&constant, &wire);
+            match expected
+                .iter()
+                .find(|(f, n, _)| *f == relative && *n == constant.name)
+            {
+                Some((_, _, word)) if *word == value => {}
+                Some((_, _, word)) => problems.push(format!(
+                    "{relative}: {} = {} ({value:?}), Rust has {word:?}",
+                    constant.name, constant.initializer
+                )),
+                None => problems.push(format!(
+                    "{relative}: {} is new: map it here to the Rust word it stands for",
+                    constant.name
+                )),
+            }
         }
     }
-    out
-}
-
-/// A kit class (its package and name) and the SDK's word each of its constants must equal.
-type KitClass = (
-    &'static str,
-    &'static str,
-    &'static [(&'static str, &'static str)],
-);
-
-/// The CETP v1 and Apex words the kit's other classes keep (the v1 transport and its reply keys,
-/// the Apex agent, Apps with access): each equal to the SDK's, class by class. A new string constant
-/// of these classes fails until it is mapped here or listed as the kit's own.
-#[test]
-fn the_kits_v1_and_apex_words_equal_the_sdks() {
-    let expected: &[KitClass] = &[
-        (
-            "testkit/internal",
-            "CetpTransport",
-            &[
-                ("ACTION_TOOL_PROVIDER", wire::DISCOVERY_ACTION),
-                ("META_AUTHORITY", wire::META_AUTHORITY),
-                ("META_VERSION", wire::META_VERSION),
-                ("METHOD_LIST_TOOLS", wire::METHOD_LIST_TOOLS),
-                ("METHOD_EXECUTE_TOOL", wire::METHOD_EXECUTE_TOOL),
-                ("METHOD_GET_PROVIDER_INFO", wire::METHOD_GET_PROVIDER_INFO),
-                ("EXTRA_TOOL_NAME", wire::EXTRA_TOOL_NAME),
-                ("EXTRA_ARGS", wire::EXTRA_ARGS),
-                ("EXTRA_REQUEST_ID", wire::EXTRA_REQUEST_ID),
-                ("KEY_STATUS", wire::KEY_STATUS),
-                ("KEY_DATA", wire::KEY_DATA),
-                ("KEY_ERROR_CODE", wire::KEY_ERROR_CODE),
-                ("KEY_ERROR_MESSAGE", wire::KEY_ERROR_MESSAGE),
-                ("KEY_RESOLUTION_HINT", wire::KEY_RESOLUTION_HINT),
-                ("KEY_AUTHORIZE_INTENT", wire::KEY_AUTHORIZE_INTENT),
-            ],
-        ),
-        (
-            "testkit/internal",
-            "ApexAgent",
-            &[("ACTION", wire::APEX_PLUGIN_ACTION)],
-        ),
-        (
-            "testkit",
-            "AppsWithAccess",
-            &[("ACTION_SUFFIX", wire::MANAGE_ACTION_SUFFIX)],
-        ),
-    ];
-    // String constants of those classes that are the kit's own choices, not protocol words.
-    let own: [(&str, &str); 0] = [];
-    let mut problems = Vec::new();
-    for (package, class, words) in expected {
-        let kit = kit_class_strings(package, class);
-        for (name, value) in words.iter() {
-            match kit.get(*name) {
-                Some(found) if found == value => {}
-                Some(found) => {
-                    problems.push(format!("{class}.{name} = {found:?}, Rust has {value:?}"))
-                }
-                None => problems.push(format!("{class}.{name} is missing from the kit")),
-            }
-        }
-        for name in kit.keys() {
-            let mapped = words.iter().any(|(n, _)| n == name);
-            let listed = own.iter().any(|(c, n)| c == class && n == name);
-            if !mapped && !listed {
-                problems.push(format!(
-                    "{class}.{name} is new: map it to its wire.rs constant here, or list it as the kit's own"
-                ));
-            }
+    for (file, name, _) in expected {
+        if !seen.iter().any(|(f, n)| f == file && n == name) {
+            problems.push(format!("{file}: {name} is missing or not taken from Wire"));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every Java source of the kit (the public API and `internal`), sorted.
+fn kit_sources() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![kit_root()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "java") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A word of `Wire.java` that the kit spells itself instead of taking it from `Wire`, or `None`.
+///
+/// Many of `Wire.java`'s values are short generic words ("id", "name", "state", "s", …) that
+/// the kit rightly uses for other things (manifest attributes, v1 tool fields, resource types),
+/// so a value alone does not make a copy. The rules:
+///
+/// - a `static final String` initialized by a literal and named as a `Wire` constant is a copy,
+///   whatever its value;
+/// - a `static final String` initialized by a literal that equals a *protocol word* is a copy:
+///   the value of a `Wire` constant outside the admin JSON (`ADMIN_*`), the Apex JSON keys
+///   (`APEX_KEY_*`) and the typed-extra tags (`TAG_*`), which are the generic ones;
+/// - any other string literal that equals a protocol word is a copy, unless that word is one
+///   plain lowercase English word ("status", "data", "error", "negotiate", …): those also name
+///   other things the kit reads (the manifest's `<data>` element) or label its messages.
+fn copied_word(
+    constant: Option<&StaticFinal>,
+    literal: &str,
+    wire: &BTreeMap<String, String>,
+) -> Option<String> {
+    let generic = |name: &str| {
+        ["ADMIN_", "APEX_KEY_", "TAG_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+    };
+    if let Some(constant) = constant.filter(|c| wire.contains_key(&c.name)) {
+        return Some(format!(
+            "{} = \"{literal}\" copies Wire.{}",
+            constant.name, constant.name
+        ));
+    }
+    let plain_word = literal.chars().all(|c| c.is_ascii_lowercase());
+    if constant.is_none() && plain_word {
+        return None;
+    }
+    let (name, _) = wire
+        .iter()
+        .find(|(name, value)| value.as_str() == literal && !generic(name))?;
+    Some(match constant {
+        Some(constant) => format!("{} = \"{literal}\" copies Wire.{name}", constant.name),
+        None => format!("\"{literal}\" copies Wire.{name}"),
+    })
+}
+
+/// No source of the kit spells a word `Wire.java` has (see [`copied_word`]): it takes it from
+/// `dev.cetp.testkit.internal.Wire`, the copy of `Wire.java` its pom compiles.
+#[test]
+fn the_kit_spells_no_word_of_wire_java_itself() {
+    let wire = wire_java();
+    // The rules, on what the kit once spelled itself.
+    let constant = |name: &str, literal: &str| StaticFinal {
+        public: true,
+        ty: "String".to_owned(),
+        name: name.to_owned(),
+        initializer: format!("\"{literal}\""),
+        one_line: true,
+    };
+    for (name, literal) in [
+        ("KEY_STATUS", "status"),
+        ("AUTH_REQUIRED", "AUTH_REQUIRED"),
+        ("ACTION", "com.apex.agent.plugin.PLUGIN"),
+        ("APEX_KEY_ID", "id"),
+    ] {
+        assert!(
+            copied_word(Some(&constant(name, literal)), literal, &wire).is_some(),
+            "{name}"
+        );
+    }
+    assert!(copied_word(Some(&constant("ATTRIBUTE", "name")), "name", &wire).is_none());
+    assert!(copied_word(None, "Error: ", &wire).is_some());
+    assert!(copied_word(None, "data", &wire).is_none());
+    assert!(copied_word(None, "id", &wire).is_none());
+
+    let files = kit_sources();
+    for known in [
+        "CetpV2.java",
+        "CetpTransport.java",
+        "ApexAgent.java",
+        "ConsentAdmin.java",
+    ] {
+        assert!(
+            files.iter().any(|f| f.ends_with(known)),
+            "{known} is not among the kit's sources"
+        );
+    }
+    let mut problems = Vec::new();
+    for file in &files {
+        let source = read(file);
+        let relative = file.strip_prefix(kit_root()).unwrap().display().to_string();
+        let constants: Vec<StaticFinal> = static_finals(&source)
+            .into_iter()
+            .filter(|c| c.ty == "String")
+            .collect();
+        // The constants' literals, checked as constants and not again among the other literals.
+        let mut initializers = Vec::new();
+        for constant in &constants {
+            let Some(literal) = plain_string(&constant.initializer) else {
+                continue;
+            };
+            initializers.push(literal);
+            let problem = copied_word(Some(constant), literal, &wire);
+            problems.extend(problem.map(|p| format!("{relative}: {p}")));
+        }
+        for literal in java_string_literals(&source) {
+            if let Some(at) = initializers.iter().position(|i| *i == literal) {
+                initializers.swap_remove(at);
+                continue;
+            }
+            if let Some(problem) = copied_word(None, &literal, &wire) {
+                problems.push(format!("{relative}: {problem}"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "take these from dev.cetp.testkit.internal.Wire:\n{}",
+        problems.join("\n")
+    );
 }

@@ -4,7 +4,7 @@ import android.os.Bundle;
 import dev.cetp.testkit.internal.ApexAgent;
 import dev.cetp.testkit.internal.ConsentAdmin;
 import dev.cetp.testkit.internal.Callers;
-import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.Wire;
 import java.util.ArrayList;
 import java.util.List;
 import org.json.JSONArray;
@@ -60,12 +60,12 @@ public final class Agent {
 
   /** @return {@code list_tools} (CETP), answered to anyone */
   public ToolReply listTools() {
-    return cetp(CetpTransport.METHOD_LIST_TOOLS, new Bundle());
+    return cetp(Wire.METHOD_LIST_TOOLS, new Bundle());
   }
 
   /** @return {@code get_provider_info} (CETP), answered to anyone */
   public ToolReply providerInfo() {
-    return cetp(CetpTransport.METHOD_GET_PROVIDER_INFO, new Bundle());
+    return cetp(Wire.METHOD_GET_PROVIDER_INFO, new Bundle());
   }
 
   /**
@@ -117,14 +117,14 @@ public final class Agent {
    */
   public ToolReply call(CallForm form, String tool, String argsJson, String requestId) {
     Bundle extras = new Bundle();
-    extras.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
+    extras.putString(Wire.EXTRA_TOOL_NAME, tool);
     if (argsJson != null) {
-      extras.putString(CetpTransport.EXTRA_ARGS, argsJson);
+      extras.putString(Wire.EXTRA_ARGS, argsJson);
     }
     if (requestId != null) {
-      extras.putString(CetpTransport.EXTRA_REQUEST_ID, requestId);
+      extras.putString(Wire.EXTRA_REQUEST_ID, requestId);
     }
-    return cetp(form, CetpTransport.METHOD_EXECUTE_TOOL, extras);
+    return cetp(form, Wire.METHOD_EXECUTE_TOOL, extras);
   }
 
   /**
@@ -228,7 +228,7 @@ public final class Agent {
     }
     for (String tool : tools) {
       ToolReply reply = call(tool, "{}");
-      if (!"AUTH_REQUIRED".equals(reply.errorCode())) {
+      if (!Wire.CODE_AUTH_REQUIRED.equals(reply.errorCode())) {
         throw new IllegalStateException(
             "the provider did not ask the user about " + packageName + " (" + tool + ": " + reply
                 + "): its policy decides without approval");
@@ -251,7 +251,7 @@ public final class Agent {
   public Agent approvePending(Approval approval) {
     String id;
     try {
-      id = ConsentAdmin.pendingFrom(uid).getString("id");
+      id = ConsentAdmin.pendingFrom(uid).getString(Wire.ADMIN_KEY_ID);
     } catch (JSONException e) {
       throw new AssertionError(e);
     }

@@ -3,6 +3,7 @@ package dev.cetp.testkit;
 import android.app.Activity;
 import android.content.Intent;
 import dev.cetp.testkit.internal.ConsentScreens;
+import dev.cetp.testkit.internal.Wire;
 import java.util.List;
 
 /**
@@ -19,7 +20,7 @@ import java.util.List;
  */
 public final class AppsWithAccess implements AutoCloseable {
   /** The action suffix of the screen's Intent ({@code <applicationId>.CETP_MANAGE_GRANTS}). */
-  public static final String ACTION_SUFFIX = ".CETP_MANAGE_GRANTS";
+  public static final String ACTION_SUFFIX = Wire.MANAGE_ACTION_SUFFIX;
 
   private final ConsentScreens screen;
 

@@ -14,6 +14,7 @@ import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.ManifestInstaller;
 import dev.cetp.testkit.internal.RuntimeProbe;
 import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.testkit.internal.Wire;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -173,7 +174,7 @@ public final class CetpTestRule implements TestRule {
     PackageManager pm = context().getPackageManager();
     for (ResolveInfo found :
         pm.queryIntentServices(
-            new Intent(CetpTransport.ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA)) {
+            new Intent(Wire.DISCOVERY_ACTION), PackageManager.GET_META_DATA)) {
       ServiceInfo service = found.serviceInfo;
       if (service != null
           && packageName().equals(service.packageName)

@@ -1,11 +1,19 @@
 package dev.cetp.testkit;
 
+import dev.cetp.testkit.internal.Wire;
+
 /**
  * The words of CETP v2 as a consumer spells them: methods, request extras, reply keys, error
  * codes and the manifest's meta-data, from the v2 specification. The SDK spells them once in
- * Rust ({@code cetp_provider::host::cetp_v2::words} and {@code cetp_provider::wire}); the
- * workspace test {@code tests/testkit_words.rs} proves every constant here equal to its Rust
- * counterpart.
+ * Rust ({@code cetp_provider::host::cetp_v2::words} and {@code cetp_provider::wire}) and once in
+ * Java, the Android template's {@code dev.cetp.Wire}. The words that class has (those v2 shares
+ * with v1, and the few the provider routes v2 calls on) are taken from it: the kit compiles a
+ * copy of the template's {@code Wire.java} as {@code dev.cetp.testkit.internal.Wire}, and each
+ * constant here is that constant. The words the template passes through without reading (the
+ * session token, deadlines, resume tokens, {@code retryable}, the error codes only v2 has, the
+ * schema dialect) are spelled here alone. The workspace test {@code tests/testkit_words.rs}
+ * proves every constant here equal to its Rust counterpart, and no source of the kit spelling a
+ * word of {@code Wire.java} itself.
  *
  * <pre>{@code
  * V2Session session = agent.v2();
@@ -21,27 +29,27 @@ public final class CetpV2 {
   public static final int PROTOCOL_VERSION = 2;
 
   /** The discovery Service's meta-data listing the versions served ({@code "1,2"}, a string). */
-  public static final String META_VERSIONS = "com.clawseed.tools.versions";
+  public static final String META_VERSIONS = Wire.META_VERSIONS;
   /** The discovery Service's meta-data of CETP v1 (the integer {@code 1}). */
-  public static final String META_VERSION = "com.clawseed.tools.version";
+  public static final String META_VERSION = Wire.META_VERSION;
   /** The discovery Service's meta-data naming the provider's authority. */
-  public static final String META_AUTHORITY = "com.clawseed.tools.authority";
+  public static final String META_AUTHORITY = Wire.META_AUTHORITY;
 
   /** Method: select version, capabilities and limits; the first v2 call. */
-  public static final String METHOD_NEGOTIATE = "negotiate";
+  public static final String METHOD_NEGOTIATE = Wire.METHOD_NEGOTIATE;
   /** Method: the tools visible to the caller. */
-  public static final String METHOD_LIST_TOOLS = "list_tools";
+  public static final String METHOD_LIST_TOOLS = Wire.METHOD_LIST_TOOLS;
   /** Method: identity, description and scope catalogue. */
-  public static final String METHOD_GET_PROVIDER_INFO = "get_provider_info";
+  public static final String METHOD_GET_PROVIDER_INFO = Wire.METHOD_GET_PROVIDER_INFO;
   /** Method: start or resume one tool execution. */
-  public static final String METHOD_EXECUTE_TOOL = "execute_tool";
+  public static final String METHOD_EXECUTE_TOOL = Wire.METHOD_EXECUTE_TOOL;
 
   /** Extra ({@code int}): {@code 2} on every v2 call but {@code negotiate}. */
-  public static final String EXTRA_PROTOCOL_VERSION = "protocol_version";
+  public static final String EXTRA_PROTOCOL_VERSION = Wire.EXTRA_PROTOCOL_VERSION;
   /** Extra ({@code String}): the token {@code negotiate} issued. */
   public static final String EXTRA_SESSION_TOKEN = "session_token";
   /** Extra ({@code String}): a UUID naming one logical call and its retries. */
-  public static final String EXTRA_REQUEST_ID = "request_id";
+  public static final String EXTRA_REQUEST_ID = Wire.EXTRA_REQUEST_ID;
   /** Extra ({@code long}): when the consumer stops waiting, Unix epoch milliseconds. */
   public static final String EXTRA_DEADLINE_AT_MS = "deadline_at_ms";
   /** Extra ({@code String}): the token of a refused call, sent again with the retry. */
@@ -51,24 +59,24 @@ public final class CetpV2 {
   /** Extra of {@code negotiate} ({@code String}): the consumer's optional capabilities, JSON. */
   public static final String EXTRA_CONSUMER_CAPABILITIES = "consumer_capabilities";
   /** Extra of {@code execute_tool} ({@code String}): the tool's name. */
-  public static final String EXTRA_TOOL_NAME = "tool_name";
+  public static final String EXTRA_TOOL_NAME = Wire.EXTRA_TOOL_NAME;
   /** Extra of {@code execute_tool} ({@code String}): the arguments' JSON text. */
-  public static final String EXTRA_ARGS = "args";
+  public static final String EXTRA_ARGS = Wire.EXTRA_ARGS;
 
   /** Reply key ({@code String}): {@code success} or {@code error}. */
-  public static final String KEY_STATUS = "status";
+  public static final String KEY_STATUS = Wire.KEY_STATUS;
   /** Reply key ({@code String}): the JSON text of a success. */
-  public static final String KEY_DATA = "data";
+  public static final String KEY_DATA = Wire.KEY_DATA;
   /** Reply key ({@code String}): the error code. */
-  public static final String KEY_ERROR_CODE = "error_code";
+  public static final String KEY_ERROR_CODE = Wire.KEY_ERROR_CODE;
   /** Reply key ({@code String}): the error message, safe to display. */
-  public static final String KEY_ERROR_MESSAGE = "error_message";
+  public static final String KEY_ERROR_MESSAGE = Wire.KEY_ERROR_MESSAGE;
   /** Reply key ({@code String}): what the user should do. */
-  public static final String KEY_RESOLUTION_HINT = "resolution_hint";
+  public static final String KEY_RESOLUTION_HINT = Wire.KEY_RESOLUTION_HINT;
   /** Reply key ({@code int}): the protocol version, echoed. */
-  public static final String KEY_PROTOCOL_VERSION = "protocol_version";
+  public static final String KEY_PROTOCOL_VERSION = Wire.EXTRA_PROTOCOL_VERSION;
   /** Reply key ({@code String}): the request id, echoed. */
-  public static final String KEY_REQUEST_ID = "request_id";
+  public static final String KEY_REQUEST_ID = Wire.EXTRA_REQUEST_ID;
   /** Reply key ({@code boolean}): whether the consumer may retry the call unchanged. */
   public static final String KEY_RETRYABLE = "retryable";
   /** Reply key ({@code long}): how long to wait before a retry. */
@@ -79,9 +87,9 @@ public final class CetpV2 {
   public static final String KEY_RESUME_TOKEN = "resume_token";
 
   /** {@code status} of a success. */
-  public static final String STATUS_SUCCESS = "success";
+  public static final String STATUS_SUCCESS = Wire.STATUS_SUCCESS;
   /** {@code status} of an error. */
-  public static final String STATUS_ERROR = "error";
+  public static final String STATUS_ERROR = Wire.STATUS_ERROR;
   /** {@code data.kind} of a result carried in the reply. */
   public static final String RESULT_KIND_INLINE = "inline";
   /** The JSON Schema dialect v2 uses by default. */
@@ -92,21 +100,21 @@ public final class CetpV2 {
   /** Error: the session is absent, expired or from before a restart (retryable). */
   public static final String NEGOTIATION_REQUIRED = "NEGOTIATION_REQUIRED";
   /** Error: the user must grant access in the provider app. */
-  public static final String AUTH_REQUIRED = "AUTH_REQUIRED";
+  public static final String AUTH_REQUIRED = Wire.CODE_AUTH_REQUIRED;
   /** Error: the user declined or left the confirmation. */
   public static final String USER_CANCELLED = "USER_CANCELLED";
   /** Error: the caller may not have this. */
-  public static final String PERMISSION_DENIED = "PERMISSION_DENIED";
+  public static final String PERMISSION_DENIED = Wire.CODE_PERMISSION_DENIED;
   /** Error: no such tool (or hidden from this caller). */
-  public static final String TOOL_NOT_FOUND = "TOOL_NOT_FOUND";
+  public static final String TOOL_NOT_FOUND = Wire.CODE_TOOL_NOT_FOUND;
   /** Error: no such method. */
   public static final String METHOD_NOT_FOUND = "METHOD_NOT_FOUND";
   /** Error: the arguments do not match the input schema. */
-  public static final String INVALID_ARGS = "INVALID_ARGS";
+  public static final String INVALID_ARGS = Wire.CODE_INVALID_ARGS;
   /** Error: the envelope, a token or the request id is invalid. */
   public static final String INVALID_REQUEST = "INVALID_REQUEST";
   /** Error: too many calls (retryable). */
-  public static final String RATE_LIMITED = "RATE_LIMITED";
+  public static final String RATE_LIMITED = Wire.CODE_RATE_LIMITED;
   /** Error: the deadline passed (or none was given). */
   public static final String DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED";
   /** Error: the result does not fit inline and no other transport was negotiated. */
@@ -114,5 +122,5 @@ public final class CetpV2 {
   /** Error: the provider cannot answer now (retryable). */
   public static final String UNAVAILABLE = "UNAVAILABLE";
   /** Error: the provider failed. */
-  public static final String INTERNAL_ERROR = "INTERNAL_ERROR";
+  public static final String INTERNAL_ERROR = Wire.CODE_INTERNAL_ERROR;
 }

@@ -1,7 +1,7 @@
 package dev.cetp.testkit;
 
 import android.os.Bundle;
-import dev.cetp.testkit.internal.CetpTransport;
+import dev.cetp.testkit.internal.Wire;
 import java.util.Set;
 import org.json.JSONArray;
 import org.json.JSONException;
@@ -78,12 +78,12 @@ public final class ToolReply {
     return new ToolReply(
         Via.CETP,
         bundle,
-        string(bundle, CetpTransport.KEY_STATUS),
-        string(bundle, CetpTransport.KEY_DATA),
-        string(bundle, CetpTransport.KEY_ERROR_CODE),
-        string(bundle, CetpTransport.KEY_ERROR_MESSAGE),
-        string(bundle, CetpTransport.KEY_RESOLUTION_HINT),
-        string(bundle, CetpTransport.KEY_AUTHORIZE_INTENT));
+        string(bundle, Wire.KEY_STATUS),
+        string(bundle, Wire.KEY_DATA),
+        string(bundle, Wire.KEY_ERROR_CODE),
+        string(bundle, Wire.KEY_ERROR_MESSAGE),
+        string(bundle, Wire.KEY_RESOLUTION_HINT),
+        string(bundle, Wire.KEY_AUTHORIZE_INTENT));
   }
 
   @SuppressWarnings("deprecation") // Bundle.get(String): the raw type is what is checked.
@@ -108,8 +108,9 @@ public final class ToolReply {
     if (text == null) {
       throw new AssertionError("executeTool answered null");
     }
-    if (!text.startsWith("Error: ")) {
-      ToolReply result = new ToolReply(Via.APEX, null, "success", text, null, null, null, null);
+    if (!text.startsWith(Wire.APEX_ERROR_PREFIX)) {
+      ToolReply result =
+          new ToolReply(Via.APEX, null, Wire.STATUS_SUCCESS, text, null, null, null, null);
       result.text = text;
       return result;
     }
@@ -120,10 +121,12 @@ public final class ToolReply {
       first = text.substring(0, hintAt);
       hint = text.substring(hintAt + "\nHint: ".length());
     }
-    int colon = first.indexOf(": ", 7);
-    String code = colon < 0 ? first.substring(7) : first.substring(7, colon);
+    int start = Wire.APEX_ERROR_PREFIX.length();
+    int colon = first.indexOf(": ", start);
+    String code = colon < 0 ? first.substring(start) : first.substring(start, colon);
     String message = colon < 0 ? "" : first.substring(colon + 2);
-    ToolReply error = new ToolReply(Via.APEX, null, "error", null, code, message, hint, null);
+    ToolReply error =
+        new ToolReply(Via.APEX, null, Wire.STATUS_ERROR, null, code, message, hint, null);
     error.text = text;
     return error;
   }
@@ -167,7 +170,7 @@ public final class ToolReply {
 
   /** @return whether the status is exactly {@code success}, as agents decide */
   public boolean isSuccess() {
-    return "success".equals(status);
+    return Wire.STATUS_SUCCESS.equals(status);
   }
 
   /** @return the result's JSON text (null for an error) */
@@ -263,7 +266,7 @@ public final class ToolReply {
    * @throws AssertionError naming what came instead
    */
   public ToolReply assertError(String code) {
-    if (!"error".equals(status) || !code.equals(errorCode)) {
+    if (!Wire.STATUS_ERROR.equals(status) || !code.equals(errorCode)) {
       throw new AssertionError("expected error " + code + ", got " + this);
     }
     return this;

@@ -85,7 +85,7 @@ public final class AdminBridgeSpy implements AutoCloseable {
 
   private static String op(String json) {
     try {
-      return new JSONObject(json).optString("op");
+      return new JSONObject(json).optString(Wire.ADMIN_OP);
     } catch (JSONException e) {
       return "?";
     }

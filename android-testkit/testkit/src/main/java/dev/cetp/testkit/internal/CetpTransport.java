@@ -18,47 +18,14 @@ import org.robolectric.RuntimeEnvironment;
 
 /**
  * How an agent's CETP v1 calls travel, written from the wire description (it shares no code with
- * the SDK): discovery through {@code queryIntentServices} + meta-data, calls through {@code
+ * the SDK, only the words of the template's {@code Wire.java}, compiled into the kit as {@link
+ * Wire}): discovery through {@code queryIntentServices} + meta-data, calls through {@code
  * ContentResolver.call} in both the authority form (API 29+, runs more real framework code) and
  * the {@code content://} Uri form (what the ClawSeed client uses). Every reply Bundle goes through a
  * {@link Parcel} before it is read, because Robolectric otherwise hands the provider's own Bundle
  * object to the caller and a non-parcelable reply would go unnoticed.
  */
 public final class CetpTransport {
-  /** The discovery action agents query services for. */
-  public static final String ACTION_TOOL_PROVIDER = "com.clawseed.action.TOOL_PROVIDER";
-  /** The meta-data naming the provider's authority. */
-  public static final String META_AUTHORITY = "com.clawseed.tools.authority";
-  /** The meta-data giving the CETP version (an integer, default 1). */
-  public static final String META_VERSION = "com.clawseed.tools.version";
-
-  /** CETP method: the tools and their schemas. */
-  public static final String METHOD_LIST_TOOLS = "list_tools";
-  /** CETP method: one tool call. */
-  public static final String METHOD_EXECUTE_TOOL = "execute_tool";
-  /** CETP method: the provider's name, description and scopes. */
-  public static final String METHOD_GET_PROVIDER_INFO = "get_provider_info";
-
-  /** {@code execute_tool} extra: the tool's name. */
-  public static final String EXTRA_TOOL_NAME = "tool_name";
-  /** {@code execute_tool} extra: the arguments' JSON text. */
-  public static final String EXTRA_ARGS = "args";
-  /** {@code execute_tool} extra: the caller's request id. */
-  public static final String EXTRA_REQUEST_ID = "request_id";
-
-  /** Reply key: {@code success} or {@code error}. */
-  public static final String KEY_STATUS = "status";
-  /** Reply key: the result's JSON text. */
-  public static final String KEY_DATA = "data";
-  /** Reply key: the error code. */
-  public static final String KEY_ERROR_CODE = "error_code";
-  /** Reply key: the error message. */
-  public static final String KEY_ERROR_MESSAGE = "error_message";
-  /** Reply key: what the user should do. */
-  public static final String KEY_RESOLUTION_HINT = "resolution_hint";
-  /** Reply key: the consent dialog's action. */
-  public static final String KEY_AUTHORIZE_INTENT = "authorize_intent";
-
   /** One discovered provider. */
   public static final class Discovered {
     /** The package of the discovery Service. */
@@ -106,14 +73,14 @@ public final class CetpTransport {
   public List<Discovered> discover() {
     PackageManager pm = context.getPackageManager();
     List<ResolveInfo> found =
-        pm.queryIntentServices(new Intent(ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA);
+        pm.queryIntentServices(new Intent(Wire.DISCOVERY_ACTION), PackageManager.GET_META_DATA);
     List<Discovered> out = new ArrayList<>();
     for (ResolveInfo ri : found) {
       ServiceInfo si = ri.serviceInfo;
       if (si == null || si.metaData == null) {
         continue;
       }
-      String authority = si.metaData.getString(META_AUTHORITY);
+      String authority = si.metaData.getString(Wire.META_AUTHORITY);
       if (authority == null || authority.isEmpty()) {
         continue;
       }
@@ -122,33 +89,33 @@ public final class CetpTransport {
               si.packageName,
               si.name,
               authority,
-              si.metaData.getInt(META_VERSION, 1),
-              si.metaData.get(META_VERSION)));
+              si.metaData.getInt(Wire.META_VERSION, 1),
+              si.metaData.get(Wire.META_VERSION)));
     }
     return out;
   }
 
   /** {@code list_tools}, in the default form. */
   public ToolReply listTools(String authority) {
-    return call(authority, METHOD_LIST_TOOLS, new Bundle());
+    return call(authority, Wire.METHOD_LIST_TOOLS, new Bundle());
   }
 
   /** {@code get_provider_info}, in the default form. */
   public ToolReply getProviderInfo(String authority) {
-    return call(authority, METHOD_GET_PROVIDER_INFO, new Bundle());
+    return call(authority, Wire.METHOD_GET_PROVIDER_INFO, new Bundle());
   }
 
   /** {@code args} is JSON text (may be null: the extra is then absent), as is {@code requestId}. */
   public ToolReply executeTool(String authority, String tool, String args, String requestId) {
     Bundle extras = new Bundle();
-    extras.putString(EXTRA_TOOL_NAME, tool);
+    extras.putString(Wire.EXTRA_TOOL_NAME, tool);
     if (args != null) {
-      extras.putString(EXTRA_ARGS, args);
+      extras.putString(Wire.EXTRA_ARGS, args);
     }
     if (requestId != null) {
-      extras.putString(EXTRA_REQUEST_ID, requestId);
+      extras.putString(Wire.EXTRA_REQUEST_ID, requestId);
     }
-    return call(authority, METHOD_EXECUTE_TOOL, extras);
+    return call(authority, Wire.METHOD_EXECUTE_TOOL, extras);
   }
 
   /** One call in the default form (see {@link #call(CallForm, String, String, Bundle)}). */

@@ -34,9 +34,9 @@ public final class ConsentAdmin {
   /** The access level of a grant, as the admin interface spells it. */
   public enum Access {
     /** Everything the scopes cover. */
-    FULL("full"),
+    FULL(Wire.ADMIN_ACCESS_FULL),
     /** Only what the provider shows limited callers. */
-    LIMITED("limited");
+    LIMITED(Wire.ADMIN_ACCESS_LIMITED);
 
     /** The level as the admin JSON spells it. */
     public final String wire;
@@ -78,11 +78,11 @@ public final class ConsentAdmin {
   /** {@link #admin} that must succeed ({@code ok: true}); returns the state after it. */
   public static JSONObject adminOk(JSONObject request) {
     JSONObject reply = admin(request);
-    if (!reply.optBoolean("ok", false)) {
+    if (!reply.optBoolean(Wire.ADMIN_KEY_OK, false)) {
       throw new AssertionError("admin " + request + " failed: " + reply);
     }
     try {
-      return reply.getJSONObject("state");
+      return reply.getJSONObject(Wire.ADMIN_KEY_STATE);
     } catch (JSONException e) {
       throw new AssertionError("admin reply without state: " + reply, e);
     }
@@ -90,13 +90,13 @@ public final class ConsentAdmin {
 
   /** What the consent dialog shows: provider, scopes, pending, grants, denials, store_open. */
   public static JSONObject state() {
-    return adminOk(object("op", "state"));
+    return adminOk(object(Wire.ADMIN_OP, Wire.ADMIN_OP_STATE));
   }
 
   /** The pending requests, in order of first request. */
   public static JSONArray pending() {
     try {
-      return state().getJSONArray("pending");
+      return state().getJSONArray(Wire.ADMIN_KEY_PENDING);
     } catch (JSONException e) {
       throw new AssertionError(e);
     }
@@ -105,7 +105,7 @@ public final class ConsentAdmin {
   /** The stored grants. */
   public static JSONArray grants() {
     try {
-      return state().getJSONArray("grants");
+      return state().getJSONArray(Wire.ADMIN_KEY_GRANTS);
     } catch (JSONException e) {
       throw new AssertionError(e);
     }
@@ -116,11 +116,11 @@ public final class ConsentAdmin {
     JSONArray all = pending();
     for (int i = 0; i < all.length(); i++) {
       JSONObject request = all.getJSONObject(i);
-      if (id.equals(request.optString("id"))) {
-        JSONArray scopes = request.getJSONArray("scopes");
+      if (id.equals(request.optString(Wire.ADMIN_KEY_ID))) {
+        JSONArray scopes = request.getJSONArray(Wire.ADMIN_KEY_SCOPES);
         List<String> names = new ArrayList<>();
         for (int j = 0; j < scopes.length(); j++) {
-          names.add(scopes.getJSONObject(j).getString("name"));
+          names.add(scopes.getJSONObject(j).getString(Wire.ADMIN_KEY_NAME));
         }
         return names;
       }
@@ -134,7 +134,9 @@ public final class ConsentAdmin {
     List<JSONObject> found = new ArrayList<>();
     for (int i = 0; i < all.length(); i++) {
       JSONObject request = all.optJSONObject(i);
-      if (request != null && !request.isNull("uid") && request.optInt("uid") == uid) {
+      if (request != null
+          && !request.isNull(Wire.ADMIN_KEY_UID)
+          && request.optInt(Wire.ADMIN_KEY_UID) == uid) {
         found.add(request);
       }
     }
@@ -167,13 +169,13 @@ public final class ConsentAdmin {
    */
   public static JSONObject approve(
       String id, Access access, List<String> scopes, java.time.Duration duration) {
-    JSONObject request = object("op", "approve");
+    JSONObject request = object(Wire.ADMIN_OP, Wire.ADMIN_OP_APPROVE);
     try {
-      request.put("id", id).put("access", access.wire);
+      request.put(Wire.ADMIN_KEY_ID, id).put(Wire.ADMIN_KEY_ACCESS, access.wire);
       if (duration != null) {
-        request.put("duration_secs", duration.getSeconds());
+        request.put(Wire.ADMIN_KEY_DURATION_SECS, duration.getSeconds());
       }
-      request.put("scopes", new JSONArray(scopes != null ? scopes : listedScopes(id)));
+      request.put(Wire.ADMIN_KEY_SCOPES, new JSONArray(scopes != null ? scopes : listedScopes(id)));
     } catch (JSONException e) {
       throw new AssertionError(e);
     }
@@ -209,7 +211,7 @@ public final class ConsentAdmin {
       } catch (Exception e) {
         throw new AssertionError(tool + " from uid " + uid + " threw", e);
       }
-      if (!"error".equals(r.status()) || !"AUTH_REQUIRED".equals(r.errorCode())) {
+      if (!Wire.STATUS_ERROR.equals(r.status()) || !Wire.CODE_AUTH_REQUIRED.equals(r.errorCode())) {
         throw new AssertionError(
             tool + " from uid " + uid + " should answer AUTH_REQUIRED before approval: " + r);
       }
@@ -233,7 +235,7 @@ public final class ConsentAdmin {
     /** Approves the caller's pending request for {@code scopes} (null: all it lists). */
     public JSONObject approve(Access access, List<String> scopes) {
       try {
-        return ConsentAdmin.approve(pendingRequest().getString("id"), access, scopes);
+        return ConsentAdmin.approve(pendingRequest().getString(Wire.ADMIN_KEY_ID), access, scopes);
       } catch (JSONException e) {
         throw new AssertionError(e);
       }

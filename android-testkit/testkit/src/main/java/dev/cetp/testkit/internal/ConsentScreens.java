@@ -549,8 +549,9 @@ public final class ConsentScreens implements AutoCloseable {
     try {
       Method admin = Class.forName("dev.cetp.CetpRuntime").getDeclaredMethod("admin", String.class);
       admin.setAccessible(true);
-      return new JSONObject((String) admin.invoke(null, "{\"op\":\"state\"}"))
-          .getJSONObject("state");
+      String request = new JSONObject().put(Wire.ADMIN_OP, Wire.ADMIN_OP_STATE).toString();
+      return new JSONObject((String) admin.invoke(null, request))
+          .getJSONObject(Wire.ADMIN_KEY_STATE);
     } catch (ClassNotFoundException
         | NoSuchMethodException
         | IllegalAccessException

@@ -8,13 +8,15 @@ import android.content.pm.PackageManager;
 import android.content.pm.ProviderInfo;
 import android.net.Uri;
 import android.os.Bundle;
-// Internal: the process start is timed (no rule may start it first); PackageManager is counted.
+// Internal: the process start is timed (no rule may start it first); PackageManager is counted;
+// raw extras (Wire's words).
 import dev.cetp.testkit.internal.Callers;
 import dev.cetp.testkit.internal.CetpTransport;
 import dev.cetp.testkit.internal.ConsentAdmin;
 import dev.cetp.testkit.internal.CountingPackageManager;
 import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.ManifestInstaller;
+import dev.cetp.testkit.internal.Wire;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -92,8 +94,8 @@ public class NotesBenchmark {
     Bundle extras() {
       Bundle b = new Bundle();
       if (tool != null) {
-        b.putString(CetpTransport.EXTRA_TOOL_NAME, tool);
-        b.putString(CetpTransport.EXTRA_ARGS, args);
+        b.putString(Wire.EXTRA_TOOL_NAME, tool);
+        b.putString(Wire.EXTRA_ARGS, args);
       }
       return b;
     }

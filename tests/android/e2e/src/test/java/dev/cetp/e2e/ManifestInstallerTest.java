@@ -16,11 +16,12 @@ import android.content.pm.ProviderInfo;
 import android.content.pm.ResolveInfo;
 import android.content.pm.ServiceInfo;
 import android.os.Bundle;
-// Internal: the installer's own tests, and the kit's discovery of what it installed.
+// Internal: the installer's own tests, the kit's discovery of what it installed, Wire's action.
 import dev.cetp.testkit.internal.CetpTransport;
 import dev.cetp.testkit.internal.HostBundle;
 import dev.cetp.testkit.internal.ManifestInstaller;
 import dev.cetp.testkit.internal.TestJvm;
+import dev.cetp.testkit.internal.Wire;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,7 +135,7 @@ public class ManifestInstallerTest {
 
     List<ResolveInfo> services =
         pm.queryIntentServices(
-            new Intent(CetpTransport.ACTION_TOOL_PROVIDER), PackageManager.GET_META_DATA);
+            new Intent(Wire.DISCOVERY_ACTION), PackageManager.GET_META_DATA);
     assertEquals(1, services.size());
     assertEquals(FIXTURE_PKG + ".FixtureDiscoveryService", services.get(0).serviceInfo.name);
     assertEquals(1, services.get(0).serviceInfo.metaData.getInt("com.clawseed.tools.version"));

@@ -27,8 +27,9 @@ import dev.cetp.testkit.ConsentDialog;
 import dev.cetp.testkit.ToolReply;
 import dev.cetp.testkit.V2Reply;
 import dev.cetp.testkit.V2Session;
-// Internal: the Apex agent's action and version, and the plugin's JSON as it is sent.
+// Internal: the Apex agent's action (Wire) and version, and the plugin's JSON as it is sent.
 import dev.cetp.testkit.internal.ApexAgent;
+import dev.cetp.testkit.internal.Wire;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -304,9 +305,9 @@ public class NotesDemo {
     say("");
     say("Act three: the same app, unchanged, as a plugin of the Apex agent (IApexPlugin over AIDL).");
     say("");
-    say("12. Discovery: queryIntentServices(%s)", ApexAgent.ACTION);
+    say("12. Discovery: queryIntentServices(%s)", Wire.APEX_PLUGIN_ACTION);
     List<ResolveInfo> plugins =
-        pm.queryIntentServices(new Intent(ApexAgent.ACTION), PackageManager.MATCH_ALL);
+        pm.queryIntentServices(new Intent(Wire.APEX_PLUGIN_ACTION), PackageManager.MATCH_ALL);
     assertEquals(1, plugins.size());
     ServiceInfo found = plugins.get(0).serviceInfo;
     ComponentName component = new ComponentName(found.packageName, found.name);
