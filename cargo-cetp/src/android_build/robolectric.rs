@@ -386,16 +386,14 @@ pub(crate) fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
     Ok(())
 }
 
-/// A digest of the kit's sources (every file under `android-testkit/` but build output, and the
-/// template's AIDL it compiles): a changed SDK checkout gets its kit installed again.
+/// A digest of the kit's sources (every file under `android-testkit/` but build output, and what
+/// its pom reads from the template: the AIDL it compiles and `Wire.java`, whose words it compiles
+/// as its own `Wire`): a changed SDK checkout gets its kit installed again.
 ///
 /// # Errors
 /// [`Error::Io`] when a source cannot be read.
 pub(crate) fn kit_digest(sdk: &Sdk) -> Result<String> {
-    let mut files = BTreeSet::new();
-    for root in [sdk.testkit(), sdk.aidl_root()] {
-        collect(&root, &mut files)?;
-    }
+    let files = kit_sources(sdk)?;
     // FNV-1a, 64 bits: a change detector, not a security measure.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
@@ -412,6 +410,16 @@ pub(crate) fn kit_digest(sdk: &Sdk) -> Result<String> {
         feed(&[0]);
     }
     Ok(format!("{hash:016x}"))
+}
+
+/// The files [`kit_digest`] hashes.
+fn kit_sources(sdk: &Sdk) -> Result<BTreeSet<PathBuf>> {
+    let mut files = BTreeSet::new();
+    for root in [sdk.testkit(), sdk.aidl_root()] {
+        collect(&root, &mut files)?;
+    }
+    files.insert(sdk.wire_java());
+    Ok(files)
 }
 
 fn collect(dir: &Path, into: &mut BTreeSet<PathBuf>) -> Result<()> {
@@ -614,6 +622,100 @@ mod tests {
         png.extend_from_slice(&822u32.to_be_bytes());
         png.extend_from_slice(&1782u32.to_be_bytes());
         assert_eq!(png_size(&png), Some(PREVIEW_SIZE));
+    }
+
+    /// An SDK checkout of the files the kit's digest reads, and one it does not.
+    fn fake_sdk(dir: &Path) -> Sdk {
+        for (file, text) in [
+            (
+                "android-template/src/main/AndroidManifest.xml",
+                "<manifest/>",
+            ),
+            (
+                "android-template/src/main/aidl/com/example/IPlugin.aidl",
+                "interface IPlugin {}",
+            ),
+            (
+                "android-template/src/main/java/dev/cetp/Wire.java",
+                "package dev.cetp;\nclass Wire { static final String A = \"a\"; }\n",
+            ),
+            (
+                "android-template/src/main/java/dev/cetp/Other.java",
+                "package dev.cetp;",
+            ),
+            ("android-testkit/pom.xml", "<project/>"),
+        ] {
+            let path = dir.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, text).unwrap();
+        }
+        Sdk::at(dir).unwrap()
+    }
+
+    /// The kit compiles the template's `Wire.java`: a changed word there is a changed kit, while
+    /// the template's other Java is not the kit's.
+    #[test]
+    fn the_kit_digest_follows_the_templates_wire_java() {
+        let dir = tempfile::tempdir().unwrap();
+        let sdk = fake_sdk(dir.path());
+        let before = kit_digest(&sdk).unwrap();
+        fs::write(
+            sdk.template().join("src/main/java/dev/cetp/Other.java"),
+            "changed",
+        )
+        .unwrap();
+        assert_eq!(kit_digest(&sdk).unwrap(), before);
+        let wire = sdk.wire_java();
+        let text = fs::read_to_string(&wire).unwrap().replace("\"a\"", "\"b\"");
+        fs::write(&wire, text).unwrap();
+        assert_ne!(kit_digest(&sdk).unwrap(), before);
+        fs::remove_file(&wire).unwrap();
+        assert!(
+            kit_digest(&sdk).is_err(),
+            "a kit without Wire.java cannot build"
+        );
+    }
+
+    /// What the kit's pom reads from the template (`../../android-template/...`) is what
+    /// [`kit_digest`] hashes besides the kit itself: nothing else, and all of it exists.
+    #[test]
+    fn the_kit_pom_reads_from_the_template_only_what_the_digest_hashes() {
+        let sdk = Sdk::at(&crate::sdk_dir()).unwrap();
+        let module = sdk.testkit().join("testkit");
+        let pom = fs::read_to_string(module.join("pom.xml")).unwrap();
+        let marker = "../../android-template/";
+        let mut read = Vec::new();
+        for (at, _) in pom.match_indices(marker) {
+            let tail = &pom[at..];
+            let end = tail.find(['<', '"', ' ']).unwrap_or(tail.len());
+            read.push(module.join(&tail[..end]));
+        }
+        let read: Vec<PathBuf> = read
+            .iter()
+            .map(|p| {
+                p.canonicalize()
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+            })
+            .collect();
+        assert!(read.contains(&sdk.aidl_root()), "{read:?}");
+        assert!(read.contains(&sdk.wire_java()), "{read:?}");
+        let hashed = kit_sources(&sdk).unwrap();
+        for path in &read {
+            let mut files = BTreeSet::new();
+            if path.is_dir() {
+                collect(path, &mut files).unwrap();
+            } else {
+                files.insert(path.clone());
+            }
+            assert!(!files.is_empty(), "{}", path.display());
+            for file in files {
+                assert!(
+                    hashed.contains(&file),
+                    "the kit's pom reads {} from the SDK checkout, which kit_digest does not hash",
+                    file.display()
+                );
+            }
+        }
     }
 }
 

@@ -121,6 +121,12 @@ impl Sdk {
         self.template().join("src/main/aidl")
     }
 
+    /// The template's protocol words in Java, `dev/cetp/Wire.java`, which the test kit also
+    /// compiles (as `dev.cetp.testkit.internal.Wire`).
+    pub(crate) fn wire_java(&self) -> PathBuf {
+        self.template().join("src/main/java/dev/cetp/Wire.java")
+    }
+
     /// The Maven build of the test kit, `android-testkit/`.
     pub(crate) fn testkit(&self) -> PathBuf {
         self.dir.join("android-testkit")
