@@ -202,7 +202,7 @@ fn the_template_manifest_uses_the_wire_strings() {
         "build.gradle.kts does not name {}",
         wire::ACCESS_PERMISSION
     );
-    // The version is a bare integer so aapt types it as one (consumers call getInt).
+    // The version is a bare integer so aapt types it as one (agents call getInt).
     let version = manifest
         .split(&attr("name", wire::META_VERSION))
         .nth(1)

@@ -1,4 +1,4 @@
-//! `CetpV1Host::call` as a consumer drives it: the three methods, the envelope, and a table of
+//! `CetpV1Host::call` as an agent drives it: the three methods, the envelope, and a table of
 //! malformed calls with the CETP error code each must produce.
 
 mod common;
@@ -31,7 +31,7 @@ fn list_tools_serves_name_description_and_object_parameters() {
         "Words to look for. 1 to 100 characters."
     );
     assert_eq!(search["parameters"]["required"], json!(["query"]));
-    // The CETP v1 fields, then the additive ones a v1 consumer ignores.
+    // The CETP v1 fields, then the additive ones a v1 agent ignores.
     let keys: Vec<&String> = search.as_object().unwrap().keys().collect();
     assert_eq!(keys[..3], ["name", "description", "parameters"]);
     assert_eq!(keys[3..], ["title", "annotations"]); // `Hit` has no JsonSchema: no output_schema
@@ -54,8 +54,8 @@ fn get_provider_info_lists_name_description_and_scopes() {
 #[test]
 fn execute_tool_runs_the_tool_with_validated_arguments() {
     let provider = common::provider();
-    let consumer = Agent::new(&provider);
-    let hits = consumer
+    let agent = Agent::new(&provider);
+    let hits = agent
         .execute("search", r#"{"query":"milk","limit":2,"kind":"checklist"}"#)
         .data_json()
         .unwrap();
@@ -67,7 +67,7 @@ fn execute_tool_runs_the_tool_with_validated_arguments() {
         ])
     );
     let note = call(
-        &consumer,
+        &agent,
         wire::METHOD_EXECUTE_TOOL,
         Some(&[
             (wire::EXTRA_TOOL_NAME, "get_note"),
@@ -87,7 +87,7 @@ fn execute_tool_runs_the_tool_with_validated_arguments() {
 #[test]
 fn absent_empty_and_null_args_mean_an_empty_object() {
     let provider = common::provider();
-    let consumer = Agent::new(&provider);
+    let agent = Agent::new(&provider);
     for extras in [
         vec![(wire::EXTRA_TOOL_NAME, "explode")],
         vec![(wire::EXTRA_TOOL_NAME, "explode"), (wire::EXTRA_ARGS, "")],
@@ -101,7 +101,7 @@ fn absent_empty_and_null_args_mean_an_empty_object() {
         ],
     ] {
         // `explode` takes no arguments, so reaching its panic proves validation passed.
-        let answer = call(&consumer, wire::METHOD_EXECUTE_TOOL, Some(&extras));
+        let answer = call(&agent, wire::METHOD_EXECUTE_TOOL, Some(&extras));
         assert_eq!(
             answer.error_code(),
             Some(ErrorCode::InternalError),
@@ -110,7 +110,7 @@ fn absent_empty_and_null_args_mean_an_empty_object() {
     }
     // `search` requires `query`, so an absent `args` is a missing property.
     let answer = call(
-        &consumer,
+        &agent,
         wire::METHOD_EXECUTE_TOOL,
         Some(&[(wire::EXTRA_TOOL_NAME, "search")]),
     );
@@ -143,10 +143,10 @@ fn a_panicking_tool_answers_internal_error_without_leaking_the_panic() {
 #[test]
 fn an_oversized_result_is_refused_with_advice() {
     let provider = common::provider();
-    let consumer = Agent::new(&provider);
+    let agent = Agent::new(&provider);
     // The limit counts wire bytes: the reply's strings as UTF-16, two bytes per ASCII byte.
-    assert!(consumer.execute("huge", r#"{"kib":127}"#).is_success());
-    let answer = consumer.execute("huge", r#"{"kib":150}"#);
+    assert!(agent.execute("huge", r#"{"kib":127}"#).is_success());
+    let answer = agent.execute("huge", r#"{"kib":150}"#);
     assert_eq!(answer.error_code(), Some(ErrorCode::InternalError));
     let message = answer.error_message().unwrap();
     assert!(
@@ -165,13 +165,13 @@ fn limits_are_configurable() {
         .max_result_bytes(2200)
         .build()
         .unwrap();
-    let consumer = Agent::new(&provider);
-    assert!(consumer.execute("huge", r#"{"kib":1}"#).is_success());
+    let agent = Agent::new(&provider);
+    assert!(agent.execute("huge", r#"{"kib":1}"#).is_success());
     assert_eq!(
-        consumer.execute("huge", r#"{"kib":2}"#).error_code(),
+        agent.execute("huge", r#"{"kib":2}"#).error_code(),
         Some(ErrorCode::InternalError)
     );
-    let long = consumer.execute("huge", r#"{"kib":         1}"#);
+    let long = agent.execute("huge", r#"{"kib":         1}"#);
     assert_eq!(long.error_code(), Some(ErrorCode::InvalidArgs));
     assert!(
         long.error_message()
@@ -193,14 +193,14 @@ fn a_tool_error_keeps_its_code_and_message() {
 
 /// Calls `method` with the request a host reads from a Bundle holding the string `extras`
 /// (`None` for a null Bundle): the three CETP keys, each absent when not there.
-fn call(consumer: &Agent<'_>, method: &str, extras: Option<&[(&str, &str)]>) -> Response {
+fn call(agent: &Agent<'_>, method: &str, extras: Option<&[(&str, &str)]>) -> Response {
     let extra = |key: &str| {
         extras
             .into_iter()
             .flatten()
             .find_map(|(k, v)| (*k == key).then_some(*v))
     };
-    consumer.call(&Request {
+    agent.call(&Request {
         method,
         tool_name: extra(wire::EXTRA_TOOL_NAME),
         args: extra(wire::EXTRA_ARGS),
@@ -470,12 +470,12 @@ fn malformed_cases() -> Vec<Case> {
 #[test]
 fn malformed_calls_get_the_right_error_code_and_an_actionable_message() {
     let provider = common::provider();
-    let consumer = Agent::new(&provider);
+    let agent = Agent::new(&provider);
     let cases = malformed_cases();
     assert!(cases.len() >= 25);
     let mut failures = Vec::new();
     for case in &cases {
-        let answer = call(&consumer, case.method, case.extras);
+        let answer = call(&agent, case.method, case.extras);
         let message = answer.error_message().unwrap_or("");
         if answer.error_code() != Some(case.code) || !message.contains(case.says) {
             failures.push(format!(

@@ -443,7 +443,7 @@ fn forwarded_attributes_constrain_the_schema() {
         ),
         json!({"limit": 5, "prefix": "ab", "order": "Oldest", "flag": true})
     );
-    let consumer = Agent::new(&provider);
+    let agent = Agent::new(&provider);
     for bad in [
         r#"{"limit": 0}"#,
         r#"{"limit": 101}"#,
@@ -452,7 +452,7 @@ fn forwarded_attributes_constrain_the_schema() {
         r#"{"order": "random"}"#,
         r#"{"unknown": 1}"#,
     ] {
-        let answer = consumer.execute("list_notes", bad);
+        let answer = agent.execute("list_notes", bad);
         assert_eq!(answer.error_code(), Some(ErrorCode::InvalidArgs), "{bad}");
     }
 }

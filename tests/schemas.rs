@@ -282,7 +282,7 @@ fn schemas_match_the_golden_files() {
     );
 }
 
-/// Title, hints and output schema of a tool, and its arguments, as a consumer receives them.
+/// Title, hints and output schema of a tool, and its arguments, as an agent receives them.
 #[test]
 fn list_tools_matches_the_golden_file() {
     let provider = Provider::builder("Golden")
@@ -326,7 +326,7 @@ fn a_result_without_json_schema_has_no_output_schema() {
 }
 
 /// In a debug build a result that breaks its advertised output schema is an internal error,
-/// not a silent lie to the consumer.
+/// not a silent lie to the agent.
 #[test]
 fn a_result_that_breaks_its_output_schema_is_refused_in_debug_builds() {
     /// A count that lies about itself.

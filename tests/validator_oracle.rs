@@ -217,21 +217,21 @@ fn integer_valued_numbers_deserialize_into_rust_integers() {
         .auth(Auth::open())
         .build()
         .unwrap();
-    let consumer = Agent::new(&provider);
+    let agent = Agent::new(&provider);
     for (args, answer) in [
         (r#"{"id": 1.0}"#, "1 None"),
         (r#"{"id": -0}"#, "0 None"),
         (r#"{"id": 7, "offset": -2.0}"#, "7 Some(-2)"),
         (r#"{"id": 3e2}"#, "300 None"),
     ] {
-        let reply = consumer.execute("note_id", args);
+        let reply = agent.execute("note_id", args);
         assert_eq!(
             reply.data_json().ok(),
             Some(json!(answer)),
             "{args}: {reply}"
         );
     }
-    let fraction = consumer.execute("note_id", r#"{"id": 1.5}"#);
+    let fraction = agent.execute("note_id", r#"{"id": 1.5}"#);
     assert_eq!(
         fraction.error_message(),
         Some(

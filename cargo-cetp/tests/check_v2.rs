@@ -61,7 +61,7 @@ fn check_reports_cetp_v2_conformance_and_whether_the_app_advertises_it() {
     );
     assert!(checked.contains("0 error(s), 0 warning(s)"), "{checked}");
 
-    // A scope name v1 accepts and v2 consumers refuse: a warning while v2 is off...
+    // A scope name v1 accepts and v2 agents refuse: a warning while v2 is off...
     let lib = app.join("src/lib.rs");
     let source = std::fs::read_to_string(&lib).unwrap();
     let colon = source.replace("\"items.read\"", "\"items:read\"");

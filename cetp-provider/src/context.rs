@@ -172,7 +172,7 @@ impl<'a> CallContext<'a> {
         }
     }
 
-    /// Sets the consumer's request id.
+    /// Sets the agent's request id.
     #[must_use]
     pub fn with_request_id(mut self, request_id: &'a str) -> Self {
         self.request_id = Some(request_id);
@@ -223,7 +223,7 @@ impl<'a> CallContext<'a> {
         self.caller
     }
 
-    /// The consumer's request id, for log correlation.
+    /// The agent's request id, for log correlation.
     pub fn request_id(&self) -> Option<&'a str> {
         self.request_id
     }

@@ -17,7 +17,7 @@ pub(crate) struct ToolFacts {
 /// A tool as `list_tools` describes it.
 ///
 /// The CETP v1 fields come first (`name`, `description`, `parameters`); `title`,
-/// `annotations` and `output_schema` are additive (v1 consumers ignore unknown fields).
+/// `annotations` and `output_schema` are additive (v1 agents ignore unknown fields).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDescriptor {
     /// The tool name.
@@ -122,7 +122,7 @@ fn default_title(name: &str) -> String {
 }
 
 /// What a tool does to the world, in MCP's vocabulary (`readOnlyHint`, `destructiveHint`,
-/// `idempotentHint`, `openWorldHint`, spelled as MCP spells them so a consumer that bridges to
+/// `idempotentHint`, `openWorldHint`, spelled as MCP spells them so an agent that bridges to
 /// MCP passes the object through unchanged).
 ///
 /// Every CETP v1 tool is read-only: `readOnlyHint` is always `true` and `destructiveHint`

@@ -73,7 +73,7 @@ impl std::str::FromStr for ErrorCode {
 
 /// A tool failure that becomes a CETP error response.
 ///
-/// Pick the constructor for the code a consumer should see. Messages are shown to the model,
+/// Pick the constructor for the code an agent should see. Messages are shown to the model,
 /// so say what went wrong and how to call the tool differently.
 ///
 /// ```
@@ -100,7 +100,7 @@ impl std::str::FromStr for ErrorCode {
 /// - **One thing by its id** (`get_note` with `id: 42`) that does not exist is
 ///   [`ToolError::invalid_args`]: the argument is wrong. Name the id and say where valid ids
 ///   come from (the tool that lists them), so the model can recover in one step. Do not use
-///   [`ToolError::tool_not_found`]: that code means the *tool* does not exist, and consumers
+///   [`ToolError::tool_not_found`]: that code means the *tool* does not exist, and agents
 ///   treat it that way.
 ///
 /// ```
@@ -189,7 +189,7 @@ impl ToolError {
         self
     }
 
-    /// Adds an `authorize_intent` action the consumer can launch.
+    /// Adds an `authorize_intent` action the agent can launch.
     pub fn with_authorize_intent(mut self, action: impl Into<String>) -> Self {
         self.authorize_intent = Some(action.into());
         self
@@ -237,7 +237,7 @@ impl ToolError {
 }
 
 /// The `INTERNAL_ERROR` for a failure that is the provider app's fault (a panicking tool, a
-/// provider that did not start): `what` happened, and the consumer is told its call was fine.
+/// provider that did not start): `what` happened, and the agent is told its call was fine.
 /// Every such message in the SDK is made here.
 pub(crate) fn provider_bug(what: impl fmt::Display) -> ToolError {
     ToolError::internal(format_args!(

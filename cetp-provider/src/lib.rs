@@ -25,8 +25,8 @@
 //!     .build()
 //!     .expect("valid provider");
 //!
-//! let consumer = cetp_provider::testing::Agent::new(&provider);
-//! let answer = consumer.execute("add", r#"{"a": 2, "b": 40}"#);
+//! let agent = cetp_provider::testing::Agent::new(&provider);
+//! let answer = agent.execute("add", r#"{"a": 2, "b": 40}"#);
 //! assert_eq!(answer.data_json().unwrap(), 42);
 //! ```
 //!
@@ -77,8 +77,8 @@
 //!     .auth(cetp_provider::auth::Auth::open())
 //!     .build()
 //!     .unwrap();
-//! let consumer = cetp_provider::testing::Agent::new(&provider);
-//! assert_eq!(consumer.execute("count_notes", r#"{"from":3,"to":5}"#).data_json().unwrap(), 3);
+//! let agent = cetp_provider::testing::Agent::new(&provider);
+//! assert_eq!(agent.execute("count_notes", r#"{"from":3,"to":5}"#).data_json().unwrap(), 3);
 //! ```
 //!
 //! # What these docs show

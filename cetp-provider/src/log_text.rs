@@ -1,4 +1,4 @@
-//! Caller-controlled text in log lines and messages. A consumer picks the method, the tool
+//! Caller-controlled text in log lines and messages. An agent picks the method, the tool
 //! name, the `request_id`, its package names and the arguments (which tools may echo in their
 //! errors); written raw, a newline in one of them would start a forged log record.
 //!

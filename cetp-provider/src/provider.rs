@@ -228,7 +228,7 @@ impl ProviderBuilder {
     }
 
     /// Declares a data scope that tools can require and users grant. `description` completes
-    /// "Allow an agent to read …" on the consent dialog and in the consumer's hint: write what
+    /// "Allow an agent to read …" on the consent dialog and in the agent's hint: write what
     /// the data is, in lower case, e.g. `"your notes: titles, dates and text"`. Give a
     /// [`Localized`] text for the screens to show it in the user's language:
     ///
@@ -291,8 +291,8 @@ impl ProviderBuilder {
     ///     .auth(cetp_provider::auth::Auth::open())
     ///     .build()
     ///     .unwrap();
-    /// let consumer = cetp_provider::testing::Agent::new(&provider);
-    /// assert_eq!(consumer.execute("greet", r#"{"name":"Ada"}"#).data_json().unwrap(), "Hello, Ada!");
+    /// let agent = cetp_provider::testing::Agent::new(&provider);
+    /// assert_eq!(agent.execute("greet", r#"{"name":"Ada"}"#).data_json().unwrap(), "Hello, Ada!");
     ///
     /// // Without the state, the provider does not build.
     /// let missing = Provider::builder("Greeter").tools(tools![greet]).build().unwrap_err();
@@ -730,7 +730,7 @@ impl<'a> ToolCall<'a> {
         self
     }
 
-    /// The instant (Unix epoch milliseconds) the consumer stops waiting: the call's deadline
+    /// The instant (Unix epoch milliseconds) the agent stops waiting: the call's deadline
     /// when it comes before the tool's own.
     #[must_use]
     pub fn deadline_at_ms(mut self, deadline_at_ms: Option<u64>) -> Self {
@@ -761,7 +761,7 @@ impl<'a> ToolCall<'a> {
 }
 
 impl Provider {
-    /// Starts declaring a provider named `name` (the `provider_name` consumers show).
+    /// Starts declaring a provider named `name` (the `provider_name` agents show).
     pub fn builder(name: impl Into<String>) -> ProviderBuilder {
         ProviderBuilder {
             name: name.into(),

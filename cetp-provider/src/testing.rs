@@ -1,4 +1,4 @@
-//! Test a provider from `cargo test` the way a consumer app sees it.
+//! Test a provider from `cargo test` the way an agent app sees it.
 //!
 //! [`Agent`] calls [`CetpV1Host::call`], the entry point the Android bridge uses, and hands back
 //! the same [`Response`] the bridge writes into the reply Bundle. [`check_conformance`] audits a
@@ -36,9 +36,9 @@
 //!     .unwrap();
 //! check_conformance(&provider).expect("CETP v1 conformant");
 //!
-//! let consumer = Agent::new(&provider);
-//! assert_eq!(consumer.execute("greet", r#"{"name":"Ada"}"#).data_json().unwrap(), "Hello, Ada!");
-//! let bad = consumer.execute("greet", r#"{"name":7}"#);
+//! let agent = Agent::new(&provider);
+//! assert_eq!(agent.execute("greet", r#"{"name":"Ada"}"#).data_json().unwrap(), "Hello, Ada!");
+//! let bad = agent.execute("greet", r#"{"name":7}"#);
 //! assert_eq!(bad.error_code(), Some(ErrorCode::InvalidArgs));
 //! ```
 
@@ -102,7 +102,7 @@ impl<'p> Agent<'p> {
         }
     }
 
-    /// The same consumer calling as someone else.
+    /// The same agent calling as someone else.
     pub fn as_caller(&self, caller: Caller) -> Self {
         Agent {
             provider: self.provider,
@@ -110,12 +110,12 @@ impl<'p> Agent<'p> {
         }
     }
 
-    /// The identity this consumer calls with.
+    /// The identity this agent calls with.
     pub fn caller(&self) -> &Caller {
         &self.caller
     }
 
-    /// Plays the user approving this consumer for every tool, the way the consent dialog does:
+    /// Plays the user approving this agent for every tool, the way the consent dialog does:
     /// calls each tool once with arguments no schema accepts (so the provider records a pending
     /// request from this caller, with every scope the tools need, and no tool body runs), then
     /// approves this caller's pending requests at `access` with no expiry. The provider must use
@@ -238,10 +238,9 @@ impl<'p> Agent<'p> {
     /// # Errors
     /// [`ConformanceError`] listing every violation.
     pub fn check_conformance(&self) -> Result<Conformance, ConformanceError> {
-        let consumer = self;
         let mut audit = Audit::default();
 
-        let list = consumer.list_tools();
+        let list = self.list_tools();
         let mut names = Vec::new();
         if let Some(data) = audit.success("list_tools", &list) {
             match data.get("tools").and_then(Value::as_array) {
@@ -254,7 +253,7 @@ impl<'p> Agent<'p> {
             }
         }
 
-        if let Some(info) = audit.success("get_provider_info", &consumer.provider_info()) {
+        if let Some(info) = audit.success("get_provider_info", &self.provider_info()) {
             if !info.get("provider_name").is_some_and(Value::is_string) {
                 audit.fail("get_provider_info: `provider_name` is not a string");
             }
@@ -281,22 +280,22 @@ impl<'p> Agent<'p> {
         let expectations: Vec<(String, Response, ErrorCode)> = vec![
             (
                 "an unknown method".into(),
-                consumer.call(&Request::new("cetp_conformance_no_such_method")),
+                self.call(&Request::new("cetp_conformance_no_such_method")),
                 ErrorCode::ToolNotFound,
             ),
             (
                 "an unknown tool".into(),
-                consumer.execute(unknown_tool, "{}"),
+                self.execute(unknown_tool, "{}"),
                 ErrorCode::ToolNotFound,
             ),
             (
                 "execute_tool without `tool_name`".into(),
-                consumer.call(&Request::new(wire::METHOD_EXECUTE_TOOL).with_args("{}")),
+                self.call(&Request::new(wire::METHOD_EXECUTE_TOOL).with_args("{}")),
                 ErrorCode::InvalidArgs,
             ),
             (
                 "execute_tool with null extras".into(),
-                consumer.call(&Request::new(wire::METHOD_EXECUTE_TOOL)),
+                self.call(&Request::new(wire::METHOD_EXECUTE_TOOL)),
                 ErrorCode::InvalidArgs,
             ),
         ];
@@ -309,7 +308,7 @@ impl<'p> Agent<'p> {
             ] {
                 expectations.push((
                     format!("`{name}` with {what}"),
-                    consumer.execute(name, args),
+                    self.execute(name, args),
                     ErrorCode::InvalidArgs,
                 ));
             }
@@ -325,7 +324,7 @@ impl<'p> Agent<'p> {
 
     /// Checks the provider against CETP v2 as an agent calling as this agent's caller (one the
     /// provider admits to every tool, as for [`Agent::check_conformance`]):
-    /// negotiation and its limits, the provider info and tool list as the newest consumer accepts
+    /// negotiation and its limits, the provider info and tool list as the newest agent accepts
     /// them (names, scopes, all seven annotations with known values, high risk confirmed always),
     /// the common-field errors in order, `METHOD_NOT_FOUND`, `TOOL_NOT_FOUND`, `INVALID_ARGS`,
     /// sessions bound to the caller and to the host instance, approval (an app the provider does
@@ -384,7 +383,7 @@ impl<'p> Agent<'p> {
 /// answered `INVALID_ARGS` before any tool body runs.
 const NEVER_VALID_ARGS: &str = r#"{"cetp_conformance_unknown":1}"#;
 
-/// [`Agent::approve`] could not approve the consumer.
+/// [`Agent::approve`] could not approve the agent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ApprovalError(String);
@@ -450,14 +449,14 @@ impl Conformance {
 /// # What it does to the provider's grants
 ///
 /// Under user approval (the default policy) those probes need an approved caller. So when a
-/// probe answers `AUTH_REQUIRED`, the check approves its own consumer first, exactly as
+/// probe answers `AUTH_REQUIRED`, the check approves its own agent first, exactly as
 /// [`Agent::approve`] with [`AccessLevel::Full`] does: it calls each tool once (refused,
 /// which records a pending request), then approves that request with every scope the tools
 /// need, full access and no expiry. The grant is saved in the provider's grant store (in
 /// memory for a provider given no app or store directory) and stays there after the check,
 /// pinned to [`Agent::CERTIFICATE_SHA256`]. Nothing is approved when the probes are not
-/// refused (an open policy, an already approved consumer), and nothing else in the store
-/// changes. A provider that does not admit the consumer (an allowlist, a denial) fails the
+/// refused (an open policy, an already approved agent), and nothing else in the store
+/// changes. A provider that does not admit the agent (an allowlist, a denial) fails the
 /// check with a line saying so; use [`Agent::check_conformance`] with a caller it admits.
 ///
 /// On success it returns the audited tools ([`Conformance`]).
@@ -487,21 +486,21 @@ impl Conformance {
 /// # Errors
 /// [`ConformanceError`] listing every violation.
 pub fn check_conformance(provider: &Provider) -> Result<Conformance, ConformanceError> {
-    let consumer = Agent::new(provider);
+    let agent = Agent::new(provider);
     let codes: Vec<Option<ErrorCode>> = provider
         .tools()
         .iter()
-        .map(|tool| consumer.execute(&tool.name, NEVER_VALID_ARGS).error_code())
+        .map(|tool| agent.execute(&tool.name, NEVER_VALID_ARGS).error_code())
         .collect();
     if codes.contains(&Some(ErrorCode::AuthRequired)) {
-        if let Err(why) = consumer.approve(AccessLevel::Full) {
+        if let Err(why) = agent.approve(AccessLevel::Full) {
             return Err(ConformanceError(vec![format!(
-                "the provider asks for the user's approval (`AUTH_REQUIRED`) but its consumer \
+                "the provider asks for the user's approval (`AUTH_REQUIRED`) but its agent \
                  could not be approved: {why}; use `Agent::check_conformance` with a caller it admits"
             )]));
         }
     }
-    consumer.check_conformance()
+    agent.check_conformance()
 }
 
 /// The former free function of [`Agent::check_conformance`].
@@ -685,7 +684,7 @@ mod tests {
     }
 
     #[test]
-    fn conformance_passes_under_user_approval_by_approving_its_own_consumer() {
+    fn conformance_passes_under_user_approval_by_approving_its_own_agent() {
         let dir = tempfile::tempdir().unwrap();
         let provider = notes(Some(App::new("com.example.notes", dir.path())));
         let stranger = Caller::app(10_002, "com.example.other").with_certificate("ab".repeat(32));
@@ -704,7 +703,7 @@ mod tests {
             other.execute("count_notes", "{}").error_code(),
             Some(ErrorCode::AuthRequired)
         );
-        // A second check finds its consumer approved and changes nothing.
+        // A second check finds its agent approved and changes nothing.
         check_conformance(&provider).unwrap();
         assert_eq!(provider.authorizer().grants(), grants);
     }

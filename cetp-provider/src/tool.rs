@@ -8,7 +8,7 @@ use crate::error::ToolError;
 use crate::schema::SchemaError;
 use crate::state::StateType;
 
-/// A read-only operation a consumer can call through `execute_tool`.
+/// A read-only operation an agent can call through `execute_tool`.
 ///
 /// You rarely implement this by hand: put `#[tool]` on a function instead. The macro derives
 /// `Args` from the function's parameters (their doc comments become the schema descriptions),
@@ -121,7 +121,7 @@ pub trait Tool: Send + Sync + 'static {
 /// Whether `name` is a valid tool name: `[a-z][a-z0-9_]{0,63}`. The one rule: the provider
 /// checks every tool with it when it builds, and `#[tool]` with it at compile time.
 ///
-/// Consumers prefix tool names with a namespace and LLM APIs accept at most 64 characters of
+/// Agents prefix tool names with a namespace and LLM APIs accept at most 64 characters of
 /// `[a-zA-Z0-9_-]`, so names stay short, lower-case ASCII.
 pub const fn is_valid_tool_name(name: &str) -> bool {
     let bytes = name.as_bytes();

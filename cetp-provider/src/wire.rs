@@ -20,7 +20,7 @@ pub const METHOD_GET_PROVIDER_INFO: &str = "get_provider_info";
 pub const EXTRA_TOOL_NAME: &str = "tool_name";
 /// Extras key holding the JSON text of the tool arguments (`execute_tool`).
 pub const EXTRA_ARGS: &str = "args";
-/// Extras key holding the consumer's optional request id (`execute_tool`).
+/// Extras key holding the agent's optional request id (`execute_tool`).
 pub const EXTRA_REQUEST_ID: &str = "request_id";
 
 /// Response key: `success` or `error`.
@@ -51,7 +51,7 @@ pub const STATUS_SUCCESS: &str = "success";
 /// Value of [`KEY_STATUS`] for a failed call.
 pub const STATUS_ERROR: &str = "error";
 
-/// Intent action consumers scan for to discover providers.
+/// Intent action agents scan for to discover providers.
 pub const DISCOVERY_ACTION: &str = "com.clawseed.action.TOOL_PROVIDER";
 /// Service meta-data key carrying the provider authority.
 pub const META_AUTHORITY: &str = "com.clawseed.tools.authority";

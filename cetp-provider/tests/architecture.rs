@@ -281,7 +281,7 @@ fn no_module_of_auth_depends_on_itself() {
 }
 
 /// The modules that may name a host: the hosts themselves, what starts and holds them (the
-/// runtime, the JNI bridge) and the test kit that calls as a consumer.
+/// runtime, the JNI bridge) and the test kit that calls as an agent.
 fn may_name_hosts(module: &str) -> bool {
     module == "host"
         || module.starts_with("host::")

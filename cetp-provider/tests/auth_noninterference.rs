@@ -89,7 +89,7 @@ fn a_check_that_compares_nothing_fails() {
     let right = provider("b", true, &dirs[1]);
     let err = check_noninterference(&left, &right, &[("search", "{}")]).unwrap_err();
     assert_eq!(err, NoninterferenceError::NothingSucceeded(1));
-    // Without user approval there is no limited consumer to check with.
+    // Without user approval there is no limited agent to check with.
     let open = Provider::builder("Open")
         .auth(Auth::open())
         .build()

@@ -1,5 +1,5 @@
 //! Lines that a one-character edit could break unnoticed, each pinned through a public entry
-//! point: a limit exactly at and just past its value, a capped error that keeps what the consumer
+//! point: a limit exactly at and just past its value, a capped error that keeps what the agent
 //! acts on, the kept discovery reply under gated discovery, and `const` in an output schema.
 
 use cetp_provider::auth::Auth;
@@ -91,7 +91,7 @@ fn a_capped_auth_required_keeps_its_authorize_intent() {
     assert_eq!(
         capped.authorize_intent(),
         Some("dev.cetp.action.AUTHORIZE"),
-        "the intent the consumer launches survives the cap"
+        "the intent the agent launches survives the cap"
     );
 }
 
@@ -132,12 +132,12 @@ fn args_of_exactly_the_limit_are_read_and_one_unit_more_are_not() {
         .max_args_bytes(limit)
         .build()
         .unwrap();
-    let consumer = Agent::new(&provider);
+    let agent = Agent::new(&provider);
     let at_limit = args(500);
     assert_eq!(at_limit.encode_utf16().count() * 2, limit);
-    let answer = consumer.execute("echo", &at_limit);
+    let answer = agent.execute("echo", &at_limit);
     assert!(answer.is_success(), "{answer}");
-    let over = consumer.execute("echo", &args(501));
+    let over = agent.execute("echo", &args(501));
     assert_eq!(over.error_code(), Some(ErrorCode::InvalidArgs), "{over}");
     assert!(
         over.error_message().unwrap().contains("over the limit"),

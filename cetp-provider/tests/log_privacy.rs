@@ -109,7 +109,7 @@ fn assert_private(what: &str, response: &Response, lines: &[String]) {
 #[test]
 fn no_error_path_logs_a_value_or_a_text() {
     let provider = provider();
-    let consumer = Agent::new(&provider);
+    let tester = Agent::new(&provider);
     let long = format!("{MARKER}{}", "x".repeat(30));
     let cases: Vec<(&str, String, String)> = vec![
         (
@@ -160,7 +160,7 @@ fn no_error_path_logs_a_value_or_a_text() {
         ),
     ];
     for (what, tool, args) in &cases {
-        let (response, lines) = capture_logs(|| consumer.execute(tool, args));
+        let (response, lines) = capture_logs(|| tester.execute(tool, args));
         if *what == "a bad result" && !cfg!(debug_assertions) {
             // A release build does not check results against the output schema.
             assert!(response.is_success(), "{response}");
@@ -172,9 +172,9 @@ fn no_error_path_logs_a_value_or_a_text() {
         request_id: Some(MARKER),
         ..Request::execute("explode", r#"{"text":"ZQXSECRET4711"}"#)
     };
-    let (response, lines) = capture_logs(|| consumer.call(&request));
+    let (response, lines) = capture_logs(|| tester.call(&request));
     assert_private("a panic with a request id", &response, &lines);
-    let (response, lines) = capture_logs(|| consumer.call(&Request::new(MARKER)));
+    let (response, lines) = capture_logs(|| tester.call(&Request::new(MARKER)));
     assert_private("an unknown method", &response, &lines);
 }
 

@@ -3,9 +3,9 @@
 //! 1. builds the notes host bundle (`host-build samples/notes`, output to a log);
 //! 2. runs the Robolectric class `NotesDemo` in its own Surefire execution (`demo-notes`,
 //!    skipped by the normal suite) with Maven quiet, output to a log;
-//! 3. prints the story the class wrote. Act one, a CETP consumer: discovery, `list_tools`,
+//! 3. prints the story the class wrote. Act one, a CETP agent: discovery, `list_tools`,
 //!    `AUTH_REQUIRED`, the consent dialog, the approved call, a limited answer and two
-//!    `INVALID_ARGS` answers. Act two, a CETP v2 consumer: the versions meta-data, `negotiate`,
+//!    `INVALID_ARGS` answers. Act two, a CETP v2 agent: the versions meta-data, `negotiate`,
 //!    the annotated tool list, `AUTH_REQUIRED` with its `resolution` PendingIntent, the consent
 //!    dialog it opens, the resumed call and the spent token. Act three, the Apex agent:
 //!    discovery by its plugin action, binding,

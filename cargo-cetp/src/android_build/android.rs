@@ -245,7 +245,7 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
                  no app declares it the platform refuses every call and agents never list the \
                  provider"
             ),
-            "keep it only if the consumers you target declare the permission; otherwise remove \
+            "keep it only if the agents you target declare the permission; otherwise remove \
              `cetp.requireAccessToolsPermission=true` (the SDK's own authorization protects the data)",
         ));
     } else {

@@ -133,9 +133,9 @@ fn describe_json(app: &App) -> Result<Value, String> {
         Ok(_) => Vec::new(),
         Err(err) => err.0,
     };
-    // As the consumer the v1 check approved (when the provider asks for approval).
-    let consumer = Agent::new(&provider);
-    let v2_violations = match consumer.check_v2_conformance() {
+    // As the agent the v1 check approved (when the provider asks for approval).
+    let agent = Agent::new(&provider);
+    let v2_violations = match agent.check_v2_conformance() {
         Ok(()) => Vec::new(),
         Err(err) => err.0,
     };
@@ -173,16 +173,16 @@ fn mcp(app: &App, options: &Options) -> Result<(), String> {
         _ => None,
     };
     if let Some(level) = level {
-        let consumer = Agent::new(&provider).as_caller(caller.clone());
+        let agent = Agent::new(&provider).as_caller(caller.clone());
         // The probe's refusals and the approval are the runner's own set-up, not the session's:
         // they stay out of the log.
         let logging = log::max_level();
         log::set_max_level(logging.min(log::LevelFilter::Warn));
         let asks = provider.tools().iter().any(|tool| {
-            consumer.execute(&tool.name, r#"{"cetp_runner_probe":1}"#).error_code()
+            agent.execute(&tool.name, r#"{"cetp_runner_probe":1}"#).error_code()
                 == Some(ErrorCode::AuthRequired)
         });
-        let approved = if asks { Some(consumer.approve(level)) } else { None };
+        let approved = if asks { Some(agent.approve(level)) } else { None };
         log::set_max_level(logging);
         if let Some(approved) = approved {
             approved.map_err(|e| format!("cannot approve {caller}: {e}"))?;

@@ -39,9 +39,9 @@ fn main() {
         .auth(Auth::open())
         .build()
         .unwrap();
-    let consumer = Agent::new(&provider);
-    consumer.execute("greet", r#"{"name":"Ada"}"#);
-    let answer = consumer.execute("greet", r#"{"name":"Ada"}"#);
+    let agent = Agent::new(&provider);
+    agent.execute("greet", r#"{"name":"Ada"}"#);
+    let answer = agent.execute("greet", r#"{"name":"Ada"}"#);
     assert_eq!(answer.data_json().unwrap(), "Hello Ada #2 (greet)");
     // The function stays callable with its state passed by hand.
     let settings = Settings {

@@ -7,7 +7,7 @@
 //! valid and the tool is about to run, under the grant that admitted it (a shared UID's other
 //! packages are not credited). It lives in [`ACCESS_LOG_FILE_NAME`] beside the grant store and
 //! belongs to it: one log per store, so one per canonical directory per process, under the
-//! store's lock. It is never sent to a consumer (only the consent dialog reads it, through the
+//! store's lock. It is never sent to an agent (only the consent dialog reads it, through the
 //! admin `state`), and an app's entries are removed when its access is revoked or denied.
 //!
 //! A call records itself in its caller's own buffer ([`LogBuffer`], one per caller, under a

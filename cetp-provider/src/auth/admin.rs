@@ -238,7 +238,7 @@ pub struct AdminState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct GrantState {
-    /// The consumer's package name.
+    /// The agent's package name.
     pub package: String,
     /// The certificate digest the grant is pinned to.
     pub certificate_sha256: Option<String>,
@@ -742,7 +742,7 @@ impl Authorizer {
     /// [`AdminResponse`] as JSON out. Never panics; malformed JSON gets
     /// `{"ok": false, "error": {"kind": "bad_request", …}, "state": …}`. This is what the JNI
     /// bridge exposes to the consent dialog; it must only be reachable from the provider app
-    /// itself, never from a consumer. The request's `locale` (a string, any operation) is the
+    /// itself, never from an agent. The request's `locale` (a string, any operation) is the
     /// language of the reply's scope descriptions.
     pub(crate) fn handle_admin_json(&self, request: &str) -> String {
         let response = match serde_json::from_str::<LocalizedRequest>(request) {

@@ -6,7 +6,7 @@
 //!
 //! Declare one with [`ProviderBuilder::auth`](crate::ProviderBuilder::auth):
 //!
-//! - [`Auth::user_approval`] (**the default**): a consumer app may run a tool once the user
+//! - [`Auth::user_approval`] (**the default**): an agent app may run a tool once the user
 //!   approved it in the provider app, for the scopes the tool declares ([`Tool::SCOPES`]).
 //!   Until then `execute_tool` answers `AUTH_REQUIRED` with a `resolution_hint` and an
 //!   `authorize_intent`, and the request waits in the pending list for the consent dialog.
@@ -16,8 +16,8 @@
 //! - [`Auth::open`]: every caller, full access.
 //!
 //! `list_tools` and `get_provider_info` answer every caller unless [`Auth::gate_discovery`] is
-//! set: a consumer drops a provider whose `list_tools` fails, so a gated provider is invisible
-//! (and cannot prompt) until the user approves the consumer some other way.
+//! set: an agent drops a provider whose `list_tools` fails, so a gated provider is invisible
+//! (and cannot prompt) until the user approves the agent some other way.
 //!
 //! # Identity
 //!
@@ -103,7 +103,7 @@
 //! next change. `"redacted"`, an older name of `"limited"`, is still read.
 //!
 //! Times are milliseconds since the Unix epoch; `certificate_sha256` is the lower-case hex
-//! SHA-256 digest of the consumer's signing certificate. A grant is always pinned: the approval
+//! SHA-256 digest of the agent's signing certificate. A grant is always pinned: the approval
 //! screen cannot approve a package whose certificate the platform did not report
 //! (`no_certificate`). A denial may have `certificate_sha256: null` (it then
 //! refuses the package whatever its certificate). Unknown fields are ignored; another
@@ -150,7 +150,7 @@
 //! `cetp-grants.json.lock` while the store is open, and a second process fails to open it.
 //! Within a process, every open of the same canonical directory shares one store.
 //!
-//! Pending requests are kept in memory only; a consumer that retries after a restart simply
+//! Pending requests are kept in memory only; an agent that retries after a restart simply
 //! asks again. Repeats from one caller merge into its request, which keeps its place: the list
 //! is in order of first request. No app can push another app's request off the list: each UID
 //! has **one** request (a new identity of the same UID replaces its own), UIDs showing the
@@ -381,7 +381,7 @@ impl Auth {
         Auth::with_mode(Mode::Allowlist)
     }
 
-    /// The user approves each consumer app in the provider app (the default). Needs a grant
+    /// The user approves each agent app in the provider app (the default). Needs a grant
     /// store: the app's no-backup directory ([`ProviderBuilder::app`](crate::ProviderBuilder::app),
     /// which the Android runtime sets), or [`store_dir`](Self::store_dir).
     pub fn user_approval() -> Self {
@@ -422,7 +422,7 @@ impl Auth {
 
     /// Whether `list_tools` and `get_provider_info` need authorization too (default `false`).
     ///
-    /// Consumers skip a provider whose `list_tools` fails, so with this set an unapproved app
+    /// Agents skip a provider whose `list_tools` fails, so with this set an unapproved app
     /// neither sees the tools nor gets to show the user an `AUTH_REQUIRED` prompt for them.
     pub fn gate_discovery(mut self, gate: bool) -> Self {
         self.gate_discovery = gate;
@@ -434,7 +434,7 @@ impl Auth {
     /// (the provider name while unknown), the caller's package and the descriptions of the
     /// missing scopes (or "its tools"). The default is "Open {provider} ({provider_package})
     /// and allow {package} to read: {scopes}" (without the parenthesis while the app's package
-    /// is unknown): the package tells the consumer which app must handle `authorize_intent`, so
+    /// is unknown): the package tells the agent which app must handle `authorize_intent`, so
     /// it can call `Intent.setPackage` and never land on a look-alike consent dialog.
     pub fn resolution_hint(mut self, template: impl Into<String>) -> Self {
         self.hint_template = Some(template.into());

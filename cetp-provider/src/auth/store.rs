@@ -72,7 +72,7 @@ impl ScopeGrant {
     }
 }
 
-/// The user's approval for one consumer package, pinned to its signing certificate: per scope,
+/// The user's approval for one agent package, pinned to its signing certificate: per scope,
 /// the access level and expiry the user chose when approving that scope.
 ///
 /// An approval changes only the scopes it names; approving `calendar` later leaves `notes` as
@@ -83,9 +83,9 @@ impl ScopeGrant {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Grant {
-    /// The consumer's package name.
+    /// The agent's package name.
     pub package: String,
-    /// Lower-case hex SHA-256 of the consumer's signing certificate. A grant never matches the
+    /// Lower-case hex SHA-256 of the agent's signing certificate. A grant never matches the
     /// package signed with another certificate; one without a certificate (written by an
     /// earlier version) matches nobody.
     #[serde(default)]
@@ -247,14 +247,14 @@ impl From<GrantV1> for Grant {
     }
 }
 
-/// The user's refusal for one consumer package (pinned to a certificate when known). A denied
-/// consumer gets `PERMISSION_DENIED` until the denial is cleared or the user approves it.
+/// The user's refusal for one agent package (pinned to a certificate when known). A denied
+/// agent gets `PERMISSION_DENIED` until the denial is cleared or the user approves it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Denial {
-    /// The consumer's package name.
+    /// The agent's package name.
     pub package: String,
-    /// Lower-case hex SHA-256 of the consumer's signing certificate, `None` when unknown.
+    /// Lower-case hex SHA-256 of the agent's signing certificate, `None` when unknown.
     #[serde(default)]
     pub certificate_sha256: Option<String>,
     /// When the user declined, in ms since the Unix epoch.
@@ -802,7 +802,7 @@ fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolve
             Ok(None) => StoreData::default(),
             Err(reason) => {
                 log::error!(
-                    "CETP grant store `{}` is missing and its last good copy is unusable ({reason}); starting empty: every consumer must be approved again",
+                    "CETP grant store `{}` is missing and its last good copy is unusable ({reason}); starting empty: every agent must be approved again",
                     path.display()
                 );
                 rewrite = true;
@@ -836,7 +836,7 @@ fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolve
                             Ok(None) => "there is no last good copy".to_owned(),
                         };
                     log::error!(
-                        "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every consumer must be approved again",
+                        "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every agent must be approved again",
                         path.display()
                     );
                     StoreData {

@@ -91,7 +91,7 @@ impl<'a> Request<'a> {
         self
     }
 
-    /// Sets the consumer's request id.
+    /// Sets the agent's request id.
     pub fn with_request_id(mut self, request_id: &'a str) -> Self {
         self.request_id = Some(request_id);
         self

@@ -277,7 +277,7 @@ pub(super) fn strings<'local>(
 /// `false`, nothing).
 ///
 /// The Java side turns `null` into the reply it makes when the library cannot answer, so the
-/// consumer always gets a well-formed answer and the Binder thread never sees an exception from
+/// agent always gets a well-formed answer and the Binder thread never sees an exception from
 /// native code.
 pub(super) struct ClearAndLog;
 

@@ -1,5 +1,5 @@
-//! The CETP v2 conformance checks: what a v2 consumer requires before it keeps a provider (a
-//! consumer that sees version 2 advertised never falls back to v1, so one failed check loses
+//! The CETP v2 conformance checks: what a v2 agent requires before it keeps a provider (an
+//! agent that sees version 2 advertised never falls back to v1, so one failed check loses
 //! it), and the error answers the spec fixes, each as a violation line.
 
 use serde_json::Value;
@@ -144,7 +144,7 @@ pub(crate) fn check_v2(provider: &Provider, caller: &Caller) -> Result<(), Confo
 
 /// When the provider asks the user about an app it does not know yet: `AUTH_REQUIRED` carries
 /// a `resolution` for that app and a `resume_token`; the call resumed without an answer from
-/// the user is `USER_CANCELLED` (a consumer resumes after any result of the screen, so
+/// the user is `USER_CANCELLED` (an agent resumes after any result of the screen, so
 /// `AUTH_REQUIRED` again would loop), and the token works once. Providers whose policy decides
 /// without the user are not asked. The check leaves a pending request from a made-up app.
 fn approval(
@@ -399,7 +399,7 @@ mod tests {
     }
 
     #[test]
-    fn a_scope_name_v2_consumers_refuse_is_a_violation() {
+    fn a_scope_name_v2_agents_refuse_is_a_violation() {
         let provider = Provider::builder("Vault")
             .scope("Secrets:Read", "your secrets")
             .tools(tools![read_secret])
@@ -431,8 +431,8 @@ mod tests {
             .build()
             .unwrap();
         let agent = Caller::app(10_001, "com.agent").with_certificate("ab".repeat(32));
-        let consumer = crate::testing::Agent::new(&provider).as_caller(agent.clone());
-        assert!(!consumer.execute("read_note", "{}").is_success());
+        let as_agent = crate::testing::Agent::new(&provider).as_caller(agent.clone());
+        assert!(!as_agent.execute("read_note", "{}").is_success());
         let auth = provider.authorizer();
         let request = auth.pending().remove(0);
         auth.approve(&request.id, crate::auth::Approval::as_listed(&request))

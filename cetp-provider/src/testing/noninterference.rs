@@ -8,8 +8,8 @@ use crate::testing::Agent;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NoninterferenceError {
-    /// A Limited consumer could not be approved on one of the providers.
-    #[error("could not approve a limited consumer on the {side} provider: {reason}")]
+    /// A Limited agent could not be approved on one of the providers.
+    #[error("could not approve a limited agent on the {side} provider: {reason}")]
     Approval {
         /// `left` or `right`.
         side: &'static str,
@@ -110,17 +110,17 @@ pub fn check_noninterference(
     right: &Provider,
     calls: &[(&str, &str)],
 ) -> Result<(), NoninterferenceError> {
-    let consumers = [("left", left), ("right", right)].map(|(side, provider)| {
-        let consumer = Agent::new(provider);
-        consumer
+    let agents = [("left", left), ("right", right)].map(|(side, provider)| {
+        let agent = Agent::new(provider);
+        agent
             .approve(AccessLevel::Limited)
-            .map(|()| consumer)
+            .map(|()| agent)
             .map_err(|e| NoninterferenceError::Approval {
                 side,
                 reason: e.to_string(),
             })
     });
-    let [left, right] = consumers;
+    let [left, right] = agents;
     let (left, right) = (left?, right?);
     let mut succeeded = 0;
     for (tool, args) in calls {

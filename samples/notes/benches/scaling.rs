@@ -129,7 +129,7 @@ fn run(case: &Case, provider: &Provider, threads: usize, stop: Stop<'_>) -> (Cou
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
-                let consumer =
+                let calling_agent =
                     Agent::new(provider).as_caller(agent(if case.one_agent { 0 } else { t }));
                 let (start, stop) = (&start, &stop);
                 scope.spawn(move || {
@@ -142,7 +142,7 @@ fn run(case: &Case, provider: &Provider, threads: usize, stop: Stop<'_>) -> (Cou
                             _ => {}
                         }
                         for _ in 0..16 {
-                            let answer = consumer.execute(case.tool, case.args);
+                            let answer = calling_agent.execute(case.tool, case.args);
                             check(case, &answer, &mut counts);
                         }
                     }

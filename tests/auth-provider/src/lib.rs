@@ -178,7 +178,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = App::new("dev.cetp.authfixture", dir.path());
         let provider = provider(&app).app(app).build().unwrap();
-        // The v1 check approves its own consumer, with every scope.
+        // The v1 check approves its own agent, with every scope.
         check_conformance(&provider).unwrap();
         Agent::new(&provider).check_v2_conformance().unwrap();
     }

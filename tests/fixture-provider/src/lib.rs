@@ -103,7 +103,7 @@ pub struct WhoAmI {
     pub uid: Option<u32>,
     /// The packages under that UID.
     pub packages: Vec<CallerPackageView>,
-    /// The consumer's `request_id`, if it sent one.
+    /// The agent's `request_id`, if it sent one.
     pub request_id: Option<String>,
 }
 
@@ -391,8 +391,8 @@ mod tests {
     #[test]
     fn forecast_converts_units_and_rejects_out_of_range_days() {
         let provider = build_provider().unwrap();
-        let consumer = Agent::new(&provider);
-        let data = consumer
+        let agent = Agent::new(&provider);
+        let data = agent
             .execute(
                 "forecast",
                 r#"{"unit":"fahrenheit","days":1,"city":"Oslo"}"#,
@@ -407,7 +407,7 @@ mod tests {
             r#"{"unit":"celsius","days":1,"city":""}"#,
         ] {
             assert_eq!(
-                consumer.execute("forecast", bad).error_code(),
+                agent.execute("forecast", bad).error_code(),
                 Some(ErrorCode::InvalidArgs),
                 "{bad}"
             );
@@ -417,12 +417,12 @@ mod tests {
     #[test]
     fn fail_returns_each_code() {
         let provider = build_provider().unwrap();
-        let consumer = Agent::new(&provider);
+        let agent = Agent::new(&provider);
         for code in ErrorCode::ALL {
-            let answer = consumer.execute("fail", &format!(r#"{{"code":"{code}"}}"#));
+            let answer = agent.execute("fail", &format!(r#"{{"code":"{code}"}}"#));
             assert_eq!(answer.error_code(), Some(code));
         }
-        let auth = consumer.execute("fail", r#"{"code":"AUTH_REQUIRED"}"#);
+        let auth = agent.execute("fail", r#"{"code":"AUTH_REQUIRED"}"#);
         assert_eq!(auth.get("authorize_intent"), Some(AUTHORIZE_ACTION));
         assert!(auth.get("resolution_hint").is_some());
     }

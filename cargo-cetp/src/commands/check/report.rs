@@ -80,7 +80,7 @@ pub fn compatibility(list_tools: &Value) -> CompatReport {
 }
 
 /// The APIs that take a schema as it is (no strict mode): what they would reject is worth a
-/// warning; the strict modes and Gemini are adapted by consumers and gateways.
+/// warning; the strict modes and Gemini are adapted by agents and gateways.
 pub(crate) const AS_IS_APIS: [Api; 2] = [Api::OpenAi, Api::Anthropic];
 
 /// Warnings for what an API without strict mode would reject.
@@ -364,7 +364,7 @@ fn v2_fix(violation: &str) -> String {
         }
     }
     "the answer comes from the SDK's CETP v2 host and the provider's authorization, not from one \
-     declaration: depend on a cetp-provider whose v2 host passes, admit the checking consumer, \
+     declaration: depend on a cetp-provider whose v2 host passes, admit the checking agent, \
      and see the call in a test with `cetp_provider::testing::Agent::check_v2_conformance`"
         .to_owned()
 }

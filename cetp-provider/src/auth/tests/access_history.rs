@@ -1,4 +1,4 @@
-//! The on-device access log through the public path: what a consumer's calls leave in the
+//! The on-device access log through the public path: what an agent's calls leave in the
 //! consent dialog's `state` (each grant's `last_access_ms`, `calls_day`, `calls_week`, `tools`),
 //! that refused calls do not count, and that revoking clears the history.
 

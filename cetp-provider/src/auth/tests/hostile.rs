@@ -1,4 +1,4 @@
-//! A hostile consumer app against the provider, through `CetpV1Host::call` (as the JNI bridge
+//! A hostile agent app against the provider, through `CetpV1Host::call` (as the JNI bridge
 //! calls it) and the consent dialog's JSON: flooding while unapproved, steering the approval
 //! screen, growing a request after the user saw it, impersonating the agent.
 

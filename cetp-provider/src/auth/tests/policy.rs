@@ -77,21 +77,21 @@ fn policy_matrix() {
                 });
             }
             for ((who, caller), want) in callers.iter().zip(expected) {
-                let consumer = Agent::new(&provider).as_caller(caller.clone());
+                let tested = Agent::new(&provider).as_caller(caller.clone());
                 let context = format!("{name}, gated={gated}, {who}");
                 assert_eq!(
-                    outcome(&consumer.execute("read_notes", "{}")),
+                    outcome(&tested.execute("read_notes", "{}")),
                     want,
                     "execute: {context}"
                 );
                 let discovery = if gated { want } else { OK };
                 assert_eq!(
-                    outcome(&consumer.list_tools()),
+                    outcome(&tested.list_tools()),
                     discovery,
                     "list_tools: {context}"
                 );
                 assert_eq!(
-                    outcome(&consumer.provider_info()),
+                    outcome(&tested.provider_info()),
                     discovery,
                     "get_provider_info: {context}"
                 );
@@ -555,7 +555,7 @@ fn pending_requests_are_bounded_and_coalesced() {
 }
 
 /// A provider given neither an app nor a store directory (a host test) keeps the user's
-/// decisions in memory: the consumer is asked, approved and answered like on a device, and a
+/// decisions in memory: the agent is asked, approved and answered like on a device, and a
 /// new provider starts with nothing approved. With the app, the store is on disk.
 #[test]
 fn without_a_directory_approvals_are_kept_in_memory_and_the_app_brings_a_store() {
@@ -855,13 +855,13 @@ fn each_call_is_decided_once_at_one_instant() {
     approve(&provider, &agent(), "read_notes", |r| {
         Approval::as_listed(r).expires_after(Duration::from_secs(60))
     });
-    let consumer = Agent::new(&provider).as_caller(agent());
+    let approved = Agent::new(&provider).as_caller(agent());
     let stranger = Agent::new(&provider).as_caller(stranger());
     let calls: [&dyn Fn() -> Response; 5] = [
-        &|| consumer.execute("read_notes", "{}"),
-        &|| consumer.execute("agenda", "{}"),
-        &|| consumer.execute("no_such_tool", "{}"),
-        &|| consumer.list_tools(),
+        &|| approved.execute("read_notes", "{}"),
+        &|| approved.execute("agenda", "{}"),
+        &|| approved.execute("no_such_tool", "{}"),
+        &|| approved.list_tools(),
         &|| stranger.execute("read_notes", "{}"),
     ];
     let mut reads = Vec::new();

@@ -14,7 +14,7 @@
 //!
 //! Nothing is decided here: validation, size limits, panic isolation, authorization (grants,
 //! denials, scopes, limited access, rate limits, pending requests for the consent dialog) all
-//! happen in the core, for the caller's Binder identity, exactly as for a CETP consumer. This
+//! happen in the core, for the caller's Binder identity, exactly as for a CETP agent. This
 //! host keeps its own tables (tool ids, the tools JSON, connected hosts), renames tools, renders
 //! JSON and turns a [`Response`] into text.
 //!
@@ -43,7 +43,7 @@
 //! (Gemini also wants a letter or `_` first). So the default scheme, [`ToolIds::AppLabel`], is
 //! `<label>__<tool>`, where `<label>` is the last segment of the app's package, lower-cased, with
 //! every character outside `[a-z0-9]` replaced by `_` (`dev.cetp.samples.notes` →
-//! `notes__search_notes`). It is the name a ClawSeed consumer gives the same tool over CETP, so
+//! `notes__search_notes`). It is the name a ClawSeed agent gives the same tool over CETP, so
 //! a tool has one function name for both agents. [`ToolIds::Prefix`] and [`ToolIds::ToolName`]
 //! choose otherwise.
 //!
@@ -67,7 +67,7 @@
 //!
 //! An Apex host that is not yet approved gets `AUTH_REQUIRED` and is recorded as a pending
 //! request under its Binder identity (UID, packages, certificate digests), so the app's approval
-//! screen lists it next to CETP consumers. Apex has no `authorize_intent`; the template's Service
+//! screen lists it next to CETP agents. Apex has no `authorize_intent`; the template's Service
 //! posts a notification that opens the consent dialog instead (see `android-template/README.md`).
 //!
 //! # Lifecycle

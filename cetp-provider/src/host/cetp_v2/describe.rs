@@ -9,7 +9,7 @@ use super::words::SCHEMA_DIALECT;
 use crate::descriptor::ToolDescriptor;
 use crate::provider::{HostSettings, Provider};
 
-/// What a scope's grant lets a consumer do, as `get_provider_info` says.
+/// What a scope's grant lets an agent do, as `get_provider_info` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ScopeAccess {
@@ -56,7 +56,7 @@ pub enum Confirmation {
     /// Never: the tool answers at once (the default under an open or allowlist policy).
     Never,
     /// The provider's policy decides (the default under user approval: a first call waits for
-    /// the user, and the consumer waits up to five minutes instead of thirty seconds).
+    /// the user, and the agent waits up to five minutes instead of thirty seconds).
     ProviderPolicy,
     /// Every call.
     Always,

@@ -22,7 +22,7 @@ pub const TAG_INT_ARRAY: &str = "I";
 /// Reply only: the `resolution` PendingIntent for the caller whose UID is the value.
 pub const TAG_RESOLUTION: &str = "r";
 
-/// The most extras read from one call; a consumer sends a handful.
+/// The most extras read from one call; an agent sends a handful.
 const MAX_EXTRAS: usize = 32;
 
 /// The extras of one call, as the template flattened them.
@@ -65,7 +65,7 @@ impl Extras {
         self.get(key, &[TAG_INT])?.parse().ok()
     }
 
-    /// A `long` extra (an `int` one too: the consumer's number either way).
+    /// A `long` extra (an `int` one too: the agent's number either way).
     pub fn long(&self, key: &str) -> Option<i64> {
         self.get(key, &[TAG_LONG, TAG_INT])?.parse().ok()
     }

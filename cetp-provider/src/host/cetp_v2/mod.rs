@@ -13,7 +13,7 @@
 //! Every call but `negotiate` carries `request_id` (a UUID), `deadline_at_ms` and
 //! `session_token`, checked in that order (`INVALID_REQUEST`, `DEADLINE_EXCEEDED`,
 //! `NEGOTIATION_REQUIRED`) before the method is looked at. Every reply carries
-//! `protocol_version` and the echoed `request_id`; every error `retryable`. The consumer's
+//! `protocol_version` and the echoed `request_id`; every error `retryable`. The agent's
 //! deadline becomes the call's when it comes first.
 //!
 //! ```
@@ -65,11 +65,11 @@ use words::{
     MIN_REQUEST_BYTES, PROTOCOL_VERSION, RESULT_KIND_INLINE,
 };
 
-/// How long a session lasts before the consumer negotiates again.
+/// How long a session lasts before the agent negotiates again.
 pub const SESSION_LIFETIME_MS: u64 = 60 * 60 * 1000;
 
 /// The longest a refused call stays resumable, whatever its deadline: the user answers the
-/// consent dialog within it or the consumer calls afresh.
+/// consent dialog within it or the agent calls afresh.
 pub const RESUME_LIFETIME_MS: u64 = 15 * 60 * 1000;
 
 /// One v2 `ContentResolver.call`: the method and the extras v2 defines (each `None` when
@@ -103,7 +103,7 @@ impl<'a> V2Request<'a> {
         protocol_version == Some(PROTOCOL_VERSION) || method == METHOD_NEGOTIATE
     }
 
-    /// `negotiate` with the consumer's versions and capabilities.
+    /// `negotiate` with the agent's versions and capabilities.
     pub fn negotiate(versions: &'a [i32], capabilities: &'a str) -> Self {
         V2Request {
             method: METHOD_NEGOTIATE,
@@ -145,7 +145,7 @@ impl<'a> V2Request<'a> {
     }
 }
 
-/// A v2 error: its code, a message safe to show, and whether the consumer may retry.
+/// A v2 error: its code, a message safe to show, and whether the agent may retry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct V2Error {
     code: Code,
@@ -191,7 +191,7 @@ impl V2Error {
         &self.message
     }
 
-    /// Whether the consumer may retry the same call.
+    /// Whether the agent may retry the same call.
     pub fn retryable(&self) -> bool {
         self.code.retryable()
     }
@@ -468,7 +468,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             return Err(V2Error::new(
                 Code::UnsupportedVersion,
                 format!(
-                    "no common version: `{METHOD_NEGOTIATE}` selects CETP 2, the consumer offered {versions:?}; a CETP 1 consumer calls without negotiating"
+                    "no common version: `{METHOD_NEGOTIATE}` selects CETP 2, the agent offered {versions:?}; a CETP 1 agent calls without negotiating"
                 ),
             ));
         }
@@ -524,7 +524,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
     }
 
     /// The largest `args` this host accepts, in UTF-8 bytes as v2 counts: the spec's floor,
-    /// whatever [`Limits`](crate::Limits) say in wire bytes for v1 and Apex (v2 consumers rely
+    /// whatever [`Limits`](crate::Limits) say in wire bytes for v1 and Apex (v2 agents rely
     /// on the floor, and a limit far above it would not fit Binder's buffer).
     pub fn max_request_bytes(&self) -> usize {
         usize::try_from(MIN_REQUEST_BYTES).unwrap_or(usize::MAX)
@@ -623,7 +623,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                     ErrorCode::AuthRequired | ErrorCode::PermissionDenied
                 );
                 if resumed && refused {
-                    // The user declined, or left the dialog without answering: the consumer
+                    // The user declined, or left the dialog without answering: the agent
                     // resumes after any result of the screen, and must not loop.
                     return Err(V2Error::new(
                         Code::UserCancelled,
@@ -647,7 +647,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
     }
 }
 
-/// The v2 error for what the core answered; an `INTERNAL_ERROR` once the consumer's deadline
+/// The v2 error for what the core answered; an `INTERNAL_ERROR` once the agent's deadline
 /// has passed is that deadline's.
 fn from_core(err: &ToolError, past_deadline: bool) -> V2Error {
     let code = match err.code() {

@@ -1,7 +1,7 @@
 //! CETP v2 session tokens, kept nowhere: a token carries its version, capabilities and expiry
 //! in clear, a random nonce, and a MAC over those and the caller's UID under a key of this host
 //! alone. Checking one reads no shared state and takes no lock; a new host (a restarted
-//! process) has a new key, so every older token is refused and the consumer negotiates again.
+//! process) has a new key, so every older token is refused and the agent negotiates again.
 
 use sha2::{Digest, Sha256};
 

@@ -17,14 +17,14 @@ fn echo_text(
     text
 }
 
-/// Waits until the consumer's deadline, then says how long it had.
+/// Waits until the agent's deadline, then says how long it had.
 #[tool]
 fn wait_out(clock: &ManualClock, ctx: &CallContext) -> Result<u64, ToolError> {
     let left = ctx.deadline().time_left();
     assert_eq!(
         left,
         Duration::from_secs(2),
-        "the consumer's deadline, not the tool's 5 s"
+        "the agent's deadline, not the tool's 5 s"
     );
     clock.advance(left + Duration::from_millis(1));
     Ok(u64::try_from(left.as_millis()).unwrap_or(u64::MAX))
@@ -345,12 +345,12 @@ fn execute_answers_an_inline_envelope_and_maps_every_core_error() {
 }
 
 #[test]
-fn the_consumers_deadline_becomes_the_calls_and_its_passing_is_deadline_exceeded() {
+fn the_agents_deadline_becomes_the_calls_and_its_passing_is_deadline_exceeded() {
     let clock = ManualClock::new(NOW);
     let provider = provider(Auth::open(), &clock);
     let host = CetpV2Host::new(&provider);
     let token = token(&host, &agent());
-    // The tool sees the consumer's 2 s rather than its own 5 s, and uses them up.
+    // The tool sees the agent's 2 s rather than its own 5 s, and uses them up.
     let reply = host.call(
         &V2Request::execute("wait_out", "{}", &token, ID, NOW + 2_000),
         &agent(),
@@ -537,7 +537,7 @@ fn a_resume_token_lapses_with_the_calls_deadline() {
     let args = r#"{"text":"hi"}"#;
     let token = refused(&host, &session, args);
     approve_first_pending(&provider);
-    // Past the first call's deadline the retry is a new call: the consumer must not resume.
+    // Past the first call's deadline the retry is a new call: the agent must not resume.
     clock.advance(Duration::from_millis(LATER - NOW));
     let request = V2Request {
         resume_token: Some(&token),

@@ -16,25 +16,25 @@ pub const EXTRA_PROTOCOL_VERSION: &str = "protocol_version";
 pub const EXTRA_SESSION_TOKEN: &str = "session_token";
 /// Extra (`String`): a UUID naming one logical call and its retries.
 pub const EXTRA_REQUEST_ID: &str = "request_id";
-/// Extra (`Long`): when the consumer stops waiting, in Unix epoch milliseconds.
+/// Extra (`Long`): when the agent stops waiting, in Unix epoch milliseconds.
 pub const EXTRA_DEADLINE_AT_MS: &str = "deadline_at_ms";
 /// Extra (`String`): the token that resumes a call after the user acted.
 pub const EXTRA_RESUME_TOKEN: &str = "resume_token";
-/// Extra of `negotiate` (`int[]`): the consumer's major versions, highest first.
+/// Extra of `negotiate` (`int[]`): the agent's major versions, highest first.
 pub const EXTRA_CONSUMER_VERSIONS: &str = "consumer_versions";
-/// Extra of `negotiate` (`String`): the consumer's optional capabilities, a JSON array.
+/// Extra of `negotiate` (`String`): the agent's optional capabilities, a JSON array.
 pub const EXTRA_CONSUMER_CAPABILITIES: &str = "consumer_capabilities";
 
 /// Reply key (`Int`): always [`PROTOCOL_VERSION`].
 pub const KEY_PROTOCOL_VERSION: &str = "protocol_version";
 /// Reply key (`String`): the request id, echoed.
 pub const KEY_REQUEST_ID: &str = "request_id";
-/// Reply key (`Boolean`): whether the consumer may retry as is.
+/// Reply key (`Boolean`): whether the agent may retry as is.
 pub const KEY_RETRYABLE: &str = "retryable";
 /// Reply key (`Long`): how long to wait before retrying a `RATE_LIMITED` call.
 pub const KEY_RETRY_AFTER_MS: &str = "retry_after_ms";
 /// Reply key (`PendingIntent`) of `AUTH_REQUIRED`: the provider's own screen where the user
-/// answers this call's request; the consumer launches it and then resumes the call.
+/// answers this call's request; the agent launches it and then resumes the call.
 pub const KEY_RESOLUTION: &str = "resolution";
 /// Reply key (`String`) of `AUTH_REQUIRED`: the single-use token the resumed call sends back as
 /// the extra of the same name ([`EXTRA_RESUME_TOKEN`]).
@@ -76,7 +76,7 @@ pub enum Code {
     InvalidRequest,
     /// Too many calls (retryable).
     RateLimited,
-    /// The consumer's deadline passed.
+    /// The agent's deadline passed.
     DeadlineExceeded,
     /// The result does not fit inline and no other transport was negotiated.
     ResultTooLarge,
@@ -130,7 +130,7 @@ impl Code {
         Code::ALL.into_iter().find(|code| code.as_str() == text)
     }
 
-    /// Whether the spec lets a consumer retry a call that got this code unchanged.
+    /// Whether the spec lets an agent retry a call that got this code unchanged.
     pub const fn retryable(self) -> bool {
         matches!(
             self,
