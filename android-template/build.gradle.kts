@@ -25,7 +25,7 @@ android {
         consumerProguardFiles("consumer-rules.pro")
         // The provider's android:permission: none by default (the SDK's own authorization decides
         // who may call); `cetp.requireAccessToolsPermission=true` in gradle.properties requires
-        // com.clawseed.permission.ACCESS_TOOLS, for ecosystems whose consumer defines it.
+        // com.clawseed.permission.ACCESS_TOOLS, for ecosystems whose agent defines it.
         val requireAccessTools =
             providers.gradleProperty("cetp.requireAccessToolsPermission").orNull == "true"
         manifestPlaceholders["cetpProviderPermission"] =

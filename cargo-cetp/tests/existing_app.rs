@@ -322,7 +322,7 @@ fn init_adds_the_provider_to_an_existing_project() {
         "{checked}"
     );
     assert!(
-        checked.contains("authority consumers call: com.example.readinglist.tools"),
+        checked.contains("authority agents call: com.example.readinglist.tools"),
         "{checked}"
     );
     assert!(checked.contains("0 error(s), 0 warning(s)"), "{checked}");

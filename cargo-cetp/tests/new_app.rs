@@ -239,7 +239,7 @@ fn a_new_app_tests_checks_serves_mcp_and_runs_on_the_jvm() {
         "{checked}"
     );
     assert!(checked.contains("CETP v1 conformance: ok"), "{checked}");
-    assert!(checked.contains("authority consumers call: com.example.recipes.tools"));
+    assert!(checked.contains("authority agents call: com.example.recipes.tools"));
     assert!(checked.contains("0 error(s), 0 warning(s)"), "{checked}");
 
     // An approved agent (the default caller, full access).

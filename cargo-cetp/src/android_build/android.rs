@@ -150,7 +150,7 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
         .or_else(|| app.metadata("authority").map(str::to_owned));
     let package = module.package(app);
     match &authority {
-        Some(authority) => notes.push(format!("authority consumers call: {authority}")),
+        Some(authority) => notes.push(format!("authority agents call: {authority}")),
         None => out.push(Finding::warning(
             format!("{gradle} sets no `cetpAuthority`: the template's provider has no authority"),
             format!(

@@ -1180,8 +1180,8 @@ impl Authorizer {
         self.pending_in(uid, None)
     }
 
-    /// [`pending_from`](Self::pending_from) with the scopes described in the language `locale`
-    /// (a BCP 47 tag), as the screens show them.
+    /// The pending requests of `uid` (all of them for `None`), with the scopes described in the
+    /// language `locale` (a BCP 47 tag), as the screens show them.
     pub fn pending_in(&self, uid: Option<u32>, locale: Option<&str>) -> Vec<PendingRequest> {
         let now = self.clock.now_ms();
         let data = self.bound_store().map(|s| s.snapshot());

@@ -31,8 +31,8 @@ use crate::caller::Caller;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PendingRequest {
-    /// Opaque id to pass to [`Authorizer::approve`](crate::auth::Authorizer::approve) or
-    /// [`Authorizer::deny_from`](crate::auth::Authorizer::deny_from). Unique across process restarts.
+    /// Opaque id the consent screens answer with (`approve` or `deny` in the admin JSON). Unique
+    /// across process restarts.
     pub id: String,
     /// The calling UID, if known.
     pub uid: Option<u32>,

@@ -5,7 +5,7 @@ import android.content.Intent;
 import android.os.IBinder;
 
 /**
- * The component consumers discover: an exported Service with the intent-filter action {@code
+ * The component agents discover: an exported Service with the intent-filter action {@code
  * com.clawseed.action.TOOL_PROVIDER} and the meta-data naming the provider authority and the
  * protocol version. It is never bound; all traffic goes through {@link CetpToolProvider}.
  */

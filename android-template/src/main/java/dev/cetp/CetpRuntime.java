@@ -199,7 +199,7 @@ final class CetpRuntime {
       loads.incrementAndGet();
       loader.load(name);
     } catch (UnsatisfiedLinkError | SecurityException e) {
-      // The details (paths, linker messages) go to logcat, not to the consumer.
+      // The details (paths, linker messages) go to logcat, not to the agent.
       Log.e(TAG, "CETP: System.loadLibrary(\"" + name + "\") failed", e);
       return "its native library lib"
           + name
@@ -408,7 +408,7 @@ final class CetpRuntime {
   // ------------------------------------------------------------------------------------------
   // What a host answers when the library cannot: the one place these replies are made.
 
-  /** What the consumer reads when the library cannot answer: {@code reason} and whose fault. */
+  /** What the agent reads when the library cannot answer: {@code reason} and whose fault. */
   private static String message(String reason) {
     return "the tool provider in this app is unavailable: "
         + reason

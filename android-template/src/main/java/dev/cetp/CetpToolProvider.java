@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * signing-certificate digests ({@link CallerIdentity}, cached per UID), reads the three CETP
  * string extras and hands everything to Rust in one JNI call; {@code list_tools} and {@code
  * get_provider_info} are answered from the kept reply while they are the same for every caller.
- * Whatever goes wrong, the consumer gets a well-formed CETP error Bundle, never an exception or
+ * Whatever goes wrong, the agent gets a well-formed CETP error Bundle, never an exception or
  * null.
  *
  * <p>A call that names its protocol ({@code protocol_version}) or negotiates CETP v2 takes
@@ -44,7 +44,7 @@ public class CetpToolProvider extends ContentProvider {
       "CETP: a call's extras could not be read (unknown Parcelable or bad data); its CETP keys"
           + " are treated as absent (logged once)";
 
-  /** The most extras a typed call passes on; a consumer sends a handful. */
+  /** The most extras a typed call passes on; an agent sends a handful. */
   private static final int MAX_TYPED_EXTRAS = 32;
 
   private final AtomicBoolean modeLogged = new AtomicBoolean();
@@ -131,7 +131,7 @@ public class CetpToolProvider extends ContentProvider {
    * Logs which permission mode the manifest chose (see the README, "The ACCESS_TOOLS
    * permission"), once, on the first call. When the provider requires {@code
    * com.clawseed.permission.ACCESS_TOOLS}, which the template does not declare, warns if no
-   * installed app declares it: no consumer can hold it then, and the platform refuses them all.
+   * installed app declares it: no agent can hold it then, and the platform refuses them all.
    */
   private void logPermissionMode(Context context) {
     String required = getReadPermission();
@@ -149,7 +149,7 @@ public class CetpToolProvider extends ContentProvider {
           CetpRuntime.TAG,
           "No installed app defines "
               + Wire.ACCESS_PERMISSION
-              + ": consumers cannot reach this provider until one does (normally the consumer"
+              + ": agents cannot reach this provider until one does (normally the agent"
               + " app defines it).");
     } catch (RuntimeException e) {
       // Diagnostics only.

@@ -19,7 +19,7 @@ public final class Wire {
   public static final String EXTRA_TOOL_NAME = "tool_name";
   /** Extras key holding the JSON text of the arguments. */
   public static final String EXTRA_ARGS = "args";
-  /** Extras key holding the consumer's optional request id. */
+  /** Extras key holding the agent's optional request id. */
   public static final String EXTRA_REQUEST_ID = "request_id";
 
   /** Response key: {@code success} or {@code error}. */
@@ -75,7 +75,7 @@ public final class Wire {
   /** Appended to the application id: the list of apps with access (the app's own entry). */
   public static final String MANAGE_ACTION_SUFFIX = ".CETP_MANAGE_GRANTS";
 
-  /** Intent action consumers scan for. */
+  /** Intent action agents scan for. */
   public static final String DISCOVERY_ACTION = "com.clawseed.action.TOOL_PROVIDER";
   /** Service meta-data key carrying the provider authority. */
   public static final String META_AUTHORITY = "com.clawseed.tools.authority";

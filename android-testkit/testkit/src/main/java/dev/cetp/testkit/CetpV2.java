@@ -3,7 +3,7 @@ package dev.cetp.testkit;
 import dev.cetp.testkit.internal.Wire;
 
 /**
- * The words of CETP v2 as a consumer spells them: methods, request extras, reply keys, error
+ * The words of CETP v2 as an agent spells them: methods, request extras, reply keys, error
  * codes and the manifest's meta-data, from the v2 specification. The SDK spells them once in
  * Rust ({@code cetp_provider::host::cetp_v2::words} and {@code cetp_provider::wire}) and once in
  * Java, the Android template's {@code dev.cetp.Wire}. The words that class has (those v2 shares
@@ -50,13 +50,13 @@ public final class CetpV2 {
   public static final String EXTRA_SESSION_TOKEN = "session_token";
   /** Extra ({@code String}): a UUID naming one logical call and its retries. */
   public static final String EXTRA_REQUEST_ID = Wire.EXTRA_REQUEST_ID;
-  /** Extra ({@code long}): when the consumer stops waiting, Unix epoch milliseconds. */
+  /** Extra ({@code long}): when the agent stops waiting, Unix epoch milliseconds. */
   public static final String EXTRA_DEADLINE_AT_MS = "deadline_at_ms";
   /** Extra ({@code String}): the token of a refused call, sent again with the retry. */
   public static final String EXTRA_RESUME_TOKEN = "resume_token";
-  /** Extra of {@code negotiate} ({@code int[]}): the consumer's versions, highest first. */
+  /** Extra of {@code negotiate} ({@code int[]}): the agent's versions, highest first. */
   public static final String EXTRA_CONSUMER_VERSIONS = "consumer_versions";
-  /** Extra of {@code negotiate} ({@code String}): the consumer's optional capabilities, JSON. */
+  /** Extra of {@code negotiate} ({@code String}): the agent's optional capabilities, JSON. */
   public static final String EXTRA_CONSUMER_CAPABILITIES = "consumer_capabilities";
   /** Extra of {@code execute_tool} ({@code String}): the tool's name. */
   public static final String EXTRA_TOOL_NAME = Wire.EXTRA_TOOL_NAME;
@@ -77,7 +77,7 @@ public final class CetpV2 {
   public static final String KEY_PROTOCOL_VERSION = Wire.EXTRA_PROTOCOL_VERSION;
   /** Reply key ({@code String}): the request id, echoed. */
   public static final String KEY_REQUEST_ID = Wire.EXTRA_REQUEST_ID;
-  /** Reply key ({@code boolean}): whether the consumer may retry the call unchanged. */
+  /** Reply key ({@code boolean}): whether the agent may retry the call unchanged. */
   public static final String KEY_RETRYABLE = "retryable";
   /** Reply key ({@code long}): how long to wait before a retry. */
   public static final String KEY_RETRY_AFTER_MS = "retry_after_ms";

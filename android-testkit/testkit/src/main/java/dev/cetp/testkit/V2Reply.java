@@ -13,11 +13,11 @@ import org.json.JSONObject;
 import org.json.JSONTokener;
 
 /**
- * What one CETP v2 call answered, read as a v2 consumer reads it: the reply Bundle after a
+ * What one CETP v2 call answered, read as a v2 agent reads it: the reply Bundle after a
  * {@code Parcel} round trip, each key with the type the specification gives it ({@link
  * #protocolVersion()} an {@code int}, {@link #retryable()} a {@code boolean}, {@link
  * #retryAfterMs()} a {@code long}, {@link #resolution()} a {@code PendingIntent}, the others
- * Strings). A key holding another type fails the getter, where a real consumer would silently
+ * Strings). A key holding another type fails the getter, where a real agent would silently
  * read null. The reply remembers the request it answers ({@link #request()}), so that a refused
  * call can be resumed ({@link V2Session#resume(V2Reply)}).
  *
@@ -49,7 +49,7 @@ public final class V2Reply {
    * @param request the extras sent (null: none)
    * @param reply the reply Bundle
    * @return the reply
-   * @throws AssertionError when {@code reply} is null (a consumer's "Provider call failed")
+   * @throws AssertionError when {@code reply} is null (an agent's "Provider call failed")
    */
   public static V2Reply of(String method, Bundle request, Bundle reply) {
     return new V2Reply(method, request, reply == null ? null : CetpTransport.roundTrip(reply));

@@ -255,7 +255,7 @@ public final class V2Session {
   /**
    * Everything the newest client would drop, discard or refuse in this app's v2 answers, and the
    * specification's rules it does not check itself: the manifest (the {@code versions} string
-   * with 2, {@code version} 1 kept for v1 consumers), {@code list_tools} (a revision; every tool
+   * with 2, {@code version} 1 kept for v1 agents), {@code list_tools} (a revision; every tool
    * kept: name, {@code input_schema}, all seven annotations with known values, {@code always}
    * for high risk; at least one tool), {@code get_provider_info} (the session's provider id;
    * every scope with a name, known {@code access} and {@code sensitivity}), every scope a tool

@@ -14,7 +14,7 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * {@code list_tools} read the way a CETP v1 consumer written before any additive field reads it
+ * {@code list_tools} read the way a CETP v1 agent written before any additive field reads it
  * (the ClawSeed Kotlin client's shape): {@code data} parsed as an object, {@code tools} as an
  * array, and of each entry only {@code name}, {@code description} and {@code parameters}, with
  * {@code parameters} taken as an object (missing: {@code {}}), every other field ignored. An
@@ -24,14 +24,14 @@ import org.json.JSONObject;
 public final class V1ClientRules {
   /** The three fields CETP v1 defines for a tool. */
   public static final Set<String> V1_FIELDS = Set.of("name", "description", "parameters");
-  /** The fields the SDK adds, which a v1 consumer must be able to ignore. */
+  /** The fields the SDK adds, which a v1 agent must be able to ignore. */
   public static final Set<String> ADDITIVE_FIELDS = Set.of("title", "annotations", "output_schema");
 
   private static final Pattern LLM_FUNCTION_NAME = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
 
   private V1ClientRules() {}
 
-  /** One tool as the consumer keeps it. */
+  /** One tool as the agent keeps it. */
   public static final class Tool {
     /** The tool's name. */
     public final String name;
@@ -47,7 +47,7 @@ public final class V1ClientRules {
     }
   }
 
-  /** The tools a lenient v1 consumer keeps from a {@code list_tools} {@code data} text. */
+  /** The tools a lenient v1 agent keeps from a {@code list_tools} {@code data} text. */
   public static List<Tool> parse(String data) throws JSONException {
     List<Tool> tools = new ArrayList<>();
     JSONArray array = new JSONObject(data).optJSONArray("tools");

@@ -64,7 +64,7 @@ public final class V2ClientRules {
    *
    * @param data the reply's data
    * @param packageName the provider app's package
-   * @param asked the capabilities the consumer asked for
+   * @param asked the capabilities the agent asked for
    * @return the problems (empty: the client accepts the session)
    */
   public static List<String> negotiateProblems(

@@ -43,7 +43,7 @@ import org.robolectric.shadows.ShadowLog;
 /**
  * The notes sample (SDK: Android template + Rust library of the host bundle) against {@link
  * HandWrittenNotesProvider}, side by side in this one JVM, through {@code ContentResolver.call}
- * as a consumer makes it. Every case is timed in batches, interleaved round by round (SDK and
+ * as an agent makes it. Every case is timed in batches, interleaved round by round (SDK and
  * hand-written alternate which goes first), after a warm-up; the report gives the median time
  * per call, the spread (25th to 75th percentile of the batches) and the ratio of the medians.
  *

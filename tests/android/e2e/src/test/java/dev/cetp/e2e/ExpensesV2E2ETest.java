@@ -5,10 +5,10 @@ import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
 
-/** {@link V2ConsumerSuite} against the expenses sample ({@code spending_by_category}). Runs in {@code bundle-expenses}. */
+/** {@link V2AgentSuite} against the expenses sample ({@code spending_by_category}). Runs in {@code bundle-expenses}. */
 @RunWith(RobolectricTestRunner.class)
 @Category(ExpensesBundle.class)
-public class ExpensesV2E2ETest extends V2ConsumerSuite {
+public class ExpensesV2E2ETest extends V2AgentSuite {
   @Override
   protected String packageName() {
     return "dev.cetp.samples.expenses";

@@ -379,7 +379,7 @@ public class FixtureProviderE2ETest {
           agent.call(form, "boom", "{\"message\":\"kaboom\"}", "req-9");
       assertError(r, "INTERNAL_ERROR", "boom");
       assertTrue(r.errorMessage(), r.errorMessage().contains("req-9"));
-      assertFalse("panic text leaks to the consumer: " + r, r.errorMessage().contains("kaboom"));
+      assertFalse("panic text leaks to the agent: " + r, r.errorMessage().contains("kaboom"));
     }
     assertEquals("still here", echo("still here").getString("text"));
   }

@@ -128,8 +128,8 @@ public class ManifestInstallerTest {
 
   @Test
   public void installMakesComponentsResolvable() throws Exception {
-    CetpTransport consumer = new CetpTransport();
-    assertTrue("nothing installed yet", consumer.discover().isEmpty());
+    CetpTransport transport = new CetpTransport();
+    assertTrue("nothing installed yet", transport.discover().isEmpty());
 
     ManifestInstaller.install(fixtureManifest);
 
@@ -140,7 +140,7 @@ public class ManifestInstallerTest {
     assertEquals(FIXTURE_PKG + ".FixtureDiscoveryService", services.get(0).serviceInfo.name);
     assertEquals(1, services.get(0).serviceInfo.metaData.getInt("com.clawseed.tools.version"));
 
-    List<CetpTransport.Discovered> found = consumer.discover();
+    List<CetpTransport.Discovered> found = transport.discover();
     assertEquals(1, found.size());
     assertEquals("dev.cetp.fixture.tools", found.get(0).authority);
 

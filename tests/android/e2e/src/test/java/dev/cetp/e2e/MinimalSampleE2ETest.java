@@ -158,10 +158,10 @@ public class MinimalSampleE2ETest extends SampleSuite {
 
   @Test
   public void discoveryAnswersCallersWithoutPackagesOrApproval() {
-    CetpTransport consumer = new CetpTransport();
+    CetpTransport transport = new CetpTransport();
     Callers.setCallingUid(10_999); // no package under this UID
-    assertTrue(consumer.listTools(AUTHORITY).isSuccess());
-    assertTrue(consumer.getProviderInfo(AUTHORITY).isSuccess());
+    assertTrue(transport.listTools(AUTHORITY).isSuccess());
+    assertTrue(transport.getProviderInfo(AUTHORITY).isSuccess());
   }
 
   // ----------------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
 
-/** {@link V2ConsumerSuite} against the minimal sample ({@code greet}). Runs in {@code bundle-minimal}. */
+/** {@link V2AgentSuite} against the minimal sample ({@code greet}). Runs in {@code bundle-minimal}. */
 @RunWith(RobolectricTestRunner.class)
 @Category(MinimalBundle.class)
-public class MinimalV2E2ETest extends V2ConsumerSuite {
+public class MinimalV2E2ETest extends V2AgentSuite {
   @Override
   protected String packageName() {
     return "dev.cetp.samples.minimal";

@@ -49,8 +49,8 @@ import org.robolectric.RobolectricTestRunner;
 import org.robolectric.RuntimeEnvironment;
 
 /**
- * {@code cargo xtask demo}: the notes sample as agent apps meet it (CETP v1 consumers, a CETP
- * v2 consumer, then the Apex agent through its plugin Service), told step by step. It is
+ * {@code cargo xtask demo}: the notes sample as agent apps meet it (CETP v1 agents, a CETP
+ * v2 agent, then the Apex agent through its plugin Service), told step by step. It is
  * a test (every step is asserted, so the story cannot silently go wrong) in a category of its own
  * that only the {@code demo-notes} execution runs; the story goes to {@code -Dcetp.demo.out}.
  */
@@ -228,7 +228,7 @@ public class NotesDemo {
   }
 
   /**
-   * Act two: a consumer that speaks CETP v2, as ClawSeed's newest client does: the versions
+   * Act two: an agent that speaks CETP v2, as ClawSeed's newest client does: the versions
    * meta-data, {@code negotiate}, the annotated tool list, and approval through the {@code
    * resolution} PendingIntent and a single-use {@code resume_token}.
    */
@@ -353,7 +353,7 @@ public class NotesDemo {
     assertEquals(null, answer.errorCode());
     JSONArray hits = new JSONArray(answer.text());
     say("   %s", cut(answer.text(), 92));
-    say("   (%d hits, the same JSON a CETP consumer gets as `data`)", hits.length());
+    say("   (%d hits, the same JSON a CETP agent gets as `data`)", hits.length());
     say("");
     say("16. A mistake, as Apex's model reads it:");
     ToolReply invalid = plugin.call(id, tooMany);

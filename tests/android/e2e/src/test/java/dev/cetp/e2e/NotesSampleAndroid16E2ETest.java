@@ -11,7 +11,7 @@ import org.robolectric.annotation.Config;
 
 /**
  * Every test of {@link NotesSampleE2ETest} on Android 16 (SDK 36), the API level apps target on
- * Google Play: the framework the template's Java, the notes sample's provider and the consumer
+ * Google Play: the framework the template's Java, the notes sample's provider and the agent
  * meet there. Runs in {@code bundle-notes-android16}.
  */
 @RunWith(RobolectricTestRunner.class)

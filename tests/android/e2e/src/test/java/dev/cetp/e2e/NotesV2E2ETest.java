@@ -5,10 +5,10 @@ import org.junit.experimental.categories.Category;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
 
-/** {@link V2ConsumerSuite} against the notes sample ({@code get_note}). Runs in {@code bundle-notes}. */
+/** {@link V2AgentSuite} against the notes sample ({@code get_note}). Runs in {@code bundle-notes}. */
 @RunWith(RobolectricTestRunner.class)
 @Category(NotesBundle.class)
-public class NotesV2E2ETest extends V2ConsumerSuite {
+public class NotesV2E2ETest extends V2AgentSuite {
   @Override
   protected String packageName() {
     return "dev.cetp.samples.notes";

@@ -58,11 +58,11 @@ public abstract class SampleSuite {
 
   /**
    * The SDK's additive tool fields ({@code title}, {@code annotations}, {@code output_schema}) do
-   * not cost a CETP v1 consumer anything: read leniently, the answer still yields every tool,
+   * not cost a CETP v1 agent anything: read leniently, the answer still yields every tool,
    * named, described and with an object schema, under a function name an LLM API accepts.
    */
   @Test
-  public void aLenientV1ConsumerStillSeesEveryTool() throws Exception {
+  public void aLenientV1AgentStillSeesEveryTool() throws Exception {
     ToolReply r = agent.listTools();
     assertTrue(r.toString(), r.isSuccess());
     JSONArray entries = r.tools();

@@ -113,7 +113,7 @@ public class StartupTest {
     HostBundle.current().install().startProviders();
     int starts = RuntimeProbe.starts();
     int loads = RuntimeProbe.loads();
-    CetpTransport consumer = new CetpTransport();
+    CetpTransport transport = new CetpTransport();
     int threads = 16;
     CyclicBarrier together = new CyclicBarrier(threads);
     pool = Executors.newFixedThreadPool(threads);
@@ -124,8 +124,8 @@ public class StartupTest {
           () -> {
             together.await();
             return list
-                ? consumer.listTools(FixtureProviderE2ETest.AUTHORITY)
-                : consumer.executeTool(
+                ? transport.listTools(FixtureProviderE2ETest.AUTHORITY)
+                : transport.executeTool(
                     FixtureProviderE2ETest.AUTHORITY, "echo", "{\"text\":\"first\"}", null);
           };
       answers.add(pool.submit(first));

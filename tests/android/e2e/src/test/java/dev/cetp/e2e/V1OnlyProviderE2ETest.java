@@ -22,7 +22,7 @@ import org.robolectric.RobolectricTestRunner;
 /**
  * An app built with CETP v2 turned off ({@code tests/v1-only-provider}, whose {@code
  * gradle.properties} says {@code cetp.v2=false}): its manifest advertises no 2, so ClawSeed's
- * newest client speaks v1 to it, and whatever a v2 consumer sends is answered in CETP v1.
+ * newest client speaks v1 to it, and whatever a v2 agent sends is answered in CETP v1.
  */
 @RunWith(RobolectricTestRunner.class)
 @Category(V1OnlyProviderBundle.class)

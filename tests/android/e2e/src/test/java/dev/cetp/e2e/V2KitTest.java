@@ -24,7 +24,7 @@ import org.robolectric.RobolectricTestRunner;
 import org.robolectric.RuntimeEnvironment;
 
 /**
- * The kit's CETP v2 consumer on its own (no bundle): how it reads a reply's typed keys after a
+ * The kit's CETP v2 agent on its own (no bundle): how it reads a reply's typed keys after a
  * Parcel round trip and what its assertions demand, and the acceptance rules of ClawSeed's newest
  * client on hand-written answers.
  */

@@ -27,18 +27,18 @@ import org.junit.Rule;
 import org.junit.Test;
 
 /**
- * A CETP v2 consumer against a sample, written with the kit's public API alone, as ClawSeed's
+ * A CETP v2 agent against a sample, written with the kit's public API alone, as ClawSeed's
  * newest client reads the app: the manifest, {@code negotiate}, the session token's life, the
  * common fields' errors in the specification's order, {@code list_tools}, {@code
  * get_provider_info}, {@code execute_tool} with the approval through the {@code resolution}
- * PendingIntent and the {@code resume_token}, and a CETP v1 consumer of the same app still
+ * PendingIntent and the {@code resume_token}, and a CETP v1 agent of the same app still
  * answered in v1. Each sample's class names its package, one tool, arguments for it and
  * arguments it refuses.
  *
  * <p>Surefire does not pick this class up itself (abstract, and its name does not match the
  * default includes); the concrete classes carry the bundle's {@code @Category}.
  */
-public abstract class V2ConsumerSuite {
+public abstract class V2AgentSuite {
   @Rule public final CetpTestRule cetp = new CetpTestRule();
 
   /** @return the sample's package */
@@ -75,7 +75,7 @@ public abstract class V2ConsumerSuite {
   public void theDiscoveryServiceAdvertisesBothVersionsAsAString() {
     Bundle meta = cetp.discoveryMetaData();
     assertEquals("1,2", meta.getString(CetpV2.META_VERSIONS));
-    assertEquals("v1 consumers read the integer", 1, meta.getInt(CetpV2.META_VERSION, -1));
+    assertEquals("v1 agents read the integer", 1, meta.getInt(CetpV2.META_VERSION, -1));
     assertEquals(List.of(1, 2), cetp.advertisedVersions());
     ProviderInfo provider =
         cetp.context()
@@ -399,9 +399,9 @@ public abstract class V2ConsumerSuite {
   // ----------------------------------------------------------------------------------------
   // CETP v1 beside it
 
-  /** What a v1 consumer sends (no {@code protocol_version}, or not the Integer 2) stays v1. */
+  /** What a v1 agent sends (no {@code protocol_version}, or not the Integer 2) stays v1. */
   @Test
-  public void aV1ConsumerOfTheSameAppIsAnsweredInV1() throws Exception {
+  public void aV1AgentOfTheSameAppIsAnsweredInV1() throws Exception {
     Agent agent = cetp.agent("com.example.agent");
     V2Reply list = agent.send(CetpV2.METHOD_LIST_TOOLS, new Bundle());
     assertTrue(list.toString(), list.isV1() && list.isSuccess());
