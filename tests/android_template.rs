@@ -336,19 +336,7 @@ fn the_template_spells_admin_json_keys_only_in_wire_java() {
     );
     let vocabulary = admin_vocabulary();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../android-template/src/main/java");
-    let mut files = Vec::new();
-    let mut dirs = vec![dir];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "java") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = java::java_files(&dir);
     assert!(files.iter().any(|f| f.ends_with("dev/cetp/CetpAdmin.java")));
     let mut problems = Vec::new();
     let mut readers = Vec::new();

@@ -187,20 +187,7 @@ fn the_kits_public_constants_from_wire_mean_the_sdks_words() {
 
 /// Every Java source of the kit (the public API and `internal`), sorted.
 fn kit_sources() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![kit_root()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "java") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    java::java_files(&kit_root())
 }
 
 /// A word of `Wire.java` that the kit spells itself instead of taking it from `Wire`, or `None`.

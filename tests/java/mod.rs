@@ -1,6 +1,26 @@
 //! The constants of the SDK's Java sources, for the tests that prove them equal to Rust.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Every `.java` file under `root`, recursively, sorted.
+pub fn java_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "java") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
 
 /// A `static final` field declared on one line of Java source (`[public|private|protected]
 /// static final Type NAME = initializer;`).
