@@ -82,7 +82,7 @@ public class ConsentDialogAttackTest {
   private Agent agent;
   private Agent twin;
   /** Hostile and unattributed launches, which the kit does not make: closed after each test. */
-  private final List<ConsentScreens> screens = new ArrayList<>();
+  private final ConsentScreensOpened screens = new ConsentScreensOpened();
 
   @Before
   public void setUp() throws IOException {
@@ -94,9 +94,7 @@ public class ConsentDialogAttackTest {
 
   @After
   public void tearDown() {
-    for (ConsentScreens screen : screens) {
-      screen.close();
-    }
+    screens.closeAll();
   }
 
   private static ToolReply ask(Agent caller) {
@@ -105,14 +103,7 @@ public class ConsentDialogAttackTest {
 
   /** {@code caller} asks, is refused, and opens the dialog it is sent to. */
   private static ConsentDialog asks(Agent caller) {
-    ToolReply refused = ask(caller);
-    assertEquals("AUTH_REQUIRED", refused.errorCode());
-    return caller.openConsentDialog(refused);
-  }
-
-  private ConsentScreens keep(ConsentScreens screen) {
-    screens.add(screen);
-    return screen;
+    return ConsentScreensOpened.asks(caller, "count_entries");
   }
 
   private static boolean checked(ConsentScreens screen, String tag) {
@@ -156,7 +147,7 @@ public class ConsentDialogAttackTest {
   public void allowIsEnabledOnlyAfterTheDelay() {
     assertEquals("AUTH_REQUIRED", ask(agent).errorCode());
     // Opened without the pause a reading user makes (the kit's dialog waits for the delay).
-    ConsentScreens screen = keep(ConsentScreens.launchWithoutWaiting(new Intent(AUTHORIZE)));
+    ConsentScreens screen = screens.keep(ConsentScreens.launchWithoutWaiting(new Intent(AUTHORIZE)));
     assertFalse(screen.find("cetp:allow").isEnabled());
     screen.touch("cetp:allow", 0);
     assertEquals("a tap the moment the dialog appears", 0, ConsentAdmin.grants().length());
@@ -248,7 +239,7 @@ public class ConsentDialogAttackTest {
     // whatever else waits.
     Agent quiet = cetp.agent("com.example.bystander", "Bystander", 10_800, new byte[] {1});
     ConsentScreens bystander =
-        keep(ConsentScreens.launchFrom(quiet.packageName(), new Intent(AUTHORIZE)));
+        screens.keep(ConsentScreens.launchFrom(quiet.packageName(), new Intent(AUTHORIZE)));
     assertTrue(bystander.text(), bystander.texts().contains("No app is waiting for your approval right now."));
     assertNull(bystander.find("cetp:allow"));
   }
@@ -262,7 +253,7 @@ public class ConsentDialogAttackTest {
   public void anUnattributedLaunchListsEveryPendingRequest() throws Exception {
     assertEquals("AUTH_REQUIRED", ask(twin).errorCode());
     assertEquals("AUTH_REQUIRED", ask(agent).errorCode());
-    ConsentScreens screen = keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
+    ConsentScreens screen = screens.keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
     List<String> texts = screen.texts();
     assertEquals(screen.text(), "2 apps want to read from Diary", texts.get(0));
     assertNull("no request chosen for the user", screen.find("cetp:allow"));
@@ -313,7 +304,7 @@ public class ConsentDialogAttackTest {
 
     // The user taps the notification: the app's own PendingIntent starts the dialog.
     ConsentScreens screen =
-        keep(ConsentScreens.launchExplicit(shadowOf(apex.contentIntent).getSavedIntent()));
+        screens.keep(ConsentScreens.launchExplicit(shadowOf(apex.contentIntent).getSavedIntent()));
     assertEquals(screen.text(), "Allow Apex to read your diary entries from Diary?", screen.texts().get(0));
     assertEquals(screen.text(), APEX, screen.texts().get(1));
     assertFalse(screen.text(), screen.text().contains(LOOK_ALIKE));
@@ -336,12 +327,12 @@ public class ConsentDialogAttackTest {
             .putExtra("id", agentRequest)
             .putExtra("uid", AGENT_UID);
     // The look-alike opens it: its own request, whatever the extras say.
-    ConsentScreens twinScreen = keep(ConsentScreens.launchFrom(TWIN, crafted));
+    ConsentScreens twinScreen = screens.keep(ConsentScreens.launchFrom(TWIN, crafted));
     assertEquals(twinScreen.text(), TWIN, twinScreen.texts().get(1));
     assertFalse(twinScreen.text(), twinScreen.texts().contains(AGENT));
     // Explicitly naming the exported Activity, unattributed: the list, not the agent's dialog.
     ConsentScreens unattributed =
-        keep(
+        screens.keep(
             ConsentScreens.launchUnattributed(
                 new Intent(crafted).setClassName(PACKAGE, ConsentScreens.ACTIVITY)));
     assertNull(unattributed.text(), unattributed.find("cetp:allow"));

@@ -58,7 +58,7 @@ public class ConsentDialogThreadingTest {
   private Agent other;
   private AdminBridgeSpy spy;
   /** The request list, opened unattributed (the kit does not): closed after each test. */
-  private final List<ConsentScreens> screens = new ArrayList<>();
+  private final ConsentScreensOpened screens = new ConsentScreensOpened();
 
   @Before
   public void setUp() throws Exception {
@@ -74,9 +74,7 @@ public class ConsentDialogThreadingTest {
   public void tearDown() throws Exception {
     StrictMode.setThreadPolicy(StrictMode.ThreadPolicy.LAX);
     spy.close();
-    for (ConsentScreens screen : screens) {
-      screen.close();
-    }
+    screens.closeAll();
   }
 
   private static ToolReply ask(Agent caller) {
@@ -85,14 +83,7 @@ public class ConsentDialogThreadingTest {
 
   /** {@code caller} asks, is refused, and opens the dialog it is sent to. */
   private static ConsentDialog asks(Agent caller) {
-    ToolReply refused = ask(caller);
-    assertEquals("AUTH_REQUIRED", refused.errorCode());
-    return caller.openConsentDialog(refused);
-  }
-
-  private ConsentScreens keep(ConsentScreens screen) {
-    screens.add(screen);
-    return screen;
+    return ConsentScreensOpened.asks(caller, "count_entries");
   }
 
   /**
@@ -113,7 +104,7 @@ public class ConsentDialogThreadingTest {
     consent.allow();
     assertTrue(consent.isFinishing());
     // Opened unattributed: the list, then the other app's dialog: deny.
-    ConsentScreens list = keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
+    ConsentScreens list = screens.keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
     list.tap("cetp:review:0").tap("cetp:deny");
     assertTrue(list.isFinishing());
     // Apps with access: remove the agent's access, let the other app ask again.

@@ -80,7 +80,7 @@ public class ConsentScreensTest {
   private Agent agent;
   private Agent other;
   /** What the kit's API does not open (the request list): closed after each test. */
-  private final List<ConsentScreens> screens = new ArrayList<>();
+  private final ConsentScreensOpened screens = new ConsentScreensOpened();
   private TimeZone zone;
   private Locale locale;
 
@@ -100,9 +100,7 @@ public class ConsentScreensTest {
 
   @After
   public void tearDown() {
-    for (ConsentScreens screen : screens) {
-      screen.close();
-    }
+    screens.closeAll();
     TimeZone.setDefault(zone);
     Locale.setDefault(locale);
   }
@@ -119,9 +117,7 @@ public class ConsentScreensTest {
 
   /** {@code caller} asks for {@code tool}, is refused, and opens the dialog it is sent to. */
   private static ConsentDialog asks(Agent caller, String tool) {
-    ToolReply refused = call(caller, tool);
-    assertEquals("AUTH_REQUIRED", refused.errorCode());
-    return caller.openConsentDialog(refused);
+    return ConsentScreensOpened.asks(caller, tool);
   }
 
   /** The agent asks for the diary and opens the dialog, as it would with startActivityForResult. */
@@ -275,9 +271,7 @@ public class ConsentScreensTest {
     setClock(START_MS + 3 * MINUTE_MS);
     assertEquals("AUTH_REQUIRED", call(other, "count_entries").errorCode());
     setClock(START_MS + 5 * MINUTE_MS);
-    ConsentScreens screen = ConsentScreens.launchUnattributed(new Intent(AUTHORIZE));
-    screens.add(screen);
-    return screen;
+    return screens.keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
   }
 
   /**
@@ -641,8 +635,7 @@ public class ConsentScreensTest {
     check(more.activity(), null);
     more.allow(ConsentDialog.Duration.ONE_DAY, Approval.Access.LIMITED);
     assertEquals("AUTH_REQUIRED", call(other, "count_entries").errorCode());
-    ConsentScreens waiting = ConsentScreens.launchUnattributed(new Intent(AUTHORIZE));
-    screens.add(waiting);
+    ConsentScreens waiting = screens.keep(ConsentScreens.launchUnattributed(new Intent(AUTHORIZE)));
     assertTrue(waiting.text(), waiting.find("cetp:request:when") != null);
     assertNoEnglish(waiting.texts());
     check(waiting.activity(), null);
