@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use super::store_lock::StoreLock;
+
 /// A file being written by the store (a temp file, later renamed into place).
 pub trait StoreFile: Send {
     /// Writes all of `bytes` at the current position.
@@ -92,10 +94,13 @@ pub trait StoreFs: Send + Sync {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()>;
 
     /// Locks `path` (created if missing) against other processes for as long as the guard
-    /// lives; fails at once (does not wait) when another process holds it.
+    /// lives; fails at once (does not wait) when another process holds it. The real file
+    /// system's lock is never inherited by a child process (see `store_lock`).
     ///
     /// # Errors
-    /// [`io::ErrorKind::WouldBlock`] when held elsewhere, or what the file system reports.
+    /// [`io::ErrorKind::WouldBlock`] when another process holds it,
+    /// [`io::ErrorKind::ResourceBusy`] when this one does (through another path), or what the
+    /// file system reports.
     fn lock(&self, path: &Path) -> io::Result<LockGuard>;
 
     /// Reads a whole file.
@@ -163,14 +168,7 @@ impl StoreFs for OsFs {
     }
 
     fn lock(&self, path: &Path) -> io::Result<LockGuard> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)?;
-        lock_exclusive(&file)?;
-        Ok(Box::new(file))
+        Ok(Box::new(StoreLock::acquire(path)?))
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
@@ -297,26 +295,6 @@ impl StoreFs for MemFs {
     fn sync_dir(&self, _dir: &Path) -> io::Result<()> {
         Ok(())
     }
-}
-
-/// `flock(LOCK_EX | LOCK_NB)`: advisory, released when the file is closed (also when the
-/// process dies).
-#[cfg(unix)]
-fn lock_exclusive(file: &File) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: `flock` only reads the descriptor, which `file` keeps open for the call.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
-
-/// No advisory lock off Unix; the in-process registry still keeps one store per directory.
-#[cfg(not(unix))]
-fn lock_exclusive(_file: &File) -> io::Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

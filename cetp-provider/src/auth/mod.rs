@@ -225,6 +225,7 @@ mod fs;
 mod pending;
 mod rate;
 mod store;
+mod store_lock;
 #[cfg(test)]
 mod tests;
 pub(crate) mod trace;

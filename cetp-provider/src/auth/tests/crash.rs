@@ -336,6 +336,13 @@ fn store_survives_sigkill_at_any_point() {
                 acked, wait_for,
                 "kill {kill}: paused inside the expected save"
             );
+            // The paused child holds the store: this process cannot open it.
+            let refused = support::builder()
+                .auth(Auth::user_approval().store_dir(dir.path()))
+                .build()
+                .expect_err("the child holds the store")
+                .to_string();
+            assert!(refused.contains("another process holds"), "{refused}");
             paused_kills += 1;
             paused_steps.insert(step);
         }
