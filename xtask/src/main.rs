@@ -11,7 +11,8 @@
 //!   writes `docs/benchmarks.md` (`bench.rs`).
 //! - `lines`: the samples' integration line counts against their budgets (`lines.rs`).
 //! - `schema-report`: the samples' LLM API compatibility tables (`schema_report.rs`).
-//! - `test`: every check the project has, as CI runs it (`test.rs`).
+//! - `test`: every check the project has, as CI runs it (`test.rs`); `test --stress`, the Rust
+//!   suites on a busy machine (`stress.rs`).
 
 mod android_check;
 mod bench;
@@ -20,6 +21,7 @@ mod host_build;
 mod lines;
 mod package;
 mod schema_report;
+mod stress;
 mod test;
 mod util;
 
@@ -55,6 +57,11 @@ Tasks:
   test --random-order[=SEED]
       Only the host bundles and the Maven suite, its classes in a random order (the seed is
       printed; pass it to repeat that order). CI runs it after `test`.
+  test --stress[=ROUNDS]
+      The Rust suites (`cargo test --workspace`, and cetp-provider with the jni feature) on a
+      machine made busy on purpose: one CPU hog per core and four test threads per core, for
+      ROUNDS rounds (3 unless given); fails on the first failing round. Each round's time is
+      printed.
   bench [--quick]
       What a call costs: the notes sample (release build) against a hand-written provider in one
       Robolectric JVM, the criterion benchmark of the Rust half, and each sample's release

@@ -28,9 +28,13 @@
 //! `cargo xtask test --random-order[=SEED]` runs only the host bundles and the Maven suite, its
 //! classes in a random order (the seed is printed; give it to repeat that order). CI runs it
 //! after the full run.
+//!
+//! `cargo xtask test --stress[=ROUNDS]` runs the Rust suites with the cores oversubscribed
+//! (`stress.rs`).
 
 use std::process::Command;
 
+use crate::stress::{self, STRESS};
 use crate::util::{self, workspace_root};
 use crate::{android_check, host_build, schema_report};
 
@@ -53,6 +57,11 @@ const BUNDLES: &[&str] = &[
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    if let [one] = args {
+        if let Some(rounds) = stress::rounds(one) {
+            return stress::run(rounds?);
+        }
+    }
     match args {
         [] => {}
         [one] if one == RANDOM_ORDER => return random_order(None),
@@ -65,7 +74,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         [extra, ..] => {
             return Err(format!(
-                "test takes no arguments but {RANDOM_ORDER}[=SEED] (got `{extra}`)"
+                "test takes no arguments but {RANDOM_ORDER}[=SEED] or {STRESS}[=ROUNDS] (got `{extra}`)"
             ));
         }
     }
