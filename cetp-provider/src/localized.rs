@@ -82,8 +82,12 @@ impl Localized {
             .unwrap_or(&self.default)
     }
 
-    /// The translation a user with `locale` sees, if there is one (not the default text).
+    /// The translation a user with `locale` sees, if there is one (not the default text). A
+    /// tag longer than 128 bytes is no language tag an app's screen sends: it has none.
     pub fn translation(&self, locale: &str) -> Option<&str> {
+        if locale.len() > MAX_LOCALE_LEN {
+            return None;
+        }
         let find = |wanted: &str| {
             self.translations
                 .iter()
@@ -104,6 +108,11 @@ impl Localized {
             .or_else(|| find(language))
     }
 }
+
+/// The longest language tag read, in bytes. A BCP 47 tag is short (`pt-BR`; `zh-Hant-TW`;
+/// with Android's regional preferences `en-US-u-fw-mon-mu-celsius`); a longer one is refused
+/// before it is split into subtags.
+pub(crate) const MAX_LOCALE_LEN: usize = 128;
 
 impl From<&str> for Localized {
     fn from(text: &str) -> Self {

@@ -1404,6 +1404,39 @@ mod tests {
         assert!(call(&provider, "quick", &caller).is_success());
     }
 
+    /// A tool that panics.
+    #[tool]
+    fn explode() -> Result<String, ToolError> {
+        panic!("the app's own bug")
+    }
+
+    /// A tool's panic gives its slot back: with one call in flight allowed, every call after a
+    /// panic is admitted, and none stays counted.
+    #[test]
+    fn a_panicking_tool_gives_its_slot_back() {
+        let provider = Provider::builder("Fragile")
+            .tools(tools![explode, quick])
+            .auth(Auth::open().clock(ManualClock::new(0)))
+            .max_calls_in_flight_per_caller(1)
+            .build()
+            .unwrap();
+        let caller = Caller::app(10_003, "com.agent");
+        for _ in 0..3 {
+            let answer = call(&provider, "explode", &caller);
+            assert_eq!(
+                answer.error_code(),
+                Some(ErrorCode::InternalError),
+                "{answer}"
+            );
+            assert_eq!(
+                provider.in_flight.running(provider.auth.callers(), &caller),
+                0
+            );
+            let answer = call(&provider, "quick", &caller);
+            assert_eq!(answer.data(), Some("\"quick\""), "{answer}");
+        }
+    }
+
     #[test]
     fn a_deadline_for_an_unknown_tool_does_not_build() {
         let err = Provider::builder("P")

@@ -763,8 +763,13 @@ impl Authorizer {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct LocalizedRequest {
-    /// The screen's language; `None`: the default texts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The screen's language; `None`: the default texts. A tag longer than 128 bytes makes
+    /// the request a `bad_request`, before anything reads it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "short_locale"
+    )]
     pub locale: Option<String>,
     /// The operation.
     #[serde(flatten)]
@@ -779,5 +784,22 @@ impl LocalizedRequest {
             locale: locale.map(str::to_owned),
             request,
         }
+    }
+}
+
+/// A `locale` of at most [`MAX_LOCALE_LEN`](crate::localized::MAX_LOCALE_LEN) bytes: a
+/// language tag is short, and a longer text is refused here, before it is split into subtags
+/// for every description of the state.
+fn short_locale<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    use crate::localized::MAX_LOCALE_LEN;
+    let locale = Option::<String>::deserialize(deserializer)?;
+    match locale {
+        Some(tag) if tag.len() > MAX_LOCALE_LEN => Err(serde::de::Error::custom(format!(
+            "`locale` is {} bytes long; a language tag has at most {MAX_LOCALE_LEN}",
+            tag.len()
+        ))),
+        locale => Ok(locale),
     }
 }

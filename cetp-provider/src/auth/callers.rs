@@ -11,9 +11,15 @@
 //!
 //! The table is bounded ([`super::rate::MAX_TRACKED_BUCKETS`] entries): when it is full,
 //! entries whose buckets have all refilled (dropping them loses nothing) go first, then the
-//! least recently used. An entry with calls in flight is never dropped (its count would start
-//! again at zero): it is retired under its own lock, and a call that finds its entry retired
-//! looks it up again.
+//! least recently used, until a [batch](Callers::batch) of entries is free, so the pass that
+//! takes every shard's lock is paid once for that many new callers, not once per new caller.
+//! An entry with calls in flight is never dropped (its count would start again at zero): it is
+//! retired under its own lock, and a call that finds its entry retired looks it up again.
+//!
+//! A caller is known by its UID. A caller without one never comes through Binder (the platform
+//! always names the calling UID); it is an in-process client (the MCP host, a test), known by
+//! its set of package names, in any order: two such callers naming different packages never
+//! share a rate limit or slots, and every [`Caller::unknown`] is one caller.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -34,11 +40,12 @@ pub(crate) const SHARDS: usize = 64;
 const RETIRED: usize = 1 << (usize::BITS - 1);
 
 /// Who a caller is for its limits: buckets and slots are per UID (all packages of a shared
-/// UID share them), else per package set.
+/// UID share them), else per set of package names (sorted, without repeats; a caller that never
+/// came through Binder, see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum CallerKey {
     Uid(u32),
-    Packages(String),
+    Packages(Box<[String]>),
 }
 
 impl CallerKey {
@@ -46,9 +53,10 @@ impl CallerKey {
         match caller.uid() {
             Some(uid) => CallerKey::Uid(uid),
             None => {
-                let mut names: Vec<&str> = caller.package_names().collect();
+                let mut names: Vec<String> = caller.package_names().map(str::to_owned).collect();
                 names.sort_unstable();
-                CallerKey::Packages(names.join(","))
+                names.dedup();
+                CallerKey::Packages(names.into_boxed_slice())
             }
         }
     }
@@ -57,9 +65,13 @@ impl CallerKey {
         let hash = match self {
             // Fibonacci hashing: consecutive UIDs (apps installed one after another) spread.
             CallerKey::Uid(uid) => u64::from(*uid).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            CallerKey::Packages(names) => names.bytes().fold(0xCBF2_9CE4_8422_2325, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
-            }),
+            // FNV-1a over the names, each ended by a zero byte.
+            CallerKey::Packages(names) => names
+                .iter()
+                .flat_map(|n| n.bytes().chain([0]))
+                .fold(0xCBF2_9CE4_8422_2325, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
+                }),
         };
         (hash >> 58) as usize % SHARDS
     }
@@ -203,6 +215,8 @@ pub(crate) struct Callers {
     entries: AtomicUsize,
     max: usize,
     clock: Arc<dyn Clock>,
+    /// How many times a full table was cleared ([`Callers::make_room`]).
+    passes: AtomicUsize,
 }
 
 impl std::fmt::Debug for Callers {
@@ -223,7 +237,14 @@ impl Callers {
             entries: AtomicUsize::new(0),
             max: max.max(1),
             clock,
+            passes: AtomicUsize::new(0),
         }
+    }
+
+    /// How many entries a full table frees at least when a new caller arrives: an eighth of
+    /// the table (128 of 1,024), at least one.
+    pub(crate) fn batch(&self) -> usize {
+        (self.max / 8).max(1)
     }
 
     /// `caller`'s entry, made if it has none. A known caller's lookup takes its shard's lock
@@ -268,15 +289,22 @@ impl Callers {
         entry
     }
 
-    /// Drops the entries whose buckets have all refilled, then, while still full, the least
-    /// recently used; never one with calls in flight. Takes every shard's write lock (only
-    /// when a new caller arrives at a full table).
+    /// Drops the entries whose buckets have all refilled, then the least recently used until
+    /// [`batch`](Self::batch) entries are free; never one with calls in flight. Takes every
+    /// shard's write lock: only when a new caller arrives at a full table, and then the next
+    /// `batch - 1` new callers find room without it.
     fn make_room(&self, now_ms: u64) {
         let mut maps: Vec<_> = self
             .shards
             .iter()
             .map(|s| s.0.write().unwrap_or_else(PoisonError::into_inner))
             .collect();
+        let entries = self.entries.load(Ordering::Relaxed);
+        if entries < self.max {
+            // Another new caller made room while this one waited for the locks.
+            return;
+        }
+        self.passes.fetch_add(1, Ordering::Relaxed);
         let mut removed = 0;
         for map in &mut maps {
             map.retain(|_, entry| {
@@ -285,18 +313,26 @@ impl Callers {
                 keep
             });
         }
-        let mut left = self.entries.load(Ordering::Relaxed) - removed;
-        while left >= self.max {
-            let oldest = maps
+        let target = self.max - self.batch();
+        let mut left = entries - removed;
+        if left > target {
+            let mut oldest: Vec<(u64, usize, CallerKey)> = maps
                 .iter()
                 .enumerate()
                 .flat_map(|(i, map)| map.iter().map(move |(k, e)| (i, k, e)))
                 .filter(|(_, _, e)| !e.is_retired() && e.in_flight.load(Ordering::Relaxed) == 0)
-                .min_by_key(|(_, _, e)| e.last_ms.load(Ordering::Relaxed))
-                .map(|(i, k, _)| (i, k.clone()));
-            let Some((shard, key)) = oldest else { break };
-            if let Some(entry) = maps[shard].get(&key) {
-                if entry.retire(false, now_ms) {
+                .map(|(i, k, e)| (e.last_ms.load(Ordering::Relaxed), i, k.clone()))
+                .collect();
+            oldest.sort_unstable_by_key(|(last_ms, _, _)| *last_ms);
+            for (_, shard, key) in oldest {
+                if left <= target {
+                    break;
+                }
+                // A call that entered since it was listed keeps the entry.
+                if maps[shard]
+                    .get(&key)
+                    .is_some_and(|e| e.retire(false, now_ms))
+                {
                     maps[shard].remove(&key);
                     removed += 1;
                     left -= 1;
@@ -304,6 +340,18 @@ impl Callers {
             }
         }
         self.entries.fetch_sub(removed, Ordering::Relaxed);
+    }
+
+    /// How many times a full table was cleared.
+    #[cfg(test)]
+    pub(crate) fn passes(&self) -> usize {
+        self.passes.load(Ordering::Relaxed)
+    }
+
+    /// How many callers the table holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.load(Ordering::Relaxed)
     }
 
     /// How many buckets the table holds.
@@ -361,5 +409,139 @@ impl RateLimiter {
     #[cfg(test)]
     pub(crate) fn tracked(&self) -> usize {
         self.callers.tracked()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::caller::CallerPackage;
+    use crate::clock::ManualClock;
+    use crate::limits::InFlight;
+
+    fn table(max: usize) -> Callers {
+        Callers::new(max, Arc::new(ManualClock::new(0)))
+    }
+
+    /// A caller with one token taken from a bucket that refills only after ten seconds: not
+    /// idle, so only the least-recently-used rule can drop it.
+    fn busy_caller(callers: &Callers, uid: u32, now_ms: u64) {
+        let limit = RateLimit::new(1, Duration::from_secs(10));
+        let entry = callers.entry_at(&Caller::app(uid, "x"), Some(now_ms));
+        assert!(matches!(entry.take(None, &limit, now_ms), Some(Ok(()))));
+    }
+
+    /// A full table clears a batch at once: one pass over every shard's lock, then the next
+    /// `batch - 1` new callers find room without one. Counted in passes, not in time.
+    #[test]
+    fn a_full_table_makes_room_for_a_batch_of_new_callers_in_one_pass() {
+        let callers = table(64);
+        let batch = callers.batch();
+        assert_eq!(batch, 8);
+        for uid in 0..64 {
+            busy_caller(&callers, uid, u64::from(uid));
+        }
+        assert_eq!((callers.len(), callers.passes()), (64, 0));
+        busy_caller(&callers, 1_000, 100);
+        assert_eq!(callers.passes(), 1);
+        for uid in 1_001..1_000 + batch as u32 {
+            busy_caller(&callers, uid, 100);
+        }
+        assert_eq!(
+            callers.passes(),
+            1,
+            "new callers after the first of a batch"
+        );
+        assert_eq!(callers.len(), 64);
+        busy_caller(&callers, 2_000, 100);
+        assert_eq!(callers.passes(), 2);
+        // Always the least recently used went: the first 2 × 8 callers (0..16).
+        let kept = |uid: u32| {
+            callers.shards[CallerKey::Uid(uid).shard()]
+                .0
+                .read()
+                .unwrap()
+                .contains_key(&CallerKey::Uid(uid))
+        };
+        assert!((0..16).all(|uid| !kept(uid)));
+        assert!((16..64).all(kept));
+        // 1,024 callers churning through a table of 1,024: one pass per 128 new callers.
+        let callers = table(1_024);
+        for uid in 0..1_024 + 1_280 {
+            busy_caller(&callers, uid, u64::from(uid));
+        }
+        assert_eq!(callers.passes(), 10);
+    }
+
+    /// An entry with calls in flight is never retired to make room, however old: its count
+    /// would start again at zero, and the caller would get its slots back while its calls run.
+    #[test]
+    fn a_full_table_never_retires_a_caller_with_calls_in_flight() {
+        let callers = table(2);
+        let in_flight = InFlight::new(1);
+        let running = Caller::app(1, "com.running");
+        let slot = in_flight.enter(&callers, &running).unwrap();
+        // 100 new callers pass through the table, each a full table's newcomer.
+        for uid in 100..200 {
+            drop(
+                in_flight
+                    .enter(&callers, &Caller::app(uid, "com.other"))
+                    .unwrap(),
+            );
+        }
+        assert!(callers.passes() >= 99, "{}", callers.passes());
+        let refused = in_flight.enter(&callers, &running).err().unwrap();
+        assert_eq!(refused.code(), crate::ErrorCode::RateLimited);
+        assert_eq!(callers.entry(&running).running(), 1);
+        drop(slot);
+        assert!(in_flight.enter(&callers, &running).is_ok());
+    }
+
+    /// Callers without a UID (never through Binder: the MCP host, tests) are told apart by
+    /// their package names, in any order: different packages never share slots or buckets.
+    #[test]
+    fn callers_without_a_uid_are_kept_apart_by_their_packages() {
+        let callers = table(16);
+        let in_flight = InFlight::new(1);
+        let named = |names: &[&str]| {
+            Caller::from_parts(
+                None,
+                names
+                    .iter()
+                    .map(|n| CallerPackage {
+                        name: (*n).to_owned(),
+                        certificate_sha256: Vec::new(),
+                    })
+                    .collect(),
+            )
+        };
+        let one = in_flight
+            .enter(&callers, &named(&["com.a", "com.b"]))
+            .unwrap();
+        for other in [
+            named(&["com.c"]),
+            named(&["com.a"]),
+            named(&["com.a,com.b"]),
+            Caller::unknown(),
+        ] {
+            assert!(in_flight.enter(&callers, &other).is_ok(), "{other}");
+        }
+        let same = in_flight.enter(&callers, &named(&["com.b", "com.a", "com.b"]));
+        assert_eq!(
+            same.err().map(|e| e.code()),
+            Some(crate::ErrorCode::RateLimited),
+            "the same packages in another order are the same caller"
+        );
+        drop(one);
+        // Rate limits likewise.
+        let limit = RateLimit::new(1, Duration::from_secs(10));
+        let take = |caller: &Caller| callers.entry_at(caller, Some(0)).take(None, &limit, 0);
+        assert!(matches!(take(&named(&["com.c"])), Some(Ok(()))));
+        assert!(matches!(take(&named(&["com.d"])), Some(Ok(()))));
+        assert!(matches!(take(&Caller::unknown()), Some(Ok(()))));
+        assert!(matches!(take(&named(&["com.c"])), Some(Err(_))));
+        assert!(matches!(take(&Caller::unknown()), Some(Err(_))));
     }
 }

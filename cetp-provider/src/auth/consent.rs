@@ -218,6 +218,43 @@ mod tests {
         );
     }
 
+    /// Two packages of the app hold one scope at one level until different times: the dialog
+    /// says the later one (the app can read until then), in whichever order the grants come,
+    /// for the scopes and for what the tools without a scope get.
+    #[test]
+    fn of_two_expiries_of_one_scope_the_later_is_shown() {
+        let app = [package("a", &["c1"]), package("b", &["c2"])];
+        let mut sooner = grant(
+            "a",
+            Some("c1"),
+            &[
+                ("notes", full(Some(NOW + 5))),
+                ("mail", limited(Some(NOW + 9))),
+            ],
+        );
+        sooner.no_scope = Some(full(Some(NOW + 5)));
+        let mut later = grant(
+            "b",
+            Some("c2"),
+            &[
+                ("notes", full(Some(NOW + 9))),
+                ("mail", limited(Some(NOW + 5))),
+            ],
+        );
+        later.no_scope = Some(full(Some(NOW + 9)));
+        for grants in [[sooner.clone(), later.clone()], [later, sooner]] {
+            let holdings = Holdings::of(&grants, &app, &[], &declared(&["notes", "mail"]), NOW);
+            assert_eq!(
+                held(&holdings),
+                [
+                    ("notes", full(Some(NOW + 9))),
+                    ("mail", limited(Some(NOW + 9)))
+                ]
+            );
+            assert_eq!(holdings.no_scope, Some(full(Some(NOW + 9))));
+        }
+    }
+
     #[test]
     fn scopes_asked_for_now_are_not_held_and_the_order_is_the_providers() {
         let app = [package("a", &["c1"])];

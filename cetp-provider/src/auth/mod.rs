@@ -821,6 +821,35 @@ impl Authorizer {
         !self.gate_discovery
     }
 
+    /// Whether `caller` holds what the user or the developer gave it: a grant in force for its
+    /// identity (any scope, or the one for tools without a scope) and no denial, or a place on
+    /// the allowlist; every caller under the open policy. Counts nothing against any limit and
+    /// records no request: a host's tables use it to keep room for the apps the user chose.
+    pub(crate) fn holds_grant(&self, caller: &Caller) -> bool {
+        if self.mode == Mode::Open {
+            return true;
+        }
+        if caller.packages().is_empty() {
+            return false;
+        }
+        if self
+            .allowed
+            .iter()
+            .any(|a| specificity(&a.package, a.certificate_sha256.as_deref(), caller).is_some())
+        {
+            return true;
+        }
+        let Some(store) = self
+            .bound_store()
+            .filter(|_| self.mode == Mode::UserApproval)
+        else {
+            return false;
+        };
+        let view = view_of(None, store, caller);
+        let now = self.clock.now_ms();
+        !view.denied && view.candidates.iter().any(|g| g.admits(&[], now).is_ok())
+    }
+
     /// The clock of grant expiry and rate limits, which call deadlines follow too.
     pub(crate) fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock

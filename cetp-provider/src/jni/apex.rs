@@ -64,6 +64,11 @@ const METHODS: &[NativeMethod] = &[
         name = "onDeactivate",
         error_policy = ClearAndLog,
     },
+    native_method! {
+        static fn native_on_unbind(),
+        name = "onUnbind",
+        error_policy = ClearAndLog,
+    },
 ];
 
 /// Registers the natives on `dev.cetp.ApexBridge`, if the template has the class.
@@ -194,4 +199,13 @@ fn native_on_deactivate<'local>(
             Ok(())
         },
     )
+}
+
+/// `static native void onUnbind()`: the Service's last binding closed (no caller: the platform
+/// names none). Nothing to do when the provider is not running.
+fn native_on_unbind<'local>(_env: &mut Env<'local>, _class: JClass<'local>) -> Result<(), Error> {
+    if let Some(running) = super::running() {
+        running.apex.unbind_all();
+    }
+    Ok(())
 }

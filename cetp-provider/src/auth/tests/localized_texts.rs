@@ -149,6 +149,47 @@ fn a_locale_that_is_not_a_string_or_a_misspelt_field_is_a_bad_request() {
     }
 }
 
+/// A language tag is short: one of up to 128 bytes is read, a longer one (a megabyte, say) is
+/// a `bad_request` that changes nothing, refused before it is split into subtags; and
+/// [`Localized::translation`] finds nothing for it.
+#[test]
+fn a_locale_longer_than_a_language_tag_is_a_bad_request() {
+    let provider = translated();
+    assert!(call(&provider, &agent(), "read_notes").error().is_some());
+    let id = pending_id_for(&provider, &agent());
+    let longest = format!("fr-FR-u-{}", "-mu".repeat(40));
+    assert_eq!(longest.len(), 128);
+    assert_eq!(
+        descriptions(&state(&provider, Some(&longest)))[0],
+        "notes=vos notes"
+    );
+    let one_more = format!("{longest}x");
+    let huge = format!("fr-{}", "a-".repeat(512 * 1024));
+    for locale in [&one_more, &huge] {
+        let request = json!({
+            wire::ADMIN_OP: wire::ADMIN_OP_DENY,
+            wire::ADMIN_KEY_ID: id,
+            wire::ADMIN_KEY_LOCALE: locale,
+        });
+        let reply: Value =
+            serde_json::from_str(&provider.handle_admin_json(&request.to_string())).unwrap();
+        assert_eq!(reply[wire::ADMIN_KEY_OK], false, "{}", locale.len());
+        assert_eq!(
+            reply[wire::ADMIN_KEY_ERROR][wire::ADMIN_KEY_KIND],
+            "bad_request"
+        );
+        assert_eq!(
+            reply[wire::ADMIN_KEY_STATE][wire::ADMIN_KEY_PENDING][0][wire::ADMIN_KEY_ID],
+            id.as_str(),
+            "the request is still pending"
+        );
+    }
+    let notes = Localized::new("your notes").with("fr", "vos notes");
+    assert_eq!(notes.translation(&longest), Some("vos notes"));
+    assert_eq!(notes.translation(&one_more), None);
+    assert_eq!(notes.get(Some(&huge)), "your notes");
+}
+
 #[test]
 fn the_agent_and_get_provider_info_keep_the_default_texts() {
     let provider = translated();

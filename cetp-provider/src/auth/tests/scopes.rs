@@ -259,3 +259,37 @@ fn a_provider_without_scopes_keeps_its_access_level_and_expiry() {
         "{state}"
     );
 }
+
+/// An app that holds only what a request naming no scope gave it (the tools that need no
+/// scope) and now asks for a scope asks for more than it has: the dialog's state says so, with
+/// what it holds.
+#[test]
+fn an_app_holding_only_the_no_scope_grant_asks_for_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let provider = with_clock(dir.path(), &clock);
+    ask_and_approve(
+        &provider,
+        "ping",
+        r#""scopes":[],"access":"limited","duration_secs":3600"#,
+    );
+    assert_eq!(access_seen(&provider, "ping"), "limited");
+    assert_eq!(
+        call(&provider, &agent(), "read_notes").error_code(),
+        Some(ErrorCode::AuthRequired)
+    );
+    let uid = agent().uid().unwrap();
+    let state = admin(
+        &provider,
+        &format!(r#"{{"op":"state","caller_uid":{uid}}}"#),
+    );
+    let request = &state["state"]["pending"][0];
+    assert_eq!(request["scopes"][0]["name"], "notes", "{request}");
+    assert_eq!(request["asks_for_more"], true, "{request}");
+    assert_eq!(request["holds"]["scopes"], json!([]), "{request}");
+    assert_eq!(
+        request["holds"]["no_scope"]["access"], "limited",
+        "{request}"
+    );
+    assert_eq!(request["holds"]["no_scope"]["expires_at_ms"], T0 + HOUR_MS);
+}

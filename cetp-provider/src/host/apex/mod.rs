@@ -80,7 +80,10 @@
 //! with open bindings is never dropped from the table to make room: when all
 //! [`MAX_TRACKED_AGENTS`] entries have open bindings, a newcomer is not counted and runs no hook,
 //! and a caller the platform names no package for (an isolated process) takes no entry and
-//! runs no hook.
+//! runs no hook. Hosts holding no grant take at most 24 of the entries, so a host the user
+//! approved (or the allowlist names) is counted however many others activate and stay. When
+//! the Service's last binding closes (`Service.onUnbind`, [`ApexHost::unbind_all`]), every
+//! host's open bindings end, its `on_deactivate` hook runs and its entry stops holding room.
 //!
 //! # Example
 //!
@@ -415,6 +418,19 @@ impl<P: Deref<Target = Provider>> ApexHost<P> {
         self.lifecycle(caller, false);
     }
 
+    /// The Service's last binding closed (`Service.onUnbind`: every host unbound, or its
+    /// process died): no host has a binding open any more. Each counted host that had one runs
+    /// the [`Apex::on_deactivate`] hook (containing a panic) and its entry becomes inactive, the
+    /// first to make room. The platform names no host here, and a host's own unbinding or
+    /// death is told to the Service only when it was the last binding.
+    pub fn unbind_all(&self) {
+        for caller in self.connections.unbind_all(self.now_ms()) {
+            if let Some(hook) = self.settings.on_deactivate.as_deref() {
+                self.run_hook(hook, &caller, "onUnbind");
+            }
+        }
+    }
+
     /// The hosts that activated the plugin, most recent first (also in the admin state's
     /// `connections`).
     pub fn connections(&self) -> Vec<AgentConnection> {
@@ -451,12 +467,21 @@ impl<P: Deref<Target = Provider>> ApexHost<P> {
         if self.discover(caller, what).is_err() {
             return;
         }
-        let hook = match self.connections.update(caller, activate, self.now_ms()) {
+        let granted = || self.provider.authorizer().holds_grant(caller);
+        let hook = match self
+            .connections
+            .update(caller, activate, self.now_ms(), granted)
+        {
             Transition::Connected => self.settings.on_activate.as_deref(),
             Transition::Disconnected => self.settings.on_deactivate.as_deref(),
             Transition::Unchanged => None,
         };
-        let Some(hook) = hook else { return };
+        if let Some(hook) = hook {
+            self.run_hook(hook, caller, what);
+        }
+    }
+
+    fn run_hook(&self, hook: &Hook, caller: &Caller, what: &str) {
         if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook(caller))) {
             let count = self.hook_failures.fetch_add(1, Ordering::Relaxed) + 1;
             // The panic's text is the app's and may quote anything: it is not logged.

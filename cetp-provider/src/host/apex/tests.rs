@@ -252,3 +252,53 @@ fn render_and_error_code_agree() {
     assert_eq!(error_code("Error: NOPE: x"), None);
     assert_eq!(error_code("\"Error: INVALID_ARGS: x\""), None);
 }
+
+/// Open discovery under user approval: 40 apps that activate and never deactivate take the
+/// entries of hosts without a grant, and the host the user approved is still counted and runs
+/// its hook; when the Service's last binding closes, every open host runs `on_deactivate` once
+/// and a stranger is counted again.
+#[test]
+fn an_approved_host_is_not_crowded_out_and_unbinding_closes_every_host() {
+    let activated = Arc::new(Mutex::new(Vec::new()));
+    let deactivated = Arc::new(Mutex::new(Vec::new()));
+    let (a, d) = (Arc::clone(&activated), Arc::clone(&deactivated));
+    let dir = tempfile::tempdir().unwrap();
+    let apex = Apex::new()
+        .on_activate(move |c| a.lock().unwrap().push(c.uid()))
+        .on_deactivate(move |c| d.lock().unwrap().push(c.uid()));
+    let plugin = host_in(
+        App::new("com.example.echo", dir.path()),
+        Auth::user_approval(),
+        apex,
+    );
+    // The agent is approved first (its request comes from a refused call).
+    assert!(
+        plugin
+            .execute(Some("echo__echo_text"), Some(r#"{"text":"hi"}"#), &host())
+            .starts_with("Error: AUTH_REQUIRED")
+    );
+    let auth = plugin.provider().authorizer();
+    let request = auth.pending_from(Some(10_300)).remove(0);
+    auth.approve(&request.id, Approval::as_listed(&request))
+        .unwrap();
+    let stranger =
+        |n: u32| Caller::app(20_000 + n, format!("com.stranger{n}")).with_certificate("bb");
+    for n in 0..40 {
+        plugin.activate(&stranger(n));
+    }
+    plugin.activate(&host());
+    let ran = activated.lock().unwrap().clone();
+    assert_eq!(ran.len(), 25, "24 strangers and the agent");
+    assert_eq!(ran.last(), Some(&Some(10_300)));
+
+    plugin.unbind_all();
+    let mut closed = deactivated.lock().unwrap().clone();
+    closed.sort_unstable();
+    let mut expected: Vec<Option<u32>> = (0..24).map(|n| Some(20_000 + n)).collect();
+    expected.push(Some(10_300));
+    expected.sort_unstable();
+    assert_eq!(closed, expected);
+    assert!(plugin.connections().iter().all(|h| h.active == 0));
+    plugin.activate(&stranger(39));
+    assert_eq!(activated.lock().unwrap().last(), Some(&Some(20_039)));
+}

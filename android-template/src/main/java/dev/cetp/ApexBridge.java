@@ -42,4 +42,10 @@ final class ApexBridge {
   /** {@code onDeactivate()}. */
   static native void onDeactivate(
       int callingUid, long callerToken, String[] packages, String[][] certificateDigests);
+
+  /**
+   * {@code Service.onUnbind}: the Service's last binding closed (every host unbound or died), so
+   * no host has a binding open any more. No caller: the platform names none.
+   */
+  static native void onUnbind();
 }

@@ -44,6 +44,26 @@ public class ApexPluginService extends Service {
     return binder;
   }
 
+  /**
+   * Every host's binding is closed: each unbound, or its process died (the platform removes a
+   * dead client's bindings). Android calls this only once the last binding of the intent is gone,
+   * never per host, and names no host: the IApexPlugin calls pass the Service no binder of the
+   * host's to watch. So the provider ends every host's open bindings here (their {@code
+   * on_deactivate} hooks run) and their entries stop holding room.
+   */
+  @Override
+  public boolean onUnbind(Intent intent) {
+    // Nothing is tracked before the library ran a call; never load it just for this.
+    if (CetpRuntime.isRunning()) {
+      try {
+        ApexBridge.onUnbind();
+      } catch (RuntimeException | LinkageError e) {
+        Log.e(CetpRuntime.TAG, "CETP Apex onUnbind failed in the Java bridge", e);
+      }
+    }
+    return false;
+  }
+
   /** One native answer, given the caller; null when the library could not answer. */
   private interface Answer {
     String from(CallerIdentity caller);

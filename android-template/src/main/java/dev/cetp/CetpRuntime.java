@@ -120,6 +120,11 @@ final class CetpRuntime {
     }
   }
 
+  /** Whether the runtime started and answers; reads one volatile field, starts nothing. */
+  static boolean isRunning() {
+    return unavailable == null;
+  }
+
   /** {@link #ensureStarted} for the application the hosts registered, if any. */
   static String ensureStarted() {
     Context registered;
