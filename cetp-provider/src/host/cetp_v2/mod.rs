@@ -389,6 +389,28 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         reply
     }
 
+    /// The answer to a call whose `protocol_version` is 2 but not an `Int`
+    /// ([`Protocol::MistypedV2`](extras::Protocol::MistypedV2)): `INVALID_REQUEST` saying so,
+    /// echoing `request_id`, rather than a v1 reply the agent cannot read.
+    pub fn mistyped_protocol_version(&self, request_id: Option<&str>, caller: &Caller) -> V2Reply {
+        log::info!(
+            "CETP v2 call with a mistyped `{}` from {} -> {}",
+            words::EXTRA_PROTOCOL_VERSION,
+            Escaped(caller),
+            Code::InvalidRequest
+        );
+        V2Reply {
+            request_id: request_id.map(|id| id.chars().take(128).collect()),
+            outcome: Err(V2Error::new(
+                Code::InvalidRequest,
+                format!(
+                    "`{}` must be the Int {PROTOCOL_VERSION} (Bundle.putInt); it came as another type",
+                    words::EXTRA_PROTOCOL_VERSION
+                ),
+            )),
+        }
+    }
+
     fn now_ms(&self) -> u64 {
         self.provider.authorizer().clock().now_ms()
     }
