@@ -31,7 +31,7 @@ use crate::localized::Localized;
 use crate::log_text::{Escaped, printable};
 use crate::schema::{self, OutputCheck, SchemaError};
 use crate::state::StateType;
-use crate::tool::{Tool, is_valid_tool_name};
+use crate::tool::{MAX_TOOL_NAME_BYTES, Tool, is_valid_tool_name};
 use crate::type_map::TypeMap;
 use crate::validate::ArgsValidator;
 use crate::wire::{self, Response};
@@ -886,6 +886,34 @@ impl Provider {
         self.by_name.get(name).map(|&index| ToolRef {
             provider: self,
             index,
+        })
+    }
+
+    /// The tool an `execute_tool` names, as every host that takes a tool name looks it up: the
+    /// tool, or `TOOL_NOT_FOUND`. A name longer than any tool can have
+    /// ([`MAX_TOOL_NAME_BYTES`]) is not read further (not looked up, not echoed); a shorter
+    /// one is echoed escaped and cut. Like any unknown tool, the answer reaches only callers
+    /// that may discover the provider ([`execute`](Self::execute) decides).
+    #[doc(hidden)]
+    pub fn tool_named(&self, name: &str) -> Result<ToolRef<'_>, ToolError> {
+        let found = if name.len() > MAX_TOOL_NAME_BYTES {
+            None
+        } else {
+            self.tool(name)
+        };
+        found.ok_or_else(|| {
+            let none = if name.len() > MAX_TOOL_NAME_BYTES {
+                format!(
+                    "no tool has a name of {} bytes (at most {MAX_TOOL_NAME_BYTES})",
+                    name.len()
+                )
+            } else {
+                format!("no tool named `{}`", printable(name))
+            };
+            ToolError::tool_not_found(format!(
+                "{none}; call `{}` for the tools this provider offers",
+                wire::METHOD_LIST_TOOLS
+            ))
         })
     }
 

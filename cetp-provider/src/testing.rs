@@ -709,6 +709,28 @@ mod tests {
     }
 
     #[test]
+    fn v2_conformance_holds_under_gated_discovery() {
+        let open = Provider::builder("Open")
+            .scope("notes.read", "your notes")
+            .tools(tools![count_notes])
+            .auth(crate::auth::Auth::open().gate_discovery(true))
+            .build()
+            .unwrap();
+        Agent::new(&open).check_v2_conformance().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let gated = Provider::builder("Notes")
+            .scope("notes.read", "your notes")
+            .tools(tools![count_notes])
+            .app(App::new("com.example.notes", dir.path()))
+            .auth(crate::auth::Auth::user_approval().gate_discovery(true))
+            .build()
+            .unwrap();
+        let agent = Agent::new(&gated);
+        agent.approve(AccessLevel::Full).unwrap();
+        agent.check_v2_conformance().unwrap();
+    }
+
+    #[test]
     fn conformance_passes_without_an_app_too() {
         // No app, no store directory: the approval is kept in memory for the provider's life.
         let provider = notes(None);

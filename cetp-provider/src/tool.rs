@@ -118,6 +118,10 @@ pub trait Tool: Send + Sync + 'static {
     fn call(&self, args: Self::Args, ctx: &CallContext<'_>) -> Result<Self::Output, ToolError>;
 }
 
+/// The longest a tool name can be, in bytes ([`is_valid_tool_name`]): a longer `tool_name` names
+/// no tool of any provider.
+pub const MAX_TOOL_NAME_BYTES: usize = 64;
+
 /// Whether `name` is a valid tool name: `[a-z][a-z0-9_]{0,63}`. The one rule: the provider
 /// checks every tool with it when it builds, and `#[tool]` with it at compile time.
 ///
@@ -125,7 +129,7 @@ pub trait Tool: Send + Sync + 'static {
 /// `[a-zA-Z0-9_-]`, so names stay short, lower-case ASCII.
 pub const fn is_valid_tool_name(name: &str) -> bool {
     let bytes = name.as_bytes();
-    if bytes.is_empty() || bytes.len() > 64 || !bytes[0].is_ascii_lowercase() {
+    if bytes.is_empty() || bytes.len() > MAX_TOOL_NAME_BYTES || !bytes[0].is_ascii_lowercase() {
         return false;
     }
     let mut i = 0;

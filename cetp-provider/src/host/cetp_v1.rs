@@ -182,13 +182,7 @@ impl<P: Deref<Target = Provider>> CetpV1Host<P> {
 /// The tool `execute_tool` names, or what CETP answers when it names none.
 fn tool_call<'p>(provider: &'p Provider, request: &Request<'p>) -> ToolCall<'p> {
     let tool = match request.tool_name.filter(|name| !name.trim().is_empty()) {
-        Some(name) => provider.tool(name).ok_or_else(|| {
-            ToolError::tool_not_found(format!(
-                "no tool named `{}`; call `{}` for the tools this provider offers",
-                printable(name),
-                wire::METHOD_LIST_TOOLS
-            ))
-        }),
+        Some(name) => provider.tool_named(name),
         None => Err(ToolError::invalid_args(format!(
             "`execute_tool` needs the extra `{}` naming the tool to run",
             wire::EXTRA_TOOL_NAME

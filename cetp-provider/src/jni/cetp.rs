@@ -9,10 +9,10 @@ use jni::{Env, NativeMethod, native_method};
 use super::convert::{CallerParams, ClearAndLog, pairs, read, read_or_empty, serve, strings};
 use crate::app::App;
 use crate::host::Request;
-use crate::host::cetp_v2::extras::{self, Extras};
+use crate::host::cetp_v2::extras::{self, Extras, Protocol};
 use crate::host::cetp_v2::words::{
-    EXTRA_CONSUMER_CAPABILITIES, EXTRA_CONSUMER_VERSIONS, EXTRA_DEADLINE_AT_MS,
-    EXTRA_PROTOCOL_VERSION, EXTRA_RESUME_TOKEN, EXTRA_SESSION_TOKEN,
+    EXTRA_CONSUMER_CAPABILITIES, EXTRA_CONSUMER_VERSIONS, EXTRA_DEADLINE_AT_MS, EXTRA_RESUME_TOKEN,
+    EXTRA_SESSION_TOKEN,
 };
 use crate::host::cetp_v2::{BundleValue, V2Request};
 use crate::wire;
@@ -151,8 +151,9 @@ fn native_call<'local>(
 /// `static native String[] callTyped(String method, String[] extras, int callingUid, long
 /// callerToken, String[] packages, String[][] certificateDigests)`: a call whose extras the
 /// template passed as typed `key, tag, value` triples (`host::cetp_v2::extras`), answered the
-/// same way. A v2 call ([`V2Request::is_v2`]) goes to the v2 host, anything else to v1's, whose
-/// reply is all strings. Null if the provider is not running or the bridge failed.
+/// same way. A v2 call ([`Extras::protocol`]) goes to the v2 host, as does one whose
+/// `protocol_version` 2 came as a `Long` or `String` (answered `INVALID_REQUEST`); anything else
+/// goes to v1's, whose reply is all strings. Null if the provider is not running or the bridge failed.
 #[allow(clippy::too_many_arguments)] // One JNI crossing per call: everything comes at once.
 fn native_call_typed<'local>(
     env: &mut Env<'local>,
@@ -179,7 +180,13 @@ fn native_call_typed<'local>(
                 }
             }
             let extras = Extras::from_flat(flat);
-            if !V2Request::is_v2(&method, extras.int(EXTRA_PROTOCOL_VERSION)) {
+            let protocol = extras.protocol(&method);
+            if protocol == Protocol::MistypedV2 {
+                let id = extras.text(wire::EXTRA_REQUEST_ID);
+                let reply = running.cetp_v2().mistyped_protocol_version(id, caller);
+                return typed(env, &reply.to_entries());
+            }
+            if protocol == Protocol::V1 {
                 let request = Request {
                     method: &method,
                     tool_name: extras.text(wire::EXTRA_TOOL_NAME),

@@ -71,15 +71,18 @@ pub(super) fn next_epoch() -> jlong {
     }
 }
 
-/// Whether `token` is one a Java side could have made from an epoch this library handed out:
-/// only those name an identity, anything else (0, negative, an epoch never issued, a count of 0)
-/// is read every time.
-fn issued(token: jlong) -> bool {
+/// How many token epochs the library has handed out so far: epochs `1..=` this are issued.
+fn issued_epochs() -> u32 {
+    EPOCHS.load(Ordering::Acquire)
+}
+
+/// Whether `token` is one a Java side could have made from an epoch this library handed out,
+/// when it has handed out `issued_epochs` of them (`1..=issued_epochs`): only those name an
+/// identity, anything else (0, negative, an epoch never issued, a count of 0) is read every
+/// time.
+fn issued(token: jlong, issued_epochs: u32) -> bool {
     let epoch = token >> 32;
-    token > 0
-        && token & 0xFFFF_FFFF != 0
-        && epoch >= 1
-        && epoch <= jlong::from(EPOCHS.load(Ordering::Acquire))
+    token > 0 && token & 0xFFFF_FFFF != 0 && epoch >= 1 && epoch <= jlong::from(issued_epochs)
 }
 
 /// The identities one thread read, newest first, each under the token and UID it came with.
@@ -94,6 +97,30 @@ impl KnownCallers {
             .iter()
             .find(|(have, have_uid, _)| *have == token && *have_uid == uid)
             .map(|(_, _, caller)| Arc::clone(caller))
+    }
+
+    /// The identity of a call with `token` and `uid`, the library having handed out
+    /// `issued_epochs` epochs: the one kept for them, else what `read` gives. Only a token of an
+    /// issued epoch ([`issued`]) is looked up and keeps what was read; any other is read every
+    /// time and keeps nothing.
+    fn resolve<E>(
+        &mut self,
+        token: jlong,
+        uid: jint,
+        issued_epochs: u32,
+        read: impl FnOnce() -> Result<Caller, E>,
+    ) -> Result<Arc<Caller>, E> {
+        let keep = issued(token, issued_epochs);
+        if keep {
+            if let Some(caller) = self.find(token, uid) {
+                return Ok(caller);
+            }
+        }
+        let caller = Arc::new(read()?);
+        if keep {
+            self.keep(token, uid, Arc::clone(&caller));
+        }
+        Ok(caller)
     }
 
     /// Keeps `caller` as what `token` and `uid` name (replacing what the token named before).
@@ -154,17 +181,11 @@ pub(super) fn caller<'local>(
     packages: &JObjectArray<'local, JString<'local>>,
     certificate_digests: &JObjectArray<'local, JObjectArray<'local, JString<'local>>>,
 ) -> Result<Arc<Caller>, Error> {
-    let keep = issued(token);
-    if keep {
-        if let Some(caller) = CALLERS.with_borrow(|callers| callers.find(token, uid)) {
-            return Ok(caller);
-        }
-    }
-    let caller = Arc::new(read_caller(env, uid, packages, certificate_digests)?);
-    if keep {
-        CALLERS.with_borrow_mut(|callers| callers.keep(token, uid, Arc::clone(&caller)));
-    }
-    Ok(caller)
+    CALLERS.with_borrow_mut(|callers| {
+        callers.resolve(token, uid, issued_epochs(), || {
+            read_caller(env, uid, packages, certificate_digests)
+        })
+    })
 }
 
 fn read_caller<'local>(
@@ -317,6 +338,8 @@ fn clear_pending(env: &Env<'_>) {
 mod tests {
     use std::sync::Arc;
 
+    use std::cell::Cell;
+
     use super::{KnownCallers, issued, next_epoch};
     use crate::caller::{Caller, CallerPackage};
 
@@ -340,12 +363,13 @@ mod tests {
         let second = next_epoch();
         assert!(first >= 1 && second > first, "{first} then {second}");
         assert_ne!(token(first, 1), token(second, 1));
-        assert!(issued(token(first, 1)) && issued(token(second, 1)));
+        let issued_epochs = u32::try_from(second).unwrap();
+        assert!(issued(token(first, 1), issued_epochs) && issued(token(second, 1), issued_epochs));
     }
 
     #[test]
     fn a_kept_identity_answers_only_its_own_uid() {
-        let epoch = next_epoch();
+        let epoch = 1;
         let mut known = KnownCallers::default();
         let agent = caller(10_200, "com.example.agent");
         known.keep(token(epoch, 1), 10_200, Arc::clone(&agent));
@@ -362,18 +386,65 @@ mod tests {
 
     #[test]
     fn tokens_from_no_issued_epoch_are_never_kept() {
-        let epoch = next_epoch();
+        // Three epochs handed out.
+        let epochs = 3;
         // What a template that never asked for an epoch sends: small numbers, 0, negatives.
-        for token in [0, 1, 2, 7, -1, i64::MIN, token(epoch, 0)] {
-            assert!(!issued(token), "{token:#x}");
+        for token in [0, 1, 2, 7, -1, i64::MIN, token(3, 0), token(-1, 1)] {
+            assert!(!issued(token, epochs), "{token:#x}");
         }
         // An epoch this library has not handed out yet.
-        assert!(!issued(token(epoch + 1_000_000, 1)));
+        assert!(!issued(token(4, 1), epochs));
+        assert!(!issued(token(1, 1), 0), "none handed out");
+        assert!(issued(token(1, 1), epochs) && issued(token(3, 0xFFFF_FFFF), epochs));
+    }
+
+    /// What [`KnownCallers::resolve`] answers for `token` and `uid` with three epochs handed
+    /// out, and whether it read the arrays for it.
+    fn resolve(known: &mut KnownCallers, token: i64, uid: i32) -> (Arc<Caller>, bool) {
+        let read = Cell::new(false);
+        let caller = known
+            .resolve::<()>(token, uid, 3, || {
+                read.set(true);
+                Ok(Caller::from_parts(
+                    u32::try_from(uid).ok(),
+                    vec![CallerPackage {
+                        name: "com.example.agent".to_owned(),
+                        certificate_sha256: vec![],
+                    }],
+                ))
+            })
+            .unwrap();
+        (caller, read.get())
+    }
+
+    #[test]
+    fn only_tokens_of_an_issued_epoch_keep_an_identity() {
+        let mut known = KnownCallers::default();
+        // Epoch 3 was handed out: read once, then kept.
+        assert!(
+            resolve(&mut known, token(3, 1), 10_200).1,
+            "first call reads"
+        );
+        assert!(
+            !resolve(&mut known, token(3, 1), 10_200).1,
+            "then it is kept"
+        );
+        assert!(
+            resolve(&mut known, token(3, 1), 10_201).1,
+            "another UID reads"
+        );
+        // Epoch 4 never was, nor are tokens without an epoch: read on every call, never kept.
+        for token in [token(4, 1), token(0, 1), 0, -5] {
+            assert!(resolve(&mut known, token, 10_200).1, "{token:#x}");
+            assert!(resolve(&mut known, token, 10_200).1, "{token:#x} again");
+            assert!(known.find(token, 10_200).is_none(), "{token:#x} kept");
+        }
+        assert_eq!(known.0.len(), 1);
     }
 
     #[test]
     fn a_thread_keeps_a_bounded_number_of_identities() {
-        let epoch = next_epoch();
+        let epoch = 1;
         let mut known = KnownCallers::default();
         for count in 1..=20 {
             known.keep(token(epoch, count), 10_000, caller(10_000, "com.example"));

@@ -387,6 +387,11 @@ impl<P: Deref<Target = Provider>> ApexHost<P> {
         caller: &Caller,
     ) -> Response {
         let tool = match tool_id {
+            // No id is longer: a longer one is not looked up or echoed.
+            Some(id) if id.len() > MAX_TOOL_ID_LEN => Err(ToolError::tool_not_found(format!(
+                "no tool has an id of {} bytes (at most {MAX_TOOL_ID_LEN}); getToolsJson lists this plugin's tools",
+                id.len()
+            ))),
             Some(id) => self
                 .by_id
                 .get(id)

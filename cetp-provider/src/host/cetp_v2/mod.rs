@@ -56,8 +56,9 @@ use crate::caller::Caller;
 use crate::error::ToolError;
 use crate::log_text::{Escaped, printable};
 use crate::provider::{Need, Provider, ToolCall};
+use crate::tool::MAX_TOOL_NAME_BYTES;
 use crate::wire::{self, ErrorCode, Response};
-use resume::{Resume, Resumes};
+use resume::{NoToken, Resume, Resumes};
 use session::{Session, Sessions};
 use words::{
     EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_REQUEST_ID, EXTRA_RESUME_TOKEN,
@@ -388,6 +389,28 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         reply
     }
 
+    /// The answer to a call whose `protocol_version` is 2 but not an `Int`
+    /// ([`Protocol::MistypedV2`](extras::Protocol::MistypedV2)): `INVALID_REQUEST` saying so,
+    /// echoing `request_id`, rather than a v1 reply the agent cannot read.
+    pub fn mistyped_protocol_version(&self, request_id: Option<&str>, caller: &Caller) -> V2Reply {
+        log::info!(
+            "CETP v2 call with a mistyped `{}` from {} -> {}",
+            words::EXTRA_PROTOCOL_VERSION,
+            Escaped(caller),
+            Code::InvalidRequest
+        );
+        V2Reply {
+            request_id: request_id.map(|id| id.chars().take(128).collect()),
+            outcome: Err(V2Error::new(
+                Code::InvalidRequest,
+                format!(
+                    "`{}` must be the Int {PROTOCOL_VERSION} (Bundle.putInt); it came as another type",
+                    words::EXTRA_PROTOCOL_VERSION
+                ),
+            )),
+        }
+    }
+
     fn now_ms(&self) -> u64 {
         self.provider.authorizer().clock().now_ms()
     }
@@ -457,9 +480,13 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         reply(outcome)
     }
 
+    /// The session `token` names for `caller` at `now`. A token is issued
+    /// [`SESSION_LIFETIME_MS`] before its expiry, so one whose issue lies after `now` (the clock
+    /// was set back since) is refused: setting the clock back never lengthens a session.
     fn session(&self, token: Option<&str>, caller: &Caller, now: u64) -> Option<Session> {
         let session = self.sessions.as_ref()?.check(token?, caller.uid(), now)?;
-        (session.version == PROTOCOL_VERSION as u8).then_some(session)
+        let issued_at = session.expires_at_ms.saturating_sub(SESSION_LIFETIME_MS);
+        (session.version == PROTOCOL_VERSION as u8 && issued_at <= now).then_some(session)
     }
 
     fn negotiate(&self, request: &V2Request<'_>, caller: &Caller) -> Result<String, V2Error> {
@@ -477,6 +504,14 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             return Err(V2Error::new(
                 Code::InvalidRequest,
                 format!("`{EXTRA_CONSUMER_CAPABILITIES}` must be a JSON array of strings"),
+            ));
+        }
+        if caller.uid().is_none() {
+            // A session is a MAC over the caller's UID: callers the platform did not name
+            // would all share one.
+            return Err(V2Error::new(
+                Code::PermissionDenied,
+                "the platform did not name the calling app (no UID), so it cannot have a session",
             ));
         }
         let Some(sessions) = &self.sessions else {
@@ -552,6 +587,11 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 ),
             ));
         };
+        // No tool has a longer name: one is not read further, and is answered below as an
+        // unknown tool (its refusal under gated discovery included), resumable as every such
+        // name alike.
+        let long_name = name.len() > MAX_TOOL_NAME_BYTES;
+        let record_name = if long_name { "" } else { name };
         let max_request = self.max_request_bytes();
         if let Some(size) = request.args.map(str::len).filter(|s| *s > max_request) {
             return Err(V2Error::new(
@@ -564,16 +604,18 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         let this_call = caller.uid().map(|uid| {
             Resume::new(
                 uid,
-                name,
+                record_name,
                 request.args,
                 id,
+                now,
                 deadline.min(now.saturating_add(RESUME_LIFETIME_MS)),
             )
         });
         let resumed = match request.resume_token {
             None => false,
             Some(token) => {
-                let held = self.resumes.take(token);
+                // Only its own caller spends a token; for anyone else it is unknown.
+                let held = caller.uid().and_then(|uid| self.resumes.take(token, uid));
                 let same = match (&held, &this_call) {
                     (Some(held), Some(call)) => held.matches(call, now),
                     _ => false,
@@ -589,13 +631,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 true
             }
         };
-        let tool = self.provider.tool(name).ok_or_else(|| {
-            ToolError::tool_not_found(format!(
-                "no tool named `{}`; call `{}` for the tools this provider offers",
-                printable(name),
-                wire::METHOD_LIST_TOOLS
-            ))
-        });
+        let tool = self.provider.tool_named(name);
         let call = ToolCall::new(tool)
             .maybe_args(request.args)
             .request_id(Some(id))
@@ -635,16 +671,37 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 }
                 let mut v2 = from_core(&err, self.now_ms() >= deadline);
                 if v2.code == Code::AuthRequired {
-                    let issued = this_call.and_then(|call| {
-                        let uid = call.uid();
-                        self.resumes.issue(call, now).map(|token| (uid, token))
-                    });
-                    v2.resume = issued;
+                    // The spec's AUTH_REQUIRED always carries a `resolution` and a
+                    // `resume_token`: without a token to give, the refusal is UNAVAILABLE.
+                    let issued = match this_call {
+                        Some(call) => {
+                            let uid = call.uid();
+                            self.resumes.issue(call, now).map(|token| (uid, token))
+                        }
+                        None => Err(NoToken::NoRandom),
+                    };
+                    match issued {
+                        Ok(resume) => v2.resume = Some(resume),
+                        Err(why) => return Err(no_resume_token(why)),
+                    }
                 }
                 Err(v2)
             }
         }
     }
+}
+
+/// The answer to a refused call that gets no `resume_token`: the provider holds as many as it
+/// keeps for other apps (or has no random bytes), so the agent retries later.
+fn no_resume_token(why: NoToken) -> V2Error {
+    let mut err = V2Error::new(
+        Code::Unavailable,
+        "this call needs the user's approval, and the provider cannot hold another request to resume now; try again later",
+    );
+    if let NoToken::Full { retry_after_ms } = why {
+        err.retry_after_ms = Some(retry_after_ms);
+    }
+    err
 }
 
 /// The v2 error for what the core answered; an `INTERNAL_ERROR` once the agent's deadline

@@ -72,8 +72,14 @@ fn token(host: &CetpV2Host<&Provider>, caller: &Caller) -> String {
 
 #[test]
 fn negotiate_selects_2_names_the_provider_and_promises_the_spec_floors() {
+    for gated in [false, true] {
+        negotiate_selects_2_names_the_provider_and_promises_the_spec_floors_on(gated);
+    }
+}
+
+fn negotiate_selects_2_names_the_provider_and_promises_the_spec_floors_on(gated: bool) {
     let clock = ManualClock::new(NOW);
-    let provider = provider(Auth::open(), &clock);
+    let provider = provider(Auth::open().gate_discovery(gated), &clock);
     let host = CetpV2Host::new(&provider);
     let reply = host.call(
         &V2Request::negotiate(&[2, 1], r#"["large_results","x"]"#),
@@ -113,8 +119,14 @@ fn negotiate_selects_2_names_the_provider_and_promises_the_spec_floors() {
 
 #[test]
 fn the_common_fields_are_checked_in_order_before_the_method() {
+    for gated in [false, true] {
+        the_common_fields_are_checked_in_order_before_the_method_on(gated);
+    }
+}
+
+fn the_common_fields_are_checked_in_order_before_the_method_on(gated: bool) {
     let clock = ManualClock::new(NOW);
-    let provider = provider(Auth::open(), &clock);
+    let provider = provider(Auth::open().gate_discovery(gated), &clock);
     let host = CetpV2Host::new(&provider);
     let token = token(&host, &agent());
     let code = |request: V2Request<'_>| host.call(&request, &agent()).error_code();
@@ -174,8 +186,14 @@ fn the_common_fields_are_checked_in_order_before_the_method() {
 
 #[test]
 fn a_session_is_bound_to_the_caller_and_ends_at_expiry_or_restart() {
+    for gated in [false, true] {
+        a_session_is_bound_to_the_caller_and_ends_at_expiry_or_restart_on(gated);
+    }
+}
+
+fn a_session_is_bound_to_the_caller_and_ends_at_expiry_or_restart_on(gated: bool) {
     let clock = ManualClock::new(NOW);
-    let provider = provider(Auth::open(), &clock);
+    let provider = provider(Auth::open().gate_discovery(gated), &clock);
     let host = CetpV2Host::new(&provider);
     let token = token(&host, &agent());
     let list = |host: &CetpV2Host<&Provider>, caller: &Caller, deadline| {
@@ -210,8 +228,14 @@ fn a_session_is_bound_to_the_caller_and_ends_at_expiry_or_restart() {
 
 #[test]
 fn list_tools_and_provider_info_describe_every_tool_and_scope_completely() {
+    for gated in [false, true] {
+        list_tools_and_provider_info_describe_every_tool_and_scope_completely_on(gated);
+    }
+}
+
+fn list_tools_and_provider_info_describe_every_tool_and_scope_completely_on(gated: bool) {
     let clock = ManualClock::new(NOW);
-    let provider = provider(Auth::open(), &clock);
+    let provider = provider(Auth::open().gate_discovery(gated), &clock);
     let host = CetpV2Host::new(&provider);
     let token = token(&host, &agent());
     let list = host.call(
@@ -301,8 +325,14 @@ fn settings_override_scope_words_and_annotations_and_user_approval_says_provider
 
 #[test]
 fn execute_answers_an_inline_envelope_and_maps_every_core_error() {
+    for gated in [false, true] {
+        execute_answers_an_inline_envelope_and_maps_every_core_error_on(gated);
+    }
+}
+
+fn execute_answers_an_inline_envelope_and_maps_every_core_error_on(gated: bool) {
     let clock = ManualClock::new(NOW);
-    let provider = provider(Auth::open(), &clock);
+    let provider = provider(Auth::open().gate_discovery(gated), &clock);
     let host = CetpV2Host::new(&provider);
     let token = token(&host, &agent());
     let run = |tool, args| host.call(&V2Request::execute(tool, args, &token, ID, LATER), &agent());
@@ -346,8 +376,14 @@ fn execute_answers_an_inline_envelope_and_maps_every_core_error() {
 
 #[test]
 fn the_agents_deadline_becomes_the_calls_and_its_passing_is_deadline_exceeded() {
+    for gated in [false, true] {
+        the_agents_deadline_becomes_the_calls_and_its_passing_is_deadline_exceeded_on(gated);
+    }
+}
+
+fn the_agents_deadline_becomes_the_calls_and_its_passing_is_deadline_exceeded_on(gated: bool) {
     let clock = ManualClock::new(NOW);
-    let provider = provider(Auth::open(), &clock);
+    let provider = provider(Auth::open().gate_discovery(gated), &clock);
     let host = CetpV2Host::new(&provider);
     let token = token(&host, &agent());
     // The tool sees the agent's 2 s rather than its own 5 s, and uses them up.
@@ -396,11 +432,16 @@ fn words_are_spelled_once_and_parse_back() {
     assert!(is_uuid(ID) && !is_uuid(&ID.replace('-', "_")));
 }
 
-fn approval_provider(dir: &std::path::Path, clock: &ManualClock) -> Provider {
+fn approval_provider(dir: &std::path::Path, clock: &ManualClock, gated: bool) -> Provider {
     Provider::builder("Echo Box")
         .scope("echo.read", "your echoes")
         .tools(tools![echo_text])
-        .auth(Auth::user_approval().store_dir(dir).clock(clock.clone()))
+        .auth(
+            Auth::user_approval()
+                .store_dir(dir)
+                .gate_discovery(gated)
+                .clock(clock.clone()),
+        )
         .build()
         .unwrap()
 }
@@ -449,29 +490,29 @@ fn resume(
 
 #[test]
 fn an_approved_call_resumes_once_with_its_token_and_only_as_it_was() {
+    for gated in [false, true] {
+        an_approved_call_resumes_once_with_its_token_and_only_as_it_was_on(gated);
+    }
+}
+
+fn an_approved_call_resumes_once_with_its_token_and_only_as_it_was_on(gated: bool) {
     let clock = ManualClock::new(NOW);
     let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock);
+    let provider = approval_provider(dir.path(), &clock, gated);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
     let token = refused(&host, &session, args);
     approve_first_pending(&provider);
 
-    // Another caller, other arguments, another request id: refused, and each spends the token.
-    let other = Caller::app(10_301, "com.other").with_certificate("bb");
-    let other_session = super::tests::token(&host, &other);
-    let stolen = resume(&host, &other_session, args, &token, &other);
-    assert_eq!(stolen.error_code(), Some(Code::InvalidRequest));
+    // Its own caller with other arguments: refused, and that spends the token.
+    let changed = resume(&host, &session, r#"{"text":"other"}"#, &token, &agent());
+    assert_eq!(changed.error_code(), Some(Code::InvalidRequest));
     assert_eq!(
         resume(&host, &session, args, &token, &agent()).error_code(),
         Some(Code::InvalidRequest),
-        "a token presented once is gone"
+        "a token its caller presented once is gone"
     );
-
-    let token = refused_after_approval(&host, &session, args, &provider);
-    let changed = resume(&host, &session, r#"{"text":"other"}"#, &token, &agent());
-    assert_eq!(changed.error_code(), Some(Code::InvalidRequest));
 
     let token = refused_after_approval(&host, &session, args, &provider);
     let ok = resume(&host, &session, args, &token, &agent());
@@ -504,9 +545,17 @@ fn refused_after_approval(
 
 #[test]
 fn a_declined_or_unanswered_request_resumes_as_user_cancelled_never_as_auth_required() {
+    for gated in [false, true] {
+        a_declined_or_unanswered_request_resumes_as_user_cancelled_never_as_auth_required_on(gated);
+    }
+}
+
+fn a_declined_or_unanswered_request_resumes_as_user_cancelled_never_as_auth_required_on(
+    gated: bool,
+) {
     let clock = ManualClock::new(NOW);
     let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock);
+    let provider = approval_provider(dir.path(), &clock, gated);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
@@ -529,9 +578,15 @@ fn a_declined_or_unanswered_request_resumes_as_user_cancelled_never_as_auth_requ
 
 #[test]
 fn a_resume_token_lapses_with_the_calls_deadline() {
+    for gated in [false, true] {
+        a_resume_token_lapses_with_the_calls_deadline_on(gated);
+    }
+}
+
+fn a_resume_token_lapses_with_the_calls_deadline_on(gated: bool) {
     let clock = ManualClock::new(NOW);
     let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock);
+    let provider = approval_provider(dir.path(), &clock, gated);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
@@ -628,6 +683,321 @@ fn sizes_are_counted_in_utf8_as_negotiated() {
     assert!(run("big", r#"{"n":204800}"#).is_success());
     assert_eq!(
         run("big", r#"{"n":262144}"#).error_code(),
+        Some(Code::ResultTooLarge)
+    );
+}
+
+#[test]
+fn a_resume_token_presented_by_another_app_is_unknown_and_stays_its_callers() {
+    for gated in [false, true] {
+        let clock = ManualClock::new(NOW);
+        let dir = tempfile::tempdir().unwrap();
+        let provider = approval_provider(dir.path(), &clock, gated);
+        let host = CetpV2Host::new(&provider);
+        let session = token(&host, &agent());
+        let args = r#"{"text":"hi"}"#;
+        let token = refused(&host, &session, args);
+        approve_first_pending(&provider);
+        let other = Caller::app(10_301, "com.other").with_certificate("bb");
+        let other_session = super::tests::token(&host, &other);
+        let stolen = resume(&host, &other_session, args, &token, &other);
+        assert_eq!(stolen.error_code(), Some(Code::InvalidRequest));
+        let ok = resume(&host, &session, args, &token, &agent());
+        assert_eq!(
+            ok.data_json().unwrap(),
+            json!({"kind": "inline", "value": "hi"}),
+            "the token is still its caller's"
+        );
+    }
+}
+
+#[test]
+fn a_resume_token_lapses_at_15_minutes_however_far_the_deadline() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock, false);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let args = r#"{"text":"hi"}"#;
+    let far = NOW + 24 * 60 * 60 * 1000;
+    let call = |resume_token| V2Request {
+        resume_token,
+        ..V2Request::execute("echo_text", args, &session, ID, far)
+    };
+    let first = host.call(&call(None), &agent());
+    let token = first.error().unwrap().resume_token().unwrap().to_owned();
+    let second = host.call(&call(None), &agent());
+    let kept = second.error().unwrap().resume_token().unwrap().to_owned();
+    approve_first_pending(&provider);
+    clock.set_ms(NOW + RESUME_LIFETIME_MS - 1);
+    assert!(
+        host.call(&call(Some(&kept)), &agent()).is_success(),
+        "within 15 min"
+    );
+    clock.set_ms(NOW + RESUME_LIFETIME_MS);
+    assert_eq!(
+        host.call(&call(Some(&token)), &agent()).error_code(),
+        Some(Code::InvalidRequest),
+        "lapsed at 15 min, long before the deadline"
+    );
+}
+
+#[test]
+fn setting_the_clock_back_lengthens_no_session_and_no_resume_token() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock, false);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let args = r#"{"text":"hi"}"#;
+    let token = refused(&host, &session, args);
+    approve_first_pending(&provider);
+    // An hour back: the session and the token would each live an hour longer.
+    clock.set_ms(NOW - 60 * 60 * 1000);
+    let list = host.call(
+        &V2Request::common("list_tools", &session, ID, LATER),
+        &agent(),
+    );
+    assert_eq!(list.error_code(), Some(Code::NegotiationRequired));
+    let fresh = super::tests::token(&host, &agent());
+    assert_eq!(
+        resume(&host, &fresh, args, &token, &agent()).error_code(),
+        Some(Code::InvalidRequest)
+    );
+}
+
+#[test]
+fn a_caller_without_a_uid_gets_no_session() {
+    let clock = ManualClock::new(NOW);
+    let provider = provider(Auth::open(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let reply = host.call(&V2Request::negotiate(&[2, 1], "[]"), &Caller::unknown());
+    assert_eq!(reply.error_code(), Some(Code::PermissionDenied));
+    assert!(!reply.error().unwrap().retryable());
+    assert!(reply.error().unwrap().message().contains("UID"));
+}
+
+#[test]
+fn a_tool_name_longer_than_any_tool_is_an_unknown_tool_on_every_host() {
+    let long = "n".repeat(512 * 1024);
+    let echoed = "n".repeat(65);
+    for gated in [false, true] {
+        let clock = ManualClock::new(NOW);
+        let provider = provider(Auth::open().gate_discovery(gated), &clock);
+        let host = CetpV2Host::new(&provider);
+        let session = token(&host, &agent());
+        let reply = host.call(
+            &V2Request::execute(&long, "{}", &session, ID, LATER),
+            &agent(),
+        );
+        let err = reply.error().unwrap();
+        assert_eq!(err.code(), Code::ToolNotFound);
+        assert!(!err.message().contains(&echoed), "{}", err.message());
+        let v1 = crate::host::CetpV1Host::new(&provider)
+            .call(&crate::host::Request::execute(&long, "{}"), &agent());
+        assert_eq!(v1.error_code(), Some(ErrorCode::ToolNotFound));
+        assert!(!v1.error().unwrap().message().contains(&echoed));
+    }
+    // Under gated discovery an unapproved app gets what it gets for any unknown name: a
+    // refusal, resumable like any other.
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock, true);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let short = host.call(
+        &V2Request::execute("nope", "{}", &session, ID, LATER),
+        &agent(),
+    );
+    let long = host.call(
+        &V2Request::execute(&long, "{}", &session, ID, LATER),
+        &agent(),
+    );
+    let (short, long) = (short.error().unwrap(), long.error().unwrap());
+    assert_eq!(long.code(), Code::AuthRequired);
+    assert_eq!(
+        (long.code(), long.message(), long.resolution_hint()),
+        (short.code(), short.message(), short.resolution_hint())
+    );
+    assert!(long.resume_token().is_some());
+}
+
+#[test]
+fn when_no_resume_token_can_be_held_the_refusal_is_unavailable() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock, false);
+    let host = CetpV2Host::new(&provider);
+    // Other apps' refused calls fill the table, the first lapsing in a minute.
+    let mut uid = 20_000;
+    loop {
+        let other = Resume::new(
+            uid,
+            "echo_text",
+            None,
+            ID,
+            NOW,
+            NOW + 60_000 + u64::from(uid),
+        );
+        if host.resumes.issue(other, NOW).is_err() {
+            break;
+        }
+        uid += 1;
+    }
+    let held = host.resumes.len();
+    let session = token(&host, &agent());
+    let reply = host.call(
+        &V2Request::execute("echo_text", r#"{"text":"hi"}"#, &session, ID, LATER),
+        &agent(),
+    );
+    let err = reply.error().unwrap();
+    assert_eq!(err.code(), Code::Unavailable, "{err:?}");
+    assert!(err.retryable());
+    assert_eq!(err.retry_after_ms(), Some(60_000 + 20_000));
+    assert!(err.resume_token().is_none());
+    assert!(
+        !reply
+            .to_entries()
+            .iter()
+            .any(|(key, _)| *key == "resolution")
+    );
+    assert_eq!(host.resumes.len(), held, "nobody's token was dropped");
+}
+
+#[test]
+fn under_gated_discovery_a_stranger_cannot_tell_a_tool_from_another_name() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock, true);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let run = |tool| {
+        host.call(
+            &V2Request::execute(tool, r#"{"text":"hi"}"#, &session, ID, LATER),
+            &agent(),
+        )
+    };
+    let (tool, unknown) = (run("echo_text"), run("no_such_tool"));
+    let (tool, unknown) = (tool.error().unwrap(), unknown.error().unwrap());
+    assert_eq!(unknown.code(), Code::AuthRequired);
+    assert_eq!(
+        (tool.code(), tool.message(), tool.resolution_hint()),
+        (unknown.code(), unknown.message(), unknown.resolution_hint())
+    );
+    assert!(!format!("{tool:?}").contains("your echoes"));
+}
+
+#[test]
+fn under_gated_discovery_list_tools_and_provider_info_need_a_grant() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock, true);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let ask = |method| host.call(&V2Request::common(method, &session, ID, LATER), &agent());
+    for method in ["list_tools", "get_provider_info"] {
+        let refused = ask(method);
+        assert_eq!(refused.error_code(), Some(Code::AuthRequired), "{method}");
+        assert!(!refused.data().is_some_and(|data| data.contains("echo")));
+    }
+    approve_first_pending(&provider);
+    for method in ["list_tools", "get_provider_info"] {
+        assert!(ask(method).is_success(), "{method} once approved");
+    }
+}
+
+#[test]
+fn under_gated_discovery_an_app_whose_grants_lapsed_is_told_no_scope() {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = approval_provider(dir.path(), &clock, true);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let _ = refused(&host, &session, r#"{"text":"hi"}"#);
+    let auth = provider.authorizer();
+    let request = auth.pending().remove(0);
+    let approval =
+        crate::auth::Approval::as_listed(&request).expires_after(Duration::from_secs(60));
+    auth.approve(&request.id, approval).unwrap();
+    let run = |tool| {
+        host.call(
+            &V2Request::execute(tool, r#"{"text":"hi"}"#, &session, ID, NOW + 3_600_000),
+            &agent(),
+        )
+    };
+    assert!(run("echo_text").is_success(), "in force");
+    clock.advance(Duration::from_secs(61));
+    let (lapsed, unknown) = (run("echo_text"), run("no_such_tool"));
+    let (lapsed, unknown) = (lapsed.error().unwrap(), unknown.error().unwrap());
+    assert_eq!(lapsed.code(), Code::AuthRequired);
+    for text in [
+        lapsed.message(),
+        lapsed.resolution_hint().unwrap_or_default(),
+    ] {
+        assert!(
+            !text.contains("your echoes") && !text.contains("echo.read"),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        (lapsed.message(), lapsed.resolution_hint()),
+        (unknown.message(), unknown.resolution_hint())
+    );
+}
+
+#[test]
+fn every_code_is_retryable_exactly_as_the_spec_says() {
+    // The spec's table (section 5); its "Conditional" codes are not retryable as they come
+    // from this provider: AUTH_REQUIRED needs the user, a passed deadline a new call, and an
+    // INTERNAL_ERROR is the provider's bug.
+    for code in Code::ALL {
+        let retryable = match code {
+            Code::NegotiationRequired | Code::RateLimited | Code::Unavailable => true,
+            Code::UnsupportedVersion
+            | Code::AuthRequired
+            | Code::UserCancelled
+            | Code::PermissionDenied
+            | Code::ToolNotFound
+            | Code::MethodNotFound
+            | Code::InvalidArgs
+            | Code::InvalidRequest
+            | Code::DeadlineExceeded
+            | Code::ResultTooLarge
+            | Code::InternalError => false,
+        };
+        assert_eq!(code.retryable(), retryable, "{code}");
+        let reply = V2Reply {
+            request_id: Some(ID.to_owned()),
+            outcome: Err(V2Error::new(code, "m")),
+        };
+        assert!(
+            reply
+                .to_entries()
+                .contains(&("retryable", BundleValue::Bool(retryable))),
+            "{code}"
+        );
+    }
+}
+
+#[test]
+fn a_result_of_exactly_the_inline_limit_is_sent_and_one_byte_more_is_too_large() {
+    let clock = ManualClock::new(NOW);
+    let provider = provider(Auth::open(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = token(&host, &agent());
+    let max = host.max_inline_result_bytes();
+    assert_eq!(max, 262_144);
+    let frame = r#"{"kind":"inline","value":""}"#.len();
+    let run = |n: usize| {
+        host.call(
+            &V2Request::execute("big", &format!(r#"{{"n":{n}}}"#), &session, ID, LATER),
+            &agent(),
+        )
+    };
+    let exact = run(max - frame);
+    assert_eq!(exact.data().map(str::len), Some(max));
+    assert_eq!(
+        run(max - frame + 1).error_code(),
         Some(Code::ResultTooLarge)
     );
 }

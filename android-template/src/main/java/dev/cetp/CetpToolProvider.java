@@ -30,10 +30,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * null.
  *
  * <p>A call that names its protocol ({@code protocol_version}) or negotiates CETP v2 takes
- * another path: every extra of a plain type goes to Rust as typed text ({@link
- * NativeBridge#callTyped}), Rust decides which protocol answers, and the reply comes back typed
- * the same way; the one entry made here is the {@code resolution} PendingIntent ({@link
- * CetpScreens#resolution}), which only the app can create. This class knows no v2 field.
+ * another path: the extras v1 and v2 read, each by name and with its Bundle type, go to Rust as
+ * typed text ({@link NativeBridge#callTyped}), Rust decides which protocol answers, and the reply
+ * comes back typed the same way; the one entry made here is the {@code resolution} PendingIntent
+ * ({@link CetpScreens#resolution}), which only the app can create. This class reads no v2 field
+ * itself.
  *
  * <p>The provider is read-only: {@code query}, {@code insert}, {@code update}, {@code delete}
  * and {@code getType} do nothing.
@@ -44,8 +45,21 @@ public class CetpToolProvider extends ContentProvider {
       "CETP: a call's extras could not be read (unknown Parcelable or bad data); its CETP keys"
           + " are treated as absent (logged once)";
 
-  /** The most extras a typed call passes on; an agent sends a handful. */
-  private static final int MAX_TYPED_EXTRAS = 32;
+  /**
+   * The extras a typed call passes on, read by name (cetp_provider::host::cetp_v2::extras::
+   * TYPED_EXTRAS): however many other extras a call has, these are never left out.
+   */
+  private static final String[] TYPED_EXTRAS = {
+    Wire.EXTRA_PROTOCOL_VERSION,
+    Wire.EXTRA_SESSION_TOKEN,
+    Wire.EXTRA_REQUEST_ID,
+    Wire.EXTRA_DEADLINE_AT_MS,
+    Wire.EXTRA_TOOL_NAME,
+    Wire.EXTRA_ARGS,
+    Wire.EXTRA_RESUME_TOKEN,
+    Wire.EXTRA_CONSUMER_VERSIONS,
+    Wire.EXTRA_CONSUMER_CAPABILITIES,
+  };
 
   private final AtomicBoolean modeLogged = new AtomicBoolean();
   private final AtomicBoolean unreadableLogged = new AtomicBoolean();
@@ -204,7 +218,10 @@ public class CetpToolProvider extends ContentProvider {
     return reply;
   }
 
-  /** Every extra of a plain type as {@code key, tag, value}; the others are not passed on. */
+  /**
+   * Each of {@link #TYPED_EXTRAS} present with a plain type as {@code key, tag, value}; other
+   * extras and other types are not passed on.
+   */
   @SuppressWarnings("deprecation") // Bundle.get: the only way to read an extra of any type
   private String[] flatten(Bundle extras) {
     List<String> flat = new ArrayList<>();
@@ -212,10 +229,7 @@ public class CetpToolProvider extends ContentProvider {
       return new String[0];
     }
     try {
-      for (String key : extras.keySet()) {
-        if (flat.size() / 3 == MAX_TYPED_EXTRAS) {
-          break;
-        }
+      for (String key : TYPED_EXTRAS) {
         Object value = extras.get(key);
         String tag;
         String text;

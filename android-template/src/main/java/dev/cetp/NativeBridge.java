@@ -53,8 +53,9 @@ final class NativeBridge {
    * protocol ({@link Wire#EXTRA_PROTOCOL_VERSION}) or is {@link Wire#METHOD_NEGOTIATE}. The
    * library decides which protocol answers.
    *
-   * @param extras every extra of a plain type as {@code key, tag, value} ({@link
-   *     Wire#TAG_STRING} and the others; numbers in decimal, an {@code int[]} comma-separated)
+   * @param extras the extras v1 and v2 read, each of a plain type, as {@code key, tag, value}
+   *     ({@link Wire#TAG_STRING} and the others; numbers in decimal, an {@code int[]}
+   *     comma-separated)
    * @return the reply as {@code key, tag, value, ...}, or null if the library could not answer
    */
   static native String[] callTyped(

@@ -95,6 +95,12 @@ public final class Wire {
   public static final String METHOD_NEGOTIATE = "negotiate";
   /** Extras key naming a call's protocol; a call that names one goes to Rust typed. */
   public static final String EXTRA_PROTOCOL_VERSION = "protocol_version";
+  /** v2 extras a typed call passes on by name, with {@link #EXTRA_PROTOCOL_VERSION} and v1's. */
+  public static final String EXTRA_SESSION_TOKEN = "session_token";
+  public static final String EXTRA_DEADLINE_AT_MS = "deadline_at_ms";
+  public static final String EXTRA_RESUME_TOKEN = "resume_token";
+  public static final String EXTRA_CONSUMER_VERSIONS = "consumer_versions";
+  public static final String EXTRA_CONSUMER_CAPABILITIES = "consumer_capabilities";
 
   // Typed extras and reply entries across JNI (cetp_provider::host::cetp_v2::extras): key, tag,
   // value as text.
