@@ -115,7 +115,17 @@ impl Drop for Slot {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
     use super::*;
+    use crate::auth::RateLimit;
+    use crate::caller::CallerPackage;
+    use crate::clock::ManualClock;
+
+    fn table(max: usize) -> Callers {
+        Callers::new(max, Arc::new(ManualClock::new(0)))
+    }
 
     #[test]
     fn each_caller_has_its_own_slots_and_gets_them_back() {
@@ -141,5 +151,75 @@ mod tests {
             0,
             "nothing left behind"
         );
+    }
+
+    /// An entry with calls in flight is never retired to make room, however old: its count
+    /// would start again at zero, and the caller would get its slots back while its calls run.
+    #[test]
+    fn a_full_table_never_retires_a_caller_with_calls_in_flight() {
+        let callers = table(2);
+        let in_flight = InFlight::new(1);
+        let running = Caller::app(1, "com.running");
+        let slot = in_flight.enter(&callers, &running).unwrap();
+        // 100 new callers pass through the table, each a full table's newcomer.
+        for uid in 100..200 {
+            drop(
+                in_flight
+                    .enter(&callers, &Caller::app(uid, "com.other"))
+                    .unwrap(),
+            );
+        }
+        assert!(callers.passes() >= 99, "{}", callers.passes());
+        let refused = in_flight.enter(&callers, &running).err().unwrap();
+        assert_eq!(refused.code(), crate::ErrorCode::RateLimited);
+        assert_eq!(callers.entry(&running).running(), 1);
+        drop(slot);
+        assert!(in_flight.enter(&callers, &running).is_ok());
+    }
+
+    /// Callers without a UID (never through Binder: the MCP host, tests) are told apart by
+    /// their package names, in any order: different packages never share slots or buckets.
+    #[test]
+    fn callers_without_a_uid_are_kept_apart_by_their_packages() {
+        let callers = table(16);
+        let in_flight = InFlight::new(1);
+        let named = |names: &[&str]| {
+            Caller::from_parts(
+                None,
+                names
+                    .iter()
+                    .map(|n| CallerPackage {
+                        name: (*n).to_owned(),
+                        certificate_sha256: Vec::new(),
+                    })
+                    .collect(),
+            )
+        };
+        let one = in_flight
+            .enter(&callers, &named(&["com.a", "com.b"]))
+            .unwrap();
+        for other in [
+            named(&["com.c"]),
+            named(&["com.a"]),
+            named(&["com.a,com.b"]),
+            Caller::unknown(),
+        ] {
+            assert!(in_flight.enter(&callers, &other).is_ok(), "{other}");
+        }
+        let same = in_flight.enter(&callers, &named(&["com.b", "com.a", "com.b"]));
+        assert_eq!(
+            same.err().map(|e| e.code()),
+            Some(crate::ErrorCode::RateLimited),
+            "the same packages in another order are the same caller"
+        );
+        drop(one);
+        // Rate limits likewise.
+        let limit = RateLimit::new(1, Duration::from_secs(10));
+        let take = |caller: &Caller| callers.entry_at(caller, Some(0)).take(None, &limit, 0);
+        assert!(matches!(take(&named(&["com.c"])), Some(Ok(()))));
+        assert!(matches!(take(&named(&["com.d"])), Some(Ok(()))));
+        assert!(matches!(take(&Caller::unknown()), Some(Ok(()))));
+        assert!(matches!(take(&named(&["com.c"])), Some(Err(_))));
+        assert!(matches!(take(&Caller::unknown()), Some(Err(_))));
     }
 }
