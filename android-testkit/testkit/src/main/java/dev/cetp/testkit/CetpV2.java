@@ -47,17 +47,17 @@ public final class CetpV2 {
   /** Extra ({@code int}): {@code 2} on every v2 call but {@code negotiate}. */
   public static final String EXTRA_PROTOCOL_VERSION = Wire.EXTRA_PROTOCOL_VERSION;
   /** Extra ({@code String}): the token {@code negotiate} issued. */
-  public static final String EXTRA_SESSION_TOKEN = "session_token";
+  public static final String EXTRA_SESSION_TOKEN = Wire.EXTRA_SESSION_TOKEN;
   /** Extra ({@code String}): a UUID naming one logical call and its retries. */
   public static final String EXTRA_REQUEST_ID = Wire.EXTRA_REQUEST_ID;
   /** Extra ({@code long}): when the agent stops waiting, Unix epoch milliseconds. */
-  public static final String EXTRA_DEADLINE_AT_MS = "deadline_at_ms";
+  public static final String EXTRA_DEADLINE_AT_MS = Wire.EXTRA_DEADLINE_AT_MS;
   /** Extra ({@code String}): the token of a refused call, sent again with the retry. */
-  public static final String EXTRA_RESUME_TOKEN = "resume_token";
+  public static final String EXTRA_RESUME_TOKEN = Wire.EXTRA_RESUME_TOKEN;
   /** Extra of {@code negotiate} ({@code int[]}): the agent's versions, highest first. */
-  public static final String EXTRA_CONSUMER_VERSIONS = "consumer_versions";
+  public static final String EXTRA_CONSUMER_VERSIONS = Wire.EXTRA_CONSUMER_VERSIONS;
   /** Extra of {@code negotiate} ({@code String}): the agent's optional capabilities, JSON. */
-  public static final String EXTRA_CONSUMER_CAPABILITIES = "consumer_capabilities";
+  public static final String EXTRA_CONSUMER_CAPABILITIES = Wire.EXTRA_CONSUMER_CAPABILITIES;
   /** Extra of {@code execute_tool} ({@code String}): the tool's name. */
   public static final String EXTRA_TOOL_NAME = Wire.EXTRA_TOOL_NAME;
   /** Extra of {@code execute_tool} ({@code String}): the arguments' JSON text. */
@@ -84,7 +84,7 @@ public final class CetpV2 {
   /** Reply key ({@code PendingIntent}): the provider's screen that resolves a refusal. */
   public static final String KEY_RESOLUTION = "resolution";
   /** Reply key ({@code String}): the token the retry after the resolution sends. */
-  public static final String KEY_RESUME_TOKEN = "resume_token";
+  public static final String KEY_RESUME_TOKEN = Wire.EXTRA_RESUME_TOKEN;
 
   /** {@code status} of a success. */
   public static final String STATUS_SUCCESS = Wire.STATUS_SUCCESS;

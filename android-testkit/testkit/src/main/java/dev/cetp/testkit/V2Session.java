@@ -80,7 +80,7 @@ public final class V2Session {
 
   /** @return the session token every call carries */
   public String sessionToken() {
-    return negotiated.optString("session_token");
+    return negotiated.optString(CetpV2.EXTRA_SESSION_TOKEN);
   }
 
   /** @return the provider id of the session */

@@ -84,7 +84,7 @@ public final class V2ClientRules {
     if (name == null || name.trim().isEmpty()) {
       problems.add("provider_name is missing or blank");
     }
-    String token = string(data, "session_token");
+    String token = string(data, Wire.EXTRA_SESSION_TOKEN);
     if (token == null || token.trim().isEmpty()) {
       problems.add("session_token is missing or blank");
     } else if (token.getBytes(StandardCharsets.UTF_8).length > MAX_SESSION_TOKEN_BYTES) {
