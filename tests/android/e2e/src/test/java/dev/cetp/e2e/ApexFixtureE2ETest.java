@@ -307,6 +307,31 @@ public class ApexFixtureE2ETest {
     host.unbind(third);
   }
 
+  /**
+   * A host that activated and never deactivated (it died, or just never said so) holds its entry
+   * only until the Service's last binding closes: {@code onUnbind} ends every open binding, once,
+   * with its deactivation hook, and a later bind is a new connection.
+   */
+  @Test
+  public void the_service_unbound_closes_a_host_that_never_deactivated() throws Exception {
+    ApexAgent host = new ApexAgent(ApexAgent.Mode.PARCELED);
+    host.bind(SERVICE);
+    host.bind(SERVICE);
+    assertEquals(
+        2, ConsentAdmin.state().getJSONArray("connections").getJSONObject(0).getInt("active"));
+
+    assertFalse("no onRebind wanted", service.onUnbind(ApexAgent.bindIntent(SERVICE)));
+    JSONObject connection = ConsentAdmin.state().getJSONArray("connections").getJSONObject(0);
+    assertEquals(connection.toString(), 0, connection.getInt("active"));
+    assertEquals(connection.toString(), 2, connection.getInt("activations"));
+
+    ApexAgent.Plugin again = host.bind(SERVICE);
+    JSONObject hooks = new JSONObject(again.execute("rustfixture__apex_hooks", "{}"));
+    assertEquals(hooks.toString(), 2, hooks.getInt("activations"));
+    assertEquals(hooks.toString(), 1, hooks.getInt("deactivations"));
+    host.unbind(again);
+  }
+
   @Test
   public void sixteen_hosts_call_at_once() throws Exception {
     Bound local = bind(ApexAgent.Mode.LOCAL);

@@ -27,6 +27,7 @@ public final class JniCheckMain {
   private static Method executeTool;
   private static Method onActivate;
   private static Method onDeactivate;
+  private static Method onUnbind;
   private static int calls;
 
   public static void main(String[] args) throws Exception {
@@ -66,6 +67,7 @@ public final class JniCheckMain {
             String[][].class);
     onActivate = declared(apexBridge, "onActivate", caller);
     onDeactivate = declared(apexBridge, "onDeactivate", caller);
+    onUnbind = declared(apexBridge, "onUnbind");
 
     // What CetpRuntime does on the first call: load the library (JNI_OnLoad registers the
     // natives), then start it. Before the start every native answers null.
@@ -76,6 +78,7 @@ public final class JniCheckMain {
     expect("apex execute before init", null, apexExecute("rustfixture__echo", "{}"));
     expect("constantReply before init", null, constantReply.invoke(null, "list_tools"));
     apexCall(onActivate); // nothing to do, and nothing breaks
+    onUnbind.invoke(null); // likewise
     expect("init", null, init.invoke(null, args[1], args[1] + "-nb", "dev.cetp.rustfixture", 1L, "1.0"));
 
     // The kept discovery replies (the fixture's discovery is open) equal a call's.
@@ -155,6 +158,11 @@ public final class JniCheckMain {
     apexCall(onActivate);
     apexCall(onDeactivate); // its hook panics, contained
     count();
+    apexCall(onActivate);
+    onUnbind.invoke(null); // ends that open binding; its hook panics, contained
+    count();
+    expectContains(
+        "admin after unbind", "\"active\":0", (String) admin.invoke(null, "{\"op\":\"state\"}"));
     String[] apexWho =
         (String[])
             executeTool.invoke(
