@@ -432,18 +432,33 @@ fn words_are_spelled_once_and_parse_back() {
     assert!(is_uuid(ID) && !is_uuid(&ID.replace('-', "_")));
 }
 
-fn approval_provider(dir: &std::path::Path, clock: &ManualClock, gated: bool) -> Provider {
-    Provider::builder("Echo Box")
+/// A provider asking the user (the echo tool under scope `echo.read`), its clock at `NOW` and
+/// its grant store in a directory of its own, kept while the test holds `_dir`.
+struct Approving {
+    clock: ManualClock,
+    provider: Provider,
+    _dir: tempfile::TempDir,
+}
+
+fn approving(gated: bool) -> Approving {
+    let clock = ManualClock::new(NOW);
+    let dir = tempfile::tempdir().unwrap();
+    let provider = Provider::builder("Echo Box")
         .scope("echo.read", "your echoes")
         .tools(tools![echo_text])
         .auth(
             Auth::user_approval()
-                .store_dir(dir)
+                .store_dir(dir.path())
                 .gate_discovery(gated)
                 .clock(clock.clone()),
         )
         .build()
-        .unwrap()
+        .unwrap();
+    Approving {
+        clock,
+        provider,
+        _dir: dir,
+    }
 }
 
 /// The refused first call: `AUTH_REQUIRED` with a `resolution` for the caller's UID and a token.
@@ -496,9 +511,7 @@ fn an_approved_call_resumes_once_with_its_token_and_only_as_it_was() {
 }
 
 fn an_approved_call_resumes_once_with_its_token_and_only_as_it_was_on(gated: bool) {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, gated);
+    let Approving { provider, _dir, .. } = approving(gated);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
@@ -553,9 +566,7 @@ fn a_declined_or_unanswered_request_resumes_as_user_cancelled_never_as_auth_requ
 fn a_declined_or_unanswered_request_resumes_as_user_cancelled_never_as_auth_required_on(
     gated: bool,
 ) {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, gated);
+    let Approving { provider, _dir, .. } = approving(gated);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
@@ -584,9 +595,11 @@ fn a_resume_token_lapses_with_the_calls_deadline() {
 }
 
 fn a_resume_token_lapses_with_the_calls_deadline_on(gated: bool) {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, gated);
+    let Approving {
+        clock,
+        provider,
+        _dir,
+    } = approving(gated);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
@@ -690,9 +703,7 @@ fn sizes_are_counted_in_utf8_as_negotiated() {
 #[test]
 fn a_resume_token_presented_by_another_app_is_unknown_and_stays_its_callers() {
     for gated in [false, true] {
-        let clock = ManualClock::new(NOW);
-        let dir = tempfile::tempdir().unwrap();
-        let provider = approval_provider(dir.path(), &clock, gated);
+        let Approving { provider, _dir, .. } = approving(gated);
         let host = CetpV2Host::new(&provider);
         let session = token(&host, &agent());
         let args = r#"{"text":"hi"}"#;
@@ -713,9 +724,11 @@ fn a_resume_token_presented_by_another_app_is_unknown_and_stays_its_callers() {
 
 #[test]
 fn a_resume_token_lapses_at_15_minutes_however_far_the_deadline() {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, false);
+    let Approving {
+        clock,
+        provider,
+        _dir,
+    } = approving(false);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
@@ -744,9 +757,11 @@ fn a_resume_token_lapses_at_15_minutes_however_far_the_deadline() {
 
 #[test]
 fn setting_the_clock_back_lengthens_no_session_and_no_resume_token() {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, false);
+    let Approving {
+        clock,
+        provider,
+        _dir,
+    } = approving(false);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let args = r#"{"text":"hi"}"#;
@@ -800,9 +815,7 @@ fn a_tool_name_longer_than_any_tool_is_an_unknown_tool_on_every_host() {
     }
     // Under gated discovery an unapproved app gets what it gets for any unknown name: a
     // refusal, resumable like any other.
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, true);
+    let Approving { provider, _dir, .. } = approving(true);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let short = host.call(
@@ -824,9 +837,7 @@ fn a_tool_name_longer_than_any_tool_is_an_unknown_tool_on_every_host() {
 
 #[test]
 fn when_no_resume_token_can_be_held_the_refusal_is_unavailable() {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, false);
+    let Approving { provider, _dir, .. } = approving(false);
     let host = CetpV2Host::new(&provider);
     // Other apps' refused calls fill the table, the first lapsing in a minute.
     let mut uid = 20_000;
@@ -866,9 +877,7 @@ fn when_no_resume_token_can_be_held_the_refusal_is_unavailable() {
 
 #[test]
 fn under_gated_discovery_a_stranger_cannot_tell_a_tool_from_another_name() {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, true);
+    let Approving { provider, _dir, .. } = approving(true);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let run = |tool| {
@@ -889,9 +898,7 @@ fn under_gated_discovery_a_stranger_cannot_tell_a_tool_from_another_name() {
 
 #[test]
 fn under_gated_discovery_list_tools_and_provider_info_need_a_grant() {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, true);
+    let Approving { provider, _dir, .. } = approving(true);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let ask = |method| host.call(&V2Request::common(method, &session, ID, LATER), &agent());
@@ -908,9 +915,11 @@ fn under_gated_discovery_list_tools_and_provider_info_need_a_grant() {
 
 #[test]
 fn under_gated_discovery_an_app_whose_grants_lapsed_is_told_no_scope() {
-    let clock = ManualClock::new(NOW);
-    let dir = tempfile::tempdir().unwrap();
-    let provider = approval_provider(dir.path(), &clock, true);
+    let Approving {
+        clock,
+        provider,
+        _dir,
+    } = approving(true);
     let host = CetpV2Host::new(&provider);
     let session = token(&host, &agent());
     let _ = refused(&host, &session, r#"{"text":"hi"}"#);
