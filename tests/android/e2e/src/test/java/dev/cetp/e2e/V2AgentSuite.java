@@ -399,7 +399,7 @@ public abstract class V2AgentSuite {
   // ----------------------------------------------------------------------------------------
   // CETP v1 beside it
 
-  /** What a v1 agent sends (no {@code protocol_version}, or not the Integer 2) stays v1. */
+  /** What a v1 agent sends (no {@code protocol_version}, or another number) stays v1. */
   @Test
   public void aV1AgentOfTheSameAppIsAnsweredInV1() throws Exception {
     Agent agent = cetp.agent("com.example.agent");
@@ -425,8 +425,13 @@ public abstract class V2AgentSuite {
     Bundle one = new Bundle(call);
     one.putInt(CetpV2.EXTRA_PROTOCOL_VERSION, 1);
     assertTrue(agent.send(CetpV2.METHOD_EXECUTE_TOOL, one).isV1());
+    // A 2 of another type than the spec's Int names v2 all the same: not a v1 answer, but v2's
+    // refusal of the envelope.
     Bundle text = new Bundle(call);
     text.putString(CetpV2.EXTRA_PROTOCOL_VERSION, "2");
-    assertTrue(agent.send(CetpV2.METHOD_EXECUTE_TOOL, text).isV1());
+    agent.send(CetpV2.METHOD_EXECUTE_TOOL, text).assertError(CetpV2.INVALID_REQUEST);
+    Bundle wide = new Bundle(call);
+    wide.putLong(CetpV2.EXTRA_PROTOCOL_VERSION, 2L);
+    agent.send(CetpV2.METHOD_EXECUTE_TOOL, wide).assertError(CetpV2.INVALID_REQUEST);
   }
 }
