@@ -146,8 +146,9 @@
 //! store's first save, before which there was nothing: it is removed and the store starts empty
 //! without that mark.) Nothing is granted by accident, and nothing panics.
 //!
-//! One process writes the store: it holds an advisory lock (`flock`) on
-//! `cetp-grants.json.lock` while the store is open, and a second process fails to open it.
+//! One process writes the store: it holds an advisory record lock (`fcntl(F_SETLK)`, never
+//! inherited by a child process) on `cetp-grants.json.lock` while the store is open, and a second
+//! process fails to open it.
 //! Within a process, every open of the same canonical directory shares one store.
 //!
 //! Pending requests are kept in memory only; an agent that retries after a restart simply
