@@ -197,7 +197,7 @@ struct NewArgs {
 }
 
 /// `cargo cetp init [<project>] [--android-module …] [--crate-dir …] [--name …] [--sdk-path … |
-/// --sdk-git … [--sdk-rev …]]`.
+/// --sdk-git … [--sdk-rev …]] [--dry-run]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct InitOptions {
     /// A directory of the Android project (default `.`): its Gradle root is the nearest
@@ -212,6 +212,8 @@ pub(crate) struct InitOptions {
     pub name: Option<String>,
     /// Where `cetp-provider` comes from (default: the SDK this binary was built from).
     pub sdk: SdkSource,
+    /// Print the changes `init` would make, and write nothing.
+    pub dry_run: bool,
 }
 
 /// The command line of `init`, before its SDK flags become one [`SdkSource`].
@@ -245,6 +247,12 @@ struct InitArgs {
     name: Option<String>,
     #[command(flatten)]
     sdk: SdkArgs,
+    #[arg(
+        long,
+        help = "Print the changes init would make (the same steps a run reports)\n\
+                and write nothing"
+    )]
+    dry_run: bool,
 }
 
 /// `cargo cetp check [--manifest-path …] [--package …] [--android-module …] [--lib <path>]…`.
@@ -592,6 +600,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Command> {
             crate_dir: init.crate_dir,
             name: init.name,
             sdk: init.sdk.source(),
+            dry_run: init.dry_run,
         }),
         Sub::Check(options) => Command::Check(options),
         Sub::Mcp(options) => Command::Mcp(options),
@@ -732,10 +741,15 @@ mod tests {
         assert_eq!(init.android_module, Some(PathBuf::from(":app")));
         assert_eq!(init.crate_dir, Some(PathBuf::from("shelf/native")));
         assert_eq!(init.sdk, SdkSource::Path(crate::sdk_dir()));
+        assert!(!init.dry_run);
         let Command::Init(here) = parse_str("init").unwrap() else {
             panic!()
         };
         assert_eq!(here.project, PathBuf::from("."));
+        let Command::Init(dry) = parse_str("init --dry-run").unwrap() else {
+            panic!()
+        };
+        assert!(dry.dry_run);
         for (args, module) in [
             ("check --android-module app", "app"),
             ("build --android-module=:app", ":app"),

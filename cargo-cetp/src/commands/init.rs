@@ -15,10 +15,20 @@
 //! A Gradle file is changed only where its shape is plain: one `defaultConfig {` line, one
 //! top-level `dependencies {` line, no other assignment to `manifestPlaceholders`, the
 //! application plugin declared on one line. Anything else (a Groovy build file, a computed
-//! value) is left as it is, and the lines to add are printed instead.
+//! value) is left as it is, and the lines to add are printed instead (a `TO DO` step). So is:
+//!
+//! - a file that is not UTF-8 text (a `gradle.properties` in ISO-8859-1), byte for byte;
+//!
+//! Each file keeps its line endings: lines added to a CRLF file end in CRLF, and a file without
+//! a newline at its end still has none. Every write goes to a temporary file in the same
+//! directory, renamed over the file (which keeps its permissions), so an interrupted run leaves
+//! the old file or the new one, never half of one.
+//!
+//! `--dry-run` makes the same steps, reads the same files, and writes nothing: what it prints
+//! is what a run would print.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::android_build::android::relative;
 use crate::android_build::bundle::gradle::{self, strip_comment};
@@ -27,16 +37,20 @@ use crate::cli::{InitOptions, NewOptions, SdkSource};
 use crate::commands::new::{self, Names};
 use crate::{Error, Result};
 
+/// Why a file is left for the developer when its shape is the reason.
+const SHAPE: &str = "its shape is not one cargo cetp edits";
+/// Why a file that is not UTF-8 text is left.
+const NOT_UTF8: &str = "it is not UTF-8 text";
+
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Step {
-    /// The file was written or changed: what was added.
+    /// The file was written or changed (in a dry run: would be): what was added.
     Changed(PathBuf, String),
     /// Already there.
     Unchanged(PathBuf, String),
-    /// Not changed because its shape is not one this command edits: the lines to add, and
-    /// where.
-    Manual(PathBuf, String),
+    /// Not changed: why not, and the lines to add there.
+    Manual(PathBuf, String, String),
 }
 
 /// The project as `init` found it.
@@ -46,6 +60,107 @@ struct Project {
     crate_dir: PathBuf,
     names: Names,
     sdk: SdkSource,
+    writer: Writer,
+}
+
+/// Whether `init` writes at all.
+#[derive(Debug, Clone)]
+struct Writer {
+    dry_run: bool,
+}
+
+/// A file's text, as far as `init` reads it.
+enum Text {
+    Missing,
+    Utf8(String),
+    NotUtf8,
+}
+
+fn read(file: &Path) -> Result<Text> {
+    match std::fs::read(file) {
+        Ok(bytes) => Ok(String::from_utf8(bytes).map_or(Text::NotUtf8, Text::Utf8)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Text::Missing),
+        Err(e) => Err(Error::io(file)(e)),
+    }
+}
+
+impl Writer {
+    /// `text` written to `file` (not in a dry run); the step says `changed`.
+    fn put(&self, file: PathBuf, text: &str, changed: String) -> Result<Step> {
+        if !self.dry_run {
+            write_atomic(&file, text.as_bytes())?;
+        }
+        Ok(Step::Changed(file, changed))
+    }
+}
+
+/// `bytes` into `file` through a temporary file in its directory, renamed over it; an existing
+/// file's permissions are kept.
+fn write_atomic(file: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write as _;
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut temp = tempfile::Builder::new()
+        .prefix(".cetp-init-")
+        .tempfile_in(dir)
+        .map_err(Error::io(dir))?;
+    temp.write_all(bytes).map_err(Error::io(file))?;
+    let permissions = match std::fs::metadata(file) {
+        Ok(meta) => Some(meta.permissions()),
+        Err(_) => new_file_permissions(),
+    };
+    if let Some(permissions) = permissions {
+        std::fs::set_permissions(temp.path(), permissions).map_err(Error::io(file))?;
+    }
+    temp.as_file().sync_all().map_err(Error::io(file))?;
+    temp.persist(file).map_err(|e| Error::io(file)(e.error))?;
+    Ok(())
+}
+
+/// A new file's permissions: the temporary file's own (owner only) are too narrow for a build
+/// file.
+#[cfg(unix)]
+fn new_file_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt as _;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// `path` with `.` and `..` resolved by name.
+fn normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `path` with its longest existing ancestor canonicalised (it need not exist yet).
+fn resolved(path: &Path) -> PathBuf {
+    let path = normal(path);
+    for dir in path.ancestors() {
+        if let Ok(real) = dir.canonicalize() {
+            let rest = path.strip_prefix(dir).unwrap_or(Path::new(""));
+            return if rest.as_os_str().is_empty() {
+                real
+            } else {
+                real.join(rest)
+            };
+        }
+    }
+    path
 }
 
 /// Runs `cargo cetp init`, printing each step.
@@ -55,12 +170,12 @@ struct Project {
 /// be read; [`Error::Io`].
 pub(crate) fn run(options: &InitOptions) -> Result<i32> {
     let steps = init(options)?;
-    print!("{}", report(&steps));
+    print!("{}", report(&steps, options.dry_run));
     Ok(0)
 }
 
-/// What [`run`] prints for `steps`.
-pub(crate) fn report(steps: &[Step]) -> String {
+/// What [`run`] prints for `steps`: the same lines in a dry run, but its last.
+pub(crate) fn report(steps: &[Step], dry_run: bool) -> String {
     let mut out = String::new();
     let manual = steps
         .iter()
@@ -78,25 +193,33 @@ pub(crate) fn report(steps: &[Step]) -> String {
             Step::Unchanged(path, what) => {
                 let _ = writeln!(out, "unchanged {}: {what}", path.display());
             }
-            Step::Manual(path, what) => {
+            Step::Manual(path, why, what) => {
                 let _ = writeln!(
                     out,
-                    "TO DO     {}: not changed (its shape is not one cargo cetp edits); add:\n{}",
+                    "TO DO     {}: not changed ({why}); add:\n{}",
                     path.display(),
                     indent(what)
                 );
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "\ncargo cetp init: {changed} file(s) changed, {manual} left to you{}",
-        if changed == 0 && manual == 0 {
-            " (nothing to do: already set up)"
-        } else {
-            ""
-        }
-    );
+    if dry_run {
+        let _ = writeln!(
+            out,
+            "\ncargo cetp init --dry-run: {changed} file(s) a run would change, {manual} left to \
+             you; nothing written"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\ncargo cetp init: {changed} file(s) changed, {manual} left to you{}",
+            if changed == 0 && manual == 0 {
+                " (nothing to do: already set up)"
+            } else {
+                ""
+            }
+        );
+    }
     out
 }
 
@@ -106,7 +229,8 @@ fn indent(text: &str) -> String {
         .collect::<String>()
 }
 
-/// Does the work of `cargo cetp init` and says what it did, step by step.
+/// Does the work of `cargo cetp init` (in a dry run: reads and plans it) and says what it did,
+/// step by step.
 ///
 /// # Errors
 /// As [`run`].
@@ -125,7 +249,7 @@ pub(crate) fn init(options: &InitOptions) -> Result<Vec<Step>> {
         .map(|step| match step {
             Step::Changed(p, w) => Step::Changed(shown(&p), w),
             Step::Unchanged(p, w) => Step::Unchanged(shown(&p), w),
-            Step::Manual(p, w) => Step::Manual(shown(&p), w),
+            Step::Manual(p, why, w) => Step::Manual(shown(&p), why, w),
         })
         .collect())
 }
@@ -198,15 +322,17 @@ fn find(options: &InitOptions) -> Result<Project> {
         root: root.clone(),
     };
     let build = std::fs::read_to_string(layout.build_file()).unwrap_or_default();
-    let package = gradle::parse(&build).application_id.ok_or_else(|| {
-        Error::App(format!(
-            "{} sets no literal `applicationId` or `namespace`, which the provider's authority is \
-             made from: set one, then run `cargo cetp init` again",
-            layout.build_file().display()
-        ))
-    })?;
+    let package = gradle::parse(&code_lines(&build).join("\n"))
+        .application_id
+        .ok_or_else(|| {
+            Error::App(format!(
+                "{} sets no literal `applicationId` or `namespace`, which the provider's \
+                 authority is made from: set one, then run `cargo cetp init` again",
+                layout.build_file().display()
+            ))
+        })?;
     let crate_dir = match &options.crate_dir {
-        Some(dir) => absolute(dir)?,
+        Some(dir) => resolved(&absolute(dir)?),
         None => root.join("rust"),
     };
     let name = match &options.name {
@@ -224,6 +350,9 @@ fn find(options: &InitOptions) -> Result<Project> {
         crate_dir,
         names,
         sdk: options.sdk.clone(),
+        writer: Writer {
+            dry_run: options.dry_run,
+        },
     })
 }
 
@@ -253,44 +382,68 @@ fn write_crate(project: &Project, shown: &Path) -> Result<Step> {
             "the Rust crate is there (left as it is)".to_owned(),
         ));
     }
-    std::fs::create_dir_all(&project.crate_dir).map_err(Error::io(&project.crate_dir))?;
-    let crate_dir = canonical(&project.crate_dir)?;
+    let crate_dir = &project.crate_dir;
     let options = NewOptions {
         dir: crate_dir.clone(),
         name: Some(project.names.crate_name.clone()),
         package: Some(project.names.package.clone()),
         sdk: project.sdk.clone(),
     };
-    let module = relative(&crate_dir, &project.layout.module);
-    let mut written = Vec::new();
-    for (path, text) in new::files(&options, &crate_dir)? {
-        let keep = ["Cargo.toml", "src/lib.rs", "tests/provider.rs"];
-        if !keep.iter().any(|k| path == Path::new(k)) {
-            continue;
-        }
-        let text = if path == Path::new("Cargo.toml") {
+    let module = relative(&resolved(crate_dir), &resolved(&project.layout.module));
+    let metadata = format!(
+        "\n# Where `cargo cetp` finds the Android app module, relative to this crate.\n\
+         [package.metadata.cetp]\nandroid-module = {}\n",
+        crate::android_build::app::toml_string(&module.to_string_lossy())
+    );
+    let keep = ["Cargo.toml", "src/lib.rs", "tests/provider.rs"];
+    let mut files: Vec<(PathBuf, String)> = new::files(&options, &resolved(crate_dir))?
+        .into_iter()
+        .filter(|(path, _)| keep.iter().any(|k| path == Path::new(k)))
+        .map(|(path, text)| {
+            let text = if path == Path::new("Cargo.toml") {
+                format!("{text}{metadata}")
+            } else {
+                text
+            };
+            (path, text)
+        })
+        .collect();
+    if !crate_dir.join(".gitignore").exists() {
+        files.push((PathBuf::from(".gitignore"), "/target\n".to_owned()));
+    }
+    let manual = || {
+        format!(
+            "the crate: cargo cetp new {} --name {} --package {}\nthen in its Cargo.toml:{metadata}",
+            shown.display(),
+            project.names.crate_name,
+            project.names.package
+        )
+    };
+    if let Some((there, _)) = files
+        .iter()
+        .find(|(path, _)| crate_dir.join(path).exists() && path != Path::new(".gitignore"))
+    {
+        return Ok(Step::Manual(
+            crate_dir.clone(),
             format!(
-                "{text}\n# Where `cargo cetp` finds the Android app module, relative to this crate.\n\
-                 [package.metadata.cetp]\nandroid-module = {}\n",
-                crate::android_build::app::toml_string(&module.to_string_lossy())
-            )
-        } else {
-            text
-        };
-        let file = crate_dir.join(&path);
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+                "{} is there without a Cargo.toml, and cargo cetp init replaces no file",
+                there.display()
+            ),
+            manual(),
+        ));
+    }
+    if !project.writer.dry_run {
+        for (path, text) in &files {
+            let file = crate_dir.join(path);
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+            }
+            write_atomic(&file, text.as_bytes())?;
         }
-        std::fs::write(&file, text).map_err(Error::io(&file))?;
-        written.push(path.display().to_string());
     }
-    let ignore = crate_dir.join(".gitignore");
-    if !ignore.exists() {
-        std::fs::write(&ignore, "/target\n").map_err(Error::io(&ignore))?;
-        written.push(".gitignore".to_owned());
-    }
+    let written: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
     Ok(Step::Changed(
-        crate_dir,
+        crate_dir.clone(),
         format!(
             "the Rust crate `{}` (lib{}.so): {} (then `cd {} && cargo test`)",
             project.names.crate_name,
@@ -326,49 +479,60 @@ fn settings(project: &Project) -> Result<Step> {
          project(\":cetp\").projectDir = file({})\n",
         crate::android_build::app::toml_string(&template.to_string_lossy())
     );
-    append(&file, &lines)?;
-    Ok(Step::Changed(
+    let text = match read(&file)? {
+        Text::Utf8(text) => text,
+        Text::Missing => String::new(),
+        Text::NotUtf8 => {
+            return Ok(Step::Manual(
+                file,
+                NOT_UTF8.to_owned(),
+                lines.trim_start().to_owned(),
+            ));
+        }
+    };
+    project.writer.put(
         file,
+        &append(&text, &lines),
         format!("include(\":cetp\") from {}", template.display()),
-    ))
+    )
 }
 
 /// `cetp.rustCrate` in the root `gradle.properties`.
 fn properties(project: &Project) -> Result<Step> {
     let file = project.layout.properties_file();
-    let text = std::fs::read_to_string(&file).unwrap_or_default();
-    let crate_dir = canonical(&project.crate_dir)?;
-    let wanted = relative(&project.layout.root, &crate_dir);
+    let crate_dir = resolved(&project.crate_dir);
+    let wanted = relative(&project.layout.root, &project.crate_dir);
+    let line = format!("cetp.rustCrate={}", wanted.display());
+    let text = match read(&file)? {
+        Text::Utf8(text) => text,
+        Text::Missing => String::new(),
+        Text::NotUtf8 => return Ok(Step::Manual(file, NOT_UTF8.to_owned(), line)),
+    };
     let existing = text
         .lines()
         .filter_map(|l| l.split_once('='))
         .find(|(k, _)| k.trim() == "cetp.rustCrate")
         .map(|(_, v)| v.trim().to_owned());
     match existing {
-        Some(value) if project.layout.root.join(&value).canonicalize().ok() == Some(crate_dir) => {
+        Some(value) if resolved(&project.layout.root.join(&value)) == crate_dir => {
             Ok(Step::Unchanged(file, format!("cetp.rustCrate={value}")))
         }
         Some(value) => Ok(Step::Manual(
             file,
-            format!(
-                "cetp.rustCrate={}   (instead of cetp.rustCrate={value})",
-                wanted.display()
-            ),
+            SHAPE.to_owned(),
+            format!("{line}   (instead of cetp.rustCrate={value})"),
         )),
-        None => {
-            append(
-                &file,
+        None => project.writer.put(
+            file,
+            &append(
+                &text,
                 &format!(
                     "\n# The Rust crate of the CETP tool provider, relative to this (root) project.\n\
-                     cetp.rustCrate={}\n",
-                    wanted.display()
+                     {line}\n"
                 ),
-            )?;
-            Ok(Step::Changed(
-                file,
-                format!("cetp.rustCrate={}", wanted.display()),
-            ))
-        }
+            ),
+            line,
+        ),
     }
 }
 
@@ -384,10 +548,26 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
         format!("manifestPlaceholders[\"cetpAuthority\"] = \"{package}.tools\""),
         format!("manifestPlaceholders[\"cetpLibrary\"] = \"{lib_name}\""),
     ];
+    let placeholder_block = format!(
+        "android {{\n    defaultConfig {{\n        {}\n    }}\n}}",
+        placeholders.join("\n        ")
+    );
     let dependency = "implementation(project(\":cetp\")) // the CETP provider module";
-    let mut text = std::fs::read_to_string(&file).map_err(Error::io(&file))?;
+    let dependency_block = format!("dependencies {{\n    {dependency}\n}}");
+    let mut text = match read(&file)? {
+        Text::Utf8(text) => text,
+        Text::Missing => return Err(Error::io(&file)(std::io::ErrorKind::NotFound.into())),
+        Text::NotUtf8 => {
+            return Ok(vec![Step::Manual(
+                file,
+                NOT_UTF8.to_owned(),
+                format!("{placeholder_block}\n{dependency_block}"),
+            )]);
+        }
+    };
     let kotlin = file.extension().is_some_and(|e| e == "kts");
-    let read = gradle::parse(&text);
+    let mut code = code_lines(&text);
+    let read = gradle::parse(&code.join("\n"));
     let mut steps = Vec::new();
     let mut changed = Vec::new();
 
@@ -398,30 +578,28 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
             "sets cetpAuthority and cetpLibrary".to_owned(),
         ));
     } else {
-        let other_assignment = text.lines().map(strip_comment).any(|l| {
+        let other_assignment = code.iter().any(|l| {
             let l = l.trim_start();
             l.starts_with("manifestPlaceholders")
                 && !l.starts_with("manifestPlaceholders[")
                 && l.contains('=')
         }) || has("cetpAuthority")
             || has("cetpLibrary");
-        match single_line(&text, "defaultConfig {", false) {
+        match single_line(&code, "defaultConfig {", false) {
             Some(at) if kotlin && !other_assignment => {
                 text = insert_block(&text, at, &placeholders);
+                code = code_lines(&text);
                 changed.push("the placeholders cetpAuthority and cetpLibrary under defaultConfig");
             }
             _ => steps.push(Step::Manual(
                 file.clone(),
-                format!(
-                    "android {{\n    defaultConfig {{\n        {}\n    }}\n}}",
-                    placeholders.join("\n        ")
-                ),
+                SHAPE.to_owned(),
+                placeholder_block,
             )),
         }
     }
-    let uses_template = text
-        .lines()
-        .map(strip_comment)
+    let uses_template = code
+        .iter()
         .any(|l| l.contains("project(\":cetp\")") && l.contains("implementation"));
     if uses_template {
         steps.push(Step::Unchanged(
@@ -429,20 +607,21 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
             "depends on project(\":cetp\")".to_owned(),
         ));
     } else {
-        match single_line(&text, "dependencies {", true) {
+        match single_line(&code, "dependencies {", true) {
             Some(at) if kotlin => {
                 text = insert_block(&text, at, &[dependency.to_owned()]);
                 changed.push("implementation(project(\":cetp\"))");
             }
             _ => steps.push(Step::Manual(
                 file.clone(),
-                format!("dependencies {{\n    {dependency}\n}}"),
+                SHAPE.to_owned(),
+                dependency_block,
             )),
         }
     }
     if !changed.is_empty() {
-        std::fs::write(&file, &text).map_err(Error::io(&file))?;
-        steps.insert(0, Step::Changed(file, changed.join("; ")));
+        let step = project.writer.put(file, &text, changed.join("; "))?;
+        steps.insert(0, step);
     }
     Ok(steps)
 }
@@ -460,45 +639,25 @@ fn plugin(project: &Project) -> Result<Vec<Step>> {
         // No root build file: the app module's own `plugins {}` puts AGP on the classpath.
         return Ok(Vec::new());
     };
-    let build_text = std::fs::read_to_string(&build).map_err(Error::io(&build))?;
+    let build_text = match read(&build)? {
+        Text::Utf8(text) => Some(text),
+        Text::Missing | Text::NotUtf8 => None,
+    };
+    let build_code = build_text.as_deref().map(code_lines).unwrap_or_default();
     let catalog = root.join("gradle/libs.versions.toml");
     let mut steps = Vec::new();
     let root_line = if catalog.is_file() {
-        let text = std::fs::read_to_string(&catalog).map_err(Error::io(&catalog))?;
-        let entries = catalog_plugins(&text);
-        let library_key = match entries.iter().find(|e| e.id == "com.android.library") {
-            Some(entry) => {
-                steps.push(Step::Unchanged(
+        let generic = "[plugins]\nandroid-library = { id = \"com.android.library\", version.ref = \"<the agp version>\" }";
+        let library_key = match read(&catalog)? {
+            Text::Utf8(text) => catalog_step(project, &catalog, &text, &mut steps)?,
+            Text::Missing | Text::NotUtf8 => {
+                steps.push(Step::Manual(
                     catalog.clone(),
-                    format!("has the plugin `{}` (com.android.library)", entry.key),
+                    NOT_UTF8.to_owned(),
+                    generic.to_owned(),
                 ));
-                Some(entry.key.clone())
+                None
             }
-            None => match entries.iter().find(|e| e.id == "com.android.application") {
-                Some(app) => {
-                    let key = if entries.iter().any(|e| e.key == "android-library") {
-                        "cetp-android-library"
-                    } else {
-                        "android-library"
-                    };
-                    let line = format!(
-                        "{key} = {{ id = \"com.android.library\", {} }}",
-                        app.version
-                    );
-                    let text = insert_lines(&text, app.line, std::slice::from_ref(&line), "");
-                    std::fs::write(&catalog, text).map_err(Error::io(&catalog))?;
-                    steps.push(Step::Changed(catalog.clone(), format!("[plugins] {line}")));
-                    Some(key.to_owned())
-                }
-                None => {
-                    steps.push(Step::Manual(
-                        catalog.clone(),
-                        "[plugins]\nandroid-library = { id = \"com.android.library\", version.ref = \"<the agp version>\" }"
-                            .to_owned(),
-                    ));
-                    None
-                }
-            },
         };
         library_key.map(|key| {
             let accessor = format!("libs.plugins.{}", key.replace(['-', '_'], "."));
@@ -510,9 +669,8 @@ fn plugin(project: &Project) -> Result<Vec<Step>> {
         })
     } else {
         // No catalog: `id("com.android.application") version "…" apply false`.
-        build_text
-            .lines()
-            .map(strip_comment)
+        build_code
+            .iter()
             .find_map(|l| {
                 let rest = l.split("id(\"com.android.application\")").nth(1)?;
                 let version = rest.split("version").nth(1)?.split("apply").next()?.trim();
@@ -529,19 +687,19 @@ fn plugin(project: &Project) -> Result<Vec<Step>> {
     let Some((present, line, anchor)) = root_line else {
         return Ok(steps);
     };
-    let has_it = build_text
-        .lines()
-        .map(strip_comment)
-        .any(|l| l.contains(&present));
-    if has_it {
+    let block = format!("plugins {{\n    {line}\n}}");
+    let Some(build_text) = build_text else {
+        steps.push(Step::Manual(build, NOT_UTF8.to_owned(), block));
+        return Ok(steps);
+    };
+    if build_code.iter().any(|l| l.contains(&present)) {
         steps.push(Step::Unchanged(build.clone(), line));
         return Ok(steps);
     }
-    let anchors: Vec<usize> = build_text
-        .lines()
+    let anchors: Vec<usize> = build_code
+        .iter()
         .enumerate()
         .filter(|(_, l)| {
-            let l = strip_comment(l);
             l.contains(anchor)
                 && l.contains("apply false")
                 && (l.contains(".android.application)") || l.contains("com.android.application"))
@@ -553,12 +711,64 @@ fn plugin(project: &Project) -> Result<Vec<Step>> {
         [at] if kotlin => {
             let indent = leading(build_text.lines().nth(*at).unwrap_or_default());
             let text = insert_lines(&build_text, *at, std::slice::from_ref(&line), &indent);
-            std::fs::write(&build, text).map_err(Error::io(&build))?;
-            steps.push(Step::Changed(build, line));
+            steps.push(project.writer.put(build, &text, line)?);
         }
-        _ => steps.push(Step::Manual(build, format!("plugins {{\n    {line}\n}}"))),
+        _ => steps.push(Step::Manual(build, SHAPE.to_owned(), block)),
     }
     Ok(steps)
+}
+
+/// The catalog's step (pushed to `steps`) and the key of its library plugin entry, if it has
+/// one or gets one.
+fn catalog_step(
+    project: &Project,
+    catalog: &Path,
+    text: &str,
+    steps: &mut Vec<Step>,
+) -> Result<Option<String>> {
+    let entries = catalog_plugins(text);
+    let app = entries.iter().find(|e| e.id == "com.android.application");
+    let key = if entries.iter().any(|e| e.key == "android-library") {
+        "cetp-android-library"
+    } else {
+        "android-library"
+    };
+    let line = app.map(|app| {
+        format!(
+            "{key} = {{ id = \"com.android.library\", {} }}",
+            app.version
+        )
+    });
+    let lines = format!(
+        "[plugins]\n{}",
+        line.clone().unwrap_or_else(|| {
+            "android-library = { id = \"com.android.library\", version.ref = \"<the agp version>\" }"
+                .to_owned()
+        })
+    );
+    if let Some(entry) = entries.iter().find(|e| e.id == "com.android.library") {
+        steps.push(Step::Unchanged(
+            catalog.to_path_buf(),
+            format!("has the plugin `{}` (com.android.library)", entry.key),
+        ));
+        return Ok(Some(entry.key.clone()));
+    }
+    match (app, line) {
+        (Some(app), Some(line)) => {
+            let text = insert_lines(text, app.line, std::slice::from_ref(&line), "");
+            let step =
+                project
+                    .writer
+                    .put(catalog.to_path_buf(), &text, format!("[plugins] {line}"))?;
+            let written = matches!(step, Step::Changed(..));
+            steps.push(step);
+            Ok(written.then(|| key.to_owned()))
+        }
+        _ => {
+            steps.push(Step::Manual(catalog.to_path_buf(), SHAPE.to_owned(), lines));
+            Ok(None)
+        }
+    }
 }
 
 /// One `[plugins]` entry of a version catalog written on one line.
@@ -615,14 +825,21 @@ fn catalog_plugins(text: &str) -> Vec<CatalogPlugin> {
     out
 }
 
-/// The index of the only line that reads `wanted` (comments and surrounding blanks aside);
-/// `top_level`: at the start of the line. `None` when there is none or more than one.
-fn single_line(text: &str, wanted: &str, top_level: bool) -> Option<usize> {
-    let found: Vec<usize> = text
-        .lines()
+/// The code of each line of a Gradle file: what a `//` comment leaves. One entry per line of
+/// `text.lines()`.
+fn code_lines(text: &str) -> Vec<String> {
+    text.lines().map(|l| strip_comment(l).to_owned()).collect()
+}
+
+/// The index of the only line whose code (see [`code_lines`]) reads `wanted`, surrounding
+/// blanks aside; `top_level`: at the start of the line. `None` when there is none or more than
+/// one.
+fn single_line(code: &[String], wanted: &str, top_level: bool) -> Option<usize> {
+    let found: Vec<usize> = code
+        .iter()
         .enumerate()
         .filter(|(_, l)| {
-            let code = strip_comment(l).trim_end();
+            let code = l.trim_end();
             code.trim_start() == wanted && (!top_level || !code.starts_with([' ', '\t']))
         })
         .map(|(i, _)| i)
@@ -645,18 +862,33 @@ fn insert_block(text: &str, at: usize, lines: &[String]) -> String {
     insert_lines(text, at, lines, &indent)
 }
 
+/// The line ending of `text`: its first line's (`\n` when it has one line).
+fn eol(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if text[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// `lines` inserted after line `at`, each indented by `indent` and ended as `text`'s lines are;
+/// a file without a newline at its end still has none.
 fn insert_lines(text: &str, at: usize, lines: &[String], indent: &str) -> String {
+    let eol = eol(text);
     let mut out = String::with_capacity(text.len() + 200);
     for (i, line) in text.split_inclusive('\n').enumerate() {
         out.push_str(line);
         if i == at {
-            if !line.ends_with('\n') {
-                out.push('\n');
+            let last = !line.ends_with('\n');
+            if last {
+                out.push_str(eol);
             }
             for added in lines {
                 out.push_str(indent);
                 out.push_str(added);
-                out.push('\n');
+                out.push_str(eol);
+            }
+            if last {
+                out.truncate(out.len() - eol.len());
             }
         }
     }
@@ -669,13 +901,20 @@ fn leading(line: &str) -> String {
         .collect()
 }
 
-fn append(file: &Path, lines: &str) -> Result<()> {
-    let mut text = std::fs::read_to_string(file).unwrap_or_default();
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
+/// `lines` (`\n`-ended) after `text`, ended as `text`'s lines are; a text without a newline at
+/// its end still has none.
+fn append(text: &str, lines: &str) -> String {
+    let eol = eol(text);
+    let bare = !text.is_empty() && !text.ends_with('\n');
+    let mut out = text.to_owned();
+    if bare {
+        out.push_str(eol);
     }
-    text.push_str(lines);
-    std::fs::write(file, text).map_err(Error::io(file))
+    out.push_str(&lines.replace('\n', eol));
+    if bare && out.ends_with(eol) {
+        out.truncate(out.len() - eol.len());
+    }
+    out
 }
 
 #[cfg(test)]
@@ -699,6 +938,7 @@ mod tests {
             crate_dir: None,
             name: None,
             sdk: SdkSource::Path(crate::sdk_dir()),
+            dry_run: false,
         }
     }
 
@@ -788,7 +1028,7 @@ mod tests {
             again.iter().all(|s| matches!(s, Step::Unchanged(..))),
             "{again:#?}"
         );
-        assert!(report(&again).contains("0 file(s) changed, 0 left to you (nothing to do"));
+        assert!(report(&again, false).contains("0 file(s) changed, 0 left to you (nothing to do"));
         let after: Vec<String> = [
             "app/build.gradle.kts",
             "build.gradle.kts",
@@ -821,7 +1061,7 @@ mod tests {
             "[versions]\nagp = \"8.7.3\"\n",
         );
         let steps = init(&options(d)).unwrap();
-        let text = report(&steps);
+        let text = report(&steps, false);
         assert_eq!(
             read(d, "app/build.gradle.kts"),
             app.replace(
@@ -874,6 +1114,128 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("includes no module `:wear`"), "{err}");
+    }
+
+    /// Every file under `dir` (links not followed), relative path → bytes (a link: its target).
+    fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = std::collections::BTreeMap::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(at) = todo.pop() {
+            for entry in std::fs::read_dir(&at).unwrap() {
+                let path = entry.unwrap().path();
+                let kind = std::fs::symlink_metadata(&path).unwrap().file_type();
+                let key = path.strip_prefix(dir).unwrap().to_path_buf();
+                if kind.is_symlink() {
+                    let to = std::fs::read_link(&path).unwrap();
+                    out.insert(key, to.to_string_lossy().as_bytes().to_vec());
+                } else if kind.is_dir() {
+                    todo.push(path);
+                } else {
+                    out.insert(key, std::fs::read(&path).unwrap());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_latin1_properties_file_is_left_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        project(d);
+        let latin1 = b"# Propri\xe9t\xe9s du projet\norg.gradle.jvmargs=-Xmx2g\n".to_vec();
+        std::fs::write(d.join("gradle.properties"), &latin1).unwrap();
+        let steps = init(&options(d)).unwrap();
+        assert_eq!(std::fs::read(d.join("gradle.properties")).unwrap(), latin1);
+        let text = report(&steps, false);
+        assert!(
+            text.contains("TO DO     gradle.properties: not changed (it is not UTF-8 text)"),
+            "{text}"
+        );
+        assert!(text.contains("    cetp.rustCrate=rust\n"), "{text}");
+        assert!(!text.contains("changed   gradle.properties"), "{text}");
+    }
+
+    #[test]
+    fn crlf_files_keep_their_line_endings() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        project(d);
+        for path in [
+            "app/build.gradle.kts",
+            "build.gradle.kts",
+            "gradle/libs.versions.toml",
+        ] {
+            let text = read(d, path).replace('\n', "\r\n");
+            write(d, path, &text);
+        }
+        // No newline at the end: it still has none, and its last line is kept whole.
+        write(
+            d,
+            "settings.gradle.kts",
+            "rootProject.name = \"Shelf\"\r\ninclude(\":app\")\r\ninclude(\":core\")",
+        );
+        write(d, "gradle.properties", "android.useAndroidX=true\r\n");
+        let steps = init(&options(d)).unwrap();
+        assert!(
+            steps.iter().all(|s| matches!(s, Step::Changed(..))),
+            "{steps:#?}"
+        );
+        for path in [
+            "app/build.gradle.kts",
+            "build.gradle.kts",
+            "gradle/libs.versions.toml",
+            "settings.gradle.kts",
+            "gradle.properties",
+        ] {
+            let text = read(d, path);
+            assert_eq!(
+                text.matches('\n').count(),
+                text.matches("\r\n").count(),
+                "{path}: {text:?}"
+            );
+        }
+        let settings = read(d, "settings.gradle.kts");
+        assert!(settings.starts_with("rootProject.name = \"Shelf\"\r\ninclude(\":app\")\r\ninclude(\":core\")\r\n\r\n// The CETP"), "{settings:?}");
+        assert!(settings.ends_with("android-template\")"), "{settings:?}");
+        assert!(read(d, "gradle.properties").ends_with("\r\ncetp.rustCrate=rust\r\n"));
+    }
+
+    #[test]
+    fn a_dry_run_writes_nothing_and_says_what_a_run_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        project(d);
+        let before = snapshot(dir.path());
+        let dry = init(&InitOptions {
+            dry_run: true,
+            ..options(d)
+        })
+        .unwrap();
+        assert_eq!(snapshot(dir.path()), before, "the dry run wrote");
+        assert_eq!(dry.len(), 6, "{dry:#?}");
+        assert!(
+            dry.iter().all(|s| matches!(s, Step::Changed(..))),
+            "{dry:#?}"
+        );
+        assert!(report(&dry, true).ends_with(
+            "cargo cetp init --dry-run: 6 file(s) a run would change, 0 left to you; nothing written\n"
+        ));
+        let done = init(&options(d)).unwrap();
+        assert_eq!(dry, done);
+        assert_ne!(snapshot(dir.path()), before);
+        let written = snapshot(dir.path());
+        let again = init(&InitOptions {
+            dry_run: true,
+            ..options(d)
+        })
+        .unwrap();
+        assert!(
+            again.iter().all(|s| matches!(s, Step::Unchanged(..))),
+            "{again:#?}"
+        );
+        assert_eq!(again, init(&options(d)).unwrap());
+        assert_eq!(snapshot(dir.path()), written);
     }
 
     #[test]
