@@ -18,6 +18,10 @@
 //! value) is left as it is, and the lines to add are printed instead (a `TO DO` step). So is:
 //!
 //! - a file that is not UTF-8 text (a `gradle.properties` in ISO-8859-1), byte for byte;
+//! - a file that is, or is reached through, a symbolic link, or that lies outside the root
+//!   project (a module whose `projectDir` is `../elsewhere` or absolute): the step names the link
+//!   and where it points, or the root. A path the developer named (`--crate-dir`, a directory
+//!   given to `--android-module`) is written as named, links and all.
 //!
 //! Each file keeps its line endings: lines added to a CRLF file end in CRLF, and a file without
 //! a newline at its end still has none. Every write goes to a temporary file in the same
@@ -63,9 +67,13 @@ struct Project {
     writer: Writer,
 }
 
-/// Whether `init` writes at all.
+/// Where `init` may write, and whether it writes at all.
 #[derive(Debug, Clone)]
 struct Writer {
+    /// The root project (canonical): nothing outside it is written, unless named.
+    root: PathBuf,
+    /// Paths the developer named on the command line: written as named, links and all.
+    named: Vec<PathBuf>,
     dry_run: bool,
 }
 
@@ -85,8 +93,58 @@ fn read(file: &Path) -> Result<Text> {
 }
 
 impl Writer {
-    /// `text` written to `file` (not in a dry run); the step says `changed`.
-    fn put(&self, file: PathBuf, text: &str, changed: String) -> Result<Step> {
+    /// Why `file` is not written: outside the root project, or a symbolic link on the way to it
+    /// (below a named path). `None`: it may be.
+    fn refusal(&self, file: &Path) -> Option<String> {
+        let normal = normal(file);
+        let start = match self.named.iter().find(|n| normal.starts_with(n)) {
+            Some(named) => named,
+            None if normal.starts_with(&self.root) => &self.root,
+            None => {
+                return Some(format!(
+                    "outside the project root {}, which cargo cetp init does not write",
+                    self.root.display()
+                ));
+            }
+        };
+        // The path as written (a `..` after a link leaves the link's directory, not its
+        // name's), else as normalised.
+        let below = file
+            .strip_prefix(start)
+            .or_else(|_| normal.strip_prefix(start))
+            .ok()?;
+        let mut at = start.clone();
+        for part in below.components() {
+            at.push(part);
+            match std::fs::symlink_metadata(&at) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    let to = std::fs::read_link(&at).map_or_else(
+                        |_| PathBuf::from("?"),
+                        |to| at.parent().map_or(to.clone(), |dir| dir.join(&to)),
+                    );
+                    return Some(format!(
+                        "a symbolic link to {}, which cargo cetp init does not write through{}",
+                        to.display(),
+                        if at == normal || at == file {
+                            String::new()
+                        } else {
+                            format!(" ({} is the link)", at.display())
+                        }
+                    ));
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        None
+    }
+
+    /// `text` written to `file` (the step says `changed`), or, when `file` may not be written,
+    /// `lines` left to the developer.
+    fn put(&self, file: PathBuf, text: &str, changed: String, lines: String) -> Result<Step> {
+        if let Some(why) = self.refusal(&file) {
+            return Ok(Step::Manual(file, why, lines));
+        }
         if !self.dry_run {
             write_atomic(&file, text.as_bytes())?;
         }
@@ -275,12 +333,17 @@ fn find(options: &InitOptions) -> Result<Project> {
             dir.display()
         ))
     })?;
+    let mut named = Vec::new();
+    // A module from settings is where settings puts it, as written (not canonicalised: a link
+    // or a `..` out of the root stays visible to what writes).
     let module = match &options.android_module {
-        Some(named) => {
-            let text = named.to_string_lossy();
-            let by_dir = absolute(named)?;
+        Some(named_module) => {
+            let text = named_module.to_string_lossy();
+            let by_dir = absolute(named_module)?;
             if !text.starts_with(':') && by_dir.is_dir() {
-                canonical(&by_dir)?
+                let module = canonical(&by_dir)?;
+                named.push(module.clone());
+                module
             } else {
                 let wanted = format!(":{}", text.trim_start_matches(':'));
                 layout::includes(&root)
@@ -295,27 +358,38 @@ fn find(options: &InitOptions) -> Result<Project> {
                     })?
             }
         }
-        None => match layout::app_modules(&root).as_slice() {
-            [(_, module)] => module.clone(),
-            [] => {
-                return Err(Error::App(format!(
-                    "no module of {} applies the Android application plugin; name the app \
-                     module with `--android-module <name>`",
-                    root.display()
-                )));
+        None => {
+            let apps: Vec<(String, PathBuf)> = layout::includes(&root)
+                .into_iter()
+                .filter(|(_, dir)| {
+                    layout::BUILD_FILES.iter().any(|name| {
+                        std::fs::read_to_string(dir.join(name))
+                            .is_ok_and(|text| layout::applies_app_plugin(&text))
+                    })
+                })
+                .collect();
+            match apps.as_slice() {
+                [(_, module)] => module.clone(),
+                [] => {
+                    return Err(Error::App(format!(
+                        "no module of {} applies the Android application plugin; name the app \
+                         module with `--android-module <name>`",
+                        root.display()
+                    )));
+                }
+                several => {
+                    return Err(Error::App(format!(
+                        "{} has several app modules ({}): name one with `--android-module <name>`",
+                        root.display(),
+                        several
+                            .iter()
+                            .map(|(n, _)| n.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
             }
-            several => {
-                return Err(Error::App(format!(
-                    "{} has several app modules ({}): name one with `--android-module <name>`",
-                    root.display(),
-                    several
-                        .iter()
-                        .map(|(n, _)| n.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            }
-        },
+        }
     };
     let layout = Layout {
         module,
@@ -332,7 +406,11 @@ fn find(options: &InitOptions) -> Result<Project> {
             ))
         })?;
     let crate_dir = match &options.crate_dir {
-        Some(dir) => resolved(&absolute(dir)?),
+        Some(dir) => {
+            let dir = resolved(&absolute(dir)?);
+            named.push(dir.clone());
+            dir
+        }
         None => root.join("rust"),
     };
     let name = match &options.name {
@@ -351,6 +429,8 @@ fn find(options: &InitOptions) -> Result<Project> {
         names,
         sdk: options.sdk.clone(),
         writer: Writer {
+            root,
+            named,
             dry_run: options.dry_run,
         },
     })
@@ -419,6 +499,12 @@ fn write_crate(project: &Project, shown: &Path) -> Result<Step> {
             project.names.package
         )
     };
+    let refused = std::iter::once(crate_dir.clone())
+        .chain(files.iter().map(|(path, _)| crate_dir.join(path)))
+        .find_map(|path| project.writer.refusal(&path));
+    if let Some(why) = refused {
+        return Ok(Step::Manual(crate_dir.clone(), why, manual()));
+    }
     if let Some((there, _)) = files
         .iter()
         .find(|(path, _)| crate_dir.join(path).exists() && path != Path::new(".gitignore"))
@@ -494,6 +580,7 @@ fn settings(project: &Project) -> Result<Step> {
         file,
         &append(&text, &lines),
         format!("include(\":cetp\") from {}", template.display()),
+        lines.trim_start().to_owned(),
     )
 }
 
@@ -531,6 +618,7 @@ fn properties(project: &Project) -> Result<Step> {
                      {line}\n"
                 ),
             ),
+            line.clone(),
             line,
         ),
     }
@@ -570,6 +658,7 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
     let read = gradle::parse(&code.join("\n"));
     let mut steps = Vec::new();
     let mut changed = Vec::new();
+    let mut blocks = Vec::new();
 
     let has = |key: &str| read.placeholders.contains_key(key);
     if has("cetpAuthority") && has("cetpLibrary") {
@@ -590,6 +679,7 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
                 text = insert_block(&text, at, &placeholders);
                 code = code_lines(&text);
                 changed.push("the placeholders cetpAuthority and cetpLibrary under defaultConfig");
+                blocks.push(placeholder_block);
             }
             _ => steps.push(Step::Manual(
                 file.clone(),
@@ -611,6 +701,7 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
             Some(at) if kotlin => {
                 text = insert_block(&text, at, &[dependency.to_owned()]);
                 changed.push("implementation(project(\":cetp\"))");
+                blocks.push(dependency_block);
             }
             _ => steps.push(Step::Manual(
                 file.clone(),
@@ -620,7 +711,9 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
         }
     }
     if !changed.is_empty() {
-        let step = project.writer.put(file, &text, changed.join("; "))?;
+        let step = project
+            .writer
+            .put(file, &text, changed.join("; "), blocks.join("\n"))?;
         steps.insert(0, step);
     }
     Ok(steps)
@@ -711,7 +804,7 @@ fn plugin(project: &Project) -> Result<Vec<Step>> {
         [at] if kotlin => {
             let indent = leading(build_text.lines().nth(*at).unwrap_or_default());
             let text = insert_lines(&build_text, *at, std::slice::from_ref(&line), &indent);
-            steps.push(project.writer.put(build, &text, line)?);
+            steps.push(project.writer.put(build, &text, line, block)?);
         }
         _ => steps.push(Step::Manual(build, SHAPE.to_owned(), block)),
     }
@@ -756,10 +849,12 @@ fn catalog_step(
     match (app, line) {
         (Some(app), Some(line)) => {
             let text = insert_lines(text, app.line, std::slice::from_ref(&line), "");
-            let step =
-                project
-                    .writer
-                    .put(catalog.to_path_buf(), &text, format!("[plugins] {line}"))?;
+            let step = project.writer.put(
+                catalog.to_path_buf(),
+                &text,
+                format!("[plugins] {line}"),
+                lines,
+            )?;
             let written = matches!(step, Step::Changed(..));
             steps.push(step);
             Ok(written.then(|| key.to_owned()))
@@ -1154,6 +1249,113 @@ mod tests {
         );
         assert!(text.contains("    cetp.rustCrate=rust\n"), "{text}");
         assert!(!text.contains("changed   gradle.properties"), "{text}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn nothing_is_written_through_a_symbolic_link() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        project(d);
+        let outside = dir.path().join("outside");
+        write(&outside, "gradle.properties", "android.useAndroidX=true\n");
+        write(&outside, "app.gradle.kts", APP);
+        std::fs::create_dir_all(outside.join("rust")).unwrap();
+        symlink(
+            outside.join("gradle.properties"),
+            d.join("gradle.properties"),
+        )
+        .unwrap();
+        symlink(outside.join("rust"), d.join("rust")).unwrap();
+        std::fs::remove_file(d.join("app/build.gradle.kts")).unwrap();
+        symlink(
+            outside.join("app.gradle.kts"),
+            d.join("app/build.gradle.kts"),
+        )
+        .unwrap();
+        let before = snapshot(dir.path());
+        let steps = init(&options(d)).unwrap();
+        let text = report(&steps, false);
+        let after = snapshot(dir.path());
+        for (path, bytes) in &before {
+            let catalog_or_root = [
+                "shelf/gradle/libs.versions.toml",
+                "shelf/build.gradle.kts",
+                "shelf/settings.gradle.kts",
+            ]
+            .iter()
+            .any(|p| path == Path::new(p));
+            if !catalog_or_root {
+                assert_eq!(
+                    after.get(path),
+                    Some(bytes),
+                    "{} changed:\n{text}",
+                    path.display()
+                );
+            }
+        }
+        assert!(!outside.join("rust/Cargo.toml").exists());
+        for (link, to) in [
+            ("gradle.properties", "outside/gradle.properties"),
+            ("rust", "outside/rust"),
+            ("app/build.gradle.kts", "outside/app.gradle.kts"),
+        ] {
+            let line = format!(
+                "TO DO     {link}: not changed (a symbolic link to {}",
+                dir.path().join(to).display()
+            );
+            assert!(text.contains(&line), "no {line:?} in:\n{text}");
+        }
+        assert!(text.contains("    cetp.rustCrate=rust\n"), "{text}");
+        assert!(
+            text.contains("manifestPlaceholders[\"cetpLibrary\"] = \"shelf\""),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_module_outside_the_root_is_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        project(d);
+        std::fs::remove_file(d.join("app/build.gradle.kts")).unwrap();
+        write(dir.path(), "elsewhere/app/build.gradle.kts", APP);
+        write(
+            d,
+            "settings.gradle.kts",
+            "rootProject.name = \"Shelf\"\ninclude(\":app\")\nproject(\":app\").projectDir = file(\"../elsewhere/app\")\n",
+        );
+        let steps = init(&options(d)).unwrap();
+        let text = report(&steps, false);
+        assert_eq!(
+            read(dir.path(), "elsewhere/app/build.gradle.kts"),
+            APP,
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "TO DO     ../elsewhere/app/build.gradle.kts: not changed (outside the project root"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("implementation(project(\":cetp\"))"),
+            "{text}"
+        );
+        // An absolute projectDir out of the root likewise.
+        let absolute = dir.path().join("elsewhere/app").canonicalize().unwrap();
+        write(
+            d,
+            "settings.gradle.kts",
+            &format!(
+                "rootProject.name = \"Shelf\"\ninclude(\":app\")\nproject(\":app\").projectDir = file({:?})\n",
+                absolute.display().to_string()
+            ),
+        );
+        let steps = init(&options(d)).unwrap();
+        assert_eq!(read(dir.path(), "elsewhere/app/build.gradle.kts"), APP);
+        assert!(report(&steps, false).contains("(outside the project root"));
     }
 
     #[test]
