@@ -13,9 +13,10 @@
 //! | `gradle/libs.versions.toml`, root `build.gradle(.kts)` | the Android library plugin (the template module applies it by id, without a version) beside the application plugin's entry, at its version |
 //!
 //! A Gradle file is changed only where its shape is plain: one `defaultConfig {` line, one
-//! top-level `dependencies {` line, no other assignment to `manifestPlaceholders`, the
-//! application plugin declared on one line. Anything else (a Groovy build file, a computed
-//! value) is left as it is, and the lines to add are printed instead (a `TO DO` step). So is:
+//! top-level `dependencies {` line (a line inside a `/* */` block or after `//` is not code), no
+//! other assignment to `manifestPlaceholders`, the application plugin declared on one line.
+//! Anything else (a Groovy build file, a computed value) is left as it is, and the lines to add
+//! are printed instead (a `TO DO` step). So is:
 //!
 //! - a file that is not UTF-8 text (a `gradle.properties` in ISO-8859-1), byte for byte;
 //! - a file that is, or is reached through, a symbolic link, or that lies outside the root
@@ -35,7 +36,7 @@ use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::android_build::android::relative;
-use crate::android_build::bundle::gradle::{self, strip_comment};
+use crate::android_build::bundle::gradle;
 use crate::android_build::layout::{self, Layout};
 use crate::cli::{InitOptions, NewOptions, SdkSource};
 use crate::commands::new::{self, Names};
@@ -920,10 +921,57 @@ fn catalog_plugins(text: &str) -> Vec<CatalogPlugin> {
     out
 }
 
-/// The code of each line of a Gradle file: what a `//` comment leaves. One entry per line of
-/// `text.lines()`.
+/// The code of each line of a Gradle (Kotlin or Groovy) file: what a `//` comment or a
+/// `/* … */` block (Kotlin nests them) leaves; string literals are kept whole. One entry per
+/// line of `text.lines()`.
 fn code_lines(text: &str) -> Vec<String> {
-    text.lines().map(|l| strip_comment(l).to_owned()).collect()
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    for line in text.lines() {
+        let mut code = String::new();
+        let mut in_string = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            let next = chars.peek().copied();
+            if depth > 0 {
+                match (c, next) {
+                    ('/', Some('*')) => {
+                        chars.next();
+                        depth += 1;
+                    }
+                    ('*', Some('/')) => {
+                        chars.next();
+                        depth -= 1;
+                        code.push(' ');
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            if in_string {
+                code.push(c);
+                match c {
+                    '\\' => code.extend(chars.next()),
+                    '"' => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match (c, next) {
+                ('/', Some('/')) => break,
+                ('/', Some('*')) => {
+                    chars.next();
+                    depth = 1;
+                }
+                _ => {
+                    in_string = c == '"';
+                    code.push(c);
+                }
+            }
+        }
+        out.push(code);
+    }
+    out
 }
 
 /// The index of the only line whose code (see [`code_lines`]) reads `wanted`, surrounding
@@ -1356,6 +1404,29 @@ mod tests {
         let steps = init(&options(d)).unwrap();
         assert_eq!(read(dir.path(), "elsewhere/app/build.gradle.kts"), APP);
         assert!(report(&steps, false).contains("(outside the project root"));
+    }
+
+    #[test]
+    fn commented_out_blocks_are_not_places_to_insert() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        project(d);
+        let app = "plugins {\n    alias(libs.plugins.android.application)\n}\n\nandroid {\n    namespace = \"com.example.shelf\"\n    /* Set up later:\n    defaultConfig {\n        minSdk = 24\n    }\n    dependencies {\n    */\n    // defaultConfig {\n}\n\ndependencies {\n    implementation(libs.androidx.core.ktx)\n}\n";
+        write(d, "app/build.gradle.kts", app);
+        let steps = init(&options(d)).unwrap();
+        let text = report(&steps, false);
+        assert_eq!(
+            read(d, "app/build.gradle.kts"),
+            app.replace(
+                "\ndependencies {\n",
+                "\ndependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("TO DO     app/build.gradle.kts: not changed (its shape is not one cargo cetp edits)"),
+            "{text}"
+        );
     }
 
     #[test]
