@@ -19,6 +19,8 @@
 //! are printed instead (a `TO DO` step). So is:
 //!
 //! - a file that is not UTF-8 text (a `gradle.properties` in ISO-8859-1), byte for byte;
+//! - a version catalog whose TOML does not parse, or whose `[plugins]` entries the line reader
+//!   and the TOML parser read differently;
 //! - a file that is, or is reached through, a symbolic link, or that lies outside the root
 //!   project (a module whose `projectDir` is `../elsewhere` or absolute): the step names the link
 //!   and where it points, or the root. A path the developer named (`--crate-dir`, a directory
@@ -720,6 +722,15 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
     Ok(steps)
 }
 
+/// The `id` of a `[plugins]` entry as TOML reads it: `{ id = "…", … }` or `"id:version"`.
+fn toml_plugin_id(value: &toml::Value) -> Option<&str> {
+    match value {
+        toml::Value::String(s) => s.split(':').next(),
+        toml::Value::Table(t) => t.get("id").and_then(toml::Value::as_str),
+        _ => None,
+    }
+}
+
 /// The Android library plugin beside the application plugin: in the version catalog and the
 /// root build file's `plugins {}` (`apply false`), so that the template module's
 /// `id("com.android.library")` resolves at the application plugin's version.
@@ -840,15 +851,39 @@ fn catalog_step(
                 .to_owned()
         })
     );
-    if let Some(entry) = entries.iter().find(|e| e.id == "com.android.library") {
+    let table = match text.parse::<toml::Table>() {
+        Ok(table) => table,
+        Err(e) => {
+            let first = e.to_string();
+            let first = first.lines().next().unwrap_or_default().trim().to_owned();
+            steps.push(Step::Manual(
+                catalog.to_path_buf(),
+                format!("its TOML does not parse: {first}"),
+                lines,
+            ));
+            return Ok(None);
+        }
+    };
+    let plugins = table.get("plugins").and_then(toml::Value::as_table);
+    let toml_id = |key: &str| plugins.and_then(|p| p.get(key)).and_then(toml_plugin_id);
+    // The TOML parser's reading of [plugins] is the truth; the line reader's must agree with it
+    // before a line is added after one it found.
+    if let Some((key, _)) = plugins.and_then(|p| {
+        p.iter()
+            .find(|(_, v)| toml_plugin_id(v) == Some("com.android.library"))
+    }) {
         steps.push(Step::Unchanged(
             catalog.to_path_buf(),
-            format!("has the plugin `{}` (com.android.library)", entry.key),
+            format!("has the plugin `{key}` (com.android.library)"),
         ));
-        return Ok(Some(entry.key.clone()));
+        return Ok(Some(key.clone()));
     }
+    let agrees = entries
+        .iter()
+        .all(|e| toml_id(&e.key) == Some(e.id.as_str()))
+        && plugins.is_none_or(|p| !p.contains_key(key));
     match (app, line) {
-        (Some(app), Some(line)) => {
+        (Some(app), Some(line)) if agrees => {
             let text = insert_lines(text, app.line, std::slice::from_ref(&line), "");
             let step = project.writer.put(
                 catalog.to_path_buf(),
@@ -1297,6 +1332,37 @@ mod tests {
         );
         assert!(text.contains("    cetp.rustCrate=rust\n"), "{text}");
         assert!(!text.contains("changed   gradle.properties"), "{text}");
+    }
+
+    #[test]
+    fn a_catalog_that_does_not_parse_is_left_and_printed() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        project(d);
+        // The [plugins] line is plain, but the file is not TOML (an unclosed string).
+        let broken = "[versions]\nagp = \"8.7.3\"\ncore = \"1.15.0\n\n[plugins]\nandroid-application = { id = \"com.android.application\", version.ref = \"agp\" }\n";
+        write(d, "gradle/libs.versions.toml", broken);
+        let root_build = read(d, "build.gradle.kts");
+        let steps = init(&options(d)).unwrap();
+        let text = report(&steps, false);
+        assert_eq!(read(d, "gradle/libs.versions.toml"), broken);
+        assert_eq!(
+            read(d, "build.gradle.kts"),
+            root_build,
+            "no alias of an entry not written"
+        );
+        assert!(
+            text.contains(
+                "TO DO     gradle/libs.versions.toml: not changed (its TOML does not parse"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "    android-library = { id = \"com.android.library\", version.ref = \"agp\" }\n"
+            ),
+            "{text}"
+        );
     }
 
     #[cfg(unix)]
