@@ -481,8 +481,10 @@ In the Gradle build around <project dir> (default: here; its root holds settings
                                 [package.metadata.cetp] so every `cargo cetp` command finds it
   settings.gradle(.kts)         include(\":cetp\"): the SDK's Android template as a module
   gradle.properties             cetp.rustCrate, the crate relative to the root project
-  <app>/build.gradle.kts        the placeholders cetpAuthority and cetpLibrary under
-                                defaultConfig, implementation(project(\":cetp\"))
+  <app>/build.gradle.kts        the placeholder cetpLibrary under defaultConfig; cetpAuthority
+                                from each variant's application id + \".tools\" (an
+                                androidComponents block, so debug installs beside release);
+                                implementation(project(\":cetp\"))
   gradle/libs.versions.toml,    the Android library plugin beside the application plugin, at
   build.gradle(.kts)            its version (the template module applies it)
 Each step only when it is missing: a second run changes nothing. A file whose shape it cannot

@@ -282,7 +282,7 @@ fn init_adds_the_provider_to_an_existing_project() {
         "changed   rust: the Rust crate `reading-list` (libreading_list.so)",
         "changed   settings.gradle.kts: include(\":cetp\") from ",
         "changed   gradle.properties: cetp.rustCrate=rust\n",
-        "changed   app/build.gradle.kts: the placeholders cetpAuthority and cetpLibrary under defaultConfig; implementation(project(\":cetp\"))\n",
+        "changed   app/build.gradle.kts: the placeholder cetpLibrary under defaultConfig; cetpAuthority from each variant's application id (androidComponents); implementation(project(\":cetp\"))\n",
         "changed   gradle/libs.versions.toml: [plugins] android-library = { id = \"com.android.library\", version.ref = \"agp\" }\n",
         "changed   build.gradle.kts: alias(libs.plugins.android.library) apply false\n",
         "cargo cetp init: 6 file(s) changed, 0 left to you\n",

@@ -37,6 +37,11 @@ pub struct AndroidModule {
     pub placeholders: BTreeMap<String, String>,
     /// `applicationId`, else `namespace`.
     pub application_id: Option<String>,
+    /// The authority's tail when `build.gradle.kts` takes it from each variant's application id
+    /// ([`gradle::AUTHORITY_FROM_APPLICATION_ID`]).
+    pub authority_tail: Option<String>,
+    /// Every `applicationIdSuffix` the module's build file sets.
+    pub application_id_suffixes: Vec<String>,
     /// Whether `build.gradle.kts` depends on the template module.
     pub uses_template: bool,
     /// The root project's `gradle.properties`.
@@ -85,6 +90,8 @@ impl AndroidModule {
             .any(|line| line.contains("project(\":cetp\")") && line.contains("implementation"));
         let read = gradle::parse(text);
         self.placeholders.extend(read.placeholders);
+        self.authority_tail = read.authority_tail;
+        self.application_id_suffixes = read.application_id_suffixes;
         if self.application_id.is_none() {
             self.application_id = read.application_id;
         }
@@ -149,13 +156,56 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
         .cloned()
         .or_else(|| app.metadata("authority").map(str::to_owned));
     let package = module.package(app);
+    let per_variant = module.authority_tail.is_some()
+        && module.placeholders.get("cetpAuthority").is_some_and(|a| {
+            Some(a.as_str())
+                == module
+                    .application_id
+                    .as_ref()
+                    .zip(module.authority_tail.as_ref())
+                    .map(|(id, tail)| format!("{id}{tail}"))
+                    .as_deref()
+        });
     match &authority {
-        Some(authority) => notes.push(format!("authority agents call: {authority}")),
+        Some(authority) if per_variant => {
+            let tail = module.authority_tail.as_deref().unwrap_or_default();
+            notes.push(format!(
+                "authority agents call: {authority} (each variant's application id + `{tail}`{})",
+                module
+                    .application_id_suffixes
+                    .iter()
+                    .map(|s| format!(
+                        ", {}{s}{tail}",
+                        module.application_id.as_deref().unwrap_or_default()
+                    ))
+                    .collect::<String>()
+            ));
+        }
+        Some(authority) => {
+            notes.push(format!("authority agents call: {authority}"));
+            if !module.application_id_suffixes.is_empty() {
+                out.push(Finding::error(
+                    format!(
+                        "{gradle} sets one authority, `{authority}`, for every variant, and some \
+                         have an applicationIdSuffix ({}): two of them cannot be installed side \
+                         by side (INSTALL_FAILED_CONFLICTING_PROVIDER)",
+                        module.application_id_suffixes.join(", ")
+                    ),
+                    format!(
+                        "take the authority from each variant's application id: remove \
+                         `manifestPlaceholders[\"cetpAuthority\"]` and add, at the top level \
+                         of {gradle}:\n{}",
+                        gradle::AUTHORITY_FROM_APPLICATION_ID
+                    ),
+                ));
+            }
+        }
         None => out.push(Finding::warning(
             format!("{gradle} sets no `cetpAuthority`: the template's provider has no authority"),
             format!(
-                "add `manifestPlaceholders[\"cetpAuthority\"] = \"{}.tools\"` under defaultConfig",
-                package.as_deref().unwrap_or("com.example.app")
+                "take it from each variant's application id: add, at the top level of \
+                 {gradle}:\n{}",
+                gradle::AUTHORITY_FROM_APPLICATION_ID
             ),
         )),
     }
@@ -471,6 +521,50 @@ mod tests {
         assert!(findings.is_empty(), "{findings:#?}");
         assert!(notes[0].contains("com.example.recipes.tools"));
         assert!(notes[1].starts_with("permission mode: no Android permission required"));
+    }
+
+    #[test]
+    fn one_authority_for_variants_with_suffixes_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, "android/src/main/AndroidManifest.xml", "<manifest />\n");
+        let suffixed = "android {\n  namespace = \"com.journal\"\n  buildTypes {\n    debug {\n      applicationIdSuffix = \".debug\"\n    }\n  }\n}\n";
+        write(
+            d,
+            "android/build.gradle.kts",
+            &format!(
+                "{suffixed}android {{ defaultConfig {{ manifestPlaceholders[\"cetpAuthority\"] = \"com.journal.tools\" }} }}\n"
+            ),
+        );
+        let (_, findings) = lint(&app(d), &AndroidModule::read(&app(d)));
+        let side_by_side = |findings: &[Finding]| {
+            findings
+                .iter()
+                .find(|f| {
+                    f.to_string()
+                        .contains("INSTALL_FAILED_CONFLICTING_PROVIDER")
+                })
+                .cloned()
+        };
+        let finding = side_by_side(&findings).expect("the conflict is found");
+        assert!(finding.error, "{finding}");
+        assert!(
+            finding.to_string().contains("variant.applicationId"),
+            "{finding}"
+        );
+
+        write(
+            d,
+            "android/build.gradle.kts",
+            &format!("{suffixed}{}\n", gradle::AUTHORITY_FROM_APPLICATION_ID),
+        );
+        let module = AndroidModule::read(&app(d));
+        let (notes, findings) = lint(&app(d), &module);
+        assert!(side_by_side(&findings).is_none(), "{findings:#?}");
+        assert!(
+            notes[0].contains("com.journal.tools") && notes[0].contains("com.journal.debug.tools"),
+            "{notes:?}"
+        );
     }
 
     #[test]

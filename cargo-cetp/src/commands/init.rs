@@ -627,22 +627,20 @@ fn properties(project: &Project) -> Result<Step> {
     }
 }
 
-/// The placeholders and the dependency in the app module's build file.
+/// The library placeholder, the authority from each variant's application id and the
+/// dependency in the app module's build file.
 fn module_build(project: &Project) -> Result<Vec<Step>> {
     let file = project.layout.build_file();
-    let Names {
-        lib_name, package, ..
-    } = &project.names;
+    let lib_name = &project.names.lib_name;
     let placeholders = [
-        "// The CETP provider: the authority agents call, and the Rust library it loads."
-            .to_owned(),
-        format!("manifestPlaceholders[\"cetpAuthority\"] = \"{package}.tools\""),
+        "// The Rust library the CETP provider loads.".to_owned(),
         format!("manifestPlaceholders[\"cetpLibrary\"] = \"{lib_name}\""),
     ];
     let placeholder_block = format!(
         "android {{\n    defaultConfig {{\n        {}\n    }}\n}}",
         placeholders.join("\n        ")
     );
+    let authority_block = gradle::AUTHORITY_FROM_APPLICATION_ID.to_owned();
     let dependency = "implementation(project(\":cetp\")) // the CETP provider module";
     let dependency_block = format!("dependencies {{\n    {dependency}\n}}");
     let mut text = match read(&file)? {
@@ -652,7 +650,7 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
             return Ok(vec![Step::Manual(
                 file,
                 NOT_UTF8.to_owned(),
-                format!("{placeholder_block}\n{dependency_block}"),
+                format!("{placeholder_block}\n{authority_block}\n{dependency_block}"),
             )]);
         }
     };
@@ -664,24 +662,20 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
     let mut blocks = Vec::new();
 
     let has = |key: &str| read.placeholders.contains_key(key);
-    if has("cetpAuthority") && has("cetpLibrary") {
-        steps.push(Step::Unchanged(
-            file.clone(),
-            "sets cetpAuthority and cetpLibrary".to_owned(),
-        ));
+    if has("cetpLibrary") {
+        steps.push(Step::Unchanged(file.clone(), "sets cetpLibrary".to_owned()));
     } else {
         let other_assignment = code.iter().any(|l| {
             let l = l.trim_start();
             l.starts_with("manifestPlaceholders")
                 && !l.starts_with("manifestPlaceholders[")
                 && l.contains('=')
-        }) || has("cetpAuthority")
-            || has("cetpLibrary");
+        });
         match single_line(&code, "defaultConfig {", false) {
             Some(at) if kotlin && !other_assignment => {
                 text = insert_block(&text, at, &placeholders);
                 code = code_lines(&text);
-                changed.push("the placeholders cetpAuthority and cetpLibrary under defaultConfig");
+                changed.push("the placeholder cetpLibrary under defaultConfig");
                 blocks.push(placeholder_block);
             }
             _ => steps.push(Step::Manual(
@@ -690,6 +684,40 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
                 placeholder_block,
             )),
         }
+    }
+    if read.authority_tail.is_some() {
+        steps.push(Step::Unchanged(
+            file.clone(),
+            "takes cetpAuthority from each variant's application id".to_owned(),
+        ));
+    } else if let Some(literal) = read.placeholders.get("cetpAuthority") {
+        if read.application_id_suffixes.is_empty() {
+            steps.push(Step::Unchanged(
+                file.clone(),
+                format!("sets cetpAuthority = \"{literal}\""),
+            ));
+        } else {
+            steps.push(Step::Manual(
+                file.clone(),
+                format!(
+                    "it sets one cetpAuthority (\"{literal}\") for every variant, and a variant \
+                     with an applicationIdSuffix would declare the same authority; remove that \
+                     line"
+                ),
+                authority_block,
+            ));
+        }
+    } else if kotlin {
+        text = append(&text, &format!("\n{authority_block}\n"));
+        code = code_lines(&text);
+        changed.push("cetpAuthority from each variant's application id (androidComponents)");
+        blocks.push(authority_block);
+    } else {
+        steps.push(Step::Manual(
+            file.clone(),
+            SHAPE.to_owned(),
+            authority_block,
+        ));
     }
     let uses_template = code
         .iter()
@@ -1158,8 +1186,19 @@ mod tests {
         );
         let app = read(d, "app/build.gradle.kts");
         assert!(
-            app.contains("    defaultConfig {\n        // The CETP provider: the authority agents call, and the Rust library it loads.\n        manifestPlaceholders[\"cetpAuthority\"] = \"com.example.shelf.tools\"\n        manifestPlaceholders[\"cetpLibrary\"] = \"shelf\"\n        applicationId"),
+            app.contains("    defaultConfig {\n        // The Rust library the CETP provider loads.\n        manifestPlaceholders[\"cetpLibrary\"] = \"shelf\"\n        applicationId"),
             "{app}"
+        );
+        assert!(
+            app.ends_with(&format!(
+                "}}\n\n{}\n",
+                gradle::AUTHORITY_FROM_APPLICATION_ID
+            )),
+            "{app}"
+        );
+        assert_eq!(
+            gradle::parse(&app).placeholders["cetpAuthority"],
+            "com.example.shelf.tools"
         );
         assert!(app.contains(
             "dependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n    implementation(libs.androidx.core.ktx)"
@@ -1242,11 +1281,15 @@ mod tests {
         let text = report(&steps, false);
         assert_eq!(
             read(d, "app/build.gradle.kts"),
-            app.replace(
-                "dependencies {\n",
-                "dependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n"
+            format!(
+                "{}\n{}\n",
+                app.replace(
+                    "dependencies {\n",
+                    "dependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n"
+                ),
+                gradle::AUTHORITY_FROM_APPLICATION_ID
             ),
-            "only the dependency is added"
+            "only the dependency and the authority, at the top level, are added"
         );
         assert!(
             text.contains("TO DO     app/build.gradle.kts: not changed"),
@@ -1483,9 +1526,13 @@ mod tests {
         let text = report(&steps, false);
         assert_eq!(
             read(d, "app/build.gradle.kts"),
-            app.replace(
-                "\ndependencies {\n",
-                "\ndependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n"
+            format!(
+                "{}\n{}\n",
+                app.replace(
+                    "\ndependencies {\n",
+                    "\ndependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n"
+                ),
+                gradle::AUTHORITY_FROM_APPLICATION_ID
             ),
             "{text}"
         );

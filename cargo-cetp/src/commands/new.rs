@@ -199,6 +199,10 @@ pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf
             ("package", package),
             ("TARGET_SDK", &TARGET_SDK.to_string()),
             ("lib_name", lib_name),
+            (
+                "authority_block",
+                crate::android_build::bundle::gradle::AUTHORITY_FROM_APPLICATION_ID,
+            ),
         ],
     );
     let settings = fill(

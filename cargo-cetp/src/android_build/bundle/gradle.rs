@@ -3,6 +3,12 @@
 //! (`applicationId = "..."`, else `namespace = "..."`), `minSdk` / `targetSdk`, and the
 //! `resValue("type", "name", "value")` resources AGP generates. Only literals are understood;
 //! anything computed must go into `[package.metadata.cetp]` in `Cargo.toml` instead.
+//!
+//! One computed value is understood, the one `cargo cetp init` and `new` write: the authority
+//! taken from each variant's application id ([`AUTHORITY_FROM_APPLICATION_ID`]), read as the
+//! application id as written plus its tail (`.tools`), with the `applicationIdSuffix` values
+//! the file sets beside it, so that `cargo cetp check` can tell whether builds with a suffix
+//! would declare the same authority.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +25,48 @@ pub(crate) struct GradleApp {
     /// `minSdk = N` and `targetSdk = N`: AGP writes them into the merged manifest's `<uses-sdk>`.
     pub min_sdk: Option<u32>,
     pub target_sdk: Option<u32>,
+    /// The tail of an authority taken from each variant's application id (`.tools` in
+    /// `variant.applicationId.map { "$it.tools" }`), when the file sets it that way.
+    pub authority_tail: Option<String>,
+    /// Every `applicationIdSuffix = "…"` (build types and flavours).
+    pub application_id_suffixes: Vec<String>,
+}
+
+/// The authority placeholder, set from each variant's application id (AGP's variant API), so
+/// that a build type or flavour with an `applicationIdSuffix` declares its own authority and
+/// installs beside the others. What `cargo cetp init` and `new` write into the app module's
+/// `build.gradle.kts`, at the top level.
+pub(crate) const AUTHORITY_FROM_APPLICATION_ID: &str = r#"// The CETP provider's authority: each variant's application id + ".tools", so that a build
+// with an applicationIdSuffix (debug) installs beside the release build.
+androidComponents {
+    onVariants { variant ->
+        variant.manifestPlaceholders.put("cetpAuthority", variant.applicationId.map { "$it.tools" })
+    }
+}"#;
+
+/// The tail of the authority in a line `variant.manifestPlaceholders.put("cetpAuthority",
+/// variant.applicationId.map { "$it<tail>" })` (or `"${it}<tail>"`).
+fn authority_tail(line: &str) -> Option<String> {
+    let rest = line
+        .trim()
+        .strip_prefix("variant.manifestPlaceholders.put(")?;
+    let (key, value) = rest.split_once(',')?;
+    if string_literal(key)?.as_str() != "cetpAuthority" {
+        return None;
+    }
+    let inner = value
+        .trim()
+        .strip_prefix("variant.applicationId.map")?
+        .trim_start()
+        .strip_prefix('{')?
+        .trim_start()
+        .strip_prefix('"')?;
+    let tail = inner
+        .strip_prefix("${it}")
+        .or_else(|| inner.strip_prefix("$it"))?;
+    let (tail, after) = tail.split_once('"')?;
+    let after: String = after.chars().filter(|c| !c.is_whitespace()).collect();
+    (after == "})" && !tail.contains(['\\', '$'])).then(|| tail.to_owned())
 }
 
 /// One generated resource: `resValue("string", "app_name", "Notes")`.
@@ -34,6 +82,10 @@ pub(crate) fn parse(text: &str) -> GradleApp {
     let mut namespace = None;
     for line in text.lines() {
         let line = strip_comment(line);
+        if let Some(tail) = authority_tail(line) {
+            out.authority_tail = Some(tail);
+            continue;
+        }
         if let Some(args) = line
             .trim()
             .strip_prefix("resValue(")
@@ -77,12 +129,20 @@ pub(crate) fn parse(text: &str) -> GradleApp {
                 out.placeholders.insert(key, value);
             } else if lhs == "applicationId" {
                 out.application_id = Some(value);
+            } else if lhs == "applicationIdSuffix" {
+                out.application_id_suffixes.push(value);
             } else if lhs == "namespace" {
                 namespace = Some(value);
             }
         }
     }
     out.application_id = out.application_id.or(namespace);
+    // A literal authority wins: it is what the manifest gets where both are written.
+    if let (Some(tail), Some(id)) = (&out.authority_tail, &out.application_id) {
+        out.placeholders
+            .entry("cetpAuthority".to_owned())
+            .or_insert_with(|| format!("{id}{tail}"));
+    }
     out
 }
 
@@ -162,6 +222,42 @@ android {
         let app =
             parse("defaultConfig {\n  minSdk = 21\n  targetSdk = 34 // T\n  versionCode = 3\n}");
         assert_eq!((app.min_sdk, app.target_sdk), (Some(21), Some(34)));
+    }
+
+    #[test]
+    fn reads_the_authority_init_writes_from_the_application_id() {
+        let text = format!(
+            "android {{\n  namespace = \"com.journal\"\n  defaultConfig {{ applicationId = \"com.journal.app\" }}\n  buildTypes {{\n    debug {{\n      applicationIdSuffix = \".debug\"\n    }}\n  }}\n}}\n{AUTHORITY_FROM_APPLICATION_ID}\n"
+        );
+        let app = parse(&text);
+        assert_eq!(app.authority_tail.as_deref(), Some(".tools"));
+        assert_eq!(
+            app.placeholders.get("cetpAuthority").map(String::as_str),
+            Some("com.journal.app.tools")
+        );
+        assert_eq!(app.application_id_suffixes, [".debug"]);
+        let braces = parse(
+            "namespace = \"a.b\"\nvariant.manifestPlaceholders.put(\"cetpAuthority\", variant.applicationId.map { \"${it}.agent\" })",
+        );
+        assert_eq!(
+            braces.placeholders.get("cetpAuthority").map(String::as_str),
+            Some("a.b.agent")
+        );
+        // Anything else computed is not read.
+        for other in [
+            "variant.manifestPlaceholders.put(\"cetpAuthority\", variant.applicationId.map { \"$it.tools\" + x })",
+            "variant.manifestPlaceholders.put(\"other\", variant.applicationId.map { \"$it.tools\" })",
+            "// variant.manifestPlaceholders.put(\"cetpAuthority\", variant.applicationId.map { \"$it.tools\" })",
+        ] {
+            let app = parse(&format!("namespace = \"a.b\"\n{other}"));
+            assert_eq!(app.authority_tail, None, "{other}");
+            assert!(app.placeholders.is_empty(), "{other}");
+        }
+        // A literal authority wins.
+        let both = parse(&format!(
+            "namespace = \"a.b\"\nmanifestPlaceholders[\"cetpAuthority\"] = \"x.y\"\n{AUTHORITY_FROM_APPLICATION_ID}"
+        ));
+        assert_eq!(both.placeholders["cetpAuthority"], "x.y");
     }
 
     #[test]
