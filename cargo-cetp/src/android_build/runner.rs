@@ -136,11 +136,15 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
     if !status.success() {
         let missing = output
             .lines()
-            .any(|line| line.contains("cannot find") && line.contains(BUILDER_FN));
+            .any(|line| {
+                line.contains(BUILDER_FN)
+                    && (line.contains("cannot find") || line.contains("undefined"))
+            });
         let why = if missing {
             format!(
                 "`{}` has no `{BUILDER_FN}`: call `cetp_provider::export_provider!(your_build_fn);` \
-                 once, at the root of src/lib.rs (and use a cetp-provider that defines it)",
+                 once in the library (src/lib.rs or a module of it), and use a cetp-provider \
+                 that defines it",
                 app.name
             )
         } else {

@@ -13,6 +13,15 @@ use cetp_provider::testing::{Agent, check_conformance};
 use cetp_provider::{AccessLevel, App, Caller, ErrorCode, Provider, ProviderBuilder};
 use serde_json::{Value, json};
 
+// The app crate, linked whole: `export_provider!` exports its build function under this symbol
+// from whichever module it is in.
+extern crate app;
+
+unsafe extern "Rust" {
+    #[link_name = "__cetp_provider_builder"]
+    fn app_provider_builder(app: &App) -> Result<ProviderBuilder, String>;
+}
+
 fn main() -> ExitCode {
     static STDERR: Stderr = Stderr;
     log::set_logger(&STDERR).ok();
@@ -97,7 +106,9 @@ fn run(args: &[String]) -> Result<(), String> {
 
 /// The app's builder, from the function `export_provider!` defines; panics contained.
 fn builder(app: &App) -> Result<ProviderBuilder, String> {
-    match catch_unwind(AssertUnwindSafe(|| app::__cetp_provider_builder(app))) {
+    // SAFETY: the symbol is the function `export_provider!` defines, with this signature, in
+    // the app crate built against this same cetp-provider (the runner uses the app's lock).
+    match catch_unwind(AssertUnwindSafe(|| unsafe { app_provider_builder(app) })) {
         Ok(Ok(builder)) => Ok(builder),
         Ok(Err(why)) => Err(format!("the provider's build function failed: {why}")),
         Err(_) => Err("the provider's build function panicked (its message is above)".into()),

@@ -92,11 +92,12 @@ const NO_RUNTIME: &str = "the library has no CETP runtime (JNI_OnLoad did not ru
 /// directories) and builds the provider. An error or panic in any of this is logged under the
 /// tag `cetp`, and every call then answers `INTERNAL_ERROR` saying why.
 ///
-/// The macro defines `JNI_OnLoad`, so use it once per library, at the crate root (`src/lib.rs`).
-/// It also defines a hidden `pub fn __cetp_provider_builder(&App)`, the build function with its
-/// result made uniform, through which host tooling (`cargo cetp check`, `cargo cetp mcp`)
-/// builds the same provider on a desktop. The app crate must be built with `panic = "unwind"`
-/// (the default).
+/// The macro defines `JNI_OnLoad`, so use it once per library: at the crate root (`src/lib.rs`)
+/// or in any module of it (`mod agent_tools;` with the tools and the macro in
+/// `src/agent_tools.rs`). It also defines a hidden function, the build function with its result
+/// made uniform, exported under the symbol `__cetp_provider_builder` wherever the macro is,
+/// through which host tooling (`cargo cetp check`, `cargo cetp mcp`) builds the same provider
+/// on a desktop. The app crate must be built with `panic = "unwind"` (the default).
 ///
 /// ```
 /// use cetp_provider::{App, Provider, ProviderBuilder, tool, tools};
@@ -147,8 +148,10 @@ const NO_RUNTIME: &str = "the library has no CETP runtime (JNI_OnLoad did not ru
 #[cfg_attr(docsrs, doc(cfg(feature = "jni")))]
 macro_rules! export_provider {
     ($build:expr, jni_onload = false $(,)?) => {
-        /// The provider's build function, for host tooling (`cargo cetp`); not a public API.
+        /// The provider's build function, for host tooling (`cargo cetp`), which finds it by
+        /// its symbol from any module; not a public API.
         #[doc(hidden)]
+        #[unsafe(export_name = "__cetp_provider_builder")]
         pub fn __cetp_provider_builder(
             app: &$crate::App,
         ) -> ::core::result::Result<$crate::ProviderBuilder, ::std::string::String> {
