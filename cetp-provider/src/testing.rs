@@ -206,6 +206,15 @@ impl<'p> Agent<'p> {
                         .any(|p| self.caller.package_names().any(|name| name == p.name))
             })
             .collect();
+        if mine.is_empty() && auth.holds_grant(&self.caller) {
+            return Err(ApprovalError(format!(
+                "{} is approved already (a grant in force, as after check_conformance, which \
+                 approves its own agent, or an earlier approve): nothing is pending, so there is \
+                 nothing to approve; approve another agent (as_caller), or revoke this one \
+                 first to approve it at another access",
+                self.caller.describe()
+            )));
+        }
         if mine.is_empty() {
             return Err(ApprovalError(format!(
                 "the provider recorded no pending request from {}; approval needs the user-approval policy (and a caller it does not deny)",
@@ -728,6 +737,26 @@ mod tests {
         let agent = Agent::new(&gated);
         agent.approve(AccessLevel::Full).unwrap();
         agent.check_v2_conformance().unwrap();
+    }
+
+    #[test]
+    fn approving_an_agent_approved_already_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let provider = notes(Some(App::new("com.example.notes", dir.path())));
+        check_conformance(&provider).unwrap();
+        let why = Agent::new(&provider)
+            .approve(AccessLevel::Full)
+            .unwrap_err()
+            .to_string();
+        assert!(why.contains("is approved already"), "{why}");
+        assert!(!why.contains("no pending request"), "{why}");
+        // A new agent still has nothing pending until it asks.
+        let other = Agent::new(&provider).as_caller(Caller::app(10_002, "com.example.other"));
+        let why = other
+            .approve_pending(AccessLevel::Full)
+            .unwrap_err()
+            .to_string();
+        assert!(why.contains("no pending request"), "{why}");
     }
 
     #[test]

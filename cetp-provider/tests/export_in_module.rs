@@ -33,7 +33,10 @@ fn the_build_function_is_found_by_its_symbol_from_a_module() {
     // SAFETY: `export_provider!` above defines the symbol with this signature.
     let builder = unsafe { provider_builder(&app) }.expect("the build function builds");
     let provider = builder.build().expect("the provider builds");
-    assert_eq!(provider.tool_named("hello").map(|t| t.name()).ok(), Some("hello"));
+    assert_eq!(
+        provider.tool_named("hello").map(|t| t.name()).ok(),
+        Some("hello")
+    );
     // The JNI entry point is defined in the module too (it is exported by the cdylib).
     let _: extern "system" fn(*mut core::ffi::c_void, *mut core::ffi::c_void) -> i32 =
         agent_tools::JNI_OnLoad;

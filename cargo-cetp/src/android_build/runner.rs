@@ -134,12 +134,10 @@ pub fn build(app: &AppCrate) -> Result<Runner> {
         .wait()
         .map_err(|e| Error::program("cargo build", format!("did not finish: {e}")))?;
     if !status.success() {
-        let missing = output
-            .lines()
-            .any(|line| {
-                line.contains(BUILDER_FN)
-                    && (line.contains("cannot find") || line.contains("undefined"))
-            });
+        let missing = output.lines().any(|line| {
+            line.contains(BUILDER_FN)
+                && (line.contains("cannot find") || line.contains("undefined"))
+        });
         let why = if missing {
             format!(
                 "`{}` has no `{BUILDER_FN}`: call `cetp_provider::export_provider!(your_build_fn);` \

@@ -231,7 +231,8 @@ public final class Agent {
       if (!Wire.CODE_AUTH_REQUIRED.equals(reply.errorCode())) {
         throw new IllegalStateException(
             "the provider did not ask the user about " + packageName + " (" + tool + ": " + reply
-                + "): its policy decides without approval");
+                + "): this agent is approved already (revoke it first to approve it again), or"
+                + " the provider's policy decides without approval");
       }
     }
     return approvePending(approval);
