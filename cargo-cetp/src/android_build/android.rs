@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::android_build::app::AppCrate;
 use crate::android_build::bundle::gradle::{self, string_literal, strip_comment};
 use crate::android_build::layout::Layout;
+use crate::android_build::rust_build;
 use crate::commands::check::report::Finding;
 
 /// The components the template's manifest declares (an app declaring one again gets two).
@@ -211,10 +212,10 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
     }
     match module.placeholders.get("cetpLibrary") {
         Some(lib) if lib == &app.lib_name => {}
-        Some(lib) => out.push(Finding::warning(
+        Some(lib) => out.push(Finding::error(
             format!(
                 "{gradle} names the library `{lib}`, but the crate builds lib{}.so: the \
-                 template would not find it",
+                 template would not find it, and the provider would not load",
                 app.lib_name
             ),
             format!(
@@ -271,7 +272,26 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
             .get("cetp.rustCrate")
             .map(|c| root.join(c));
         let same = |p: &PathBuf| p.canonicalize().ok() == app.dir.canonicalize().ok();
-        if !crate_dir.as_ref().is_some_and(same) {
+        let own_build = rust_build::find(root)
+            .into_iter()
+            .find(|b| b.builds(&app.dir, &app.lib_name));
+        if let Some(build) = &own_build {
+            notes.push(format!(
+                "lib{}.so is built by {}, not by the template",
+                app.lib_name,
+                build.describe()
+            ));
+            if crate_dir.as_ref().is_some_and(same) {
+                out.push(Finding::warning(
+                    format!(
+                        "{gradle_properties} sets `cetp.rustCrate` to this crate, which {} builds \
+                         already: the template builds it a second time",
+                        build.describe()
+                    ),
+                    "remove `cetp.rustCrate` from gradle.properties",
+                ));
+            }
+        } else if !crate_dir.as_ref().is_some_and(same) {
             out.push(Finding::warning(
                 format!(
                     "{gradle_properties} does not point `cetp.rustCrate` at this crate, so the \
@@ -430,6 +450,68 @@ fn placeholders_used(manifest: &str) -> Vec<String> {
     out
 }
 
+/// The app's label, as the launcher shows it in the default language: `android:label` of the
+/// app module's `<application>`, a literal or a `@string/` resource of `res/values/`.
+pub(crate) fn app_label(module_dir: &Path) -> Option<String> {
+    let manifest = std::fs::read_to_string(module_dir.join("src/main/AndroidManifest.xml")).ok()?;
+    let start = manifest.find("<application")?;
+    let end = manifest[start..]
+        .find('>')
+        .map_or(manifest.len(), |e| start + e);
+    let tag = manifest[start..end].replace(['\n', '\r', '\t'], " ");
+    let label = attribute(&tag, "android:label")?;
+    let label = match label.strip_prefix("@string/") {
+        None => label,
+        Some(name) => {
+            let values = module_dir.join("src/main/res/values");
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&values)
+                .ok()?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+                .collect();
+            files.sort();
+            files
+                .iter()
+                .filter_map(|f| std::fs::read_to_string(f).ok())
+                .find_map(|text| string_resource(&text, name))?
+        }
+    };
+    let label = label.trim().to_owned();
+    (!label.is_empty()).then_some(label)
+}
+
+/// The text of `<string name="name">` in a resource file, unescaped as aapt reads it (XML
+/// entities, `\'`, `\"`, surrounding quotes).
+fn string_resource(text: &str, name: &str) -> Option<String> {
+    let open = format!("name=\"{name}\"");
+    let mut rest = text;
+    while let Some(at) = rest.find("<string") {
+        rest = &rest[at + "<string".len()..];
+        let tag_end = rest.find('>')?;
+        if !rest[..tag_end].contains(&open) || rest[..tag_end].ends_with('/') {
+            continue;
+        }
+        let body = &rest[tag_end + 1..];
+        let body = &body[..body.find("</string>")?];
+        let body = body.trim();
+        let body = body
+            .strip_prefix('"')
+            .and_then(|b| b.strip_suffix('"'))
+            .unwrap_or(body);
+        return Some(
+            body.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("\\'", "'")
+                .replace("\\\"", "\"")
+                .replace("&amp;", "&"),
+        );
+    }
+    None
+}
+
 fn attribute(tag: &str, name: &str) -> Option<String> {
     let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
     let len = tag[start..].find('"')?;
@@ -524,6 +606,83 @@ mod tests {
     }
 
     #[test]
+    fn a_crate_the_project_builds_itself_needs_no_rust_crate_property() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, "Cargo.toml", "[package]\nname = \"recipes\"\n");
+        write(d, "android/src/main/AndroidManifest.xml", "<manifest />\n");
+        write(
+            d,
+            "android/build.gradle.kts",
+            "android { namespace = \"com.example.recipes\" }\n",
+        );
+        write(d, "android/settings.gradle.kts", "include(\":core\")\n");
+        write(
+            d,
+            "android/core/build.gradle.kts",
+            "cargoNdk {\n    module = \"../..\"\n    librariesNames = arrayListOf(\"librecipes.so\")\n}\n",
+        );
+        let advice = |d: &Path| {
+            let (notes, findings) = lint(&app(d), &AndroidModule::read(&app(d)));
+            let rust_crate: Vec<String> = findings
+                .iter()
+                .map(ToString::to_string)
+                .filter(|f| f.contains("cetp.rustCrate"))
+                .collect();
+            (notes, rust_crate)
+        };
+        let (notes, findings) = advice(d);
+        assert!(findings.is_empty(), "{findings:#?}");
+        assert!(
+            notes.iter().any(|n| n
+                .contains("librecipes.so is built by the cargo-ndk Gradle plugin")
+                && n.contains(":core")),
+            "{notes:#?}"
+        );
+        write(d, "android/gradle.properties", "cetp.rustCrate=..\n");
+        let (_, findings) = advice(d);
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert!(findings[0].contains("a second time"), "{findings:#?}");
+        // Without that build, the property is what builds the crate.
+        write(d, "android/core/build.gradle.kts", "plugins { }\n");
+        write(d, "android/gradle.properties", "\n");
+        let (_, findings) = advice(d);
+        assert!(
+            findings[0].contains("does not point `cetp.rustCrate` at this crate"),
+            "{findings:#?}"
+        );
+    }
+
+    #[test]
+    fn the_app_label_comes_from_its_string_resource() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(
+            d,
+            "src/main/AndroidManifest.xml",
+            "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\">\n  <application\n      android:name=\".JournalApp\"\n      android:label=\"@string/app_name\"\n      android:theme=\"@style/Theme.Journal.Starting\">\n    <activity android:label=\"@string/title_main\" />\n  </application>\n</manifest>\n",
+        );
+        write(
+            d,
+            "src/main/res/values/strings.xml",
+            "<resources>\n    <string name=\"app_name_short\">J</string>\n    <string name=\"app_name\" translatable=\"false\">Tom\\'s Journal &amp; Notes</string>\n</resources>\n",
+        );
+        assert_eq!(app_label(d).as_deref(), Some("Tom's Journal & Notes"));
+        write(
+            d,
+            "src/main/AndroidManifest.xml",
+            "<manifest><application android:label=\"Shelf\"/></manifest>",
+        );
+        assert_eq!(app_label(d).as_deref(), Some("Shelf"));
+        write(
+            d,
+            "src/main/AndroidManifest.xml",
+            "<manifest><application/></manifest>",
+        );
+        assert_eq!(app_label(d), None);
+    }
+
+    #[test]
     fn one_authority_for_variants_with_suffixes_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -604,7 +763,10 @@ mod tests {
         ] {
             assert!(all.contains(expected), "missing `{expected}` in:\n{all}");
         }
-        assert!(findings.iter().all(|f| !f.error));
+        // A library the crate does not build is an error: the provider would not load.
+        let errors: Vec<&Finding> = findings.iter().filter(|f| f.error).collect();
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert!(errors[0].to_string().contains("names the library `recipe`"));
     }
 
     #[test]

@@ -160,6 +160,50 @@ impl AppCrate {
         Self::from_metadata(&metadata, &manifest_path)
     }
 
+    /// The app crate of a workspace root without a package of its own (`rust/Cargo.toml` with
+    /// `members`): the one member that depends on `cetp-provider`.
+    fn workspace_app<'a>(
+        metadata: &Value,
+        packages: &'a [Value],
+        manifest_path: &Path,
+    ) -> Result<&'a Value> {
+        let members: Vec<&str> = metadata["workspace_members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let apps: Vec<&Value> = packages
+            .iter()
+            .filter(|p| p["id"].as_str().is_some_and(|id| members.contains(&id)))
+            .filter(|p| {
+                p["dependencies"].as_array().is_some_and(|deps| {
+                    deps.iter()
+                        .any(|d| d["name"] == "cetp-provider" && d["kind"].is_null())
+                })
+            })
+            .collect();
+        match apps.as_slice() {
+            [app] => Ok(app),
+            [] => Err(Error::App(format!(
+                "{} is a workspace, and none of its members depends on cetp-provider: run `cargo \
+             cetp init` in the Android project to add it to the app's crate, or point \
+             `--manifest-path` at the app crate",
+                manifest_path.display()
+            ))),
+            several => Err(Error::App(format!(
+                "{} is a workspace whose members {} depend on cetp-provider: name one with \
+             `--manifest-path <member>/Cargo.toml`",
+                manifest_path.display(),
+                several
+                    .iter()
+                    .filter_map(|p| p["name"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
     /// The app crate of `manifest_path` in `cargo metadata`'s JSON.
     ///
     /// # Errors
@@ -167,16 +211,14 @@ impl AppCrate {
     /// `cetp-provider`.
     pub(crate) fn from_metadata(metadata: &Value, manifest_path: &Path) -> Result<Self> {
         let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
-        let package = packages
+        let package = match packages
             .iter()
             .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest_path))
-            .ok_or_else(|| {
-                Error::App(format!(
-                    "{} has no [package]: point `--manifest-path` at the app crate itself, not \
-                     at a workspace",
-                    manifest_path.display()
-                ))
-            })?;
+        {
+            Some(package) => package,
+            None => Self::workspace_app(metadata, &packages, manifest_path)?,
+        };
+        let manifest_path = Path::new(package["manifest_path"].as_str().unwrap_or_default());
         let name = string(&package["name"]);
         let lib = package["targets"]
             .as_array()
@@ -358,6 +400,39 @@ mod tests {
     }
 
     #[test]
+    fn a_workspace_root_means_its_member_that_depends_on_the_sdk() {
+        let mut data = metadata(Value::Null, &["cdylib", "rlib"]);
+        data["workspace_root"] = json!("/a");
+        data["workspace_members"] =
+            json!(["path+file:///a/recipes#0.1.0", "path+file:///a/core#0.1.0"]);
+        data["packages"][0]["dependencies"] = json!([
+            {"name": "cetp-provider", "kind": null},
+            {"name": "cetp-provider", "kind": "dev"}
+        ]);
+        data["packages"].as_array_mut().unwrap().push(json!(
+            {"name": "core", "id": "path+file:///a/core#0.1.0", "version": "0.1.0",
+             "manifest_path": "/a/core/Cargo.toml", "source": null,
+             "dependencies": [{"name": "cetp-provider", "kind": "dev"}],
+             "targets": [{"name": "core", "kind": ["lib"], "crate_types": ["lib"]}]}
+        ));
+        let app = AppCrate::from_metadata(&data, Path::new("/a/Cargo.toml")).unwrap();
+        assert_eq!(app.name, "recipes");
+        assert_eq!(app.manifest_path, PathBuf::from("/a/recipes/Cargo.toml"));
+        assert_eq!(app.dir, PathBuf::from("/a/recipes"));
+
+        data["packages"][2]["dependencies"] = json!([{"name": "cetp-provider", "kind": null}]);
+        let err = AppCrate::from_metadata(&data, Path::new("/a/Cargo.toml")).unwrap_err();
+        assert!(
+            err.to_string().contains("members recipes, core depend"),
+            "{err}"
+        );
+        data["packages"][0]["dependencies"] = json!([]);
+        data["packages"][2]["dependencies"] = json!([]);
+        let err = AppCrate::from_metadata(&data, Path::new("/a/Cargo.toml")).unwrap_err();
+        assert!(err.to_string().contains("none of its members"), "{err}");
+    }
+
+    #[test]
     fn git_and_registry_sources_pin_what_the_lock_resolved() {
         let git = metadata(
             json!("git+https://example.org/sdk.git?rev=main#0123abc"),
@@ -391,7 +466,7 @@ mod tests {
             "{err}"
         );
         let err = AppCrate::from_metadata(&data, Path::new("/elsewhere/Cargo.toml")).unwrap_err();
-        assert!(err.to_string().contains("has no [package]"), "{err}");
+        assert!(err.to_string().contains("none of its members"), "{err}");
         let bin = metadata(Value::Null, &["bin"]);
         let err = AppCrate::from_metadata(&bin, Path::new("/a/recipes/Cargo.toml")).unwrap_err();
         assert!(err.to_string().contains("has no library"), "{err}");

@@ -251,6 +251,59 @@ fn literals(text: &str) -> Vec<String> {
     out
 }
 
+/// The code of each line of a Gradle (Kotlin or Groovy) file: what a `//` comment or a
+/// `/* … */` block (Kotlin nests them) leaves; string literals are kept whole. One entry per
+/// line of `text.lines()`.
+pub(crate) fn code_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    for line in text.lines() {
+        let mut code = String::new();
+        let mut in_string = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            let next = chars.peek().copied();
+            if depth > 0 {
+                match (c, next) {
+                    ('/', Some('*')) => {
+                        chars.next();
+                        depth += 1;
+                    }
+                    ('*', Some('/')) => {
+                        chars.next();
+                        depth -= 1;
+                        code.push(' ');
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            if in_string {
+                code.push(c);
+                match c {
+                    '\\' => code.extend(chars.next()),
+                    '"' => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match (c, next) {
+                ('/', Some('/')) => break,
+                ('/', Some('*')) => {
+                    chars.next();
+                    depth = 1;
+                }
+                _ => {
+                    in_string = c == '"';
+                    code.push(c);
+                }
+            }
+        }
+        out.push(code);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

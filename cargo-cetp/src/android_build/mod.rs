@@ -2,7 +2,8 @@
 //! ([`app`]), its Android app module ([`android`], found by [`layout`]), the runner that builds
 //! its provider for this machine ([`runner`]), its host bundle ([`bundle`], Maven's command line
 //! and local repository in [`bundle::maven`]) and the Maven projects that run it under
-//! Robolectric ([`robolectric`]).
+//! Robolectric ([`robolectric`]); the Rust builds the app's Gradle project already has
+//! ([`rust_build`]).
 
 pub mod android;
 pub mod app;
@@ -10,3 +11,4 @@ pub mod bundle;
 pub(crate) mod layout;
 pub mod robolectric;
 pub mod runner;
+pub(crate) mod rust_build;

@@ -37,9 +37,14 @@
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use crate::android_build::android::relative;
+mod adopt;
+mod target;
+
+use self::target::Target;
+use crate::android_build::android::{self, relative};
 use crate::android_build::bundle::gradle;
-use crate::android_build::layout::{self, Layout};
+use crate::android_build::layout::{self, Layout, code_lines};
+use crate::android_build::rust_build::{self, RustBuild};
 use crate::cli::{InitOptions, NewOptions, SdkSource};
 use crate::commands::new::{self, Names};
 use crate::{Error, Result};
@@ -65,6 +70,8 @@ pub(crate) enum Step {
 struct Project {
     layout: Layout,
     crate_dir: PathBuf,
+    /// The crate the provider goes into.
+    target: Target,
     names: Names,
     sdk: SdkSource,
     writer: Writer,
@@ -140,6 +147,21 @@ impl Writer {
             }
         }
         None
+    }
+
+    /// A new file `file` with `text` (its directories created), or, when it may not be
+    /// written, `lines` left to the developer.
+    fn create(&self, file: PathBuf, text: &str, changed: String, lines: String) -> Result<Step> {
+        if let Some(why) = self.refusal(&file) {
+            return Ok(Step::Manual(file, why, lines));
+        }
+        if !self.dry_run {
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+            }
+            write_atomic(&file, text.as_bytes())?;
+        }
+        Ok(Step::Changed(file, changed))
     }
 
     /// `text` written to `file` (the step says `changed`), or, when `file` may not be written,
@@ -300,19 +322,41 @@ pub(crate) fn init(options: &InitOptions) -> Result<Vec<Step>> {
     let root = &project.layout.root;
     let shown = |path: &Path| relative(root, path);
     let mut steps = Vec::new();
-    steps.push(write_crate(&project, &shown(&project.crate_dir))?);
+    match &project.target {
+        Target::New { workspace, .. } => {
+            steps.push(write_crate(&project, &shown(&project.crate_dir))?);
+            if let Some(workspace) = workspace {
+                steps.push(member(&project, workspace)?);
+            }
+        }
+        Target::Existing(existing) => steps.extend(adopt::steps(&project, existing)?),
+        Target::Unclear { dir, why } => {
+            // Which crate decides the library's name: nothing else is written without it.
+            steps.push(Step::Manual(
+                dir.clone(),
+                why.clone(),
+                "cargo cetp init --crate-dir <the app's cdylib crate>".to_owned(),
+            ));
+            return Ok(shown_steps(steps, &shown));
+        }
+    }
     steps.push(settings(&project)?);
     steps.push(properties(&project)?);
     steps.extend(module_build(&project)?);
     steps.extend(plugin(&project)?);
-    Ok(steps
+    Ok(shown_steps(steps, &shown))
+}
+
+/// `steps` with their paths as `shown` shows them.
+fn shown_steps(steps: Vec<Step>, shown: &dyn Fn(&Path) -> PathBuf) -> Vec<Step> {
+    steps
         .into_iter()
         .map(|step| match step {
             Step::Changed(p, w) => Step::Changed(shown(&p), w),
             Step::Unchanged(p, w) => Step::Unchanged(shown(&p), w),
             Step::Manual(p, why, w) => Step::Manual(shown(&p), why, w),
         })
-        .collect())
+        .collect()
 }
 
 fn canonical(path: &Path) -> Result<PathBuf> {
@@ -412,23 +456,42 @@ fn find(options: &InitOptions) -> Result<Project> {
         Some(dir) => {
             let dir = resolved(&absolute(dir)?);
             named.push(dir.clone());
-            dir
+            Some(dir)
         }
-        None => root.join("rust"),
+        None => None,
     };
-    let name = match &options.name {
-        Some(name) => name.clone(),
-        None => crate_name_of(&root),
+    let builds = rust_build::find(&root);
+    let target = target::find(&root, crate_dir.as_deref(), &builds);
+    let crate_dir = target.dir().to_path_buf();
+    let label = android::app_label(&layout.module);
+    let names = match &target {
+        Target::Existing(existing) => Names {
+            crate_name: existing.package.clone(),
+            lib_name: existing.lib_name.clone(),
+            title: label.unwrap_or_else(|| existing.package.clone()),
+            package,
+        },
+        Target::New { .. } | Target::Unclear { .. } => {
+            let name = match &options.name {
+                Some(name) => name.clone(),
+                None => crate_name_of(label.as_deref(), &root),
+            };
+            let mut names = Names::of(&NewOptions {
+                dir: crate_dir.clone(),
+                name: Some(name),
+                package: Some(package),
+                sdk: options.sdk.clone(),
+            })?;
+            if let (Some(label), None) = (label, &options.name) {
+                names.title = label;
+            }
+            names
+        }
     };
-    let names = Names::of(&NewOptions {
-        dir: crate_dir.clone(),
-        name: Some(name),
-        package: Some(package),
-        sdk: options.sdk.clone(),
-    })?;
     Ok(Project {
         layout,
         crate_dir,
+        target,
         names,
         sdk: options.sdk.clone(),
         writer: Writer {
@@ -439,20 +502,47 @@ fn find(options: &InitOptions) -> Result<Project> {
     })
 }
 
-/// A crate name from the project directory's name: `My Reader` → `my-reader`.
-fn crate_name_of(root: &Path) -> String {
+/// A crate name from the app's label, else the project directory's name: `My Reader` →
+/// `my-reader`; never the name of a platform library (`android` → `android-tools`, not
+/// `libandroid.so`).
+fn crate_name_of(label: Option<&str>, root: &Path) -> String {
     let dir = root
         .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
+        .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name: String = dir
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let name = name.trim_matches('-').to_owned();
-    match name.chars().next() {
-        Some(c) if c.is_ascii_alphabetic() => name,
-        _ => format!("app-{name}").trim_end_matches('-').to_owned(),
+    let slug = |text: &str| {
+        let name: String = text
+            .to_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let mut name = name
+            .split('-')
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join("-");
+        if name
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_ascii_alphabetic())
+        {
+            name = format!("app-{name}");
+        }
+        name
+    };
+    let name = label
+        .map(slug)
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| slug(&dir));
+    let name = if name.is_empty() {
+        "app".to_owned()
+    } else {
+        name
+    };
+    if new::is_platform_library(&name.replace('-', "_")) {
+        format!("{name}-tools")
+    } else {
+        name
     }
 }
 
@@ -484,7 +574,7 @@ fn write_crate(project: &Project, shown: &Path) -> Result<Step> {
         .filter(|(path, _)| keep.iter().any(|k| path == Path::new(k)))
         .map(|(path, text)| {
             let text = if path == Path::new("Cargo.toml") {
-                format!("{text}{metadata}")
+                format!("{}{metadata}", without_profiles(&project.target, text))
             } else {
                 text
             };
@@ -541,6 +631,27 @@ fn write_crate(project: &Project, shown: &Path) -> Result<Step> {
             shown.display()
         ),
     ))
+}
+
+/// A new crate's `Cargo.toml` without its `[profile.*]` tables when it joins a workspace: Cargo
+/// reads profiles only at the workspace's root (and warns about a member's).
+fn without_profiles(target: &Target, text: String) -> String {
+    if !matches!(
+        target,
+        Target::New {
+            workspace: Some(_),
+            ..
+        }
+    ) {
+        return text;
+    }
+    match text.parse::<toml_edit::DocumentMut>() {
+        Ok(mut doc) => {
+            doc.remove("profile");
+            doc.to_string()
+        }
+        Err(_) => text,
+    }
 }
 
 /// The `:cetp` module in `settings.gradle(.kts)`.
@@ -603,6 +714,29 @@ fn properties(project: &Project) -> Result<Step> {
         .filter_map(|l| l.split_once('='))
         .find(|(k, _)| k.trim() == "cetp.rustCrate")
         .map(|(_, v)| v.trim().to_owned());
+    if let Some(build) = built_by(project) {
+        // The project builds the crate already: a second Cargo build beside its own would
+        // build the same library twice (and race it for the same jniLibs).
+        return Ok(match existing {
+            Some(value) => Step::Manual(
+                file,
+                format!(
+                    "it sets cetp.rustCrate={value}, and {} builds the crate already: the \
+                     template would build it a second time",
+                    build.describe()
+                ),
+                format!("(remove the line cetp.rustCrate={value})"),
+            ),
+            None => Step::Unchanged(
+                file,
+                format!(
+                    "no cetp.rustCrate: {} builds lib{}.so",
+                    build.describe(),
+                    project.names.lib_name
+                ),
+            ),
+        });
+    }
     match existing {
         Some(value) if resolved(&project.layout.root.join(&value)) == crate_dir => {
             Ok(Step::Unchanged(file, format!("cetp.rustCrate={value}")))
@@ -625,6 +759,75 @@ fn properties(project: &Project) -> Result<Step> {
             line,
         ),
     }
+}
+
+/// The Gradle Rust build that builds the target crate, if the project has one.
+fn built_by(project: &Project) -> Option<&RustBuild> {
+    match &project.target {
+        Target::Existing(existing) => existing.built_by.as_ref(),
+        Target::New { .. } | Target::Unclear { .. } => None,
+    }
+}
+
+/// A new crate joins the workspace around it: its directory in `[workspace] members`, unless
+/// a `members` pattern covers it already.
+fn member(project: &Project, workspace: &Path) -> Result<Step> {
+    let file = workspace.join("Cargo.toml");
+    let path = relative(&resolved(workspace), &resolved(&project.crate_dir));
+    let path = path.to_string_lossy().replace('\\', "/");
+    let lines = format!("[workspace]\nmembers = [\"{path}\"]   # beside the members it has");
+    let text = match read(&file)? {
+        Text::Utf8(text) => text,
+        Text::Missing | Text::NotUtf8 => return Ok(Step::Manual(file, NOT_UTF8.to_owned(), lines)),
+    };
+    let mut doc: toml_edit::DocumentMut = match text.parse() {
+        Ok(doc) => doc,
+        Err(_) => {
+            return Ok(Step::Manual(
+                file,
+                "its TOML does not parse".to_owned(),
+                lines,
+            ));
+        }
+    };
+    let Some(members) = doc
+        .get_mut("workspace")
+        .and_then(toml_edit::Item::as_table_like_mut)
+        .map(|w| {
+            w.entry("members")
+                .or_insert(toml_edit::Item::Value(toml_edit::Array::new().into()))
+        })
+        .and_then(toml_edit::Item::as_array_mut)
+    else {
+        return Ok(Step::Manual(file, SHAPE.to_owned(), lines));
+    };
+    let covered = members
+        .iter()
+        .filter_map(toml_edit::Value::as_str)
+        .any(|m| {
+            m.trim_end_matches('/') == path
+                || m.strip_suffix("/*")
+                    .is_some_and(|dir| Path::new(&path).parent() == Some(Path::new(dir)))
+        });
+    if covered {
+        return Ok(Step::Unchanged(
+            file,
+            format!("[workspace] members include {path}"),
+        ));
+    }
+    members.push(path.as_str());
+    let edited = doc.to_string();
+    let edited = if text.contains("\r\n") {
+        edited.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        edited
+    };
+    project.writer.put(
+        file,
+        &edited,
+        format!("[workspace] members + \"{path}\""),
+        lines,
+    )
 }
 
 /// The library placeholder, the authority from each variant's application id and the
@@ -980,59 +1183,6 @@ fn catalog_plugins(text: &str) -> Vec<CatalogPlugin> {
                 line: i,
             });
         }
-    }
-    out
-}
-
-/// The code of each line of a Gradle (Kotlin or Groovy) file: what a `//` comment or a
-/// `/* … */` block (Kotlin nests them) leaves; string literals are kept whole. One entry per
-/// line of `text.lines()`.
-fn code_lines(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    for line in text.lines() {
-        let mut code = String::new();
-        let mut in_string = false;
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            let next = chars.peek().copied();
-            if depth > 0 {
-                match (c, next) {
-                    ('/', Some('*')) => {
-                        chars.next();
-                        depth += 1;
-                    }
-                    ('*', Some('/')) => {
-                        chars.next();
-                        depth -= 1;
-                        code.push(' ');
-                    }
-                    _ => {}
-                }
-                continue;
-            }
-            if in_string {
-                code.push(c);
-                match c {
-                    '\\' => code.extend(chars.next()),
-                    '"' => in_string = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match (c, next) {
-                ('/', Some('/')) => break,
-                ('/', Some('*')) => {
-                    chars.next();
-                    depth = 1;
-                }
-                _ => {
-                    in_string = c == '"';
-                    code.push(c);
-                }
-            }
-        }
-        out.push(code);
     }
     out
 }
@@ -1624,9 +1774,238 @@ mod tests {
         assert_eq!(snapshot(dir.path()), written);
     }
 
+    /// The shelf project whose Rust is a workspace under `rust/`: the cdylib in the member
+    /// `ffi` (package `shelf-ffi`, library `shelf_core`), built by the cargo-ndk plugin in
+    /// `:core`; a second member that is a plain library.
+    fn rust_workspace(d: &Path) {
+        project(d);
+        write(
+            d,
+            "core/build.gradle.kts",
+            "plugins {\n    alias(libs.plugins.android.library)\n    id(\"com.github.willir.rust.cargo-ndk-android\")\n}\n\ncargoNdk {\n    module = \"../rust\"\n    librariesNames = arrayListOf(\"libshelf_core.so\")\n}\n",
+        );
+        write(
+            d,
+            "rust/Cargo.toml",
+            "[workspace]\nresolver = \"2\"\nmembers = [\"ffi\", \"model\"]\n\n[workspace.package]\nversion = \"1.4.0\"\nedition = \"2021\"\n\n[profile.release]\nlto = true\n",
+        );
+        write(
+            d,
+            "rust/ffi/Cargo.toml",
+            "[package]\nname = \"shelf-ffi\"\nversion.workspace = true\nedition.workspace = true\n\n[lib]\nname = \"shelf_core\"\ncrate-type = [\"cdylib\", \"staticlib\"]\n\n[dependencies]\nshelf-model = { path = \"../model\" }\n",
+        );
+        write(
+            d,
+            "rust/ffi/src/lib.rs",
+            "//! Shelf's core, for Kotlin.\n\npub use shelf_model::Book;\n",
+        );
+        write(
+            d,
+            "rust/model/Cargo.toml",
+            "[package]\nname = \"shelf-model\"\nversion.workspace = true\nedition.workspace = true\n",
+        );
+        write(d, "rust/model/src/lib.rs", "pub struct Book;\n");
+        write(
+            d,
+            "app/src/main/AndroidManifest.xml",
+            "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\">\n    <application android:label=\"@string/app_name\" />\n</manifest>\n",
+        );
+        write(
+            d,
+            "app/src/main/res/values/strings.xml",
+            "<resources>\n    <string name=\"app_name\">Shelf</string>\n</resources>\n",
+        );
+    }
+
     #[test]
-    fn crate_names_come_from_the_project_directory() {
-        assert_eq!(crate_name_of(Path::new("/x/My Reader")), "my-reader");
-        assert_eq!(crate_name_of(Path::new("/x/2048")), "app-2048");
+    fn a_workspace_member_built_by_the_project_gets_the_provider() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        rust_workspace(d);
+        let planned = init(&InitOptions {
+            dry_run: true,
+            ..options(d)
+        })
+        .unwrap();
+        let steps = init(&options(d)).unwrap();
+        assert_eq!(planned, steps, "the dry run plans what the run does");
+        let text = report(&steps, false);
+        assert!(
+            !steps.iter().any(|s| matches!(s, Step::Manual(..))),
+            "{text}"
+        );
+
+        let member = read(d, "rust/ffi/Cargo.toml");
+        assert!(
+            member.contains("crate-type = [\"cdylib\", \"staticlib\", \"rlib\"]"),
+            "{member}"
+        );
+        assert!(member.contains("cetp-provider = { path = "), "{member}");
+        assert!(
+            member.ends_with("[package.metadata.cetp]\nandroid-module = \"../../app\"\n"),
+            "{member}"
+        );
+        assert!(!read(d, "rust/model/Cargo.toml").contains("cetp"));
+        assert_eq!(
+            read(d, "rust/Cargo.toml"),
+            "[workspace]\nresolver = \"2\"\nmembers = [\"ffi\", \"model\"]\n\n[workspace.package]\nversion = \"1.4.0\"\nedition = \"2021\"\n\n[profile.release]\nlto = true\n",
+            "the workspace root is left as it is"
+        );
+        assert!(read(d, "rust/ffi/src/lib.rs").ends_with("\npub use shelf_model::Book;\n\n// Shelf's data as tools for on-device AI agents (CETP, Apex).\npub mod agent_tools;\n"));
+        let module = read(d, "rust/ffi/src/agent_tools.rs");
+        assert!(module.contains("Provider::builder(\"Shelf\")"), "{module}");
+        assert!(module.contains("use cetp_provider::schemars::{self, JsonSchema};"));
+        assert!(
+            module.ends_with("cetp_provider::export_provider!(provider);\n"),
+            "{module}"
+        );
+        assert!(
+            read(d, "rust/ffi/tests/agent_tools.rs")
+                .contains("shelf_core::agent_tools::provider(&app)")
+        );
+        let app = read(d, "app/build.gradle.kts");
+        assert!(
+            app.contains("manifestPlaceholders[\"cetpLibrary\"] = \"shelf_core\""),
+            "{app}"
+        );
+        // No second Cargo build: the cargo-ndk plugin in :core builds the library.
+        assert!(
+            !d.join("gradle.properties").exists()
+                || !read(d, "gradle.properties").contains("cetp.rustCrate")
+        );
+        assert!(
+            text.contains("no cetp.rustCrate: the cargo-ndk Gradle plugin"),
+            "{text}"
+        );
+        assert!(text.contains(":core builds libshelf_core.so"), "{text}");
+        assert!(!d.join("rust/rust").exists() && !d.join("rust/src").exists());
+
+        let before = snapshot(d);
+        let again = init(&options(d)).unwrap();
+        assert!(
+            again.iter().all(|s| matches!(s, Step::Unchanged(..))),
+            "{again:#?}"
+        );
+        assert_eq!(snapshot(d), before);
+    }
+
+    #[test]
+    fn a_new_crate_inside_a_workspace_joins_its_members() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        rust_workspace(d);
+        // No cdylib to adopt: the developer names a new member.
+        write(
+            d,
+            "core/build.gradle.kts",
+            "plugins { alias(libs.plugins.android.library) }\n",
+        );
+        write(
+            d,
+            "rust/ffi/Cargo.toml",
+            "[package]\nname = \"shelf-ffi\"\nversion.workspace = true\nedition.workspace = true\n\n[lib]\nname = \"shelf_core\"\n\n[dependencies]\nshelf-model = { path = \"../model\" }\n",
+        );
+        let steps = init(&options(d)).unwrap();
+        assert!(
+            matches!(steps.as_slice(), [Step::Manual(_, why, _)] if why.contains("no member that builds a cdylib")),
+            "{steps:#?}"
+        );
+        let steps = init(&InitOptions {
+            crate_dir: Some(d.join("rust/agent")),
+            ..options(d)
+        })
+        .unwrap();
+        let text = report(&steps, false);
+        assert!(
+            text.contains("changed   rust/Cargo.toml: [workspace] members + \"agent\""),
+            "{text}"
+        );
+        assert!(read(d, "rust/Cargo.toml").contains("members = [\"ffi\", \"model\", \"agent\"]"));
+        let member = read(d, "rust/agent/Cargo.toml");
+        assert!(!member.contains("[profile"), "{member}");
+        assert!(member.contains("name = \"shelf\""), "{member}");
+        assert!(read(d, "gradle.properties").contains("cetp.rustCrate=rust/agent"));
+        // Cargo takes it as a member.
+        let metadata = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+            .args([
+                "metadata",
+                "--no-deps",
+                "--format-version",
+                "1",
+                "--manifest-path",
+            ])
+            .arg(d.join("rust/agent/Cargo.toml"))
+            .output()
+            .unwrap();
+        assert!(
+            metadata.status.success(),
+            "{}",
+            String::from_utf8_lossy(&metadata.stderr)
+        );
+        let again = init(&InitOptions {
+            crate_dir: Some(d.join("rust/agent")),
+            ..options(d)
+        })
+        .unwrap();
+        assert!(
+            again.iter().all(|s| matches!(s, Step::Unchanged(..))),
+            "{again:#?}"
+        );
+    }
+
+    #[test]
+    fn several_cdylibs_and_nothing_naming_one_are_left_to_the_developer() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        rust_workspace(d);
+        write(
+            d,
+            "core/build.gradle.kts",
+            "plugins { alias(libs.plugins.android.library) }\n",
+        );
+        write(
+            d,
+            "rust/model/Cargo.toml",
+            "[package]\nname = \"shelf-model\"\nversion.workspace = true\nedition.workspace = true\n\n[lib]\ncrate-type = [\"cdylib\", \"rlib\"]\n",
+        );
+        let before = snapshot(d);
+        let steps = init(&options(d)).unwrap();
+        assert!(
+            matches!(steps.as_slice(), [Step::Manual(_, why, _)] if why.contains("several cdylib crates (shelf-ffi, shelf-model)")),
+            "{steps:#?}"
+        );
+        assert_eq!(snapshot(d), before, "nothing is written");
+        // A UniFFI configuration names the library Kotlin loads.
+        write(
+            d,
+            "rust/ffi/uniffi.toml",
+            "[bindings.kotlin]\npackage_name = \"com.example.shelf.core\"\ncdylib_name = \"shelf_core\"\n",
+        );
+        let steps = init(&options(d)).unwrap();
+        assert!(
+            read(d, "rust/ffi/Cargo.toml").contains("cetp-provider"),
+            "{steps:#?}"
+        );
+    }
+
+    #[test]
+    fn crate_names_come_from_the_app_label_or_the_project_directory() {
+        assert_eq!(crate_name_of(None, Path::new("/x/My Reader")), "my-reader");
+        assert_eq!(crate_name_of(None, Path::new("/x/2048")), "app-2048");
+        assert_eq!(
+            crate_name_of(Some("Journal"), Path::new("/x/journal-kotlin")),
+            "journal"
+        );
+        assert_eq!(
+            crate_name_of(Some("Daily  Notes!"), Path::new("/x/y")),
+            "daily-notes"
+        );
+        assert_eq!(crate_name_of(Some("日記"), Path::new("/x/diary")), "diary");
+        // Never a platform library's name.
+        assert_eq!(
+            crate_name_of(None, Path::new("/x/android")),
+            "android-tools"
+        );
+        assert_eq!(crate_name_of(Some("Log"), Path::new("/x/y")), "log-tools");
     }
 }

@@ -43,6 +43,60 @@ pub(crate) const TARGET_SDK: u32 = 36;
 /// The Android Gradle plugin new apps use (the first versions to support API 36 are 8.9.1+).
 pub(crate) const AGP_VERSION: &str = "8.13.2";
 
+/// Libraries of Android itself (the NDK's stable APIs and system libraries an app can
+/// load by name): `System.loadLibrary` of an app library with one of these names finds the
+/// platform's.
+const PLATFORM_LIBRARIES: &[&str] = &[
+    "aaudio",
+    "amidi",
+    "android",
+    "binder",
+    "binder_ndk",
+    "c",
+    "c++",
+    "c++_shared",
+    "camera2ndk",
+    "crypto",
+    "cutils",
+    "dl",
+    "egl",
+    "gles_cm",
+    "glesv1_cm",
+    "glesv2",
+    "glesv3",
+    "icu",
+    "icuuc",
+    "icui18n",
+    "jnigraphics",
+    "log",
+    "m",
+    "media",
+    "mediandk",
+    "nativehelper",
+    "nativewindow",
+    "neuralnetworks",
+    "openmaxal",
+    "opensles",
+    "rs",
+    "sqlite",
+    "ssl",
+    "stdc++",
+    "sync",
+    "ui",
+    "utils",
+    "vulkan",
+    "webviewchromium",
+    "z",
+];
+
+/// Whether `lib<lib_name>.so` is a library of Android itself ([`PLATFORM_LIBRARIES`], any
+/// case).
+pub(crate) fn is_platform_library(lib_name: &str) -> bool {
+    PLATFORM_LIBRARIES
+        .iter()
+        .any(|p| p.eq_ignore_ascii_case(lib_name))
+}
+
 /// What a new app is called.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Names {
@@ -89,6 +143,14 @@ impl Names {
                  starting with a letter (`--name recipes`)"
             )));
         }
+        if is_platform_library(&crate_name.replace('-', "_")) {
+            return Err(Error::Usage(format!(
+                "`{crate_name}` would build lib{}.so, the name of a library of Android itself: the \
+                 app would load the platform's instead of its own. Choose another name (`--name \
+                 {crate_name}-tools`)",
+                crate_name.replace('-', "_")
+            )));
+        }
         let package = options
             .package
             .clone()
@@ -120,13 +182,14 @@ impl Names {
     }
 }
 
-/// Every file of the new app, as `(path relative to the app, text)`.
+/// How a crate in `crate_dir` depends on the SDK's `cetp-provider`, without features: `path =
+/// "…"` (relative, so that the crate and the checkout can move together) or `git = "…"[, rev =
+/// "…"]`.
 ///
 /// # Errors
 /// [`Error::App`] when `--sdk-path` holds no `cetp-provider`.
-pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf, String)>> {
-    let names = Names::of(options)?;
-    let (dependency, template) = match &options.sdk {
+pub(crate) fn sdk_dependency(sdk: &SdkSource, crate_dir: &Path) -> Result<String> {
+    Ok(match sdk {
         SdkSource::Path(sdk) => {
             let sdk = sdk.canonicalize().map_err(Error::io(sdk))?;
             let provider = sdk.join("cetp-provider");
@@ -137,30 +200,67 @@ pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf
                     sdk.display()
                 )));
             }
-            // Both relative, so that the app and the SDK checkout can move together.
-            let template = relative(&app_dir.join("android"), &sdk.join("android-template"));
-            let provider = relative(app_dir, &provider);
-            (
-                format!("path = {}", toml_string(&provider.to_string_lossy())),
-                format!(
-                    "// The SDK's template module.\ninclude(\":cetp\")\nproject(\":cetp\").projectDir = file({})\n",
-                    toml_string(&template.to_string_lossy())
-                ),
-            )
+            let provider = relative(crate_dir, &provider);
+            format!("path = {}", toml_string(&provider.to_string_lossy()))
         }
         SdkSource::Git { url, rev } => {
             let rev = rev
                 .as_ref()
                 .map(|r| format!(", rev = {}", toml_string(r)))
                 .unwrap_or_default();
-            (
-                format!("git = {}{rev}", toml_string(url)),
-                format!(
-                    "// The SDK's template module, from a checkout of {url} (a git submodule, say)\n\
+            format!("git = {}{rev}", toml_string(url))
+        }
+    })
+}
+
+/// The provider's source: one example tool over provider state, the provider (named `title`)
+/// and `export` (the `export_provider!` line), with `doc` as its first doc line and
+/// `schemars_use` bringing `JsonSchema` into scope. The library of `new`; the module `init`
+/// adds to a crate the project has.
+pub(crate) fn provider_module(title: &str, doc: &str, schemars_use: &str, export: &str) -> String {
+    fill(
+        include_str!("../../templates/new/lib.rs.tmpl"),
+        &[
+            ("title", title),
+            ("doc", doc),
+            ("schemars_use", schemars_use),
+            ("export", export),
+        ],
+    )
+}
+
+/// The provider's integration test, for the app `package` whose build function is
+/// `provider_fn` (`recipes::provider`).
+pub(crate) fn provider_test(package: &str, provider_fn: &str) -> String {
+    fill(
+        include_str!("../../templates/new/provider.rs.tmpl"),
+        &[("package", package), ("provider_fn", provider_fn)],
+    )
+}
+
+/// Every file of the new app, as `(path relative to the app, text)`.
+///
+/// # Errors
+/// [`Error::App`] when `--sdk-path` holds no `cetp-provider`.
+pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf, String)>> {
+    let names = Names::of(options)?;
+    let dependency = sdk_dependency(&options.sdk, app_dir)?;
+    let template = match &options.sdk {
+        SdkSource::Path(sdk) => {
+            let sdk = sdk.canonicalize().map_err(Error::io(sdk))?;
+            // Relative, so that the app and the SDK checkout can move together.
+            let template = relative(&app_dir.join("android"), &sdk.join("android-template"));
+            format!(
+                "// The SDK's template module.\ninclude(\":cetp\")\nproject(\":cetp\").projectDir = file({})\n",
+                toml_string(&template.to_string_lossy())
+            )
+        }
+        SdkSource::Git { url, .. } => {
+            format!(
+                "// The SDK's template module, from a checkout of {url} (a git submodule, say)\n\
                      // at the revision Cargo.toml names.\n\
                      include(\":cetp\")\n\
                      project(\":cetp\").projectDir = file(\"../third_party/cetp-rs/android-template\")\n"
-                ),
             )
         }
     };
@@ -182,14 +282,15 @@ pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf
             ("TEMPFILE_VERSION", TEMPFILE_VERSION),
         ],
     );
-    let lib = fill(
-        include_str!("../../templates/new/lib.rs.tmpl"),
-        &[("title", title)],
+    let lib = provider_module(
+        title,
+        &format!(
+            "{title}: the app's data as read-only tools for on-device AI agents (CETP). See README.md."
+        ),
+        "use schemars::JsonSchema;",
+        "cetp_provider::export_provider!(provider);",
     );
-    let test = fill(
-        include_str!("../../templates/new/provider.rs.tmpl"),
-        &[("package", package), ("lib_name", lib_name)],
-    );
+    let test = provider_test(package, &format!("{lib_name}::provider"));
     let gradle = fill(
         include_str!("../../templates/new/build.gradle.kts.tmpl"),
         &[
