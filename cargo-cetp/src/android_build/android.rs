@@ -453,13 +453,7 @@ fn placeholders_used(manifest: &str) -> Vec<String> {
 /// The app's label, as the launcher shows it in the default language: `android:label` of the
 /// app module's `<application>`, a literal or a `@string/` resource of `res/values/`.
 pub(crate) fn app_label(module_dir: &Path) -> Option<String> {
-    let manifest = std::fs::read_to_string(module_dir.join("src/main/AndroidManifest.xml")).ok()?;
-    let start = manifest.find("<application")?;
-    let end = manifest[start..]
-        .find('>')
-        .map_or(manifest.len(), |e| start + e);
-    let tag = manifest[start..end].replace(['\n', '\r', '\t'], " ");
-    let label = attribute(&tag, "android:label")?;
+    let label = application_attribute(module_dir, "android:label")?;
     let label = match label.strip_prefix("@string/") {
         None => label,
         Some(name) => {
@@ -479,6 +473,17 @@ pub(crate) fn app_label(module_dir: &Path) -> Option<String> {
     };
     let label = label.trim().to_owned();
     (!label.is_empty()).then_some(label)
+}
+
+/// The attribute `name` of the `<application>` in the app module's manifest, as written.
+pub(crate) fn application_attribute(module_dir: &Path, name: &str) -> Option<String> {
+    let manifest = std::fs::read_to_string(module_dir.join("src/main/AndroidManifest.xml")).ok()?;
+    let start = manifest.find("<application")?;
+    let end = manifest[start..]
+        .find('>')
+        .map_or(manifest.len(), |e| start + e);
+    let tag = manifest[start..end].replace(['\n', '\r', '\t'], " ");
+    attribute(&tag, name)
 }
 
 /// The text of `<string name="name">` in a resource file, unescaped as aapt reads it (XML

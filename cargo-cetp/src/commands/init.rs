@@ -38,7 +38,9 @@ use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 mod adopt;
+mod kit_test;
 mod target;
+mod toolchain;
 
 use self::target::Target;
 use crate::android_build::android::{self, relative};
@@ -72,6 +74,8 @@ struct Project {
     crate_dir: PathBuf,
     /// The crate the provider goes into.
     target: Target,
+    /// The app module's `namespace` (its `R`'s package), else its application id.
+    namespace: String,
     names: Names,
     sdk: SdkSource,
     writer: Writer,
@@ -252,8 +256,26 @@ fn resolved(path: &Path) -> PathBuf {
 /// [`Error::App`] when there is no Gradle project, no app module, or its application id cannot
 /// be read; [`Error::Io`].
 pub(crate) fn run(options: &InitOptions) -> Result<i32> {
-    let steps = init(options)?;
+    let project = find(options)?;
+    let steps = steps(&project)?;
     print!("{}", report(&steps, options.dry_run));
+    let root = &project.layout.root;
+    let app_build = std::fs::read_to_string(project.layout.build_file()).unwrap_or_default();
+    let properties = std::fs::read_to_string(project.layout.properties_file()).unwrap_or_default();
+    let needs = toolchain::needs(&toolchain::find(root, &app_build, &properties));
+    if !needs.is_empty() {
+        println!("\nBefore the app's first Android build, this machine still needs:");
+        for need in needs {
+            println!("  - {need}");
+        }
+    }
+    if !matches!(project.target, Target::Unclear { .. }) {
+        let cwd = std::env::current_dir().map_err(Error::io("."))?;
+        println!(
+            "\nNext: cd {} && cargo test && cargo cetp check",
+            relative(&resolved(&cwd), &resolved(&project.crate_dir)).display()
+        );
+    }
     Ok(0)
 }
 
@@ -317,19 +339,24 @@ fn indent(text: &str) -> String {
 ///
 /// # Errors
 /// As [`run`].
+#[cfg(test)]
 pub(crate) fn init(options: &InitOptions) -> Result<Vec<Step>> {
-    let project = find(options)?;
+    steps(&find(options)?)
+}
+
+/// The steps for `project` (in a dry run: planned, nothing written).
+fn steps(project: &Project) -> Result<Vec<Step>> {
     let root = &project.layout.root;
     let shown = |path: &Path| relative(root, path);
     let mut steps = Vec::new();
     match &project.target {
         Target::New { workspace, .. } => {
-            steps.push(write_crate(&project, &shown(&project.crate_dir))?);
+            steps.push(write_crate(project, &shown(&project.crate_dir))?);
             if let Some(workspace) = workspace {
-                steps.push(member(&project, workspace)?);
+                steps.push(member(project, workspace)?);
             }
         }
-        Target::Existing(existing) => steps.extend(adopt::steps(&project, existing)?),
+        Target::Existing(existing) => steps.extend(adopt::steps(project, existing)?),
         Target::Unclear { dir, why } => {
             // Which crate decides the library's name: nothing else is written without it.
             steps.push(Step::Manual(
@@ -340,10 +367,11 @@ pub(crate) fn init(options: &InitOptions) -> Result<Vec<Step>> {
             return Ok(shown_steps(steps, &shown));
         }
     }
-    steps.push(settings(&project)?);
-    steps.push(properties(&project)?);
-    steps.extend(module_build(&project)?);
-    steps.extend(plugin(&project)?);
+    steps.push(settings(project)?);
+    steps.push(properties(project)?);
+    steps.extend(module_build(project)?);
+    steps.extend(plugin(project)?);
+    steps.push(kit_test::step(project)?);
     Ok(shown_steps(steps, &shown))
 }
 
@@ -443,15 +471,15 @@ fn find(options: &InitOptions) -> Result<Project> {
         root: root.clone(),
     };
     let build = std::fs::read_to_string(layout.build_file()).unwrap_or_default();
-    let package = gradle::parse(&code_lines(&build).join("\n"))
-        .application_id
-        .ok_or_else(|| {
-            Error::App(format!(
-                "{} sets no literal `applicationId` or `namespace`, which the provider's \
+    let parsed = gradle::parse(&code_lines(&build).join("\n"));
+    let namespace = parsed.namespace.clone();
+    let package = parsed.application_id.ok_or_else(|| {
+        Error::App(format!(
+            "{} sets no literal `applicationId` or `namespace`, which the provider's \
                  authority is made from: set one, then run `cargo cetp init` again",
-                layout.build_file().display()
-            ))
-        })?;
+            layout.build_file().display()
+        ))
+    })?;
     let crate_dir = match &options.crate_dir {
         Some(dir) => {
             let dir = resolved(&absolute(dir)?);
@@ -491,6 +519,7 @@ fn find(options: &InitOptions) -> Result<Project> {
     Ok(Project {
         layout,
         crate_dir,
+        namespace: namespace.unwrap_or_else(|| names.package.clone()),
         target,
         names,
         sdk: options.sdk.clone(),
@@ -1749,13 +1778,13 @@ mod tests {
         })
         .unwrap();
         assert_eq!(snapshot(dir.path()), before, "the dry run wrote");
-        assert_eq!(dry.len(), 6, "{dry:#?}");
+        assert_eq!(dry.len(), 7, "{dry:#?}");
         assert!(
             dry.iter().all(|s| matches!(s, Step::Changed(..))),
             "{dry:#?}"
         );
         assert!(report(&dry, true).ends_with(
-            "cargo cetp init --dry-run: 6 file(s) a run would change, 0 left to you; nothing written\n"
+            "cargo cetp init --dry-run: 7 file(s) a run would change, 0 left to you; nothing written\n"
         ));
         let done = init(&options(d)).unwrap();
         assert_eq!(dry, done);

@@ -218,6 +218,8 @@ pub(crate) fn sdk_dependency(sdk: &SdkSource, crate_dir: &Path) -> Result<String
 /// `schemars_use` bringing `JsonSchema` into scope. The library of `new`; the module `init`
 /// adds to a crate the project has.
 pub(crate) fn provider_module(title: &str, doc: &str, schemars_use: &str, export: &str) -> String {
+    // In Rust string literals.
+    let title = &title.replace('\\', "\\\\").replace('"', "\\\"");
     fill(
         include_str!("../../templates/new/lib.rs.tmpl"),
         &[

@@ -22,6 +22,8 @@ pub(crate) struct GradleApp {
     /// (`generated/res/resValues`), which win over the app's and the libraries' own.
     pub res_values: Vec<ResValue>,
     pub application_id: Option<String>,
+    /// `namespace = "..."`: the package of the module's `R`.
+    pub namespace: Option<String>,
     /// `minSdk = N` and `targetSdk = N`: AGP writes them into the merged manifest's `<uses-sdk>`.
     pub min_sdk: Option<u32>,
     pub target_sdk: Option<u32>,
@@ -136,6 +138,7 @@ pub(crate) fn parse(text: &str) -> GradleApp {
             }
         }
     }
+    out.namespace = namespace.clone();
     out.application_id = out.application_id.or(namespace);
     // A literal authority wins: it is what the manifest gets where both are written.
     if let (Some(tail), Some(id)) = (&out.authority_tail, &out.application_id) {
