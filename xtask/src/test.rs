@@ -174,6 +174,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step("cargo cetp init on an existing Android project");
     util::run(util::cargo().args(["test", "-p", "cargo-cetp", "--test", "existing_app"]))?;
 
+    step("cargo cetp init on a UniFFI app whose Rust is a workspace");
+    util::run(util::cargo().args(["test", "-p", "cargo-cetp", "--test", "uniffi_app"]))?;
+
     step("cargo cetp check on CETP v2: advertised, turned off, violated");
     util::run(util::cargo().args(["test", "-p", "cargo-cetp", "--test", "check_v2"]))?;
 

@@ -260,7 +260,12 @@ pub(crate) fn run(options: &InitOptions) -> Result<i32> {
     let steps = steps(&project)?;
     print!("{}", report(&steps, options.dry_run));
     let root = &project.layout.root;
-    let app_build = std::fs::read_to_string(project.layout.build_file()).unwrap_or_default();
+    // The NDK that matters is the one of the module that builds the library.
+    let build_file = built_by(&project).map_or_else(
+        || project.layout.build_file(),
+        |build| build.build_file.clone(),
+    );
+    let app_build = std::fs::read_to_string(build_file).unwrap_or_default();
     let properties = std::fs::read_to_string(project.layout.properties_file()).unwrap_or_default();
     let needs = toolchain::needs(&toolchain::find(root, &app_build, &properties));
     if !needs.is_empty() {

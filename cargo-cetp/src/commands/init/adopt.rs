@@ -14,7 +14,7 @@ use super::{NOT_UTF8, Project, Step, Text, append, read};
 use crate::Result;
 use crate::android_build::android::relative;
 use crate::android_build::layout::code_lines;
-use crate::commands::new::{self, SERDE_VERSION, TEMPFILE_VERSION};
+use crate::commands::new::{self, SERDE_JSON_VERSION, SERDE_VERSION, TEMPFILE_VERSION};
 
 /// The module `init` adds to the library.
 const MODULE: &str = "agent_tools";
@@ -83,7 +83,7 @@ fn manual_lines(dependency: &str, module: &str) -> String {
          [dependencies]\ncetp-provider = {{ {dependency}, features = [\"jni\"] }}\n\
          serde = {{ version = \"{SERDE_VERSION}\", features = [\"derive\"] }}\n\n\
          [dev-dependencies]\ncetp-provider = {{ {dependency}, features = [\"test-util\"] }}\n\
-         tempfile = \"{TEMPFILE_VERSION}\"\n\n\
+         serde_json = \"{SERDE_JSON_VERSION}\"\ntempfile = \"{TEMPFILE_VERSION}\"\n\n\
          [package.metadata.cetp]\nandroid-module = \"{module}\""
     )
 }
@@ -158,9 +158,19 @@ fn edit(doc: &mut DocumentMut, dependency: &str, module: &str) -> Result<Vec<Str
         dev.insert("cetp-provider", Item::Value(sdk("test-util")?));
         added.push("cetp-provider (test-util) for tests".to_owned());
     }
-    if !dev.contains_key("tempfile") {
-        dev.insert("tempfile", Item::Value(Value::from(TEMPFILE_VERSION)));
-        added.push("tempfile for tests".to_owned());
+    for (name, version) in [
+        ("serde_json", SERDE_JSON_VERSION),
+        ("tempfile", TEMPFILE_VERSION),
+    ] {
+        let in_dev = doc
+            .get("dev-dependencies")
+            .and_then(Item::as_table_like)
+            .is_some_and(|d| d.contains_key(name));
+        if !in_dev && !deps_have(doc, name) {
+            table(doc.as_table_mut(), "dev-dependencies")?
+                .insert(name, Item::Value(Value::from(version)));
+            added.push(format!("{name} for tests"));
+        }
     }
 
     let package = doc
@@ -193,6 +203,13 @@ fn edit(doc: &mut DocumentMut, dependency: &str, module: &str) -> Result<Vec<Str
         ));
     }
     Ok(added)
+}
+
+/// Whether `[dependencies]` has `name` (a test can use it then).
+fn deps_have(doc: &DocumentMut, name: &str) -> bool {
+    doc.get("dependencies")
+        .and_then(Item::as_table_like)
+        .is_some_and(|d| d.contains_key(name))
 }
 
 /// The table `key` of `parent`, created (as `[key]`) when missing.
@@ -453,12 +470,12 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("uniffi.workspace = true\nserde = { workspace = true, features = [\"derive\"] }\nschemars = \"0.8\"\ncetp-provider = { path = \"../../sdk/cetp-provider\", features = [\"jni\"] }\n"), "{text}");
-        assert!(text.contains("[dev-dependencies]\ncetp-provider = { path = \"../../sdk/cetp-provider\", features = [\"test-util\"] }\ntempfile = "), "{text}");
+        assert!(text.contains("[dev-dependencies]\ncetp-provider = { path = \"../../sdk/cetp-provider\", features = [\"test-util\"] }\nserde_json = \"1"), "{text}");
         assert!(
             text.ends_with("[package.metadata.cetp]\nandroid-module = \"../../app\"\n"),
             "{text}"
         );
-        assert_eq!(added.len(), 6, "{added:?}");
+        assert_eq!(added.len(), 7, "{added:?}");
         // A second edit adds nothing.
         let mut again: DocumentMut = text.parse().unwrap();
         assert!(edit(&mut again, "path = \"x\"", "y").unwrap().is_empty());
