@@ -206,9 +206,10 @@ pub(crate) struct InitOptions {
     /// The app module: a directory or a Gradle path (`:app`) [default: the only module applying
     /// the Android application plugin].
     pub android_module: Option<PathBuf>,
-    /// Where the Rust crate goes (default `rust/` in the root project).
+    /// The app's crate, or where a new one goes (default: the crate a Rust Gradle plugin's
+    /// block names, else `rust/` in the root project).
     pub crate_dir: Option<PathBuf>,
-    /// The crate name (default: the project directory's name).
+    /// A new crate's name (default: from the app's label, else the project directory's name).
     pub name: Option<String>,
     /// Where `cetp-provider` comes from (default: the SDK this binary was built from).
     pub sdk: SdkSource,
@@ -236,13 +237,15 @@ struct InitArgs {
     #[arg(
         long,
         value_name = "dir",
-        help = "Where the Rust crate goes [default: rust/ in the root project]"
+        help = "The app's crate, or where a new one goes [default: the crate a Rust Gradle\n\
+                plugin's block names, else rust/ in the root project]"
     )]
     crate_dir: Option<PathBuf>,
     #[arg(
         long,
         value_name = "name",
-        help = "The crate name [default: the project directory's name]"
+        help = "A new crate's name [default: from the app's label, else the project\n\
+                directory's name]"
     )]
     name: Option<String>,
     #[command(flatten)]
@@ -477,19 +480,29 @@ cargo cetp init: add the provider to an Android project that exists
 
 In the Gradle build around <project dir> (default: here; its root holds settings.gradle(.kts)):
   rust/                         the Rust crate, as `cargo cetp new` writes it (Cargo.toml,
-                                src/lib.rs, tests/provider.rs), naming the app module under
-                                [package.metadata.cetp] so every `cargo cetp` command finds it
+                                src/lib.rs, tests/provider.rs), named after the app's label,
+                                naming the app module under [package.metadata.cetp] so every
+                                `cargo cetp` command finds it; inside a Cargo workspace, a member
+  or the app's own crate        where the project has Rust (a cargoNdk/cargo Gradle block's
+                                module, rust/, --crate-dir): the cdylib member that depends on
+                                cetp-provider, or that the Gradle block or uniffi.toml names, or
+                                the only one; it gets cetp-provider, src/agent_tools.rs, tests
   settings.gradle(.kts)         include(\":cetp\"): the SDK's Android template as a module
-  gradle.properties             cetp.rustCrate, the crate relative to the root project
-  <app>/build.gradle.kts        the placeholder cetpLibrary under defaultConfig; cetpAuthority
-                                from each variant's application id + \".tools\" (an
-                                androidComponents block, so debug installs beside release);
-                                implementation(project(\":cetp\"))
+  gradle.properties             cetp.rustCrate, the crate relative to the root project (not
+                                where a Rust Gradle plugin of the project builds it already)
+  <app>/build.gradle.kts        the placeholder cetpLibrary (the crate's [lib] name) under
+                                defaultConfig; cetpAuthority from each variant's application id
+                                + \".tools\" (an androidComponents block, so debug installs
+                                beside release); implementation(project(\":cetp\"))
   gradle/libs.versions.toml,    the Android library plugin beside the application plugin, at
   build.gradle(.kts)            its version (the template module applies it)
-Each step only when it is missing: a second run changes nothing. A file whose shape it cannot
-edit with confidence (a Groovy build file, placeholders assigned as a map) is left as it is,
-and the lines to add are printed instead. Prints what it changed.";
+  <app>/src/test/java/…         AgentToolsTest.kt (naming the app's R) or ProviderTest.java: the
+                                app's first test of its tools, run by `cargo cetp test`
+Each step only when it is missing: a second run changes nothing. A file it cannot edit with
+confidence (a Groovy build file, placeholders assigned as a map, not UTF-8, a symbolic link,
+outside the project) is left as it is, and the lines to add are printed instead. Prints what it
+changed, then what the machine still needs (rustup targets, cargo-ndk, the NDK) and the next
+command. --dry-run prints the same and writes nothing.";
 
 const CHECK_ABOUT: &str = "\
 cargo cetp check: check an app's CETP provider before shipping it
