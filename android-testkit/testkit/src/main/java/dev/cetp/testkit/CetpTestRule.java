@@ -20,6 +20,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import org.junit.AssumptionViolatedException;
 import org.junit.rules.TestRule;
 import org.junit.runner.Description;
 import org.junit.runners.model.Statement;
@@ -51,6 +52,10 @@ import org.robolectric.RuntimeEnvironment;
  * }</pre>
  *
  * <p>In Kotlin: {@code @get:Rule val cetp = CetpTestRule()}.
+ *
+ * <p>Started without a bundle (the app's own {@code ./gradlew test}, which compiles these tests
+ * with the rest of the app's unit tests), each test is skipped, as a failed JUnit assumption
+ * that says to run it with {@code cargo cetp test}.
  */
 public final class CetpTestRule implements TestRule {
   /** The first UID {@link #agent(String)} gives an agent app. */
@@ -89,6 +94,15 @@ public final class CetpTestRule implements TestRule {
   }
 
   private void start() {
+    if (System.getProperty(HostBundle.PROPERTY) == null) {
+      // The app's own Gradle build compiles these tests; only `cargo cetp test` has the bundle.
+      throw new AssumptionViolatedException(
+          "skipped: no host bundle (-D"
+              + HostBundle.PROPERTY
+              + "). Tests through the test kit run with `cargo cetp test`, which builds the app's"
+              + " host bundle and starts the test JVM with it; the app's own Gradle build"
+              + " compiles them and skips them");
+    }
     TestJvm.requireRobolectric();
     bundle = HostBundle.current();
     installed = bundle.install();
