@@ -77,7 +77,8 @@ fn init_adds_the_provider_to_the_apps_own_rust_workspace() {
         "unchanged gradle.properties: no cetp.rustCrate: the cargo-ndk Gradle plugin (buildCargoNdkDebug, buildCargoNdkRelease) in :core builds libjournal_core.so\n",
         "changed   app/build.gradle.kts: the placeholder cetpLibrary under defaultConfig; cetpAuthority from each variant's application id (androidComponents)",
         "changed   app/src/test/java/com/example/journal/AgentToolsTest.kt: ",
-        "cargo cetp init: 7 file(s) changed, 0 left to you\n",
+        "cargo cetp init: 8 file(s) changed, 0 left to you\n",
+        "changed   settings.gradle.kts: the local Maven repository for the CETP test kit (dev.cetp only)\n",
         "Next: cd rust/journal-ffi && cargo test && cargo cetp check\n",
     ] {
         assert!(printed.contains(line), "no {line:?} in:\n{printed}");

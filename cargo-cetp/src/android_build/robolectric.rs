@@ -33,8 +33,7 @@ pub(crate) const KIT_GROUP: &str = "dev.cetp";
 pub(crate) const KIT_ARTIFACT: &str = "cetp-testkit";
 /// The test kit's version: the SDK's.
 pub(crate) const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
-/// Robolectric, as the kit depends on it.
-#[cfg(test)]
+/// Robolectric, as the kit depends on it (and `init` writes for an app's Gradle build).
 pub(crate) const ROBOLECTRIC_VERSION: &str = "4.16.1";
 /// The instrumented framework jar Robolectric runs (API 34).
 pub(crate) const ANDROID_ALL_INSTRUMENTED: &str = tools::ANDROID_ALL_INSTRUMENTED;

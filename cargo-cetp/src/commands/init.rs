@@ -373,6 +373,7 @@ fn steps(project: &Project) -> Result<Vec<Step>> {
         }
     }
     steps.push(settings(project)?);
+    steps.push(kit_repository(project)?);
     steps.push(properties(project)?);
     steps.extend(module_build(project)?);
     steps.extend(plugin(project)?);
@@ -795,6 +796,92 @@ fn properties(project: &Project) -> Result<Step> {
     }
 }
 
+/// The `testImplementation` lines the kit's tests need that the build file's code lacks: the
+/// kit, Robolectric and JUnit 4 (a catalog alias whose name holds `robolectric` or `junit`
+/// counts).
+fn test_dependencies(code: &[String]) -> Vec<String> {
+    use crate::android_build::robolectric::{
+        KIT_ARTIFACT, KIT_GROUP, KIT_VERSION, ROBOLECTRIC_VERSION,
+    };
+    let tests: Vec<&String> = code
+        .iter()
+        .filter(|l| l.trim_start().starts_with("testImplementation"))
+        .collect();
+    let has = |word: &str| tests.iter().any(|l| l.to_lowercase().contains(word));
+    let mut out = Vec::new();
+    if !has(&format!("{KIT_GROUP}:{KIT_ARTIFACT}")) {
+        out.push(format!(
+            "testImplementation(\"{KIT_GROUP}:{KIT_ARTIFACT}:{KIT_VERSION}\") // the CETP test kit"
+        ));
+    }
+    if !has("robolectric") {
+        out.push(format!(
+            "testImplementation(\"org.robolectric:robolectric:{ROBOLECTRIC_VERSION}\")"
+        ));
+    }
+    if !has("junit") {
+        out.push("testImplementation(\"junit:junit:4.13.2\")".to_owned());
+    }
+    out
+}
+
+/// The local Maven repository, for the kit's group only, among the repositories
+/// `settings.gradle(.kts)` declares (`dependencyResolutionManagement { repositories { … } }`):
+/// where the app's Gradle build resolves the kit `cargo cetp test` installs.
+fn kit_repository(project: &Project) -> Result<Step> {
+    use crate::android_build::robolectric::KIT_GROUP;
+    let file = project.layout.settings_file();
+    let line = format!(
+        "mavenLocal {{ content {{ includeGroup(\"{KIT_GROUP}\") }} }} // the CETP test kit, installed by cargo cetp test"
+    );
+    let lines = format!(
+        "dependencyResolutionManagement {{\n    repositories {{\n        {line}\n    }}\n}}"
+    );
+    let text = match read(&file)? {
+        Text::Utf8(text) => text,
+        Text::Missing | Text::NotUtf8 => return Ok(Step::Manual(file, NOT_UTF8.to_owned(), lines)),
+    };
+    let code = code_lines(&text);
+    if code.iter().any(|l| l.contains("mavenLocal")) {
+        return Ok(Step::Unchanged(
+            file,
+            "declares the local Maven repository".to_owned(),
+        ));
+    }
+    let kotlin = file.extension().is_some_and(|e| e == "kts");
+    // The `repositories {` of `dependencyResolutionManagement {`, each on one line.
+    let management = code.iter().position(|l| {
+        l.trim_start().starts_with("dependencyResolutionManagement") && l.contains('{')
+    });
+    let repositories = management.and_then(|start| {
+        let mut depth = 0usize;
+        for (i, l) in code.iter().enumerate().skip(start) {
+            if i > start && depth == 1 && l.trim() == "repositories {" {
+                return Some(i);
+            }
+            depth += l.matches('{').count();
+            depth = depth.saturating_sub(l.matches('}').count());
+            if i > start && depth == 0 {
+                break;
+            }
+        }
+        None
+    });
+    match repositories {
+        Some(at) if kotlin => {
+            let indent = format!("{}    ", leading(text.lines().nth(at).unwrap_or_default()));
+            let edited = insert_lines(&text, at, std::slice::from_ref(&line), &indent);
+            project.writer.put(
+                file,
+                &edited,
+                "the local Maven repository for the CETP test kit (dev.cetp only)".to_owned(),
+                lines,
+            )
+        }
+        _ => Ok(Step::Manual(file, SHAPE.to_owned(), lines)),
+    }
+}
+
 /// The Gradle Rust build that builds the target crate, if the project has one.
 fn built_by(project: &Project) -> Option<&RustBuild> {
     match &project.target {
@@ -956,6 +1043,10 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
             authority_block,
         ));
     }
+    // The template's dependency and what the kit test `init` writes needs to compile in the
+    // app's own Gradle build, inserted together under `dependencies {`.
+    let mut inserted = Vec::new();
+    let dependencies_at = single_line(&code, "dependencies {", true).filter(|_| kotlin);
     let uses_template = code
         .iter()
         .any(|l| l.contains("project(\":cetp\")") && l.contains("implementation"));
@@ -964,19 +1055,35 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
             file.clone(),
             "depends on project(\":cetp\")".to_owned(),
         ));
+    } else if dependencies_at.is_some() {
+        inserted.push(dependency.to_owned());
+        changed.push("implementation(project(\":cetp\"))");
+        blocks.push(dependency_block);
     } else {
-        match single_line(&code, "dependencies {", true) {
-            Some(at) if kotlin => {
-                text = insert_block(&text, at, &[dependency.to_owned()]);
-                changed.push("implementation(project(\":cetp\"))");
-                blocks.push(dependency_block);
-            }
-            _ => steps.push(Step::Manual(
-                file.clone(),
-                SHAPE.to_owned(),
-                dependency_block,
-            )),
+        steps.push(Step::Manual(
+            file.clone(),
+            SHAPE.to_owned(),
+            dependency_block,
+        ));
+    }
+    let test_lines = test_dependencies(&code);
+    if test_lines.is_empty() {
+        steps.push(Step::Unchanged(
+            file.clone(),
+            "has the test kit among its test dependencies".to_owned(),
+        ));
+    } else {
+        let test_block = format!("dependencies {{\n    {}\n}}", test_lines.join("\n    "));
+        if dependencies_at.is_some() {
+            inserted.extend(test_lines);
+            changed.push("the test kit, Robolectric and JUnit as test dependencies");
+            blocks.push(test_block);
+        } else {
+            steps.push(Step::Manual(file.clone(), SHAPE.to_owned(), test_block));
         }
+    }
+    if let (Some(at), false) = (dependencies_at, inserted.is_empty()) {
+        text = insert_block(&text, at, &inserted);
     }
     if !changed.is_empty() {
         let step = project
@@ -1338,7 +1445,7 @@ mod tests {
         write(
             d,
             "settings.gradle.kts",
-            "rootProject.name = \"Shelf\"\ninclude(\":app\")\ninclude(\":core\")",
+            "dependencyResolutionManagement {\n    repositories {\n        google()\n        mavenCentral()\n    }\n}\nrootProject.name = \"Shelf\"\ninclude(\":app\")\ninclude(\":core\")",
         );
         write(
             d,
@@ -1385,7 +1492,7 @@ mod tests {
             "com.example.shelf.tools"
         );
         assert!(app.contains(
-            "dependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n    implementation(libs.androidx.core.ktx)"
+            "dependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n    testImplementation(\"dev.cetp:cetp-testkit:0.1.0\") // the CETP test kit\n    testImplementation(\"org.robolectric:robolectric:4.16.1\")\n    testImplementation(\"junit:junit:4.13.2\")\n    implementation(libs.androidx.core.ktx)"
         ));
         assert!(read(d, "gradle/libs.versions.toml").contains(
             "android-application = { id = \"com.android.application\", version.ref = \"agp\" }\nandroid-library = { id = \"com.android.library\", version.ref = \"agp\" }\n"
@@ -1397,7 +1504,7 @@ mod tests {
         let settings = read(d, "settings.gradle.kts");
         assert!(
             settings.starts_with(
-                "rootProject.name = \"Shelf\"\ninclude(\":app\")\ninclude(\":core\")\n\n"
+                "dependencyResolutionManagement {\n    repositories {\n        mavenLocal { content { includeGroup(\"dev.cetp\") } } // the CETP test kit, installed by cargo cetp test\n        google()\n        mavenCentral()\n    }\n}\nrootProject.name = \"Shelf\"\ninclude(\":app\")\ninclude(\":core\")\n\n"
             ),
             "{settings}"
         );
@@ -1469,7 +1576,7 @@ mod tests {
                 "{}\n{}\n",
                 app.replace(
                     "dependencies {\n",
-                    "dependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n"
+                    "dependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n    testImplementation(\"dev.cetp:cetp-testkit:0.1.0\") // the CETP test kit\n    testImplementation(\"org.robolectric:robolectric:4.16.1\")\n    testImplementation(\"junit:junit:4.13.2\")\n"
                 ),
                 gradle::AUTHORITY_FROM_APPLICATION_ID
             ),
@@ -1714,7 +1821,7 @@ mod tests {
                 "{}\n{}\n",
                 app.replace(
                     "\ndependencies {\n",
-                    "\ndependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n"
+                    "\ndependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n    testImplementation(\"dev.cetp:cetp-testkit:0.1.0\") // the CETP test kit\n    testImplementation(\"org.robolectric:robolectric:4.16.1\")\n    testImplementation(\"junit:junit:4.13.2\")\n"
                 ),
                 gradle::AUTHORITY_FROM_APPLICATION_ID
             ),
@@ -1743,7 +1850,7 @@ mod tests {
         write(
             d,
             "settings.gradle.kts",
-            "rootProject.name = \"Shelf\"\r\ninclude(\":app\")\r\ninclude(\":core\")",
+            "dependencyResolutionManagement {\r\n    repositories {\r\n        google()\r\n    }\r\n}\r\nrootProject.name = \"Shelf\"\r\ninclude(\":app\")\r\ninclude(\":core\")",
         );
         write(d, "gradle.properties", "android.useAndroidX=true\r\n");
         let steps = init(&options(d)).unwrap();
@@ -1766,7 +1873,7 @@ mod tests {
             );
         }
         let settings = read(d, "settings.gradle.kts");
-        assert!(settings.starts_with("rootProject.name = \"Shelf\"\r\ninclude(\":app\")\r\ninclude(\":core\")\r\n\r\n// The CETP"), "{settings:?}");
+        assert!(settings.starts_with("dependencyResolutionManagement {\r\n    repositories {\r\n        mavenLocal { content { includeGroup(\"dev.cetp\") } } // the CETP test kit, installed by cargo cetp test\r\n        google()\r\n    }\r\n}\r\nrootProject.name = \"Shelf\"\r\ninclude(\":app\")\r\ninclude(\":core\")\r\n\r\n// The CETP"), "{settings:?}");
         assert!(settings.ends_with("android-template\")"), "{settings:?}");
         assert!(read(d, "gradle.properties").ends_with("\r\ncetp.rustCrate=rust\r\n"));
     }
@@ -1783,13 +1890,13 @@ mod tests {
         })
         .unwrap();
         assert_eq!(snapshot(dir.path()), before, "the dry run wrote");
-        assert_eq!(dry.len(), 7, "{dry:#?}");
+        assert_eq!(dry.len(), 8, "{dry:#?}");
         assert!(
             dry.iter().all(|s| matches!(s, Step::Changed(..))),
             "{dry:#?}"
         );
         assert!(report(&dry, true).ends_with(
-            "cargo cetp init --dry-run: 7 file(s) a run would change, 0 left to you; nothing written\n"
+            "cargo cetp init --dry-run: 8 file(s) a run would change, 0 left to you; nothing written\n"
         ));
         let done = init(&options(d)).unwrap();
         assert_eq!(dry, done);
