@@ -16,6 +16,13 @@ pub(crate) struct GradleApp {
     /// (`generated/res/resValues`), which win over the app's and the libraries' own.
     pub res_values: Vec<ResValue>,
     pub application_id: Option<String>,
+    /// `namespace = "..."`: the package of the module's `R` class (and of relative class names).
+    pub namespace: Option<String>,
+    /// `applicationIdSuffix = "..."` of the `debug` build type (after `defaultConfig`'s, if any):
+    /// AGP appends it to the application id of a debug build.
+    pub debug_suffix: Option<String>,
+    /// The same for the `release` build type.
+    pub release_suffix: Option<String>,
     /// `minSdk = N` and `targetSdk = N`: AGP writes them into the merged manifest's `<uses-sdk>`.
     pub min_sdk: Option<u32>,
     pub target_sdk: Option<u32>,
@@ -32,6 +39,9 @@ pub(crate) struct ResValue {
 pub(crate) fn parse(text: &str) -> GradleApp {
     let mut out = GradleApp::default();
     let mut namespace = None;
+    let (mut default_suffix, mut debug_suffix, mut release_suffix) = (None, None, None);
+    // The names of the blocks the current line is in (`android`, `buildTypes`, `debug`, ...).
+    let mut blocks: Vec<String> = Vec::new();
     for line in text.lines() {
         let line = strip_comment(line);
         if let Some(args) = line
@@ -53,7 +63,12 @@ pub(crate) fn parse(text: &str) -> GradleApp {
             continue;
         }
         // A line may hold several statements (`defaultConfig { minSdk = 21 }`).
-        for statement in line.split(['{', '}', ';']) {
+        // The block a statement opens or closes changes the blocks of the next one.
+        let mut pending: Option<(&str, Option<char>)> = None;
+        for (statement, delimiter) in statements(line) {
+            enter_or_leave(&mut blocks, pending.take());
+            pending = Some((statement, delimiter));
+            let in_block = |name: &str| blocks.iter().any(|b| b == name);
             let Some((lhs, rhs)) = statement.split_once('=') else {
                 continue;
             };
@@ -65,25 +80,116 @@ pub(crate) fn parse(text: &str) -> GradleApp {
                 }
                 continue;
             }
-            let Some(value) = string_literal(rhs) else {
-                continue;
-            };
             let lhs = lhs.trim();
             if let Some(key) = lhs
                 .strip_prefix("manifestPlaceholders[")
                 .and_then(|k| k.strip_suffix(']'))
                 .and_then(string_literal)
             {
-                out.placeholders.insert(key, value);
+                // `"\${applicationId}.tools"`: the manifest merger resolves the placeholder.
+                if let Some(value) = kotlin_string(rhs) {
+                    out.placeholders.insert(key, value);
+                }
+                continue;
+            }
+            let Some(value) = string_literal(rhs) else {
+                continue;
+            };
+            if lhs == "applicationIdSuffix" {
+                if in_block("debug") {
+                    debug_suffix = Some(value);
+                } else if in_block("release") {
+                    release_suffix = Some(value);
+                } else if in_block("defaultConfig") {
+                    default_suffix = Some(value);
+                }
             } else if lhs == "applicationId" {
                 out.application_id = Some(value);
             } else if lhs == "namespace" {
                 namespace = Some(value);
             }
         }
+        enter_or_leave(&mut blocks, pending);
     }
-    out.application_id = out.application_id.or(namespace);
+    out.application_id = out.application_id.or(namespace.clone());
+    out.namespace = namespace;
+    let join = |own: Option<String>| match (&default_suffix, own) {
+        (None, None) => None,
+        (default, own) => Some(format!(
+            "{}{}",
+            default.clone().unwrap_or_default(),
+            own.unwrap_or_default()
+        )),
+    };
+    out.debug_suffix = join(debug_suffix);
+    out.release_suffix = join(release_suffix);
     out
+}
+
+/// Enters the block `statement {` opens, or leaves the one `}` closes.
+fn enter_or_leave(blocks: &mut Vec<String>, ended: Option<(&str, Option<char>)>) {
+    match ended {
+        Some((statement, Some('{'))) => blocks.push(block_name(statement)),
+        Some((_, Some('}'))) => {
+            blocks.pop();
+        }
+        _ => {}
+    }
+}
+
+/// The statements of a line, each with the `{`, `}` or `;` that ends it (`None` for the last),
+/// split outside string literals (`"\${applicationId}.tools"` holds braces).
+fn statements(line: &str) -> Vec<(&str, Option<char>)> {
+    let mut out = Vec::new();
+    let (mut start, mut in_string, mut escaped) = (0, false, false);
+    for (i, c) in line.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '}' | ';' => {
+                out.push((&line[start..i], Some(c)));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push((&line[start..], None));
+    out
+}
+
+/// The name of a block from the text before its `{`: the last word (`debug {`,
+/// `buildTypes.debug {`), or the string a `getByName("debug")`-style call names.
+fn block_name(head: &str) -> String {
+    let head = head.trim();
+    if let Some((call, args)) = head.split_once('(') {
+        if matches!(
+            call.trim(),
+            "getByName" | "named" | "create" | "register" | "maybeCreate"
+        ) {
+            return string_literal(args.trim_end().trim_end_matches(')')).unwrap_or_default();
+        }
+    }
+    head.rsplit(|c: char| c.is_whitespace() || c == '.')
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A Kotlin string literal whose only escape is `\$` (a literal dollar, as in
+/// `"\${applicationId}.tools"`): its text, or `None` for anything else (templates, other
+/// escapes).
+pub(crate) fn kotlin_string(text: &str) -> Option<String> {
+    let inner = text.trim().strip_prefix('"')?.strip_suffix('"')?;
+    let rest = inner.replace("\\$", "");
+    (!rest.contains(['"', '\\', '$'])).then(|| inner.replace("\\$", "$"))
 }
 
 /// `"text"` (surrounding whitespace allowed) without escapes or templates.
@@ -162,6 +268,45 @@ android {
         let app =
             parse("defaultConfig {\n  minSdk = 21\n  targetSdk = 34 // T\n  versionCode = 3\n}");
         assert_eq!((app.min_sdk, app.target_sdk), (Some(21), Some(34)));
+    }
+
+    #[test]
+    fn build_type_suffixes_and_the_namespace_are_read() {
+        let app = parse(
+            r#"android {
+    namespace = "com.example.journal"
+    defaultConfig {
+        applicationId = "com.example.journal"
+        manifestPlaceholders["cetpAuthority"] = "\${applicationId}.tools"
+        manifestPlaceholders["computed"] = "${applicationId}.tools"
+    }
+    buildTypes {
+        release { isMinifyEnabled = false }
+        debug {
+            applicationIdSuffix = ".debug"
+        }
+        getByName("release") {
+            applicationIdSuffix = ".rel" // unusual, but read
+        }
+    }
+}
+"#,
+        );
+        assert_eq!(app.namespace.as_deref(), Some("com.example.journal"));
+        assert_eq!(app.debug_suffix.as_deref(), Some(".debug"));
+        assert_eq!(app.release_suffix.as_deref(), Some(".rel"));
+        assert_eq!(
+            app.placeholders.get("cetpAuthority").map(String::as_str),
+            Some("${applicationId}.tools")
+        );
+        assert!(
+            !app.placeholders.contains_key("computed"),
+            "a Kotlin template is computed"
+        );
+        let plain = parse("android { defaultConfig { applicationIdSuffix = \".x\" } }");
+        assert_eq!(plain.debug_suffix.as_deref(), Some(".x"));
+        assert_eq!(plain.release_suffix.as_deref(), Some(".x"));
+        assert_eq!(plain.namespace, None);
     }
 
     #[test]

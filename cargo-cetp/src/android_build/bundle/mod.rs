@@ -30,6 +30,7 @@ pub(crate) mod gradle;
 pub(crate) mod manifest;
 pub mod maven;
 pub(crate) mod resources;
+pub(crate) mod substitution;
 pub(crate) mod tools;
 
 use std::collections::BTreeMap;
@@ -183,6 +184,14 @@ struct App {
     /// From `[package.metadata.cetp] application-id` or the Gradle `applicationId`/`namespace`;
     /// used when the app manifest has no `package` attribute.
     application_id: Option<String>,
+    /// The module's `namespace`: the package of its `R` class and of relative class names.
+    namespace: Option<String>,
+    /// `applicationIdSuffix` of the debug and the release build type.
+    debug_suffix: Option<String>,
+    release_suffix: Option<String>,
+    /// The module's Kotlin source roots (`src/main/java`, `src/main/kotlin`): not compiled into
+    /// the bundle, named when a class the manifest declares is there.
+    kotlin: Vec<PathBuf>,
 }
 
 fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
@@ -306,6 +315,10 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
         placeholders,
         bools,
         application_id,
+        namespace: gradle.namespace,
+        debug_suffix: gradle.debug_suffix,
+        release_suffix: gradle.release_suffix,
+        kotlin: vec![android.join("java"), android.join("kotlin")],
     })
 }
 
@@ -402,8 +415,16 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
         .map_err(Error::cannot("read", &template_manifest))?;
     let app_manifest =
         fs::read_to_string(&app.manifest).map_err(Error::cannot("read", &app.manifest))?;
+    let suffix = if release {
+        &app.release_suffix
+    } else {
+        &app.debug_suffix
+    };
     let package = manifest::package_name(&app_manifest)
-        .or(app.application_id.clone())
+        .or_else(|| {
+            let id = app.application_id.clone()?;
+            Some(format!("{id}{}", suffix.as_deref().unwrap_or_default()))
+        })
         .ok_or_else(|| {
             Error::Bundle(format!(
                 "no application id: give <manifest> in {} a package attribute, or set namespace/applicationId in the app module's build.gradle.kts, or application-id under [package.metadata.cetp]",
@@ -412,12 +433,18 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
         })?;
     app.placeholders
         .insert("applicationId".to_owned(), package.clone());
-    let merged = manifest::merge(&template, &app_manifest, &app.placeholders)?;
+    let placeholders = manifest::resolve_values(&app.placeholders);
+    let merged = manifest::merge(&template, &app_manifest, &placeholders)?;
     let merged = manifest::with_package(&merged, &package)?;
     let merged = manifest::with_uses_sdk(&merged, app.min_sdk, app.target_sdk)?;
-    // The text copy for the suite's ManifestInstaller has the boolean resources resolved; aapt
-    // resolves them itself in the binary one.
-    let text_manifest = manifest::resolve_bools(&merged, &app.bools)?;
+    // The package of the app's R class and of relative class names: the namespace, which an
+    // `applicationIdSuffix` does not change.
+    let namespace = app
+        .namespace
+        .clone()
+        .or_else(|| manifest::package_name(&app_manifest))
+        .or(app.application_id.clone())
+        .unwrap_or_else(|| package.clone());
 
     // 3. The resources: generated values over the app's res/ over the template's.
     let work = crate_app
@@ -446,9 +473,36 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
     }
     res_dirs.extend(app.res.clone());
     res_dirs.push(sdk.template_res());
+    // What the bundle cannot have (a library's theme, a Kotlin class) gets its nearest platform
+    // equivalent, one line each.
+    let defined = substitution::Defined::in_dirs(&res_dirs)?;
+    let mut substitutions = Vec::new();
+    if let Some(res) = &app.res {
+        let copy = work.join("app-res");
+        substitutions.extend(substitution::resources(res, &defined, &copy)?);
+        for dir in &mut res_dirs {
+            if dir == res {
+                dir.clone_from(&copy);
+            }
+        }
+    }
+    let mut java_roots = vec![sdk.template().join("src/main/java")];
+    java_roots.extend(app.java.clone());
+    let classes = substitution::Classes::of(&java_roots, &app.kotlin)?;
+    let (merged, found) = substitution::manifest(&merged, &namespace, &classes, &defined);
+    substitutions.extend(found);
+    for line in &substitutions {
+        eprintln!("cargo cetp: {line}");
+    }
+    // The text copy for the suite's ManifestInstaller has the boolean resources resolved; aapt
+    // resolves them itself in the binary one.
+    let text_manifest = manifest::resolve_bools(&merged, &app.bools)?;
     let resource_package = work.join("resources.ap_");
     let r_java = resources::compile(&resources::Compile {
         manifest: &merged,
+        r_package: Some(&namespace)
+            .filter(|n| **n != package)
+            .map(String::as_str),
         res_dirs: &res_dirs,
         extra_packages: &[resources::TEMPLATE_PACKAGE],
         library: false,
@@ -477,7 +531,7 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
     }
     fs::write(
         &test_config,
-        resources::test_config_properties(&bundle_manifest, &bundle_resources, &package),
+        resources::test_config_properties(&bundle_manifest, &bundle_resources, &namespace),
     )
     .map_err(Error::cannot("write", &test_config))?;
     if bundle.exists() {
@@ -539,6 +593,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<()> {
     )?;
     let r_java = resources::compile(&resources::Compile {
         manifest: &library_manifest,
+        r_package: None,
         res_dirs: &[sdk.template_res()],
         extra_packages: &[],
         library: true,
