@@ -384,8 +384,10 @@ impl Classes {
 }
 
 /// The manifest with every class the bundle lacks replaced: an `<application android:name>`
-/// by the platform's `Application`, an `<activity>`, `<activity-alias>`, `<service>`,
-/// `<receiver>` or `<provider>` left out; a theme the resources lack by a platform theme.
+/// by the platform's `Application`, a `<provider>` left out (providers are created when the app
+/// starts); an `<activity>`, `<activity-alias>`, `<service>` or `<receiver>` stays declared
+/// (only starting it needs the class) with its line; a theme the resources lack by a platform
+/// theme.
 /// Relative class names are resolved against `namespace`.
 pub(crate) fn manifest(
     text: &str,
@@ -438,6 +440,17 @@ pub(crate) fn manifest(
             };
             let class = attribute(&tag, attr).map(|n| absolute(&n));
             match class.filter(|c| !classes.has(c)) {
+                // Declared, but created only when something starts it: the manifest stays the
+                // app's (a launcher Activity still resolves), and the line says what would fail.
+                Some(class) if element != "provider" => {
+                    found.push(Substitution {
+                        what: format!("the {element} {class}"),
+                        by: "declared without its class (starting it fails)".to_owned(),
+                        why: classes.why_missing(&class),
+                    });
+                    from = end;
+                }
+                // A provider is created when the app starts: without its class, nothing would.
                 Some(class) => {
                     let close = format!("</{element}>");
                     let stop = if tag.ends_with("/>") {
@@ -740,7 +753,8 @@ mod tests {
             fs::create_dir_all(file.parent().unwrap()).unwrap();
             fs::write(&file, "package com.example.journal\n").unwrap();
         }
-        let classes = Classes::of(std::slice::from_ref(&java), std::slice::from_ref(&java)).unwrap();
+        let classes =
+            Classes::of(std::slice::from_ref(&java), std::slice::from_ref(&java)).unwrap();
         let defined =
             defined(&[r#"<resources><style name="Theme.Journal.Starting"/></resources>"#]);
         let (text, found) = manifest(MANIFEST, "com.example.journal", &classes, &defined);
@@ -749,8 +763,9 @@ mod tests {
             text.contains("<application\n        android:label=\"@string/app_name\""),
             "{text}"
         );
+        // Declared still: only starting it would need the class.
         assert!(
-            !text.contains(".MainActivity") && !text.contains("intent-filter"),
+            text.contains(".MainActivity") && text.contains("intent-filter"),
             "{text}"
         );
         assert!(
@@ -771,7 +786,7 @@ mod tests {
         assert_eq!(lines.len(), 4, "{lines:#?}");
         assert!(lines[0].starts_with("host bundle: the Application class com.example.journal.JournalApp -> android.app.Application (it is Kotlin ("), "{}", lines[0]);
         assert!(
-            lines[1].contains("the activity com.example.journal.MainActivity -> left out"),
+            lines[1].contains("the activity com.example.journal.MainActivity -> declared without its class (starting it fails)"),
             "{}",
             lines[1]
         );
