@@ -547,8 +547,11 @@ Builds, for this machine, what the phone would run, so Robolectric can run it on
   AndroidManifest.xml  <app module>/src/main/AndroidManifest.xml with the template's merged in,
                        placeholders resolved, the application id with the debug (or, with
                        --release, release) applicationIdSuffix
-What the bundle cannot compile (the app's Kotlin, its libraries: AndroidX, Compose) is replaced
-by its nearest platform equivalent, one line each on stderr (`host bundle: what -> by what
+The resources of the libraries the module declares with a version (gradle/libs.versions.toml,
+or \"group:name:version\") come from the local Maven repository, fetched by `mvn
+dependency:get` when missing (your Maven settings and mirrors apply). What the bundle still
+cannot have (the app's Kotlin, its libraries' code: AndroidX, Compose; a library Maven cannot
+fetch) is replaced by its nearest platform equivalent, one line each on stderr (`host bundle: what -> by what
 (why)`): a library theme parent by a platform theme, a library style item left out, a Kotlin
 Application class by android.app.Application, a component whose class is Kotlin or in a library
 left out. The app's strings, label, icon, locales and supportsRtl stay its own.

@@ -202,10 +202,20 @@ fn a_compose_app_goes_through_init_check_build_test_and_preview() {
         .join("cetp-host")
         .join(crate_dir.file_name().unwrap());
     let merged = std::fs::read_to_string(bundle.join("AndroidManifest.xml")).unwrap();
-    // The splash theme's parent is either resolved (then the bundle holds the library's theme)
-    // or substituted with its line; never silently.
-    let resolved = !names("Theme.SplashScreen");
-    if !resolved {
+    // The splash theme's parent is either resolved (the resources of core-splashscreen, from
+    // the Maven repositories this machine reaches, are compiled in) or substituted with its
+    // line, with a line saying the library could not be had; never silently.
+    let splash = "androidx.core:core-splashscreen:1.0.1";
+    let resolved = built.contains(&format!(
+        "cargo cetp: with the resources of the library {splash}\n"
+    ));
+    if resolved {
+        assert!(!names("Theme.SplashScreen"), "{built}");
+    } else {
+        assert!(
+            names(&format!("the library {splash} -> not used")),
+            "{built}"
+        );
         assert!(
             names(
                 "the parent Theme.SplashScreen of style Theme.Journal.Starting (values/themes.xml) -> android:Theme.Material.Light.NoActionBar"

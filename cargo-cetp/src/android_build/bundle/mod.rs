@@ -26,6 +26,7 @@
 //! (`manifestPlaceholders["..."] = "..."`, `namespace`/`applicationId`) and can be set or
 //! overridden under `[package.metadata.cetp]` in `Cargo.toml` (`authority`, `application-id`).
 
+pub(crate) mod aar;
 pub(crate) mod gradle;
 pub(crate) mod manifest;
 pub mod maven;
@@ -189,6 +190,10 @@ struct App {
     /// `applicationIdSuffix` of the debug and the release build type.
     debug_suffix: Option<String>,
     release_suffix: Option<String>,
+    /// The AAR libraries the module's build file declares, with versions.
+    libraries: Vec<aar::Coordinate>,
+    /// Where Maven runs to fetch them: the Gradle root project (or the crate).
+    project_dir: PathBuf,
     /// The module's Kotlin source roots (`src/main/java`, `src/main/kotlin`): not compiled into
     /// the bundle, named when a class the manifest declares is there.
     kotlin: Vec<PathBuf>,
@@ -232,10 +237,13 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
     let gradle_file = layout
         .as_ref()
         .map_or_else(|| module.join("build.gradle.kts"), Layout::build_file);
-    let gradle = match fs::read_to_string(&gradle_file) {
-        Ok(text) => gradle::parse(&text),
-        Err(_) => gradle::GradleApp::default(),
-    };
+    let gradle_text = fs::read_to_string(&gradle_file).unwrap_or_default();
+    let gradle = gradle::parse(&gradle_text);
+    let project_dir = layout
+        .as_ref()
+        .map_or_else(|| crate_dir.to_path_buf(), |l| l.root.clone());
+    let catalog = fs::read_to_string(project_dir.join("gradle/libs.versions.toml")).ok();
+    let libraries = aar::declared(&gradle_text, catalog.as_deref());
     let mut placeholders = gradle.placeholders;
     if let Some(authority) = cetp.remove("authority") {
         placeholders.insert("cetpAuthority".to_owned(), authority);
@@ -319,6 +327,8 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
         debug_suffix: gradle.debug_suffix,
         release_suffix: gradle.release_suffix,
         kotlin: vec![android.join("java"), android.join("kotlin")],
+        libraries,
+        project_dir,
     })
 }
 
@@ -473,42 +483,79 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
     }
     res_dirs.extend(app.res.clone());
     res_dirs.push(sdk.template_res());
-    // What the bundle cannot have (a library's theme, a Kotlin class) gets its nearest platform
-    // equivalent, one line each.
-    let defined = substitution::Defined::in_dirs(&res_dirs)?;
-    let mut substitutions = Vec::new();
-    if let Some(res) = &app.res {
-        let copy = work.join("app-res");
-        substitutions.extend(substitution::resources(res, &defined, &copy)?);
-        for dir in &mut res_dirs {
-            if dir == res {
-                dir.clone_from(&copy);
-            }
-        }
-    }
+    // The resources of the module's libraries, as far as Maven has them, below everything else.
+    let (libraries, unresolved) =
+        aar::resolve(&app.libraries, &app.project_dir, &work.join("aars"))?;
     let mut java_roots = vec![sdk.template().join("src/main/java")];
     java_roots.extend(app.java.clone());
     let classes = substitution::Classes::of(&java_roots, &app.kotlin)?;
-    let (merged, found) = substitution::manifest(&merged, &namespace, &classes, &defined);
-    substitutions.extend(found);
-    for line in &substitutions {
-        eprintln!("cargo cetp: {line}");
-    }
-    // The text copy for the suite's ManifestInstaller has the boolean resources resolved; aapt
-    // resolves them itself in the binary one.
-    let text_manifest = manifest::resolve_bools(&merged, &app.bools)?;
     let resource_package = work.join("resources.ap_");
-    let r_java = resources::compile(&resources::Compile {
-        manifest: &merged,
-        r_package: Some(&namespace)
-            .filter(|n| **n != package)
-            .map(String::as_str),
-        res_dirs: &res_dirs,
-        extra_packages: &[resources::TEMPLATE_PACKAGE],
-        library: false,
-        work: &work.join("aapt"),
-        package: Some(&resource_package),
-    })?;
+    let mut attempt = Some(libraries);
+    let (r_java, text_manifest) = loop {
+        let libraries = attempt.take().unwrap_or_default();
+        let mut dirs = res_dirs.clone();
+        dirs.extend(libraries.iter().map(|l| l.res.clone()));
+        // What the bundle cannot have (a library's theme, a Kotlin class) gets its nearest
+        // platform equivalent, one line each.
+        let defined = substitution::Defined::in_dirs(&dirs)?;
+        let mut substitutions = unresolved.clone();
+        if let Some(res) = &app.res {
+            let copy = work.join("app-res");
+            substitutions.extend(substitution::resources(res, &defined, &copy)?);
+            for dir in &mut dirs {
+                if dir == res {
+                    dir.clone_from(&copy);
+                }
+            }
+        }
+        let (manifest_text, found) =
+            substitution::manifest(&merged, &namespace, &classes, &defined);
+        substitutions.extend(found);
+        let mut extra_packages = vec![resources::TEMPLATE_PACKAGE];
+        extra_packages.extend(libraries.iter().map(|l| l.package.as_str()));
+        let compiled = resources::compile(&resources::Compile {
+            manifest: &manifest_text,
+            r_package: Some(&namespace)
+                .filter(|n| **n != package)
+                .map(String::as_str),
+            res_dirs: &dirs,
+            extra_packages: &extra_packages,
+            library: false,
+            work: &work.join("aapt"),
+            package: Some(&resource_package),
+        });
+        match compiled {
+            // aapt (AOSP's older resource compiler) may not take a library's resources: the
+            // build goes on without them, and substitutes what the app takes from them.
+            Err(err) if !libraries.is_empty() => {
+                for library in &libraries {
+                    eprintln!(
+                        "cargo cetp: {}",
+                        substitution::Substitution {
+                            what: format!("the resources of {}", library.coordinate),
+                            by: "not used".to_owned(),
+                            why: format!("aapt could not compile them with the app's: {err}"),
+                        }
+                    );
+                }
+            }
+            Err(err) => return Err(err),
+            Ok(r_java) => {
+                for library in &libraries {
+                    eprintln!(
+                        "cargo cetp: with the resources of the library {}",
+                        library.coordinate
+                    );
+                }
+                for line in &substitutions {
+                    eprintln!("cargo cetp: {line}");
+                }
+                // The text copy for the suite's ManifestInstaller has the boolean resources
+                // resolved; aapt resolves them itself in the binary one.
+                break (r_java, manifest::resolve_bools(&manifest_text, &app.bools)?);
+            }
+        }
+    };
 
     // 4. The Java: template + app + R, against the Android API surface.
     let android_all = util::android_all_jar()?;
