@@ -448,8 +448,8 @@ enum Sub {
     )]
     Build(BuildOptions),
     #[command(
-        about = "Run the app's own Java/Kotlin tests (android/src/test/) with Robolectric against\n\
-                 the host bundle, through the SDK's test kit",
+        about = "Run the app's own Java/Kotlin tests (<app module>/src/test/) with Robolectric\n\
+                 against the host bundle, through the SDK's test kit",
         long_about = TEST_ABOUT
     )]
     Test(TestOptions),
@@ -535,41 +535,84 @@ is made as one calling app, chosen with the options below; the provider's own au
 decides what it gets. Logs and build output go to stderr, never stdout. The first run compiles
 the provider; run `cargo cetp check` once before pointing a client at this command.";
 
-const BUILD_ABOUT: &str = "\
+/// Where build, test and preview find the app module: the end of their long help.
+macro_rules! module_text {
+    () => {
+        "\
+The app module is the first of: --android-module (a directory, or a Gradle path such as :app);
+[package.metadata.cetp] android-module in Cargo.toml (relative to the crate; `cargo cetp init`
+writes it, e.g. \"../app\"); android/ beside Cargo.toml (as `cargo cetp new` writes it); the only
+app module of the Gradle build whose settings.gradle(.kts) is in the crate's directory or above."
+    };
+}
+
+const BUILD_ABOUT: &str = concat!(
+    "\
 cargo cetp build: build the app's host bundle
 
 Builds, for this machine, what the phone would run, so Robolectric can run it on the JVM:
   lib<name>.so         the app crate as a host cdylib
-  resources.ap_        the template's and the app's resources compiled by aapt (Debian's
-                       `aapt`; with `aidl` for the template's AIDL), with the binary manifest
-  app.jar              the Android template's Java, the app's (android/src/main/java) and the
-                       R classes, compiled against android-all (API 34), plus Robolectric's
+  resources.ap_        the template's and the app's resources (<app module>/src/main/res)
+                       compiled by aapt (Debian's `aapt`; with `aidl` for the template's AIDL),
+                       with the binary manifest
+  app.jar              the Android template's Java, the app's (<app module>/src/main/java, its
+                       .java files) and the R classes (the app's, in its namespace, and
+                       dev.cetp.R), compiled against android-all (API 34), plus Robolectric's
                        test_config.properties
-  AndroidManifest.xml  the app's manifest with the template's merged in, placeholders resolved
+  AndroidManifest.xml  <app module>/src/main/AndroidManifest.xml with the template's merged in,
+                       placeholders resolved, the application id with the debug (or, with
+                       --release, release) applicationIdSuffix
+The resources of the libraries the module declares with a version (gradle/libs.versions.toml,
+or \"group:name:version\") come from the local Maven repository, fetched by `mvn
+dependency:get` when missing (your Maven settings and mirrors apply). What the bundle still
+cannot have (the app's Kotlin, its libraries' code: AndroidX, Compose; a library Maven cannot
+fetch) is replaced by its nearest platform equivalent, one line each on stderr (`host bundle: what -> by what
+(why)`): a library theme parent by a platform theme, a library style item left out, a Kotlin
+Application class by android.app.Application, a component whose class is Kotlin or in a library
+left out. The app's strings, label, icon, locales and supportsRtl stay its own.
 The template comes from the SDK checkout the app's cetp-provider dependency resolves to (a path
-or git dependency; a registry version ships without it).";
+or git dependency; a registry version ships without it).
 
-const TEST_ABOUT: &str = "\
+",
+    module_text!()
+);
+
+const TEST_ABOUT: &str = concat!(
+    "\
 cargo cetp test: run the app's own Robolectric tests against its host bundle
 
 Builds the host bundle (cargo cetp build), installs the SDK's test kit into the local Maven
 repository when it is missing or out of date, generates a Maven project under
 <target>/cetp/test/<dir-name>/ (nothing is written into the app's sources) and runs, with
-Robolectric (SDK 34, offline), the app's tests from:
-  android/src/test/java/     Java tests (JUnit 4)
-  android/src/test/kotlin/   Kotlin tests, compiled with kotlin-maven-plugin when present
-  android/src/test/resources/
+Robolectric (SDK 34, offline), the app's tests from its app module:
+  <app module>/src/test/java/       Java tests (JUnit 4); Kotlin files here too
+  <app module>/src/test/kotlin/     Kotlin tests, compiled with kotlin-maven-plugin when present
+  <app module>/src/test/resources/
+e.g. android/src/test/java/ in a crate `cargo cetp new` wrote, app/src/test/kotlin/ in an
+Android project `cargo cetp init` set up. Tests compile against the bundle's classes: the app's
+R (its namespace's, as with android.nonTransitiveRClass), dev.cetp.R, the template's and the
+app's Java; not against the app's Kotlin or its libraries.
 Needs JDK 17 and Maven; the first run downloads Robolectric and the Android framework jars from
-Maven Central (about 500 MB). Prints a summary and where the reports are.";
+Maven Central (about 500 MB). Prints a summary and where the reports are.
 
-const PREVIEW_ABOUT: &str = "\
+",
+    module_text!()
+);
+
+const PREVIEW_ABOUT: &str = concat!(
+    "\
 cargo cetp preview: render the app's consent screens to PNG files
 
-Builds the host bundle, then, under Robolectric's native graphics, has a made-up agent app
-(\"Example Agent\", com.example.agent) call one of the app's tools, opens the consent dialog it
-is sent to and the Apps with access screen after Allow, and renders each in the light theme, the
-night theme and right-to-left in Arabic: six PNGs, with the app's own provider name, scopes and
-their wording. Prints their paths.";
+Builds the host bundle (cargo cetp build: the app module's manifest and resources), then, under
+Robolectric's native graphics, has a made-up agent app (\"Example Agent\", com.example.agent)
+call one of the app's tools, opens the consent dialog it is sent to and the Apps with access
+screen after Allow, and renders each in the light theme, the night theme and right-to-left in
+Arabic: six PNGs, with the app's own provider name, scopes and their wording, into
+<target>/cetp/preview/<dir-name>/ (or --out). Prints their paths.
+
+",
+    module_text!()
+);
 
 /// Parses the arguments after `cargo cetp`.
 ///
@@ -677,6 +720,13 @@ mod tests {
                 "help preview",
                 "cargo cetp preview: render the app's consent screens",
             ),
+            // The paths a command uses: the app module's, wherever it is.
+            ("test --help", "<app module>/src/test/kotlin/"),
+            ("test --help", "app/src/test/kotlin/ in an\nAndroid project"),
+            ("test --help", "[package.metadata.cetp] android-module"),
+            ("build --help", "<app module>/src/main/AndroidManifest.xml"),
+            ("build --help", "one line each on stderr"),
+            ("preview --help", "the app module's manifest and resources"),
             ("check -h", "--manifest-path <path>"),
             ("test -h", "--test <pattern>"),
         ] {

@@ -139,7 +139,9 @@ fn init_adds_the_provider_to_the_apps_own_rust_workspace() {
     let bundle = target_dir().join("cetp-host/journal-ffi");
     let merged = std::fs::read_to_string(bundle.join("AndroidManifest.xml")).unwrap();
     assert!(
-        merged.contains("android:authorities=\"com.example.journal.tools\""),
+        // The bundle is the debug build: its application id has the debug suffix, and so has
+        // the authority taken from it.
+        merged.contains("android:authorities=\"com.example.journal.debug.tools\""),
         "{merged}"
     );
     assert!(

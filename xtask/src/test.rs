@@ -12,7 +12,8 @@
 //!    checked against the README's copy; then `cargo cetp` end to end on a new app outside the
 //!    workspace (`new`, its `cargo test`, `check`, scripted MCP sessions, `build`, `test` with its
 //!    Java test through the test kit, `preview`: `cargo-cetp/tests/new_app.rs`), the same on an
-//!    existing Android project (`existing_app.rs`), and `check`'s CETP v2 section (`check_v2.rs`);
+//!    existing Android project (`existing_app.rs`), on a Kotlin/Compose app with AndroidX
+//!    (`compose_app.rs`), and `check`'s CETP v2 section (`check_v2.rs`);
 //! 3. the MSRV: `cargo +1.85 check` of the three published crates (the toolchain is installed
 //!    with rustup's minimal profile when missing);
 //! 4. `cargo package --no-verify` of the published crates (the MCP host too, which a runner of
@@ -176,6 +177,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     step("cargo cetp init on a UniFFI app whose Rust is a workspace");
     util::run(util::cargo().args(["test", "-p", "cargo-cetp", "--test", "uniffi_app"]))?;
+
+    step("cargo cetp on a Kotlin/Compose app with AndroidX, as written");
+    util::run(util::cargo().args(["test", "-p", "cargo-cetp", "--test", "compose_app"]))?;
 
     step("cargo cetp check on CETP v2: advertised, turned off, violated");
     util::run(util::cargo().args(["test", "-p", "cargo-cetp", "--test", "check_v2"]))?;

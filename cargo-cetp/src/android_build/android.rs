@@ -93,6 +93,12 @@ impl AndroidModule {
         self.placeholders.extend(read.placeholders);
         self.authority_tail = read.authority_tail;
         self.application_id_suffixes = read.application_id_suffixes;
+        // The authority of the application id as written; a literal one wins.
+        if let (Some(tail), Some(id)) = (&self.authority_tail, &read.application_id) {
+            self.placeholders
+                .entry("cetpAuthority".to_owned())
+                .or_insert_with(|| format!("{id}{tail}"));
+        }
         if self.application_id.is_none() {
             self.application_id = read.application_id;
         }

@@ -534,7 +534,8 @@ mod tests {
     fn the_project_runs_the_bundle_as_the_suite_does() {
         let pom = project(Suite::AppTests { filter: None }, false).pom();
         for expected in [
-            "<additionalClasspathElement>/apps/recipes/target/cetp-host/recipes/app.jar</additionalClasspathElement>",
+            // The bundle's classes on the compile classpath too: tests name the app's R.
+            "<scope>system</scope>\n      <systemPath>/apps/recipes/target/cetp-host/recipes/app.jar</systemPath>",
             "-Djava.library.path=/apps/recipes/target/cetp-host/recipes</argLine>",
             "<cetp.bundle>/apps/recipes/target/cetp-host/recipes</cetp.bundle>",
             "<robolectric.offline>true</robolectric.offline>",

@@ -1488,8 +1488,8 @@ mod tests {
             "{app}"
         );
         assert_eq!(
-            gradle::parse(&app).placeholders["cetpAuthority"],
-            "com.example.shelf.tools"
+            gradle::parse(&app).authority_tail.as_deref(),
+            Some(".tools")
         );
         assert!(app.contains(
             "dependencies {\n    implementation(project(\":cetp\")) // the CETP provider module\n    testImplementation(\"dev.cetp:cetp-testkit:0.1.0\") // the CETP test kit\n    testImplementation(\"org.robolectric:robolectric:4.16.1\")\n    testImplementation(\"junit:junit:4.13.2\")\n    implementation(libs.androidx.core.ktx)"

@@ -5,10 +5,10 @@
 //! anything computed must go into `[package.metadata.cetp]` in `Cargo.toml` instead.
 //!
 //! One computed value is understood, the one `cargo cetp init` and `new` write: the authority
-//! taken from each variant's application id ([`AUTHORITY_FROM_APPLICATION_ID`]), read as the
-//! application id as written plus its tail (`.tools`), with the `applicationIdSuffix` values
-//! the file sets beside it, so that `cargo cetp check` can tell whether builds with a suffix
-//! would declare the same authority.
+//! taken from each variant's application id ([`AUTHORITY_FROM_APPLICATION_ID`]), read as its
+//! tail (`.tools`, after the application id the bundle or `check` uses), with the
+//! `applicationIdSuffix` values the file sets beside it, so that `cargo cetp check` can tell
+//! whether builds with a suffix would declare the same authority.
 
 use std::collections::BTreeMap;
 
@@ -22,8 +22,13 @@ pub(crate) struct GradleApp {
     /// (`generated/res/resValues`), which win over the app's and the libraries' own.
     pub res_values: Vec<ResValue>,
     pub application_id: Option<String>,
-    /// `namespace = "..."`: the package of the module's `R`.
+    /// `namespace = "..."`: the package of the module's `R` class (and of relative class names).
     pub namespace: Option<String>,
+    /// `applicationIdSuffix = "..."` of the `debug` build type (after `defaultConfig`'s, if any):
+    /// AGP appends it to the application id of a debug build.
+    pub debug_suffix: Option<String>,
+    /// The same for the `release` build type.
+    pub release_suffix: Option<String>,
     /// `minSdk = N` and `targetSdk = N`: AGP writes them into the merged manifest's `<uses-sdk>`.
     pub min_sdk: Option<u32>,
     pub target_sdk: Option<u32>,
@@ -82,6 +87,9 @@ pub(crate) struct ResValue {
 pub(crate) fn parse(text: &str) -> GradleApp {
     let mut out = GradleApp::default();
     let mut namespace = None;
+    let (mut default_suffix, mut debug_suffix, mut release_suffix) = (None, None, None);
+    // The names of the blocks the current line is in (`android`, `buildTypes`, `debug`, ...).
+    let mut blocks: Vec<String> = Vec::new();
     for line in text.lines() {
         let line = strip_comment(line);
         if let Some(tail) = authority_tail(line) {
@@ -107,7 +115,12 @@ pub(crate) fn parse(text: &str) -> GradleApp {
             continue;
         }
         // A line may hold several statements (`defaultConfig { minSdk = 21 }`).
-        for statement in line.split(['{', '}', ';']) {
+        // The block a statement opens or closes changes the blocks of the next one.
+        let mut pending: Option<(&str, Option<char>)> = None;
+        for (statement, delimiter) in statements(line) {
+            enter_or_leave(&mut blocks, pending.take());
+            pending = Some((statement, delimiter));
+            let in_block = |name: &str| blocks.iter().any(|b| b == name);
             let Some((lhs, rhs)) = statement.split_once('=') else {
                 continue;
             };
@@ -119,34 +132,117 @@ pub(crate) fn parse(text: &str) -> GradleApp {
                 }
                 continue;
             }
-            let Some(value) = string_literal(rhs) else {
-                continue;
-            };
             let lhs = lhs.trim();
             if let Some(key) = lhs
                 .strip_prefix("manifestPlaceholders[")
                 .and_then(|k| k.strip_suffix(']'))
                 .and_then(string_literal)
             {
-                out.placeholders.insert(key, value);
+                // `"\${applicationId}.tools"`: the manifest merger resolves the placeholder.
+                if let Some(value) = kotlin_string(rhs) {
+                    out.placeholders.insert(key, value);
+                }
+                continue;
+            }
+            let Some(value) = string_literal(rhs) else {
+                continue;
+            };
+            if lhs == "applicationIdSuffix" {
+                out.application_id_suffixes.push(value.clone());
+                if in_block("debug") {
+                    debug_suffix = Some(value);
+                } else if in_block("release") {
+                    release_suffix = Some(value);
+                } else if in_block("defaultConfig") {
+                    default_suffix = Some(value);
+                }
             } else if lhs == "applicationId" {
                 out.application_id = Some(value);
-            } else if lhs == "applicationIdSuffix" {
-                out.application_id_suffixes.push(value);
             } else if lhs == "namespace" {
                 namespace = Some(value);
             }
         }
+        enter_or_leave(&mut blocks, pending);
     }
-    out.namespace = namespace.clone();
-    out.application_id = out.application_id.or(namespace);
-    // A literal authority wins: it is what the manifest gets where both are written.
-    if let (Some(tail), Some(id)) = (&out.authority_tail, &out.application_id) {
-        out.placeholders
-            .entry("cetpAuthority".to_owned())
-            .or_insert_with(|| format!("{id}{tail}"));
-    }
+    out.application_id = out.application_id.or(namespace.clone());
+    out.namespace = namespace;
+    let join = |own: Option<String>| match (&default_suffix, own) {
+        (None, None) => None,
+        (default, own) => Some(format!(
+            "{}{}",
+            default.clone().unwrap_or_default(),
+            own.unwrap_or_default()
+        )),
+    };
+    out.debug_suffix = join(debug_suffix);
+    out.release_suffix = join(release_suffix);
     out
+}
+
+/// Enters the block `statement {` opens, or leaves the one `}` closes.
+fn enter_or_leave(blocks: &mut Vec<String>, ended: Option<(&str, Option<char>)>) {
+    match ended {
+        Some((statement, Some('{'))) => blocks.push(block_name(statement)),
+        Some((_, Some('}'))) => {
+            blocks.pop();
+        }
+        _ => {}
+    }
+}
+
+/// The statements of a line, each with the `{`, `}` or `;` that ends it (`None` for the last),
+/// split outside string literals (`"\${applicationId}.tools"` holds braces).
+fn statements(line: &str) -> Vec<(&str, Option<char>)> {
+    let mut out = Vec::new();
+    let (mut start, mut in_string, mut escaped) = (0, false, false);
+    for (i, c) in line.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '}' | ';' => {
+                out.push((&line[start..i], Some(c)));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push((&line[start..], None));
+    out
+}
+
+/// The name of a block from the text before its `{`: the last word (`debug {`,
+/// `buildTypes.debug {`), or the string a `getByName("debug")`-style call names.
+fn block_name(head: &str) -> String {
+    let head = head.trim();
+    if let Some((call, args)) = head.split_once('(') {
+        if matches!(
+            call.trim(),
+            "getByName" | "named" | "create" | "register" | "maybeCreate"
+        ) {
+            return string_literal(args.trim_end().trim_end_matches(')')).unwrap_or_default();
+        }
+    }
+    head.rsplit(|c: char| c.is_whitespace() || c == '.')
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A Kotlin string literal whose only escape is `\$` (a literal dollar, as in
+/// `"\${applicationId}.tools"`): its text, or `None` for anything else (templates, other
+/// escapes).
+pub(crate) fn kotlin_string(text: &str) -> Option<String> {
+    let inner = text.trim().strip_prefix('"')?.strip_suffix('"')?;
+    let rest = inner.replace("\\$", "");
+    (!rest.contains(['"', '\\', '$'])).then(|| inner.replace("\\$", "$"))
 }
 
 /// `"text"` (surrounding whitespace allowed) without escapes or templates.
@@ -234,18 +330,12 @@ android {
         );
         let app = parse(&text);
         assert_eq!(app.authority_tail.as_deref(), Some(".tools"));
-        assert_eq!(
-            app.placeholders.get("cetpAuthority").map(String::as_str),
-            Some("com.journal.app.tools")
-        );
+        assert!(app.placeholders.is_empty(), "no literal authority");
         assert_eq!(app.application_id_suffixes, [".debug"]);
         let braces = parse(
             "namespace = \"a.b\"\nvariant.manifestPlaceholders.put(\"cetpAuthority\", variant.applicationId.map { \"${it}.agent\" })",
         );
-        assert_eq!(
-            braces.placeholders.get("cetpAuthority").map(String::as_str),
-            Some("a.b.agent")
-        );
+        assert_eq!(braces.authority_tail.as_deref(), Some(".agent"));
         // Anything else computed is not read.
         for other in [
             "variant.manifestPlaceholders.put(\"cetpAuthority\", variant.applicationId.map { \"$it.tools\" + x })",
@@ -261,6 +351,45 @@ android {
             "namespace = \"a.b\"\nmanifestPlaceholders[\"cetpAuthority\"] = \"x.y\"\n{AUTHORITY_FROM_APPLICATION_ID}"
         ));
         assert_eq!(both.placeholders["cetpAuthority"], "x.y");
+    }
+
+    #[test]
+    fn build_type_suffixes_and_the_namespace_are_read() {
+        let app = parse(
+            r#"android {
+    namespace = "com.example.journal"
+    defaultConfig {
+        applicationId = "com.example.journal"
+        manifestPlaceholders["cetpAuthority"] = "\${applicationId}.tools"
+        manifestPlaceholders["computed"] = "${applicationId}.tools"
+    }
+    buildTypes {
+        release { isMinifyEnabled = false }
+        debug {
+            applicationIdSuffix = ".debug"
+        }
+        getByName("release") {
+            applicationIdSuffix = ".rel" // unusual, but read
+        }
+    }
+}
+"#,
+        );
+        assert_eq!(app.namespace.as_deref(), Some("com.example.journal"));
+        assert_eq!(app.debug_suffix.as_deref(), Some(".debug"));
+        assert_eq!(app.release_suffix.as_deref(), Some(".rel"));
+        assert_eq!(
+            app.placeholders.get("cetpAuthority").map(String::as_str),
+            Some("${applicationId}.tools")
+        );
+        assert!(
+            !app.placeholders.contains_key("computed"),
+            "a Kotlin template is computed"
+        );
+        let plain = parse("android { defaultConfig { applicationIdSuffix = \".x\" } }");
+        assert_eq!(plain.debug_suffix.as_deref(), Some(".x"));
+        assert_eq!(plain.release_suffix.as_deref(), Some(".x"));
+        assert_eq!(plain.namespace, None);
     }
 
     #[test]

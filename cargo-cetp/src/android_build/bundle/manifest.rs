@@ -130,6 +130,24 @@ pub(crate) fn package_name(manifest: &str) -> Option<String> {
     attribute(&manifest[start..end], "package")
 }
 
+/// Placeholder values that name other placeholders (`"\${applicationId}.tools"` in Kotlin, so
+/// `${applicationId}.tools`) with those resolved, as the manifest merger resolves them; a name
+/// without a value stays as written (and [`substitute`] reports it).
+pub(crate) fn resolve_values(placeholders: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    placeholders
+        .iter()
+        .map(|(name, value)| {
+            let mut value = value.clone();
+            for (other, replacement) in placeholders {
+                if other != name && !replacement.contains("${") {
+                    value = value.replace(&format!("${{{other}}}"), replacement);
+                }
+            }
+            (name.clone(), value)
+        })
+        .collect()
+}
+
 /// Replaces every `${name}` outside XML comments; fails listing the names without a value.
 pub(crate) fn substitute(text: &str, placeholders: &BTreeMap<String, String>) -> Result<String> {
     let mut out = String::with_capacity(text.len());
@@ -390,6 +408,19 @@ mod tests {
         );
         assert_eq!(with_uses_sdk(&with, Some(26), Some(30)).unwrap(), with);
         assert_eq!(with_uses_sdk(app, None, None).unwrap(), app);
+    }
+
+    #[test]
+    fn a_placeholder_may_name_the_application_id() {
+        let mut values = placeholders();
+        values.insert("cetpAuthority".into(), "${applicationId}.tools".into());
+        values.insert("applicationId".into(), "com.x.debug".into());
+        let app = r#"<manifest package="com.x.debug"><application /></manifest>"#;
+        let merged = merge(TEMPLATE, app, &resolve_values(&values)).unwrap();
+        assert!(
+            merged.contains(r#"android:authorities="com.x.debug.tools""#),
+            "{merged}"
+        );
     }
 
     #[test]

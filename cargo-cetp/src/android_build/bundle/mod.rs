@@ -26,10 +26,12 @@
 //! (`manifestPlaceholders["..."] = "..."`, `namespace`/`applicationId`) and can be set or
 //! overridden under `[package.metadata.cetp]` in `Cargo.toml` (`authority`, `application-id`).
 
+pub(crate) mod aar;
 pub(crate) mod gradle;
 pub(crate) mod manifest;
 pub mod maven;
 pub(crate) mod resources;
+pub(crate) mod substitution;
 pub(crate) mod tools;
 
 use std::collections::BTreeMap;
@@ -183,6 +185,18 @@ struct App {
     /// From `[package.metadata.cetp] application-id` or the Gradle `applicationId`/`namespace`;
     /// used when the app manifest has no `package` attribute.
     application_id: Option<String>,
+    /// The module's `namespace`: the package of its `R` class and of relative class names.
+    namespace: Option<String>,
+    /// `applicationIdSuffix` of the debug and the release build type.
+    debug_suffix: Option<String>,
+    release_suffix: Option<String>,
+    /// The AAR libraries the module's build file declares, with versions.
+    libraries: Vec<aar::Coordinate>,
+    /// Where Maven runs to fetch them: the Gradle root project (or the crate).
+    project_dir: PathBuf,
+    /// The module's Kotlin source roots (`src/main/java`, `src/main/kotlin`): not compiled into
+    /// the bundle, named when a class the manifest declares is there.
+    kotlin: Vec<PathBuf>,
 }
 
 fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
@@ -223,13 +237,22 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
     let gradle_file = layout
         .as_ref()
         .map_or_else(|| module.join("build.gradle.kts"), Layout::build_file);
-    let gradle = match fs::read_to_string(&gradle_file) {
-        Ok(text) => gradle::parse(&text),
-        Err(_) => gradle::GradleApp::default(),
-    };
+    let gradle_text = fs::read_to_string(&gradle_file).unwrap_or_default();
+    let gradle = gradle::parse(&gradle_text);
+    let project_dir = layout
+        .as_ref()
+        .map_or_else(|| crate_dir.to_path_buf(), |l| l.root.clone());
+    let catalog = fs::read_to_string(project_dir.join("gradle/libs.versions.toml")).ok();
+    let libraries = aar::declared(&gradle_text, catalog.as_deref());
     let mut placeholders = gradle.placeholders;
     if let Some(authority) = cetp.remove("authority") {
         placeholders.insert("cetpAuthority".to_owned(), authority);
+    }
+    if let Some(tail) = &gradle.authority_tail {
+        // Each variant's application id + the tail: the bundle's, suffix included.
+        placeholders
+            .entry("cetpAuthority".to_owned())
+            .or_insert_with(|| format!("${{applicationId}}{tail}"));
     }
     if !placeholders.contains_key("cetpAuthority") {
         return Err(Error::Bundle(format!(
@@ -306,6 +329,12 @@ fn inspect(app: &AppCrate, sdk: &Sdk) -> Result<App> {
         placeholders,
         bools,
         application_id,
+        namespace: gradle.namespace,
+        debug_suffix: gradle.debug_suffix,
+        release_suffix: gradle.release_suffix,
+        kotlin: vec![android.join("java"), android.join("kotlin")],
+        libraries,
+        project_dir,
     })
 }
 
@@ -402,8 +431,16 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
         .map_err(Error::cannot("read", &template_manifest))?;
     let app_manifest =
         fs::read_to_string(&app.manifest).map_err(Error::cannot("read", &app.manifest))?;
+    let suffix = if release {
+        &app.release_suffix
+    } else {
+        &app.debug_suffix
+    };
     let package = manifest::package_name(&app_manifest)
-        .or(app.application_id.clone())
+        .or_else(|| {
+            let id = app.application_id.clone()?;
+            Some(format!("{id}{}", suffix.as_deref().unwrap_or_default()))
+        })
         .ok_or_else(|| {
             Error::Bundle(format!(
                 "no application id: give <manifest> in {} a package attribute, or set namespace/applicationId in the app module's build.gradle.kts, or application-id under [package.metadata.cetp]",
@@ -412,12 +449,18 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
         })?;
     app.placeholders
         .insert("applicationId".to_owned(), package.clone());
-    let merged = manifest::merge(&template, &app_manifest, &app.placeholders)?;
+    let placeholders = manifest::resolve_values(&app.placeholders);
+    let merged = manifest::merge(&template, &app_manifest, &placeholders)?;
     let merged = manifest::with_package(&merged, &package)?;
     let merged = manifest::with_uses_sdk(&merged, app.min_sdk, app.target_sdk)?;
-    // The text copy for the suite's ManifestInstaller has the boolean resources resolved; aapt
-    // resolves them itself in the binary one.
-    let text_manifest = manifest::resolve_bools(&merged, &app.bools)?;
+    // The package of the app's R class and of relative class names: the namespace, which an
+    // `applicationIdSuffix` does not change.
+    let namespace = app
+        .namespace
+        .clone()
+        .or_else(|| manifest::package_name(&app_manifest))
+        .or(app.application_id.clone())
+        .unwrap_or_else(|| package.clone());
 
     // 3. The resources: generated values over the app's res/ over the template's.
     let work = crate_app
@@ -446,15 +489,79 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
     }
     res_dirs.extend(app.res.clone());
     res_dirs.push(sdk.template_res());
+    // The resources of the module's libraries, as far as Maven has them, below everything else.
+    let (libraries, unresolved) =
+        aar::resolve(&app.libraries, &app.project_dir, &work.join("aars"))?;
+    let mut java_roots = vec![sdk.template().join("src/main/java")];
+    java_roots.extend(app.java.clone());
+    let classes = substitution::Classes::of(&java_roots, &app.kotlin)?;
     let resource_package = work.join("resources.ap_");
-    let r_java = resources::compile(&resources::Compile {
-        manifest: &merged,
-        res_dirs: &res_dirs,
-        extra_packages: &[resources::TEMPLATE_PACKAGE],
-        library: false,
-        work: &work.join("aapt"),
-        package: Some(&resource_package),
-    })?;
+    let mut attempt = Some(libraries);
+    let (r_java, text_manifest) = loop {
+        let libraries = attempt.take().unwrap_or_default();
+        let mut dirs = res_dirs.clone();
+        dirs.extend(libraries.iter().map(|l| l.res.clone()));
+        // What the bundle cannot have (a library's theme, a Kotlin class) gets its nearest
+        // platform equivalent, one line each.
+        let defined = substitution::Defined::in_dirs(&dirs)?;
+        let mut substitutions = unresolved.clone();
+        if let Some(res) = &app.res {
+            let copy = work.join("app-res");
+            substitutions.extend(substitution::resources(res, &defined, &copy)?);
+            for dir in &mut dirs {
+                if dir == res {
+                    dir.clone_from(&copy);
+                }
+            }
+        }
+        let (manifest_text, found) =
+            substitution::manifest(&merged, &namespace, &classes, &defined);
+        substitutions.extend(found);
+        let mut extra_packages = vec![resources::TEMPLATE_PACKAGE];
+        extra_packages.extend(libraries.iter().map(|l| l.package.as_str()));
+        let compiled = resources::compile(&resources::Compile {
+            manifest: &manifest_text,
+            r_package: Some(&namespace)
+                .filter(|n| **n != package)
+                .map(String::as_str),
+            res_dirs: &dirs,
+            extra_packages: &extra_packages,
+            library: false,
+            work: &work.join("aapt"),
+            package: Some(&resource_package),
+        });
+        match compiled {
+            // aapt (AOSP's older resource compiler) may not take a library's resources: the
+            // build goes on without them, and substitutes what the app takes from them.
+            Err(err) if !libraries.is_empty() => {
+                for library in &libraries {
+                    eprintln!(
+                        "cargo cetp: {}",
+                        substitution::Substitution {
+                            what: format!("the resources of {}", library.coordinate),
+                            by: "not used".to_owned(),
+                            why: format!("aapt could not compile them with the app's: {err}"),
+                        }
+                    );
+                }
+            }
+            Err(err) => return Err(err),
+            Ok(r_java) => {
+                for library in &libraries {
+                    eprintln!(
+                        "cargo cetp: with the resources of the library {}",
+                        library.coordinate
+                    );
+                }
+                for line in &substitutions {
+                    eprintln!("cargo cetp: {line}");
+                }
+                // The text copy for the suite's ManifestInstaller has the boolean resources
+                // resolved; aapt resolves them itself in the binary one.
+                break (r_java, manifest::resolve_bools(&manifest_text, &app.bools)?);
+            }
+        }
+    };
 
     // 4. The Java: template + app + R, against the Android API surface.
     let android_all = util::android_all_jar()?;
@@ -477,7 +584,7 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
     }
     fs::write(
         &test_config,
-        resources::test_config_properties(&bundle_manifest, &bundle_resources, &package),
+        resources::test_config_properties(&bundle_manifest, &bundle_resources, &namespace),
     )
     .map_err(Error::cannot("write", &test_config))?;
     if bundle.exists() {
@@ -539,6 +646,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<()> {
     )?;
     let r_java = resources::compile(&resources::Compile {
         manifest: &library_manifest,
+        r_package: None,
         res_dirs: &[sdk.template_res()],
         extra_packages: &[],
         library: true,

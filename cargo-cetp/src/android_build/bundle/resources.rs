@@ -25,6 +25,9 @@ pub(crate) struct Compile<'a> {
     /// The manifest to link (placeholders resolved; resource references such as
     /// `@bool/cetp_serve_apex` are resolved by aapt).
     pub manifest: &'a str,
+    /// The package of the app's `R` class when it is not the manifest's (a namespace beside an
+    /// application id with a suffix).
+    pub r_package: Option<&'a str>,
     /// Resource directories, highest priority first.
     pub res_dirs: &'a [PathBuf],
     /// Packages that get an `R` class besides the manifest's (the libraries' namespaces).
@@ -62,6 +65,9 @@ pub(crate) fn compile(c: &Compile<'_>) -> Result<PathBuf> {
     cmd.arg("-I").arg(&android_all).arg("-J").arg(&r_dir);
     if !c.extra_packages.is_empty() {
         cmd.arg("--extra-packages").arg(c.extra_packages.join(":"));
+    }
+    if let Some(r_package) = c.r_package {
+        cmd.arg("--custom-package").arg(r_package);
     }
     if c.library {
         cmd.arg("--non-constant-id");

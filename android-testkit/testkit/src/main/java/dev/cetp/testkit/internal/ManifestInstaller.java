@@ -44,7 +44,8 @@ import org.xml.sax.SAXParseException;
  * Installs an app described by a plain-text {@code AndroidManifest.xml} into Robolectric's
  * PackageManager, the way the platform's package parser would have: a {@link PackageInfo} with its
  * {@link ApplicationInfo}, services, providers, activities, receivers, permissions and requested
- * permissions; meta-data typed as aapt types it (see {@link #metaDataValue}); every component's
+ * permissions; meta-data typed as aapt types it (see {@link #metaDataValue}; {@code android:resource}
+ * as the id of the resource it names, in the running app's resources); every component's
  * intent filters registered so {@code queryIntentServices}/{@code queryIntentActivities}/{@code
  * queryBroadcastReceivers} resolve them.
  *
@@ -61,6 +62,10 @@ public final class ManifestInstaller {
   public static final int DEFAULT_APP_UID = 10_500;
 
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}]*)}");
+
+  /** {@code @[package:]type/name}, as {@code android:resource} refers to a resource. */
+  private static final Pattern RESOURCE_REFERENCE =
+      Pattern.compile("@(?:([A-Za-z][\\w.]*):)?([a-z][a-z-]*)/([\\w.]+)");
 
   private ManifestInstaller() {}
 
@@ -590,12 +595,13 @@ public final class ManifestInstaller {
       String name = required(e, "name");
       String value = attr(e, "value");
       String resource = attr(e, "resource");
+      if (value == null && resource != null) {
+        // As the platform stores it: the resource's id, an int.
+        into.putInt(name, resourceId(name, resource));
+        return;
+      }
       if (value == null) {
-        throw fail(
-            "<meta-data "
-                + name
-                + ">: only android:value is supported"
-                + (resource != null ? " (android:resource needs compiled resources)" : ""));
+        throw fail("<meta-data " + name + "> has neither android:value nor android:resource");
       }
       Object typed = metaDataValue(value);
       if (typed instanceof Integer) {
@@ -607,6 +613,39 @@ public final class ManifestInstaller {
       } else {
         into.putString(name, (String) typed);
       }
+    }
+
+    /**
+     * The id of {@code @[package:]type/name} in the resources of the running app (the bundle's
+     * compiled resources, or the framework's for {@code @android:}), as the package parser
+     * resolves {@code android:resource}.
+     */
+    private int resourceId(String metaData, String reference) {
+      Matcher m = RESOURCE_REFERENCE.matcher(reference);
+      if (!m.matches()) {
+        throw fail(
+            "<meta-data "
+                + metaData
+                + "> android:resource=\""
+                + reference
+                + "\" is not a resource reference (@type/name)");
+      }
+      String owner = m.group(1) != null ? m.group(1) : pkg;
+      int id =
+          RuntimeEnvironment.getApplication()
+              .getResources()
+              .getIdentifier(m.group(3), m.group(2), owner);
+      if (id == 0) {
+        throw fail(
+            "<meta-data "
+                + metaData
+                + "> android:resource=\""
+                + reference
+                + "\" names no resource of "
+                + owner
+                + " (are the app's resources compiled into the bundle?)");
+      }
+      return id;
     }
 
     private String className(String name) {

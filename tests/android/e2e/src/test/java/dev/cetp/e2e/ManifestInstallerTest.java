@@ -209,6 +209,27 @@ public class ManifestInstallerTest {
   }
 
   @Test
+  public void resourceMetaDataIsTheResourcesId() throws Exception {
+    String manifest =
+        "<manifest xmlns:android='http://schemas.android.com/apk/res/android' package='a.b'>"
+            + "<application><provider android:name='a.b.Files' android:authorities='a.b.files'>"
+            + "<meta-data android:name='paths' android:resource='@android:string/ok'/>"
+            + "</provider></application></manifest>";
+    ProviderInfo p = ManifestInstaller.parse(write(manifest)).provider("a.b.files");
+    assertEquals(android.R.string.ok, p.metaData.getInt("paths"));
+    IllegalArgumentException missing =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ManifestInstaller.parse(
+                    write(manifest.replace("@android:string/ok", "@android:xml/no_such_paths"))));
+    assertTrue(missing.getMessage(), missing.getMessage().contains("names no resource"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> ManifestInstaller.parse(write(manifest.replace("@android:string/ok", "paths.xml"))));
+  }
+
+  @Test
   public void malformedInputIsRejected() throws Exception {
     assertThrows(
         IllegalArgumentException.class, () -> ManifestInstaller.parse(write("<manifest")));
