@@ -15,8 +15,10 @@
 //!    existing Android project (`existing_app.rs`), and `check`'s CETP v2 section (`check_v2.rs`);
 //! 3. the MSRV: `cargo +1.85 check` of the three published crates (the toolchain is installed
 //!    with rustup's minimal profile when missing);
-//! 4. `cargo package --no-verify` of the published crates (the MCP host too, which a runner of
-//!    an app on a released SDK depends on);
+//! 4. `cargo package` of every published crate (`PUBLISHED`: what an app ships, `cargo-cetp` and
+//!    the tooling crates it uses), each built from its packaged files alone against the others'
+//!    packages (cargo's temporary local registry), so a file missing from an `include` list or a
+//!    dependency without a version fails here (`tests/packaging.rs` checks their metadata);
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
 //!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor;
@@ -41,6 +43,17 @@ use crate::{android_check, host_build, schema_report};
 /// The Rust version `cetp-provider`, `cetp-macros` and `cetp-validator` promise (`rust-version`
 /// in Cargo.toml).
 const MSRV: &str = "1.85";
+
+/// The crates that go to crates.io, in lock-step (`tests/packaging.rs` holds the same list and
+/// checks that every other crate says `publish = false`).
+const PUBLISHED: &[&str] = &[
+    "cetp-validator",
+    "cetp-macros",
+    "cetp-provider",
+    "cetp-schema-report",
+    "cetp-mcp",
+    "cargo-cetp",
+];
 
 /// Every feature of `cetp-provider` but its test seams: the bridge.
 const TOOLING_FEATURES: &str = "jni";
@@ -180,20 +193,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step(&format!("minimum supported Rust version {MSRV}"));
     msrv()?;
 
-    step("packaging");
-    util::run(util::cargo().args([
-        "package",
-        "--no-verify",
-        "--allow-dirty",
-        "-p",
-        "cetp-validator",
-        "-p",
-        "cetp-macros",
-        "-p",
-        "cetp-provider",
-        "-p",
-        "cetp-mcp",
-    ]))?;
+    step("packaging every published crate");
+    let mut package = util::cargo();
+    package.args(["package", "--allow-dirty"]);
+    for name in PUBLISHED {
+        package.args(["-p", name]);
+    }
+    util::run(&mut package)?;
 
     step("Android target");
     android_check::run(&[])?;
