@@ -8,20 +8,22 @@
 //! `README.md` in its own directory; its package holds that README and both license texts, and
 //! no file outside `Cargo.toml`, `README.md`, `LICENSE-*`, sources and templates; and each of its
 //! dependencies on a crate of this workspace (but dev-dependencies, which `cargo publish`
-//! drops when they have no version) is a published crate asked for by that same version.
+//! drops when they have no version) is a published crate asked for by that same version. And
+//! `cetp-provider`'s `jni` feature brings the Android module's crate, `cetp-android-template`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-/// The crates that go to crates.io: what an app ships (`cetp-provider` and the two crates it
-/// is made of) and what a developer installs (`cargo-cetp` and the tooling crates it uses or
+/// The crates that go to crates.io: what an app ships (`cetp-provider`, the two crates it is
+/// made of, and the Android module as a crate) and what a developer installs (`cargo-cetp` and the tooling crates it uses or
 /// generates code against).
 const PUBLISHED: &[&str] = &[
     "cetp-provider",
     "cetp-macros",
     "cetp-validator",
+    "cetp-android-template",
     "cargo-cetp",
     "cetp-mcp",
     "cetp-schema-report",
@@ -175,6 +177,9 @@ fn package_list_problems(name: &str) -> Vec<String> {
             file,
             "Cargo.toml" | "Cargo.toml.orig" | "Cargo.lock" | "README.md" | ".cargo_vcs_info.json"
         ) || file.starts_with("LICENSE-")
+            // The Android module's own files (`cetp-android-template`).
+            || (name == "cetp-android-template"
+                && matches!(file, "build.gradle.kts" | "consumer-rules.pro"))
             || ["src/", "tests/", "benches/", "templates/"]
                 .iter()
                 .any(|dir| file.starts_with(dir))
@@ -200,6 +205,23 @@ fn published_crates_are_ready_for_crates_io_and_the_rest_is_not_publishable() {
             }
             None => report.push(format!("{wanted} is not a workspace member")),
         }
+    }
+    // An Android app's `cargo metadata` names the template's directory: `cetp-provider`'s `jni`
+    // feature (the one every Android app enables) brings the template crate of its version.
+    let provider = members
+        .iter()
+        .find(|p| text(p, "name") == "cetp-provider")
+        .unwrap();
+    let jni = provider["features"]["jni"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if !jni.contains(&serde_json::json!("dep:cetp-android-template")) {
+        report.push(
+            "cetp-provider's `jni` feature does not bring cetp-android-template: an app's \
+             `cargo metadata` would not name the Android module"
+                .to_owned(),
+        );
     }
     for package in &members {
         let name = text(package, "name");

@@ -51,6 +51,7 @@ const MSRV: &str = "1.85";
 const PUBLISHED: &[&str] = &[
     "cetp-validator",
     "cetp-macros",
+    "cetp-android-template",
     "cetp-provider",
     "cetp-schema-report",
     "cetp-mcp",
