@@ -144,6 +144,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "cetp-validator",
                 "-p",
                 "cargo-cetp",
+                "-p",
+                "cetp-android-template",
                 "--features",
                 &format!(
                     "cetp-provider/{}",
