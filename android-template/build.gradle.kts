@@ -4,10 +4,17 @@
 // app/build.gradle.kts: implementation(project(":cetp")) plus the placeholders and the Rust
 // crate location (see README.md).
 //
-// Framework APIs only; no dependencies.
+// Framework APIs only, and JSpecify's nullness annotations (below).
 
 plugins {
     id("com.android.library")
+}
+
+dependencies {
+    // The public Java API is @NullMarked (JSpecify): `api`, so the app module's Kotlin compiler
+    // reads the annotations and sees non-null types. Four annotation classes, no code at run time
+    // (R8 drops them). The host bundle (`cargo cetp build`) compiles against the same version.
+    api("org.jspecify:jspecify:1.0.0")
 }
 
 android {

@@ -4,7 +4,7 @@
 //! "Sees" means rustdoc: the crate is documented with the features an app and its tests use
 //! (`jni`, `test-util`), and every page of `all.html` is read for the item, its fields,
 //! variants, associated items and methods, the traits it implements, and whether it is `Send`
-//! and `Sync`. What is `#[doc(hidden)]` (the hosts' interface to the core, the protocol
+//! and `Sync`, and whether it is `#[non_exhaustive]`. What is `#[doc(hidden)]` (the hosts' interface to the core, the protocol
 //! constants, the admin interface, the tooling's hooks) is public for the SDK's own crates and
 //! is not listed.
 //!
@@ -186,6 +186,12 @@ fn decode(id: &str, own: &str) -> String {
     }
 }
 
+/// Whether the item's page shows it `#[non_exhaustive]` (rustdoc folds a note saying so into a
+/// toggle of that class): an enum or struct an app may not match or build exhaustively.
+fn non_exhaustive(html: &str) -> bool {
+    html.contains("class=\"toggle non-exhaustive\"")
+}
+
 /// The API as the snapshot spells it, with the item counts at its head.
 fn snapshot(doc: &Path) -> (String, usize, usize) {
     let all = fs::read_to_string(doc.join("all.html")).expect("all.html");
@@ -195,7 +201,14 @@ fn snapshot(doc: &Path) -> (String, usize, usize) {
         let (kind, path) = item_name(&page);
         items.insert(path.clone());
         let html = fs::read_to_string(doc.join(&page)).expect("an item's page");
-        let mut block = vec![format!("{kind} cetp_provider::{path}")];
+        let mut block = vec![format!(
+            "{kind} cetp_provider::{path}{}",
+            if non_exhaustive(&html) {
+                " #[non_exhaustive]"
+            } else {
+                ""
+            }
+        )];
         block.extend(
             members(&format!("cetp_provider::{path}"), &html)
                 .into_iter()
@@ -285,4 +298,8 @@ fn members_are_read_from_the_item_and_its_impls_only() {
         item_name("attr.tool.html"),
         ("attribute macro".into(), "tool".into())
     );
+    assert!(!non_exhaustive(html));
+    assert!(non_exhaustive(
+        r#"<h2 id="variants">Variants (Non-exhaustive)</h2><details class="toggle non-exhaustive" open>"#
+    ));
 }

@@ -13,8 +13,17 @@ use proc_macro::TokenStream;
 
 /// Turns a documented function into a CETP tool.
 ///
-/// ```text
+/// ```
 /// use cetp_provider::{tool, tools, CallContext, Provider, ToolError};
+///
+/// /// One note that matched.
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// pub struct Hit {
+///     /// The note's id.
+///     id: u32,
+///     /// Its title.
+///     title: String,
+/// }
 ///
 /// /// Searches notes by words in their title or body.
 /// ///
@@ -28,10 +37,15 @@ use proc_macro::TokenStream;
 ///     tag: Option<String>,
 ///     ctx: &CallContext,
 /// ) -> Result<Vec<Hit>, ToolError> {
-///     // ...
+///     let _ = (query, tag, ctx.access()); // look the notes up here
+///     Ok(Vec::new())
 /// }
 ///
-/// let provider = Provider::builder("Notes").tools(tools![search_notes]).build()?;
+/// let provider = Provider::builder("Notes")
+///     .scope("notes.read", "your notes")
+///     .tools(tools![search_notes])
+///     .build()?;
+/// # Ok::<(), cetp_provider::BuildError>(())
 /// ```
 ///
 /// The function stays as written and can still be called directly (the macro only removes the
@@ -86,7 +100,20 @@ use proc_macro::TokenStream;
 ///   parameter are moved onto the generated field, so the usual
 ///   [schemars attributes](https://graham.cool/schemars/deriving/attributes/) constrain it:
 ///
-/// ```text
+/// ```
+/// use cetp_provider::tool;
+///
+/// /// A note.
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// pub struct Note {
+///     /// Its title.
+///     title: String,
+/// }
+///
+/// fn twenty() -> u32 {
+///     20
+/// }
+///
 /// /// Lists the newest notes.
 /// #[tool]
 /// fn recent_notes(
@@ -97,7 +124,10 @@ use proc_macro::TokenStream;
 ///     /// A pattern the title must match.
 ///     #[schemars(regex(pattern = r"^[a-z]+$"), length(max = 200))]
 ///     title: Option<String>,
-/// ) -> Vec<Note> { ... }
+/// ) -> Vec<Note> {
+///     let _ = (limit, title); // read the notes here
+///     Vec::new()
+/// }
 /// ```
 ///
 /// Unknown properties are rejected (`additionalProperties: false`).
@@ -111,15 +141,37 @@ use proc_macro::TokenStream;
 ///   `ProviderBuilder::state` (a database pool, a client, settings); a provider whose tool
 ///   borrows a type it was not given does not build.
 ///
-/// ```text
+/// ```
+/// use cetp_provider::{CallContext, Provider, ToolError, tool, tools};
+///
+/// /// A note.
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// pub struct Note {
+///     /// Its title.
+///     title: String,
+/// }
+///
+/// /// The app's notes, opened once (a connection pool in a real app).
+/// pub struct NotesDb(Vec<String>);
+///
 /// /// Finds a note by id.
 /// #[tool]
 /// fn get_note(
 ///     /// The note's id, from `search_notes`.
 ///     id: u32,
-///     db: &NotesDb,            // provider state: `.state(NotesDb::open(dir)?)`
+///     db: &NotesDb,            // provider state: `.state(NotesDb(...))`
 ///     ctx: &CallContext,       // the call context
-/// ) -> Result<Note, ToolError> { ... }
+/// ) -> Result<Note, ToolError> {
+///     let _ = ctx.access();
+///     let title = db.0.get(id as usize).ok_or_else(|| ToolError::invalid_args("no such note"))?;
+///     Ok(Note { title: title.clone() })
+/// }
+///
+/// let provider = Provider::builder("Notes")
+///     .tools(tools![get_note])
+///     .state(NotesDb(vec!["Groceries".to_owned()]))
+///     .build()?;
+/// # Ok::<(), cetp_provider::BuildError>(())
 /// ```
 ///
 /// Every other parameter should have a doc comment: it is the only description of the

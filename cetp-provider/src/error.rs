@@ -4,12 +4,16 @@ use std::fmt;
 
 /// The six CETP v1 error codes.
 ///
+/// `#[non_exhaustive]`: CETP may define more codes, and a later version of this crate then
+/// adds them, so a `match` on a code needs a `_` arm (or use [`ErrorCode::as_str`]).
+///
 /// ```
 /// use cetp_provider::ErrorCode;
 /// assert_eq!(ErrorCode::InvalidArgs.as_str(), "INVALID_ARGS");
 /// assert_eq!("RATE_LIMITED".parse::<ErrorCode>(), Ok(ErrorCode::RateLimited));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// The user must first authenticate or authorize the caller in the provider app.
     AuthRequired,

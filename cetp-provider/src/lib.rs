@@ -1,8 +1,17 @@
-//! Expose read-only tools from an Android app to on-device AI agents over **CETP v1**.
+//! Expose read-only tools from an Android app to on-device AI agents over **CETP v1 and v2** and
+//! as an **Apex plugin**.
 //!
 //! Write ordinary functions, mark them `#[tool]`, declare a [`Provider`], and the SDK answers the
 //! three CETP methods (`list_tools`, `get_provider_info`, `execute_tool`) with LLM-ready JSON
 //! Schemas, validated arguments, enforced limits and CETP error codes.
+//!
+//! | feature | default | what it adds | where an app enables it |
+//! |---|---|---|---|
+//! | `jni` | off | `export_provider!` and the natives of the Android template's `dev.cetp.NativeBridge` (the `jni` module), logcat logging on Android | `[dependencies]`: the library the app ships |
+//! | `test-util` | off | the `testing` module (a test agent, the CETP v1 and v2 conformance checks, the noninterference check, log capture) and the clock seam (`auth::ManualClock`, `Auth::clock`) | `[dev-dependencies]` only: never in the library the app ships |
+//!
+//! Without a feature the crate is the core and its hosts, for any target: what `cargo cetp
+//! mcp` and an app's own unit tests build on the desktop.
 //!
 //! ```
 //! use cetp_provider::{Provider, tool, tools};
@@ -93,6 +102,11 @@
 //! in any release.
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+
+// The README's examples compile and run with the crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 // `#[tool]` writes `::cetp_provider::…` paths; this lets the crate's own tests use it.
 #[cfg(test)]

@@ -47,8 +47,6 @@ mod logs;
 mod noninterference;
 
 pub use logs::{assert_logged_privately, capture_logs};
-#[allow(deprecated)]
-pub use noninterference::Pairs;
 pub use noninterference::{NoninterferenceError, check_noninterference};
 
 use serde_json::Value;
@@ -60,24 +58,6 @@ use crate::host::{CetpV1Host, Request};
 use crate::provider::Provider;
 use crate::tool::is_valid_tool_name;
 use crate::wire::{self, ErrorCode, Response};
-
-/// The former place of [`Agent::CERTIFICATE_SHA256`].
-#[doc(hidden)]
-#[deprecated(since = "0.1.0", note = "use `Agent::CERTIFICATE_SHA256`")]
-pub const AGENT_CERTIFICATE_SHA256: &str = Agent::CERTIFICATE_SHA256;
-
-/// The former name of [`Agent`].
-#[doc(hidden)]
-#[deprecated(
-    since = "0.1.0",
-    note = "renamed to `Agent`: the app that calls is an agent"
-)]
-pub type Consumer<'p> = Agent<'p>;
-
-/// The former name of [`Agent::CERTIFICATE_SHA256`].
-#[doc(hidden)]
-#[deprecated(since = "0.1.0", note = "use `Agent::CERTIFICATE_SHA256`")]
-pub const CONSUMER_CERTIFICATE_SHA256: &str = Agent::CERTIFICATE_SHA256;
 
 /// An agent app, on the host: calls one provider as CETP v1 agents do, as one caller identity.
 #[derive(Debug, Clone)]
@@ -512,34 +492,6 @@ pub fn check_conformance(provider: &Provider) -> Result<Conformance, Conformance
     agent.check_conformance()
 }
 
-/// The former free function of [`Agent::check_conformance`].
-#[doc(hidden)]
-#[deprecated(
-    since = "0.1.0",
-    note = "use `Agent::new(provider).as_caller(caller.clone()).check_conformance()`"
-)]
-pub fn check_conformance_as(
-    provider: &Provider,
-    caller: &Caller,
-) -> Result<Conformance, ConformanceError> {
-    Agent::new(provider)
-        .as_caller(caller.clone())
-        .check_conformance()
-}
-
-/// The former free function of [`Agent::check_v2_conformance`].
-#[doc(hidden)]
-#[deprecated(
-    since = "0.1.0",
-    note = "use `Agent::new(provider).as_caller(caller.clone()).check_v2_conformance()`"
-)]
-pub fn check_v2_conformance_as(
-    provider: &Provider,
-    caller: &Caller,
-) -> Result<(), ConformanceError> {
-    cetp_v2::check_v2(provider, caller)
-}
-
 #[derive(Default)]
 struct Audit {
     violations: Vec<String>,
@@ -665,31 +617,6 @@ mod tests {
         }
         .build()
         .unwrap()
-    }
-
-    /// An app's tests written against the former names still compile (with a deprecation
-    /// warning) and mean the same things.
-    #[test]
-    #[allow(deprecated)]
-    fn the_former_names_still_work() {
-        let provider = notes(None);
-        let agent: Consumer<'_> = Consumer::new(&provider);
-        assert_eq!(
-            agent.caller().packages()[0].certificate_sha256,
-            [CONSUMER_CERTIFICATE_SHA256]
-        );
-        let _: Option<crate::host::HostConnection> = None;
-        assert_eq!(AGENT_CERTIFICATE_SHA256, Agent::CERTIFICATE_SHA256);
-        let open = Provider::builder("Open")
-            .scope("notes.read", "your notes")
-            .tools(tools![count_notes])
-            .auth(crate::auth::Auth::open())
-            .build()
-            .unwrap();
-        let caller = Caller::app(10_001, "com.example.agent");
-        assert!(check_conformance_as(&open, &caller).is_ok());
-        assert!(check_v2_conformance_as(&open, &caller).is_ok());
-        let _: Pairs = vec![("status".to_owned(), "success".to_owned())];
     }
 
     #[test]

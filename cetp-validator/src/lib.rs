@@ -37,6 +37,11 @@
 
 #![deny(missing_docs)]
 
+// The README's examples compile and run with the crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod ecma;
 mod format;
 mod hostname;

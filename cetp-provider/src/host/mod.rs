@@ -47,13 +47,6 @@ pub mod cetp_v1;
 pub mod cetp_v2;
 
 pub use apex::{AgentConnection, Apex, ToolIds};
-/// The former name of [`AgentConnection`].
-#[doc(hidden)]
-#[deprecated(
-    since = "0.1.0",
-    note = "renamed to `AgentConnection`: the Apex app is an agent"
-)]
-pub type HostConnection = AgentConnection;
 pub use cetp_v2::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
 
 #[doc(hidden)]

@@ -39,11 +39,6 @@ pub enum NoninterferenceError {
     NothingSucceeded(usize),
 }
 
-/// The former type of [`NoninterferenceError::Differs`]'s `left` and `right`.
-#[doc(hidden)]
-#[deprecated(since = "0.1.0", note = "the fields are `Vec<(String, String)>`")]
-pub type Pairs = Vec<(String, String)>;
-
 /// A reply Bundle's pairs as `key="value", …`.
 fn pairs(pairs: &[(String, String)]) -> String {
     let parts: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v:?}")).collect();

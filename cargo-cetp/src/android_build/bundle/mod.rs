@@ -12,7 +12,7 @@
 //! - `app.jar`: the Android template's Java, the Java the AIDL compiler (`aidl`) generates
 //!   from the template's `src/main/aidl`, the app's own Java and the `R`
 //!   classes aapt wrote (`dev.cetp.R` and the app's), compiled with `javac --release 17` against
-//!   `org.robolectric:android-all`; and `com/android/tools/test_config.properties`, which puts
+//!   `org.robolectric:android-all` and JSpecify's annotations (`org.jspecify:jspecify`); and `com/android/tools/test_config.properties`, which puts
 //!   Robolectric in binary-resources mode on `resources.ap_` (the installed app is then the test
 //!   application);
 //! - `AndroidManifest.xml`: the app's manifest with the template's components merged in and the
@@ -564,7 +564,7 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
     };
 
     // 4. The Java: template + app + R, against the Android API surface.
-    let android_all = util::android_all_jar()?;
+    let classpath = util::compile_classpath()?;
     let classes = work.join("classes");
     if classes.exists() {
         fs::remove_dir_all(&classes).map_err(Error::cannot("clean", &classes))?;
@@ -573,7 +573,7 @@ fn build_inner(crate_app: &AppCrate, sdk: &Sdk, release: bool, bundle: &Path) ->
     let aidl_java = util::generate_aidl_java(&sdk.aidl_root(), &work.join("aidl"))?;
     let mut sources = vec![sdk.template().join("src/main/java"), aidl_java, r_java];
     sources.extend(app.java.clone());
-    util::javac(&sources, &android_all, &classes, false)?;
+    util::javac(&sources, &classpath, &classes, false)?;
 
     // 5. The bundle, replacing any previous one (a stale lib*.so would confuse the suite).
     let bundle_manifest = bundle.join("AndroidManifest.xml");
@@ -653,7 +653,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<()> {
         work: &work.join("aapt"),
         package: Some(&work.join("aapt/library.ap_")),
     })?;
-    let android_all = util::android_all_jar()?;
+    let classpath = util::compile_classpath()?;
     let out = work.join("classes");
     if out.exists() {
         fs::remove_dir_all(&out).map_err(Error::cannot("clean", &out))?;
@@ -661,7 +661,7 @@ fn check_template_inner(sdk: &Sdk, work: &Path) -> Result<()> {
     let aidl_java = util::generate_aidl_java(&sdk.aidl_root(), &work.join("aidl"))?;
     util::javac(
         &[sdk.template().join("src/main/java"), aidl_java, r_java],
-        &android_all,
+        &classpath,
         &out,
         true,
     )

@@ -115,13 +115,43 @@ pub(crate) fn m2_repo(project_dir: Option<&Path>) -> Result<PathBuf> {
 /// `CETP_ANDROID_ALL_JAR` wins; otherwise the jar in the local Maven repository ([`m2_repo`]),
 /// fetched with `mvn dependency:get` when missing.
 pub(crate) fn android_all_jar() -> Result<PathBuf> {
-    if let Some(jar) = env::var_os("CETP_ANDROID_ALL_JAR") {
+    maven_jar(
+        "CETP_ANDROID_ALL_JAR",
+        "org.robolectric",
+        "android-all",
+        ANDROID_ALL_VERSION,
+    )
+}
+
+/// JSpecify's nullness annotations (`org.jspecify:jspecify`), which the template's public Java
+/// API carries (`@NullMarked`, `@Nullable`): needed to compile it, never at run time. The
+/// template's `build.gradle.kts` names the same version.
+pub(crate) const JSPECIFY_VERSION: &str = "1.0.0";
+
+/// The classpath the template's and the app's Java compile against: `android-all` and the
+/// JSpecify annotations (`CETP_JSPECIFY_JAR` wins, as `CETP_ANDROID_ALL_JAR` for the first).
+pub(crate) fn compile_classpath() -> Result<Vec<PathBuf>> {
+    Ok(vec![
+        android_all_jar()?,
+        maven_jar(
+            "CETP_JSPECIFY_JAR",
+            "org.jspecify",
+            "jspecify",
+            JSPECIFY_VERSION,
+        )?,
+    ])
+}
+
+/// The jar `group:artifact:version`: the file `env_override` names when set, else the one in the
+/// local Maven repository ([`m2_repo`]), fetched with `mvn dependency:get` when missing.
+fn maven_jar(env_override: &str, group: &str, artifact: &str, version: &str) -> Result<PathBuf> {
+    if let Some(jar) = env::var_os(env_override) {
         let jar = PathBuf::from(jar);
         return if jar.is_file() {
             Ok(jar)
         } else {
             Err(Error::Bundle(format!(
-                "CETP_ANDROID_ALL_JAR={} is not a file",
+                "{env_override}={} is not a file",
                 jar.display()
             )))
         };
@@ -130,15 +160,16 @@ pub(crate) fn android_all_jar() -> Result<PathBuf> {
     let here = env::current_dir().ok();
     let repo = m2_repo(here.as_deref())?;
     let jar = repo
-        .join("org/robolectric/android-all")
-        .join(ANDROID_ALL_VERSION)
-        .join(format!("android-all-{ANDROID_ALL_VERSION}.jar"));
+        .join(group.replace('.', "/"))
+        .join(artifact)
+        .join(version)
+        .join(format!("{artifact}-{version}.jar"));
     if !jar.is_file() {
         let mut mvn = maven::mvn();
         mvn.args([
             "-q",
             "dependency:get",
-            &format!("-Dartifact=org.robolectric:android-all:{ANDROID_ALL_VERSION}"),
+            &format!("-Dartifact={group}:{artifact}:{version}"),
         ]);
         run(&mut mvn)?;
     }
@@ -156,7 +187,7 @@ pub(crate) fn android_all_jar() -> Result<PathBuf> {
 /// Compiles every `.java` file under `source_roots` into `out` against `classpath`.
 pub(crate) fn javac(
     source_roots: &[PathBuf],
-    classpath: &Path,
+    classpath: &[PathBuf],
     out: &Path,
     warnings_are_errors: bool,
 ) -> Result<()> {
@@ -181,6 +212,8 @@ pub(crate) fn javac(
     if warnings_are_errors {
         cmd.arg("-Werror");
     }
+    let classpath = env::join_paths(classpath)
+        .map_err(|e| Error::Bundle(format!("a classpath entry cannot be joined: {e}")))?;
     cmd.arg("-classpath")
         .arg(classpath)
         .arg("-d")
@@ -383,6 +416,21 @@ mod tests {
             }
         }
         found
+    }
+
+    /// The template's public API is compiled against one JSpecify: the host bundle's (here),
+    /// the app's Gradle build's (`android-template/build.gradle.kts`) and the test kit's.
+    #[test]
+    fn the_jspecify_version_is_the_same_everywhere() {
+        let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let gradle =
+            std::fs::read_to_string(sdk.join("android-template/build.gradle.kts")).unwrap();
+        assert!(
+            gradle.contains(&format!("\"org.jspecify:jspecify:{JSPECIFY_VERSION}\"")),
+            "android-template/build.gradle.kts names another JSpecify than {JSPECIFY_VERSION}"
+        );
+        let kit = std::fs::read_to_string(sdk.join("android-testkit/pom.xml")).unwrap();
+        assert_eq!(elements(&kit, "jspecify.version"), [JSPECIFY_VERSION]);
     }
 
     /// The framework build is spelled once in Rust; the kit's pom holds the one it compiles

@@ -46,6 +46,7 @@ pub const TYPED_EXTRAS: [&str; 9] = [
 
 /// Which protocol a typed call speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Protocol {
     /// CETP v1: no `protocol_version` 2, and not `negotiate`.
     V1,

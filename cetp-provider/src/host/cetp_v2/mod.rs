@@ -205,6 +205,7 @@ impl V2Error {
 
 /// A value of the reply Bundle, typed as v2 reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BundleValue<'a> {
     /// `putString`.
     Text(&'a str),

@@ -1,5 +1,7 @@
 package dev.cetp;
 
+import org.jspecify.annotations.NullUnmarked;
+
 /**
  * The natives behind {@link ApexPluginService}, one per {@code IApexPlugin} method, registered
  * by the app's Rust library next to {@link NativeBridge}'s ({@code
@@ -10,6 +12,7 @@ package dev.cetp;
  * <p>R8/ProGuard must keep this class and its native methods under their names (the module's
  * {@code consumer-rules.pro} does).
  */
+@NullUnmarked
 final class ApexBridge {
   private ApexBridge() {}
 

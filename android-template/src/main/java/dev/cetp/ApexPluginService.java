@@ -6,6 +6,7 @@ import android.os.Binder;
 import android.os.IBinder;
 import android.util.Log;
 import com.apex.agent.plugin.api.IApexPlugin;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Apex agent's plugin interface ({@code com.apex.agent.plugin.api.IApexPlugin}) over the
@@ -39,7 +40,7 @@ public class ApexPluginService extends Service {
   }
 
   @Override
-  public IBinder onBind(Intent intent) {
+  public IBinder onBind(@Nullable Intent intent) {
     // The Intent (action, extras, data) is deliberately not read.
     return binder;
   }
@@ -52,7 +53,7 @@ public class ApexPluginService extends Service {
    * on_deactivate} hooks run) and their entries stop holding room.
    */
   @Override
-  public boolean onUnbind(Intent intent) {
+  public boolean onUnbind(@Nullable Intent intent) {
     // Nothing is tracked before the library ran a call; never load it just for this.
     if (CetpRuntime.isRunning()) {
       try {
@@ -66,27 +67,27 @@ public class ApexPluginService extends Service {
 
   /** One native answer, given the caller; null when the library could not answer. */
   private interface Answer {
-    String from(CallerIdentity caller);
+    @Nullable String from(CallerIdentity caller);
   }
 
   /** The binder every host gets. Its methods run on Binder threads. */
   private final class Plugin extends IApexPlugin.Stub {
     @Override
-    public String getMetadataJson() {
+    public @Nullable String getMetadataJson() {
       return answer(
           CetpRuntime.ApexMethod.METADATA,
           c -> ApexBridge.metadataJson(c.uid, c.token, c.packages, c.certificateDigests));
     }
 
     @Override
-    public String getToolsJson() {
+    public @Nullable String getToolsJson() {
       return answer(
           CetpRuntime.ApexMethod.TOOLS,
           c -> ApexBridge.toolsJson(c.uid, c.token, c.packages, c.certificateDigests));
     }
 
     @Override
-    public String executeTool(String toolId, String argumentsJson) {
+    public @Nullable String executeTool(@Nullable String toolId, @Nullable String argumentsJson) {
       return answer(
           CetpRuntime.ApexMethod.EXECUTE,
           c -> {
@@ -128,7 +129,7 @@ public class ApexPluginService extends Service {
    * One transaction: the runtime started, the caller's identity from the Binder thread, one JNI
    * call. Never throws; returns what the host gets (for the lifecycle methods, ignored).
    */
-  private String answer(CetpRuntime.ApexMethod method, Answer answer) {
+  private @Nullable String answer(CetpRuntime.ApexMethod method, Answer answer) {
     int uid = Binder.getCallingUid();
     String reason;
     try {

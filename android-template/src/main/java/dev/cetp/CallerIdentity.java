@@ -9,6 +9,7 @@ import android.os.Build;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who is calling, as the platform reports it: a UID, every package installed under it, and the
@@ -90,7 +91,7 @@ public final class CallerIdentity {
    * of the template resolves its callers here. Never throws; what cannot be read is left out (a
    * caller with no packages is one no policy but the open one admits).
    */
-  public static CallerIdentity resolve(Context context, int uid) {
+  public static CallerIdentity resolve(@Nullable Context context, int uid) {
     if (context == null) {
       return new CallerIdentity(uid, NONE, new String[0][]);
     }

@@ -12,6 +12,7 @@ import android.util.Log;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The process-wide cache behind {@link CallerIdentity#resolve}: a calling UID's packages and
@@ -45,6 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The cache belongs to one application context: a new one (a Robolectric test, never a real
  * process) starts an empty cache with its own receiver.
  */
+@NullUnmarked
 final class CallerIdentityCache {
   private CallerIdentityCache() {}
 

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The consent screens' client of the provider's admin JSON interface ({@code
@@ -28,6 +29,7 @@ import org.json.JSONObject;
  * <p>Each operation names the screen's language ({@link #locale}), so that the reply describes
  * the app's scopes in it where the app translated them.
  */
+@NullUnmarked
 final class CetpAdmin {
   private CetpAdmin() {}
 

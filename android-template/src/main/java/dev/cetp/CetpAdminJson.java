@@ -5,12 +5,14 @@ import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The one reader of the admin JSON's replies ({@code Provider::handle_admin_json}): a reply into
  * a {@link CetpAdmin.Reply}, its state into a {@link CetpAdminState}. Absent fields read as
  * nothing (empty, false, zero); the screens never see the JSON.
  */
+@NullUnmarked
 final class CetpAdminJson {
   private CetpAdminJson() {}
 

@@ -2,6 +2,7 @@ package dev.cetp;
 
 import java.util.Collections;
 import java.util.List;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The provider's state as the consent dialog and Apps with access show it: the admin JSON read
@@ -9,6 +10,7 @@ import java.util.List;
  * may offer and whether a request asks for more were decided by the provider (Rust, {@code
  * auth/}); nothing here compares grants.
  */
+@NullUnmarked
 final class CetpAdminState {
   /** The provider's name, in its own words. */
   final String providerName;

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The notification that brings the user to the consent dialog when an app that has no way to
@@ -28,6 +29,7 @@ import java.util.WeakHashMap;
  * (on Android 13+ the app must hold {@code android.permission.POST_NOTIFICATIONS}, and the user
  * must not have turned them off).
  */
+@NullUnmarked
 final class CetpApprovalNotification {
   private CetpApprovalNotification() {}
 

@@ -12,6 +12,7 @@ import android.os.Process;
 import android.os.SystemClock;
 import android.util.Log;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The consent dialog: the pending request of the app that opened it, or, when Android does not
@@ -56,7 +57,7 @@ public class CetpAuthorizeActivity extends Activity implements CetpConsentScreen
   private long stateReadAtUptime;
 
   @Override
-  protected void onCreate(Bundle savedInstanceState) {
+  protected void onCreate(@Nullable Bundle savedInstanceState) {
     super.onCreate(savedInstanceState);
     // The runtime starts on the first admin call (off the main thread), which needs this
     // app's context.

@@ -1,6 +1,7 @@
 package dev.cetp;
 
 import java.util.List;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The consent dialog's decisions, in plain Java (no view, no Android class): from the provider's
@@ -10,6 +11,7 @@ import java.util.List;
  * and the launcher's identity and carries out each {@link Plan}; {@link CetpConsentScreen}
  * renders. What an app holds and which requests may be offered were decided by the provider.
  */
+@NullUnmarked
 final class CetpConsentController {
   /** Why the last action failed, for the next screen; the Activity words it. */
   enum Notice {

@@ -16,6 +16,7 @@ import android.widget.TextView;
 import android.widget.Toast;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The consent dialog's content, from its layouts: one request ({@code cetp_consent}), with what
@@ -24,6 +25,7 @@ import java.util.List;
  * it lapses; nothing to decide ({@code cetp_consent_empty}) or still reading ({@code
  * cetp_loading}). It fills the views in; {@link CetpAuthorizeActivity} decides what to show.
  */
+@NullUnmarked
 final class CetpConsentScreen {
   /** What the Activity does with the user's answer. */
   interface Decisions {

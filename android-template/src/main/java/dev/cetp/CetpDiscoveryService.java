@@ -3,6 +3,7 @@ package dev.cetp;
 import android.app.Service;
 import android.content.Intent;
 import android.os.IBinder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The component agents discover: an exported Service with the intent-filter action {@code
@@ -11,7 +12,7 @@ import android.os.IBinder;
  */
 public class CetpDiscoveryService extends Service {
   @Override
-  public IBinder onBind(Intent intent) {
+  public @Nullable IBinder onBind(@Nullable Intent intent) {
     return null;
   }
 }

@@ -9,12 +9,14 @@ import java.text.DateFormat;
 import java.text.SimpleDateFormat;
 import java.util.Date;
 import java.util.Locale;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The screens' words for what the provider said: text an app chose kept from reordering the
  * sentence around it, certificate fingerprints, a scope's access and expiry, dates and times in
  * the screen's language. No view and no decision: what to say was decided by the provider.
  */
+@NullUnmarked
 final class CetpFormat {
   private CetpFormat() {}
 

@@ -4,6 +4,7 @@ import android.app.Activity;
 import android.os.Bundle;
 import android.view.View;
 import android.widget.TextView;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Apps with access: every allowed app with what it may read, how much, until when and how it
@@ -22,7 +23,7 @@ public class CetpGrantsActivity extends Activity implements CetpGrantsScreen.Act
   private String notice;
 
   @Override
-  protected void onCreate(Bundle savedInstanceState) {
+  protected void onCreate(@Nullable Bundle savedInstanceState) {
     super.onCreate(savedInstanceState);
     // The runtime starts on the first admin call (off the main thread), which needs this
     // app's context.
@@ -62,14 +63,14 @@ public class CetpGrantsActivity extends Activity implements CetpGrantsScreen.Act
   }
 
   @Override
-  public void revoke(String pkg, String certificate) {
+  public void revoke(String pkg, @Nullable String certificate) {
     if (start()) {
       CetpAdmin.revoke(CetpAdmin.locale(this), pkg, certificate, this::afterChange);
     }
   }
 
   @Override
-  public void clearDenial(String pkg, String certificate) {
+  public void clearDenial(String pkg, @Nullable String certificate) {
     if (start()) {
       CetpAdmin.clearDenial(CetpAdmin.locale(this), pkg, certificate, this::afterChange);
     }

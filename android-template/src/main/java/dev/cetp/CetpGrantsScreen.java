@@ -7,6 +7,7 @@ import android.widget.LinearLayout;
 import android.widget.TextView;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * Apps with access ({@code res/layout/cetp_grants.xml}): every allowed app with, per scope, what it
@@ -14,6 +15,7 @@ import java.util.List;
  * how often (the provider's on-device access log); every declined app; and the actions Remove
  * access and Let it ask again.
  */
+@NullUnmarked
 final class CetpGrantsScreen {
   /** What the Activity does with the user's actions. */
   interface Actions {

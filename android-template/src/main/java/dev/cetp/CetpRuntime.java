@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.json.JSONException;
 import org.json.JSONObject;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The app's CETP native library, loaded and started once per process, on the first call that
@@ -33,6 +34,7 @@ import org.json.JSONObject;
  * manifest names no library), every host answers with the reason, built in one place ({@link
  * #unavailableBundle}, {@link #unavailableApex}).
  */
+@NullUnmarked
 final class CetpRuntime {
   private CetpRuntime() {}
 

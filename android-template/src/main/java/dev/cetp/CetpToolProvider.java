@@ -13,6 +13,7 @@ import android.util.Log;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The CETP Tool Provider: answers {@code ContentResolver.call} through the app's Rust library,
@@ -67,7 +68,7 @@ public class CetpToolProvider extends ContentProvider {
   private volatile boolean servesV2;
 
   @Override
-  public void attachInfo(Context context, ProviderInfo info) {
+  public void attachInfo(Context context, @Nullable ProviderInfo info) {
     super.attachInfo(context, info);
     servesV2 = advertisesV2(info);
     // The platform hands over the provider's manifest entry with its meta-data: no query.
@@ -82,7 +83,7 @@ public class CetpToolProvider extends ContentProvider {
   }
 
   @Override
-  public Bundle call(String method, String arg, Bundle extras) {
+  public @Nullable Bundle call(String method, @Nullable String arg, @Nullable Bundle extras) {
     // Only meaningful here, on the Binder thread serving the call.
     int uid = Binder.getCallingUid();
     try {
@@ -299,28 +300,36 @@ public class CetpToolProvider extends ContentProvider {
   // Read-only: CETP uses call() only.
 
   @Override
-  public Cursor query(
-      Uri uri, String[] projection, String selection, String[] selectionArgs, String sortOrder) {
+  public @Nullable Cursor query(
+      Uri uri,
+      String @Nullable [] projection,
+      @Nullable String selection,
+      String @Nullable [] selectionArgs,
+      @Nullable String sortOrder) {
     return null;
   }
 
   @Override
-  public String getType(Uri uri) {
+  public @Nullable String getType(Uri uri) {
     return null;
   }
 
   @Override
-  public Uri insert(Uri uri, ContentValues values) {
+  public @Nullable Uri insert(Uri uri, @Nullable ContentValues values) {
     return null;
   }
 
   @Override
-  public int delete(Uri uri, String selection, String[] selectionArgs) {
+  public int delete(Uri uri, @Nullable String selection, String @Nullable [] selectionArgs) {
     return 0;
   }
 
   @Override
-  public int update(Uri uri, ContentValues values, String selection, String[] selectionArgs) {
+  public int update(
+      Uri uri,
+      @Nullable ContentValues values,
+      @Nullable String selection,
+      String @Nullable [] selectionArgs) {
     return 0;
   }
 }

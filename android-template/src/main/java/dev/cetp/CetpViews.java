@@ -11,12 +11,14 @@ import android.view.View;
 import android.view.ViewGroup;
 import android.widget.ImageView;
 import android.widget.TextView;
+import org.jspecify.annotations.NullUnmarked;
 
 /**
  * The views both screens share besides their layouts: how an app is shown (icon, sanitized label,
  * certificate fingerprint), a row of what it has for one scope, and the touch filter of decision
  * controls. The words themselves come from {@link CetpFormat}.
  */
+@NullUnmarked
 final class CetpViews {
   private CetpViews() {}
 

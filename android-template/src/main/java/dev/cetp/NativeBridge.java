@@ -1,5 +1,7 @@
 package dev.cetp;
 
+import org.jspecify.annotations.NullUnmarked;
+
 /**
  * The natives of the app's Rust library for the CETP provider and the consent dialog,
  * registered by its {@code JNI_OnLoad} ({@code cetp_provider::export_provider!}). One CETP
@@ -8,6 +10,7 @@ package dev.cetp;
  * <p>R8/ProGuard must keep this class and its native methods under their names (the module's
  * {@code consumer-rules.pro} does).
  */
+@NullUnmarked
 final class NativeBridge {
   private NativeBridge() {}
 

@@ -10,6 +10,7 @@ import java.util.List;
 import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An agent app calling the provider: a package under a UID with a signing certificate, as
@@ -76,7 +77,7 @@ public final class Agent {
    * @param argsJson the arguments as JSON text (null: no {@code args} extra)
    * @return the reply
    */
-  public ToolReply call(String tool, String argsJson) {
+  public ToolReply call(String tool, @Nullable String argsJson) {
     return call(CallForm.URI, tool, argsJson);
   }
 
@@ -88,7 +89,7 @@ public final class Agent {
    * @param argsJson the arguments as JSON text (null: no {@code args} extra)
    * @return the reply
    */
-  public ToolReply call(CallForm form, String tool, String argsJson) {
+  public ToolReply call(CallForm form, String tool, @Nullable String argsJson) {
     return call(form, tool, argsJson, null);
   }
 
@@ -101,7 +102,8 @@ public final class Agent {
    * @param requestId the {@code request_id} extra (null: none)
    * @return the reply
    */
-  public ToolReply call(String tool, String argsJson, String requestId) {
+  public ToolReply call(
+      String tool, @Nullable String argsJson, @Nullable String requestId) {
     return call(CallForm.URI, tool, argsJson, requestId);
   }
 
@@ -115,7 +117,8 @@ public final class Agent {
    * @param requestId the {@code request_id} extra (null: none)
    * @return the reply
    */
-  public ToolReply call(CallForm form, String tool, String argsJson, String requestId) {
+  public ToolReply call(
+      CallForm form, String tool, @Nullable String argsJson, @Nullable String requestId) {
     Bundle extras = new Bundle();
     extras.putString(Wire.EXTRA_TOOL_NAME, tool);
     if (argsJson != null) {
@@ -136,7 +139,7 @@ public final class Agent {
    * @param extras what to send (null: no Bundle)
    * @return the reply ({@link ToolReply#isNull()} when the provider answered no Bundle)
    */
-  public ToolReply request(CallForm form, String method, Bundle extras) {
+  public ToolReply request(CallForm form, String method, @Nullable Bundle extras) {
     return cetp(form, method, extras);
   }
 
@@ -185,7 +188,8 @@ public final class Agent {
    * @param capabilitiesJson {@code consumer_capabilities} (null: absent)
    * @return the reply
    */
-  public V2Reply negotiate(int[] consumerVersions, String capabilitiesJson) {
+  public V2Reply negotiate(
+      int @Nullable [] consumerVersions, @Nullable String capabilitiesJson) {
     Bundle extras = new Bundle();
     if (consumerVersions != null) {
       extras.putIntArray(CetpV2.EXTRA_CONSUMER_VERSIONS, consumerVersions);
@@ -204,7 +208,7 @@ public final class Agent {
    * @param extras what to send (null: no Bundle)
    * @return the reply
    */
-  public V2Reply send(String method, Bundle extras) {
+  public V2Reply send(String method, @Nullable Bundle extras) {
     Callers.setCallingUid(uid);
     ToolReply reply = rule.transport().call(CallForm.URI, rule.authority(), method, extras);
     return new V2Reply(method, extras, reply.bundle());

@@ -6,6 +6,7 @@ import dev.cetp.testkit.internal.ApexAgent;
 import dev.cetp.testkit.internal.Callers;
 import java.util.Map;
 import org.json.JSONObject;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The app's Apex plugin Service as the Apex agent binds it: found by the action {@code
@@ -104,7 +105,7 @@ public final class ApexPlugin implements AutoCloseable {
    * @param argumentsJson the arguments as JSON text (null: none)
    * @return the reply
    */
-  public ToolReply callId(String id, String argumentsJson) {
+  public ToolReply callId(@Nullable String id, @Nullable String argumentsJson) {
     Callers.setCallingUid(uid);
     return ToolReply.ofApex(plugin.execute(id, argumentsJson));
   }

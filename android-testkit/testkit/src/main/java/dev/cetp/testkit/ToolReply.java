@@ -7,6 +7,7 @@ import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
 import org.json.JSONTokener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one call answered, the same way whichever host carried it: {@link #status()} ({@code
@@ -71,7 +72,7 @@ public final class ToolReply {
    * @return the reply
    * @throws AssertionError when a protocol key holds something other than a String
    */
-  public static ToolReply of(Bundle bundle) {
+  public static ToolReply of(@Nullable Bundle bundle) {
     if (bundle == null) {
       return new ToolReply(Via.CETP, null, null, null, null, null, null, null);
     }
@@ -148,7 +149,7 @@ public final class ToolReply {
    * @return the reply Bundle as the agent read it back from the {@code Parcel} (null over Apex,
    *     or when the provider answered none)
    */
-  public Bundle bundle() {
+  public @Nullable Bundle bundle() {
     return bundle;
   }
 
@@ -164,7 +165,7 @@ public final class ToolReply {
   }
 
   /** @return {@code success}, {@code error}, or what else the provider put there (null: none) */
-  public String status() {
+  public @Nullable String status() {
     return status;
   }
 
@@ -174,27 +175,27 @@ public final class ToolReply {
   }
 
   /** @return the result's JSON text (null for an error) */
-  public String data() {
+  public @Nullable String data() {
     return data;
   }
 
   /** @return the CETP error code ({@code AUTH_REQUIRED}, {@code INVALID_ARGS}, …), or null */
-  public String errorCode() {
+  public @Nullable String errorCode() {
     return errorCode;
   }
 
   /** @return the error message the model reads, or null */
-  public String errorMessage() {
+  public @Nullable String errorMessage() {
     return errorMessage;
   }
 
   /** @return what the user should do (the hint of {@code AUTH_REQUIRED}), or null */
-  public String resolutionHint() {
+  public @Nullable String resolutionHint() {
     return resolutionHint;
   }
 
   /** @return the action of the consent dialog ({@code <app>.CETP_AUTHORIZE}), or null */
-  public String authorizeIntent() {
+  public @Nullable String authorizeIntent() {
     return authorizeIntent;
   }
 
@@ -303,7 +304,7 @@ public final class ToolReply {
    *     (the result, or {@code Error: <code>: <message>} and its {@code Hint:} line); null over
    *     CETP
    */
-  public String text() {
+  public @Nullable String text() {
     return text;
   }
 

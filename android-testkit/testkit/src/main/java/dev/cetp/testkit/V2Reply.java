@@ -11,6 +11,7 @@ import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
 import org.json.JSONTokener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one CETP v2 call answered, read as a v2 agent reads it: the reply Bundle after a
@@ -51,7 +52,8 @@ public final class V2Reply {
    * @return the reply
    * @throws AssertionError when {@code reply} is null (an agent's "Provider call failed")
    */
-  public static V2Reply of(String method, Bundle request, Bundle reply) {
+  public static V2Reply of(
+      String method, @Nullable Bundle request, @Nullable Bundle reply) {
     return new V2Reply(method, request, reply == null ? null : CetpTransport.roundTrip(reply));
   }
 
@@ -71,7 +73,7 @@ public final class V2Reply {
   }
 
   /** @return {@code protocol_version}, or null when absent (a CETP v1 reply) */
-  public Integer protocolVersion() {
+  public @Nullable Integer protocolVersion() {
     return typed(CetpV2.KEY_PROTOCOL_VERSION, Integer.class);
   }
 
@@ -81,12 +83,12 @@ public final class V2Reply {
   }
 
   /** @return {@code request_id}, or null */
-  public String requestId() {
+  public @Nullable String requestId() {
     return typed(CetpV2.KEY_REQUEST_ID, String.class);
   }
 
   /** @return {@code status}, or null */
-  public String status() {
+  public @Nullable String status() {
     return typed(CetpV2.KEY_STATUS, String.class);
   }
 
@@ -96,42 +98,42 @@ public final class V2Reply {
   }
 
   /** @return {@code data}, the JSON text of a success, or null */
-  public String data() {
+  public @Nullable String data() {
     return typed(CetpV2.KEY_DATA, String.class);
   }
 
   /** @return {@code error_code}, or null */
-  public String errorCode() {
+  public @Nullable String errorCode() {
     return typed(CetpV2.KEY_ERROR_CODE, String.class);
   }
 
   /** @return {@code error_message}, or null */
-  public String errorMessage() {
+  public @Nullable String errorMessage() {
     return typed(CetpV2.KEY_ERROR_MESSAGE, String.class);
   }
 
   /** @return {@code resolution_hint}, or null */
-  public String resolutionHint() {
+  public @Nullable String resolutionHint() {
     return typed(CetpV2.KEY_RESOLUTION_HINT, String.class);
   }
 
   /** @return {@code retryable}, or null when absent */
-  public Boolean retryable() {
+  public @Nullable Boolean retryable() {
     return typed(CetpV2.KEY_RETRYABLE, Boolean.class);
   }
 
   /** @return {@code retry_after_ms}, or null when absent */
-  public Long retryAfterMs() {
+  public @Nullable Long retryAfterMs() {
     return typed(CetpV2.KEY_RETRY_AFTER_MS, Long.class);
   }
 
   /** @return {@code resolution}, the provider's screen for a refused call, or null */
-  public PendingIntent resolution() {
+  public @Nullable PendingIntent resolution() {
     return typed(CetpV2.KEY_RESOLUTION, PendingIntent.class);
   }
 
   /** @return {@code resume_token}, or null */
-  public String resumeToken() {
+  public @Nullable String resumeToken() {
     return typed(CetpV2.KEY_RESUME_TOKEN, String.class);
   }
 

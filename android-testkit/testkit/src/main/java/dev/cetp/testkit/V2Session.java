@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import org.json.JSONArray;
 import org.json.JSONObject;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A CETP v2 session of one agent, as ClawSeed's newest client holds it: {@link Agent#v2()}
@@ -125,7 +126,7 @@ public final class V2Session {
    * @param extras what to send (null: no Bundle)
    * @return the reply
    */
-  public V2Reply send(String method, Bundle extras) {
+  public V2Reply send(String method, @Nullable Bundle extras) {
     return agent.send(method, extras);
   }
 
@@ -175,7 +176,7 @@ public final class V2Session {
    * @param argsJson the arguments as JSON text (null: no {@code args})
    * @return the reply
    */
-  public V2Reply call(String tool, String argsJson) {
+  public V2Reply call(String tool, @Nullable String argsJson) {
     return call(tool, argsJson, System.currentTimeMillis() + deadlineFor(tool));
   }
 
@@ -187,7 +188,7 @@ public final class V2Session {
    * @param deadlineAtMs {@code deadline_at_ms}, Unix epoch milliseconds
    * @return the reply
    */
-  public V2Reply call(String tool, String argsJson, long deadlineAtMs) {
+  public V2Reply call(String tool, @Nullable String argsJson, long deadlineAtMs) {
     Bundle extras = extras();
     extras.putLong(CetpV2.EXTRA_DEADLINE_AT_MS, deadlineAtMs);
     extras.putString(CetpV2.EXTRA_TOOL_NAME, tool);

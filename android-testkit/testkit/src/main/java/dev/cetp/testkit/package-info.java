@@ -45,5 +45,11 @@
  * installer, the calls' transport, simulated callers, the Apex agent, the screens' driver,
  * screenshots). It is not API; the SDK's own end-to-end suite reaches into it only for what no
  * app's test does.
+ *
+ * <p>Null-marked (JSpecify): a type without {@code @Nullable} is never null, so Kotlin sees it as
+ * a non-null type.
  */
+@NullMarked
 package dev.cetp.testkit;
+
+import org.jspecify.annotations.NullMarked;
