@@ -157,11 +157,17 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
         Ok(inside) => inside.display().to_string(),
         Err(_) => Layout::shown(app, manifest_path),
     };
+    // `"\${applicationId}.tools"` in the build file: the manifest merger puts the application
+    // id (as written; a build type's suffix comes after it) in its place.
     let authority = module
         .placeholders
         .get("cetpAuthority")
         .cloned()
-        .or_else(|| app.metadata("authority").map(str::to_owned));
+        .or_else(|| app.metadata("authority").map(str::to_owned))
+        .map(|a| match &module.application_id {
+            Some(id) => a.replace("${applicationId}", id),
+            None => a,
+        });
     let package = module.package(app);
     let per_variant = module.authority_tail.is_some()
         && module.placeholders.get("cetpAuthority").is_some_and(|a| {

@@ -177,8 +177,10 @@ pub(crate) fn resolve(
                 "-Dtransitive=false",
                 &format!("-Dartifact={coordinate}:aar"),
             ]);
-            // Maven reports on stdout; the build's stdout is its result alone.
-            mvn.stdout(std::process::Stdio::from(std::io::stderr()));
+            // A library that is not an AAR, or not to be had, is one substitution line below:
+            // Maven's own report of the failure would bury it.
+            mvn.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
             // A library Maven cannot fetch (offline, not in a repository it knows, not an AAR)
             // is skipped, not an error: what the app takes from it is then substituted.
             let fetched = util::run(&mut mvn).is_ok() && aar.is_file();
