@@ -282,10 +282,12 @@ fn init_adds_the_provider_to_an_existing_project() {
         "changed   rust: the Rust crate `reading-list` (libreading_list.so)",
         "changed   settings.gradle.kts: include(\":cetp\") from ",
         "changed   gradle.properties: cetp.rustCrate=rust\n",
-        "changed   app/build.gradle.kts: the placeholder cetpLibrary under defaultConfig; cetpAuthority from each variant's application id (androidComponents); implementation(project(\":cetp\"))\n",
+        "changed   app/build.gradle.kts: the placeholder cetpLibrary under defaultConfig; cetpAuthority from each variant's application id (androidComponents); implementation(project(\":cetp\")); the test kit, Robolectric and JUnit as test dependencies\n",
+        "changed   settings.gradle.kts: the local Maven repository for the CETP test kit (dev.cetp only)\n",
+        "changed   app/src/test/java/com/example/readinglist/AgentToolsTest.kt: a test of the tools through the test kit",
         "changed   gradle/libs.versions.toml: [plugins] android-library = { id = \"com.android.library\", version.ref = \"agp\" }\n",
         "changed   build.gradle.kts: alias(libs.plugins.android.library) apply false\n",
-        "cargo cetp init: 6 file(s) changed, 0 left to you\n",
+        "cargo cetp init: 8 file(s) changed, 0 left to you\n",
     ] {
         assert!(printed.contains(line), "no {line:?} in:\n{printed}");
     }
@@ -355,7 +357,9 @@ fn init_adds_the_provider_to_an_existing_project() {
         "  ok      ExampleUnitTest.addition_isCorrect\n",
         "  ok      ReadingToolsTest.anApprovedAgentFindsAnItem\n",
         "  ok      ReadingToolsTest.theAppsOwnResourcesAreThere\n",
-        "3 passed, 0 failed, 0 skipped\n",
+        "  ok      AgentToolsTest.theProviderHasTheAppsName\n",
+        "  ok      AgentToolsTest.cetpV2AgentsAcceptTheProvider\n",
+        "7 passed, 0 failed, 0 skipped\n",
     ] {
         assert!(tested.contains(line), "no {line:?} in:\n{tested}");
     }
