@@ -44,6 +44,8 @@ use crate::cli::{InitOptions, NewOptions, SdkSource};
 use crate::commands::new::{self, Names};
 use crate::{Error, Result};
 
+mod room;
+
 /// Why a file is left for the developer when its shape is the reason.
 const SHAPE: &str = "its shape is not one cargo cetp edits";
 /// Why a file that is not UTF-8 text is left.
@@ -232,6 +234,9 @@ fn resolved(path: &Path) -> PathBuf {
 pub(crate) fn run(options: &InitOptions) -> Result<i32> {
     let steps = init(options)?;
     print!("{}", report(&steps, options.dry_run));
+    if let Some(line) = room::hint(&find(options)?.layout) {
+        println!("{line}");
+    }
     Ok(0)
 }
 
