@@ -20,8 +20,9 @@ use std::process::Command;
 const FEATURES: &str = "jni,test-util";
 
 /// What an app developer reads at most, the library and its tests together (docs.rs shows both
-/// features), and at most `MAX_ROOT_ITEMS` at the crate root.
-const MAX_ITEMS: usize = 40;
+/// features), and at most `MAX_ROOT_ITEMS` at the crate root. 40 before `app_db` (a database
+/// the app owns: `AppDatabase`, the values it binds and the reader seam host tests implement).
+const MAX_ITEMS: usize = 45;
 const MAX_ROOT_ITEMS: usize = 20;
 
 fn repository() -> PathBuf {

@@ -113,6 +113,7 @@ struct ReadmeDoctests;
 extern crate self as cetp_provider;
 
 mod app;
+pub mod app_db;
 pub mod auth;
 mod caller;
 mod clock;
@@ -150,6 +151,7 @@ pub mod wire;
 mod wire_size;
 
 pub use app::App;
+pub use app_db::AppDatabase;
 pub use caller::Caller;
 pub use cetp_macros::tool;
 pub use context::{AccessLevel, CallContext, Deadline};

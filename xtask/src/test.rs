@@ -71,6 +71,7 @@ const BUNDLES: &[&str] = &[
     "samples/notes",
     "samples/expenses",
     "samples/reading-list",
+    "samples/journal",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

@@ -51,6 +51,8 @@ use crate::cli::{InitOptions, NewOptions, SdkSource};
 use crate::commands::new::{self, Names};
 use crate::{Error, Result};
 
+mod room;
+
 /// Why a file is left for the developer when its shape is the reason.
 const SHAPE: &str = "its shape is not one cargo cetp edits";
 /// Why a file that is not UTF-8 text is left.
@@ -259,6 +261,9 @@ pub(crate) fn run(options: &InitOptions) -> Result<i32> {
     let project = find(options)?;
     let steps = steps(&project)?;
     print!("{}", report(&steps, options.dry_run));
+    if let Some(line) = room::hint(&project.layout) {
+        println!("{line}");
+    }
     let root = &project.layout.root;
     // The NDK that matters is the one of the module that builds the library.
     let build_file = built_by(&project).map_or_else(

@@ -44,6 +44,7 @@
 //! the bridge only uses the `log` facade.
 
 mod apex;
+mod app_db;
 mod cetp;
 mod convert;
 mod strings;
@@ -238,6 +239,7 @@ fn register(vm: *mut c_void) -> Result<(), Error> {
         unsafe { env.register_native_methods(&class, cetp::METHODS)? };
         env.delete_local_ref(class);
         apex::register(env)?;
+        app_db::prepare(env)?;
         convert::prepare(env)
     })?;
     log::debug!("CETP natives registered");

@@ -122,6 +122,11 @@ final class CetpRuntime {
     }
   }
 
+  /** The application the runtime was started for, or null (for {@link CetpAppDatabase}). */
+  static Context startedApplication() {
+    return startedFor;
+  }
+
   /** Whether the runtime started and answers; reads one volatile field, starts nothing. */
   static boolean isRunning() {
     return unavailable == null;
