@@ -14,13 +14,12 @@
 //! Minutes of compiling and Maven: plain `cargo test` leaves it out (`test = false`) and `cargo
 //! xtask test` runs it (`cargo test -p cargo-cetp --test compose_app`).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
 
-use common::{assert_previewed, cargo_cetp, run, target_dir, workspace};
+use common::{assert_previewed, cargo_cetp, copy_tree, run, snapshot, target_dir, workspace};
 
 /// The app's own test of its provider and resources, in Kotlin, through the SDK's test kit. It
 /// names the app's `R` (the namespace's, not the application id's: the debug build's id has a
@@ -73,36 +72,6 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/journal-compose")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(next) = stack.pop() {
-        for entry in std::fs::read_dir(&next).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                out.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
-            }
-        }
-    }
-    out
-}
-
 /// The lines of an `init` report that name a file, without the closing count.
 fn file_lines(report: &str) -> Vec<&str> {
     report
@@ -128,7 +97,7 @@ fn run_stderr(cmd: &mut Command) -> String {
 fn a_compose_app_goes_through_init_check_build_test_and_preview() {
     let scratch = tempfile::tempdir().unwrap();
     let project = scratch.path().join("journal");
-    copy_dir(&fixture(), &project);
+    copy_tree(&fixture(), &project);
     let before = snapshot(&project);
 
     // The dry run writes nothing and lists what the real run then does.

@@ -10,13 +10,12 @@
 //! (`test = false`) and `cargo xtask test` runs it (`cargo test -p cargo-cetp --test
 //! existing_app`), into this workspace's target directory with its `Cargo.lock`.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod common;
 
-use common::{assert_previewed, cargo_cetp, run, target_dir, workspace};
+use common::{assert_previewed, cargo_cetp, run, snapshot, target_dir, workspace};
 
 /// The project before the provider: every file, relative path → text.
 fn fixture() -> Vec<(&'static str, &'static str)> {
@@ -248,23 +247,6 @@ class ReadingToolsTest {
     }
 }
 "#;
-
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(next) = stack.pop() {
-        for entry in std::fs::read_dir(&next).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                out.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
-            }
-        }
-    }
-    out
-}
 
 #[test]
 fn init_adds_the_provider_to_an_existing_project() {

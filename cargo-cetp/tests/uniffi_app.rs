@@ -11,40 +11,12 @@
 //! Minutes of compiling and Maven, so plain `cargo test` leaves it out (`test = false`) and
 //! `cargo xtask test` runs it, into this workspace's target directory with its `Cargo.lock`.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod common;
 
-use common::{assert_previewed, cargo_cetp, run, target_dir, workspace};
-
-/// Every file under `dir`, relative path → bytes.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(next) = stack.pop() {
-        for entry in std::fs::read_dir(&next).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                out.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
-            }
-        }
-    }
-    out
-}
-
-/// `from` copied to `to`, every file.
-fn copy_tree(from: &Path, to: &Path) {
-    for (path, bytes) in snapshot(from) {
-        let path = to.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
-}
+use common::{assert_previewed, cargo_cetp, copy_tree, run, snapshot, target_dir, workspace};
 
 /// The lines `init` printed about files (its summary and advice aside).
 fn steps(printed: &str) -> Vec<&str> {

@@ -1,6 +1,7 @@
 //! What the end-to-end tests of `cargo cetp` share: where the workspace and the build directory
 //! are, how the binary under test is started, and the check of `cargo cetp preview`'s output.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -50,5 +51,32 @@ pub fn assert_previewed(manifest: &str) {
         assert!(path.ends_with(&format!("/{name}.png")), "{path} for {name}");
         let bytes = std::fs::read(path).unwrap();
         assert_eq!(png_size(&bytes), Some(PREVIEW_SIZE), "{path}");
+    }
+}
+
+/// Every file under `dir`, relative path → bytes: what a step may change is compared whole.
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(next) = stack.pop() {
+        for entry in std::fs::read_dir(&next).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                out.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
+            }
+        }
+    }
+    out
+}
+
+/// Every file of `from` copied below `to` (a fixture into a scratch directory).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for (path, bytes) in snapshot(from) {
+        let path = to.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
     }
 }
