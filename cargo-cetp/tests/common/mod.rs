@@ -55,6 +55,7 @@ pub fn assert_previewed(manifest: &str) {
 }
 
 /// Every file under `dir`, relative path → bytes: what a step may change is compared whole.
+#[allow(dead_code)] // each end-to-end binary compiles this module; not all of them use it
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -73,6 +74,7 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 /// Every file of `from` copied below `to` (a fixture into a scratch directory).
+#[allow(dead_code)] // each end-to-end binary compiles this module; not all of them use it
 pub fn copy_tree(from: &Path, to: &Path) {
     for (path, bytes) in snapshot(from) {
         let path = to.join(path);
