@@ -373,7 +373,10 @@ impl<'p> Agent<'p> {
     ///
     /// /// Lists `n` numbers.
     /// #[tool]
-    /// fn numbers(n: u32) -> Vec<u32> { (0..n).collect() }
+    /// fn numbers(
+    ///     /// How many.
+    ///     n: u32,
+    /// ) -> Vec<u32> { (0..n).collect() }
     ///
     /// let provider = Provider::builder("Count").tools(tools![numbers]).auth(Auth::open()).build().unwrap();
     /// let value = Agent::new(&provider)

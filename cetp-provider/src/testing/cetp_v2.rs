@@ -624,7 +624,10 @@ mod tests {
 
     /// Lists `n` numbers.
     #[tool]
-    fn numbers(n: u32) -> Vec<u32> {
+    fn numbers(
+        /// How many.
+        n: u32,
+    ) -> Vec<u32> {
         (0..n).collect()
     }
 
