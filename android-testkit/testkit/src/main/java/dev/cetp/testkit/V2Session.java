@@ -14,7 +14,8 @@ import org.json.JSONObject;
 
 /**
  * A CETP v2 session of one agent, as ClawSeed's newest client holds it: {@link Agent#v2()}
- * negotiated it ({@code consumer_versions} {@code {2, 1}}, no optional capability) and accepted
+ * negotiated it ({@code consumer_versions} {@code {2, 1}}, no optional capability unless {@link
+ * Agent#v2(String...)} asked for some) and accepted
  * the answer only as that client does. Every call carries {@code protocol_version} 2, the
  * session token, a fresh UUID {@code request_id} and a {@code deadline_at_ms} of now plus 30
  * seconds, or 5 minutes for a tool whose {@code confirmation} is not {@code never} (the time the
