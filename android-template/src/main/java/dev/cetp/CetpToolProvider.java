@@ -216,13 +216,16 @@ public class CetpToolProvider extends ContentProvider {
       return CetpRuntime.unavailableBundle(CetpRuntime.BRIDGE_FAILED);
     }
     Bundle reply = new Bundle();
+    // A reply carries at most one large result (Rust names it once).
     ParcelFileDescriptor result = null;
     int i = 0;
     try {
       for (; i < triples.length; i += 3) {
         if (Wire.TAG_RESULT_FILE.equals(triples[i + 1])) {
-          CetpResultFiles.close(result);
-          result = null;
+          if (result != null) {
+            CetpResultFiles.discard(triples[i + 2]);
+            continue;
+          }
           result = CetpResultFiles.open(triples[i + 2]);
           reply.putParcelable(triples[i], result);
         } else {
@@ -230,15 +233,17 @@ public class CetpToolProvider extends ContentProvider {
         }
       }
     } catch (IOException | RuntimeException e) {
-      // No reply is made: the descriptor is closed and every file not yet opened unlinked.
+      // No reply is made: its descriptor is closed, and a file not yet opened is unlinked.
       CetpResultFiles.close(result);
       for (int j = i + 3; j < triples.length; j += 3) {
         if (Wire.TAG_RESULT_FILE.equals(triples[j + 1])) {
           CetpResultFiles.discard(triples[j + 2]);
         }
       }
-      Log.e(CetpRuntime.TAG, "CETP v2: a large result could not be opened");
-      return CetpRuntime.unavailableBundle("it could not open a result's file");
+      Log.e(
+          CetpRuntime.TAG,
+          "CETP v2: the reply could not be made (" + e.getClass().getSimpleName() + ")");
+      return CetpRuntime.unavailableBundle("it could not make the reply");
     }
     if (result != null) {
       CetpResultFiles.handedOut(result);
