@@ -139,6 +139,7 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
         ("TAG_BOOLEAN", extras::TAG_BOOLEAN),
         ("TAG_INT_ARRAY", extras::TAG_INT_ARRAY),
         ("TAG_RESOLUTION", extras::TAG_RESOLUTION),
+        ("TAG_RESULT_FILE", extras::TAG_RESULT_FILE),
     ]
     .into_iter()
     .map(|(k, v)| (k, v.to_owned()))

@@ -96,6 +96,10 @@ fn rust_words() -> BTreeMap<String, String> {
         ("STATUS_SUCCESS", wire::STATUS_SUCCESS),
         ("STATUS_ERROR", wire::STATUS_ERROR),
         ("RESULT_KIND_INLINE", words::RESULT_KIND_INLINE),
+        ("RESULT_KIND_FILE", words::RESULT_KIND_FILE),
+        ("KEY_RESULT_FD", words::KEY_RESULT_FD),
+        ("MEDIA_TYPE_JSON", words::MEDIA_TYPE_JSON),
+        ("CAPABILITY_LARGE_RESULTS", words::CAPABILITY_LARGE_RESULTS),
         ("SCHEMA_DIALECT", words::SCHEMA_DIALECT),
     ]
     .into_iter()

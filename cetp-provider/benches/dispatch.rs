@@ -186,7 +186,65 @@ fn counted_calls(spec: &str) {
     }
 }
 
-criterion_group!(benches, dispatch);
+/// A text of `n` characters.
+#[tool]
+fn text(
+    /// How many characters.
+    n: u32,
+) -> String {
+    "x".repeat(n as usize)
+}
+
+/// A large result against an inline one, on the provider's side: the tool, the core and the
+/// v2 host; for the descriptor also the file's write, its SHA-256, and the read-only open and
+/// unlink the template makes (`ResultFile::open_once`). Binder and JNI are not in it (the inline
+/// reply's text crosses JNI as UTF-16 and Binder once more; the descriptor's bytes never do).
+fn results(c: &mut Criterion) {
+    let provider = Provider::builder("Bench")
+        .tools(tools![text])
+        .auth(Auth::open())
+        .build()
+        .unwrap();
+    let caller = Caller::app(10_001, "com.example.agent");
+    let v2 = CetpV2Host::new(&provider);
+    let negotiated = v2.call(
+        &V2Request::negotiate(&[2, 1], r#"["large_results"]"#),
+        &caller,
+    );
+    let token = negotiated.data_json().unwrap()["session_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = "3f2b9c1e-0000-4000-8000-000000000001";
+    // The envelope `{"kind":"inline","value":"…"}` at exactly 256 KiB.
+    let inline_chars = 262_144 - r#"{"kind":"inline","value":""}"#.len();
+    let inline_args = format!(r#"{{"n":{inline_chars}}}"#);
+    let inline = V2Request::execute("text", &inline_args, &token, id, u64::MAX / 2);
+    // A result whose JSON text is exactly 1 MiB.
+    let large_args = format!(r#"{{"n":{}}}"#, 1024 * 1024 - 2);
+    let large = V2Request::execute("text", &large_args, &token, id, u64::MAX / 2);
+    assert!(v2.call(&inline, &caller).result_file().is_none());
+    assert!(v2.call(&large, &caller).result_file().is_some());
+
+    let mut group = c.benchmark_group("result");
+    group.throughput(criterion::Throughput::Bytes(262_144));
+    group.bench_function("CETP v2 result inline, 256 KiB", |b| {
+        b.iter(|| v2.call(black_box(&inline), &caller).to_entries().len())
+    });
+    group.throughput(criterion::Throughput::Bytes(1024 * 1024));
+    group.bench_function("CETP v2 large result by descriptor, 1 MiB", |b| {
+        b.iter(|| {
+            let reply = v2.call(black_box(&large), &caller);
+            let entries = reply.to_entries().len();
+            let file = reply.result_file().unwrap().open_once().unwrap().unwrap();
+            drop(file);
+            entries
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, results);
 
 fn main() {
     match std::env::var("CETP_CALLS") {

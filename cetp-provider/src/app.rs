@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 /// The names Android gives the files dir and the no-backup directory beside it.
 const ANDROID_FILES_DIR_NAME: &str = "files";
 const NO_BACKUP_DIR_NAME: &str = "no_backup";
+const CACHE_DIR_NAME: &str = "cache";
 
 /// The app a provider runs in: what the Android template reports when the app starts, handed
 /// to the function `export_provider!` (feature `jni`) names, and given to
@@ -111,6 +112,29 @@ impl App {
     /// ```
     pub fn no_backup_dir(&self) -> &Path {
         &self.no_backup_dir
+    }
+
+    /// `Context.getCacheDir()`: where the SDK writes what lives for one reply (a CETP v2 large
+    /// result, unlinked as soon as the reply holds its descriptor). Like the no-backup
+    /// directory, `cache` beside a files dir named `files`, else `cache` inside the files dir.
+    ///
+    /// ```
+    /// use cetp_provider::App;
+    /// let app = App::new("com.example.notes", "/data/user/0/com.example.notes/files");
+    /// assert!(app.cache_dir().ends_with("com.example.notes/cache"));
+    /// ```
+    pub fn cache_dir(&self) -> PathBuf {
+        match self.files_dir.parent() {
+            Some(parent)
+                if self
+                    .files_dir
+                    .file_name()
+                    .is_some_and(|n| n == ANDROID_FILES_DIR_NAME) =>
+            {
+                parent.join(CACHE_DIR_NAME)
+            }
+            _ => self.files_dir.join(CACHE_DIR_NAME),
+        }
     }
 
     /// The version code.

@@ -347,6 +347,41 @@ impl<'p> Agent<'p> {
         cetp_v2::check_v2(self.provider, &self.caller)
     }
 
+    /// Checks a CETP v2 large result as ClawSeed's client reads one: `tool` called with `args`
+    /// (a call whose result is over the 256 KiB a reply carries) answers, in a session that
+    /// negotiated `large_results`, `{"kind":"file"}` with `media_type` JSON, `size_bytes` and
+    /// `sha256`, and a `result_fd` that is read-only, read once, and holds exactly that many
+    /// bytes with that digest; in a session that did not, `RESULT_TOO_LARGE` and no descriptor.
+    ///
+    /// # Errors
+    /// [`ConformanceError`] listing every violation.
+    ///
+    /// ```
+    /// use cetp_provider::testing::Agent;
+    /// use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
+    ///
+    /// /// Lists `n` numbers.
+    /// #[tool]
+    /// fn numbers(
+    ///     /// How many.
+    ///     n: u32,
+    /// ) -> Vec<u32> { (0..n).collect() }
+    ///
+    /// let provider = Provider::builder("Count").tools(tools![numbers]).auth(Auth::open()).build().unwrap();
+    /// let value = Agent::new(&provider)
+    ///     .as_caller(Caller::app(10_001, "com.example.agent"))
+    ///     .check_v2_large_result("numbers", r#"{"n":100000}"#)
+    ///     .unwrap();
+    /// assert_eq!(value.as_array().map(Vec::len), Some(100_000));
+    /// ```
+    pub fn check_v2_large_result(
+        &self,
+        tool: &str,
+        args: &str,
+    ) -> Result<serde_json::Value, ConformanceError> {
+        cetp_v2::check_large_result(self.provider, &self.caller, tool, args)
+    }
+
     /// `list_tools`.
     pub fn list_tools(&self) -> Response {
         self.call(&Request::list_tools())

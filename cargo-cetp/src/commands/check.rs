@@ -143,6 +143,10 @@ pub(crate) fn run(options: &CheckOptions) -> Result<i32> {
         }
     );
     println!("{}", v2_summary(&checked));
+    println!(
+        "{}",
+        v2_capabilities(&checked.description["capabilities_v2"])
+    );
     for note in &checked.notes {
         println!("{note}");
     }
@@ -153,6 +157,25 @@ pub(crate) fn run(options: &CheckOptions) -> Result<i32> {
     let warnings = checked.findings.len() - errors;
     println!("\ncargo cetp check: {errors} error(s), {warnings} warning(s)");
     Ok(i32::from(errors > 0))
+}
+
+/// The line naming the optional CETP v2 capabilities the provider grants an agent that asks
+/// for all of them (`capabilities_v2` of the runner's description).
+fn v2_capabilities(granted: &serde_json::Value) -> String {
+    let names: Vec<&str> = granted
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    if names.is_empty() {
+        "CETP v2 optional capabilities offered: none".to_owned()
+    } else {
+        format!(
+            "CETP v2 optional capabilities offered: {}",
+            names.join(", ")
+        )
+    }
 }
 
 /// The line on CETP v2: whether the app advertises it, how many checks fail, and what that
@@ -180,5 +203,27 @@ fn v2_summary(checked: &Checked) -> String {
         ),
         (false, 0) => format!("CETP v2 conformance: ok, but {off}"),
         (false, n) => format!("CETP v2 conformance: {n} violation(s); {off}"),
+    }
+}
+
+#[cfg(test)]
+mod capability_tests {
+    use serde_json::json;
+
+    #[test]
+    fn the_capabilities_line_names_each_granted_capability_or_none() {
+        assert_eq!(
+            super::v2_capabilities(&json!(["large_results"])),
+            "CETP v2 optional capabilities offered: large_results"
+        );
+        assert_eq!(
+            super::v2_capabilities(&json!([])),
+            "CETP v2 optional capabilities offered: none"
+        );
+        assert_eq!(
+            super::v2_capabilities(&json!(null)),
+            "CETP v2 optional capabilities offered: none",
+            "a runner of an older SDK says nothing"
+        );
     }
 }

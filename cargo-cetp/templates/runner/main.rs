@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use cetp_mcp::McpHost;
+use cetp_provider::host::cetp_v2::{CetpV2Host, V2Request};
 use cetp_provider::testing::{Agent, check_conformance};
 use cetp_provider::{AccessLevel, App, Caller, ErrorCode, Provider, ProviderBuilder};
 use serde_json::{Value, json};
@@ -157,8 +158,20 @@ fn describe_json(app: &App) -> Result<Value, String> {
         "provider_info": parse(provider.provider_info_json()),
         "conformance": violations,
         "conformance_v2": v2_violations,
+        "capabilities_v2": v2_capabilities(&provider),
         "untranslated": untranslated(&provider),
     }))
+}
+
+/// The optional CETP v2 capabilities the provider grants an agent that asks for every one the
+/// specification defines.
+fn v2_capabilities(provider: &Provider) -> Value {
+    let asked = r#"["async_operations","cancellation","large_results"]"#;
+    let agent = Caller::app(10_001, "dev.cetp.check");
+    CetpV2Host::new(provider)
+        .call(&V2Request::negotiate(&[2, 1], asked), &agent)
+        .data_json()
+        .map_or_else(|_| json!([]), |data| data["capabilities"].clone())
 }
 
 /// For each language the template's screens ship in, the app's texts without a translation to

@@ -214,7 +214,11 @@ fn native_call_typed<'local>(
                 consumer_capabilities: extras.text(EXTRA_CONSUMER_CAPABILITIES),
             };
             let reply = running.cetp_v2().call(&request, caller);
-            typed(env, &reply.to_entries())
+            let triples = typed(env, &reply.to_entries())?;
+            // The template opens a large result's file and unlinks it from here on; until
+            // now, any failure dropped the reply and removed the file.
+            reply.hand_over_file();
+            Ok(triples)
         },
     )
 }

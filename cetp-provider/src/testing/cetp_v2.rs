@@ -6,10 +6,15 @@ use serde_json::Value;
 
 use super::ConformanceError;
 use crate::caller::Caller;
+use sha2::{Digest, Sha256};
+
 use crate::host::cetp_v2::words::{
-    MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES, MIN_REQUEST_BYTES,
+    KEY_RESULT_FD, MEDIA_TYPE_JSON, MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES,
+    MIN_REQUEST_BYTES, RESULT_KIND_FILE,
 };
-use crate::host::cetp_v2::{BundleValue, CetpV2Host, Code, V2Reply, V2Request};
+use crate::host::cetp_v2::{
+    BundleValue, CetpV2Host, Code, DEFAULT_MAX_LARGE_RESULT_BYTES, V2Reply, V2Request,
+};
 use crate::provider::Provider;
 use crate::wire;
 
@@ -142,6 +147,159 @@ pub(crate) fn check_v2(provider: &Provider, caller: &Caller) -> Result<(), Confo
     }
 }
 
+/// What [`Agent::check_v2_large_result`](super::Agent::check_v2_large_result) checks: `tool`
+/// called with `args` in a session that negotiated `large_results` answers a large result
+/// whose descriptor is read once, read-only, of the announced size and digest, with JSON text;
+/// the same call in a session that did not negotiate it is `RESULT_TOO_LARGE`, with no
+/// descriptor. The result's value, parsed.
+pub(crate) fn check_large_result(
+    provider: &Provider,
+    caller: &Caller,
+    tool: &str,
+    args: &str,
+) -> Result<Value, ConformanceError> {
+    let mut violations = Vec::new();
+    let host = CetpV2Host::new(provider);
+    let later = provider.authorizer().clock().now_ms() + 30_000;
+    let session = |asked: &str| {
+        host.call(&V2Request::negotiate(&[2, 1], asked), caller)
+            .data_json()
+            .ok()
+            .and_then(|data| data["session_token"].as_str().map(str::to_owned))
+    };
+    let (Some(with), Some(without)) = (session(r#"["large_results"]"#), session("[]")) else {
+        return Err(ConformanceError(vec![
+            "v2 negotiate failed; see check_v2_conformance".to_owned(),
+        ]));
+    };
+    let refused = host.call(&V2Request::execute(tool, args, &without, ID, later), caller);
+    envelope(
+        "a large result without large_results",
+        &refused,
+        &mut violations,
+    );
+    if refused.error_code() != Some(Code::ResultTooLarge) {
+        violations.push(format!(
+            "v2 a large result without large_results: expected RESULT_TOO_LARGE, got {}",
+            refused.error_code().map_or("success", Code::as_str)
+        ));
+    }
+    unnegotiated_file(
+        "a large result without large_results",
+        &refused,
+        &mut violations,
+    );
+    let reply = host.call(&V2Request::execute(tool, args, &with, ID, later), caller);
+    envelope("a large result", &reply, &mut violations);
+    let value = match reply.data_json() {
+        Ok(data) if data["kind"] == RESULT_KIND_FILE => {
+            large_result(&data, &reply, &mut violations)
+        }
+        Ok(data) => {
+            violations.push(format!(
+                "v2 `{tool}`: expected a large result (`kind` file), got `kind` {}",
+                data["kind"]
+            ));
+            None
+        }
+        Err(err) => {
+            violations.push(format!(
+                "v2 `{tool}` failed: {}: {}",
+                err.code(),
+                err.message()
+            ));
+            None
+        }
+    };
+    match value {
+        Some(value) if violations.is_empty() => Ok(value),
+        _ => Err(ConformanceError(violations)),
+    }
+}
+
+/// A large result as ClawSeed's client reads it: `media_type` JSON, `size_bytes` within its
+/// 16 MiB, `sha256` 64 lowercase hex digits, a descriptor that reads exactly that many bytes
+/// with that digest, is read-only, and is read once; the bytes are one JSON value.
+fn large_result(data: &Value, reply: &V2Reply, violations: &mut Vec<String>) -> Option<Value> {
+    let mut problem = |text: &str| violations.push(format!("v2 a large result: {text}"));
+    if data["media_type"] != MEDIA_TYPE_JSON {
+        problem("`media_type` is not application/json");
+    }
+    let Some(size) = data["size_bytes"].as_u64() else {
+        problem("`size_bytes` is not a non-negative integer");
+        return None;
+    };
+    if size > DEFAULT_MAX_LARGE_RESULT_BYTES {
+        problem("`size_bytes` is over the 16 MiB the client reads");
+    }
+    let digest = data["sha256"].as_str().unwrap_or_default();
+    if digest.len() != 64
+        || !digest
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
+        problem("`sha256` is not 64 lowercase hex digits");
+    }
+    let has_fd = reply
+        .to_entries()
+        .iter()
+        .any(|(key, value)| *key == KEY_RESULT_FD && matches!(value, BundleValue::ResultFile(_)));
+    let Some(file) = reply.result_file().filter(|_| has_fd) else {
+        problem("no `result_fd` in the reply");
+        return None;
+    };
+    let mut opened = match file.open_once() {
+        Some(Ok(opened)) => opened,
+        _ => {
+            problem("the `result_fd` cannot be opened");
+            return None;
+        }
+    };
+    if file.open_once().is_some() {
+        problem("the file can be opened a second time");
+    }
+    let mut bytes = Vec::new();
+    if std::io::Read::read_to_end(&mut opened, &mut bytes).is_err() {
+        problem("the `result_fd` cannot be read");
+        return None;
+    }
+    if std::io::Write::write_all(&mut opened, b" ").is_ok() {
+        problem("the `result_fd` is writable");
+    }
+    if bytes.len() as u64 != size {
+        problem(&format!(
+            "{} bytes where `size_bytes` says {size}",
+            bytes.len()
+        ));
+    }
+    let actual: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if actual != digest {
+        problem("the bytes do not have the announced `sha256`");
+    }
+    match serde_json::from_slice(&bytes) {
+        Ok(value) => Some(value),
+        Err(_) => {
+            problem("the bytes are not one JSON value");
+            None
+        }
+    }
+}
+
+/// A reply in a session that did not negotiate `large_results` never carries a file.
+fn unnegotiated_file(what: &str, reply: &V2Reply, violations: &mut Vec<String>) {
+    let kind_file = reply
+        .data_json()
+        .is_ok_and(|data| data["kind"] == RESULT_KIND_FILE);
+    if reply.result_file().is_some() || kind_file {
+        violations.push(format!(
+            "v2 {what}: a file result in a session that did not negotiate large_results"
+        ));
+    }
+}
+
 /// When the provider asks the user about an app it does not know yet: `AUTH_REQUIRED` carries
 /// a `resolution` for that app and a `resume_token`; the call resumed without an answer from
 /// the user is `USER_CANCELLED` (an agent resumes after any result of the screen, so
@@ -167,6 +325,11 @@ fn approval(
     };
     let call = V2Request::execute(tool, "{}", &session, ID, deadline);
     let first = host.call(&call, &stranger);
+    unnegotiated_file(
+        "a call in a session without capabilities",
+        &first,
+        violations,
+    );
     let Some(refused) = first.error().filter(|e| e.code() == Code::AuthRequired) else {
         return;
     };
@@ -243,6 +406,15 @@ fn negotiation(
         })
     }) {
         violations.push("v2 negotiate: `capabilities` must be among those asked for".to_owned());
+    }
+    let bare = host.call(&V2Request::negotiate(&[2, 1], "[]"), caller);
+    if bare.data_json().is_ok_and(|data| {
+        data["capabilities"]
+            .as_array()
+            .is_none_or(|c| !c.is_empty())
+    }) {
+        violations
+            .push("v2 negotiate: an agent that asks for no capability must get none".to_owned());
     }
     let limits = &data["limits"];
     for (key, floor) in [
@@ -448,5 +620,30 @@ mod tests {
             ["dev.cetp.conformance.stranger"],
             "the check asked as a new app"
         );
+    }
+
+    /// Lists `n` numbers.
+    #[tool]
+    fn numbers(
+        /// How many.
+        n: u32,
+    ) -> Vec<u32> {
+        (0..n).collect()
+    }
+
+    #[test]
+    fn a_result_that_is_not_large_is_a_violation_of_the_large_result_check() {
+        let provider = Provider::builder("Count")
+            .tools(tools![numbers])
+            .auth(Auth::open())
+            .build()
+            .unwrap();
+        let agent = Caller::app(10_001, "com.example.agent");
+        let err = check_large_result(&provider, &agent, "numbers", r#"{"n":3}"#).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("expected RESULT_TOO_LARGE"), "{text}");
+        assert!(text.contains("expected a large result"), "{text}");
+        let value = check_large_result(&provider, &agent, "numbers", r#"{"n":70000}"#).unwrap();
+        assert_eq!(value.as_array().map(Vec::len), Some(70_000));
     }
 }

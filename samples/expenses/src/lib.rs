@@ -1,10 +1,12 @@
 //! An expense tracker's spending reports for on-device agents, through CETP.
 //!
 //! This file is the integration: the argument types (enums, a nested range, an optional filter
-//! with a list) whose JSON Schemas the agent sees, three `#[tool]` functions, the provider and the
-//! export line. The aggregations are in `report.rs`, the data in `ledger.rs`. Walkthrough:
+//! with a list) whose JSON Schemas the agent sees, four `#[tool]` functions, the provider and the
+//! export line. The aggregations are in `report.rs`, the export in `export.rs`, the data in
+//! `ledger.rs`. Walkthrough:
 //! `README.md`.
 
+pub mod export;
 pub mod ledger;
 pub mod report;
 mod texts;
@@ -115,6 +117,21 @@ pub fn top_merchants(
     report::top_merchants(ledger, &range, limit, filter.as_ref(), ctx.access())
 }
 
+/// Exports every expense of a date range with its receipt's line items, oldest first: date,
+/// merchant, category, amount in euros and the lines that make it up. Not available when the
+/// user shares totals only.
+#[tool(scopes = ["expenses.read"])]
+pub fn export_expenses(
+    /// The days to cover, at most two years.
+    range: DateRange,
+    /// Which expenses to export (all when absent).
+    filter: Option<Filter>,
+    ledger: &ledger::Ledger,
+    ctx: &CallContext,
+) -> Result<Vec<export::ExportLine>, ToolError> {
+    export::export(ledger, &range, filter.as_ref(), ctx.access())
+}
+
 /// Declares the provider over the user's `ledger`.
 pub fn provider(ledger: ledger::Ledger) -> ProviderBuilder {
     Provider::builder("Expenses")
@@ -123,7 +140,8 @@ pub fn provider(ledger: ledger::Ledger) -> ProviderBuilder {
         .tools(tools![
             spending_by_category,
             spending_over_time,
-            top_merchants
+            top_merchants,
+            export_expenses
         ])
         .state(ledger)
 }

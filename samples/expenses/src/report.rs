@@ -193,7 +193,7 @@ pub fn top_merchants(
 /// either: a merchant filter would let it recover a name letter by letter from which totals
 /// change, then the dates of every visit. A limited caller's merchant filter is refused, with
 /// the same answer whatever the data.
-fn select<'a>(
+pub(crate) fn select<'a>(
     ledger: &'a Ledger,
     range: &'a DateRange,
     filter: Option<&'a Filter>,
@@ -259,7 +259,7 @@ fn period_of(day: NaiveDate, period: Period) -> (NaiveDate, String) {
     }
 }
 
-fn euros(cents: i64) -> f64 {
+pub(crate) fn euros(cents: i64) -> f64 {
     cents as f64 / 100.0
 }
 

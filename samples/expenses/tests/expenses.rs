@@ -303,6 +303,41 @@ fn limited_callers_get_totals_but_no_merchants() {
     let (code, message) = app.error("top_merchants", json!({"range": march_2025()}));
     assert_eq!(code, ErrorCode::PermissionDenied);
     assert!(message.contains("spending_by_category"), "{message}");
+    let (code, _) = app.error("export_expenses", json!({"range": march_2025()}));
+    assert_eq!(
+        code,
+        ErrorCode::PermissionDenied,
+        "single expenses are not totals"
+    );
+}
+
+/// Two years of expenses with their line items are over the 256 KiB a reply carries: a CETP v2
+/// agent that negotiated `large_results` gets them as a file (read-only, read once, its size
+/// and digest right), one that did not gets `RESULT_TOO_LARGE`.
+#[test]
+fn a_two_year_export_reaches_a_cetp_v2_agent_as_a_large_result() {
+    let app = App::approved(AccessLevel::Full);
+    let args = json!({"range": {"from": "2024-01-01", "to": "2025-12-31"}}).to_string();
+    let value = app
+        .agent()
+        .check_v2_large_result("export_expenses", &args)
+        .unwrap();
+    let lines = value.as_array().unwrap();
+    let all = ledger_between("2024-01-01", "2025-12-31", |_| true);
+    assert_eq!(lines.len(), all.len());
+    let exported: f64 = lines.iter().map(|l| l["amount"].as_f64().unwrap()).sum();
+    assert!((exported - euros(&all)).abs() < 0.005, "{exported}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| !l["items"].as_array().unwrap().is_empty())
+    );
+    // A month fits inline.
+    let month = app.data("export_expenses", json!({"range": march_2025()}));
+    assert_eq!(
+        month.as_array().unwrap().len(),
+        ledger_between("2025-03-01", "2025-03-31", |_| true).len()
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::words::SCHEMA_DIALECT;
+use super::words::{MIN_INLINE_RESULT_BYTES, SCHEMA_DIALECT};
 use crate::descriptor::ToolDescriptor;
 use crate::provider::{HostSettings, Provider};
 
@@ -131,7 +131,12 @@ pub struct CetpV2 {
     scopes: Vec<(String, String, ScopeAccess, Sensitivity)>,
     risks: Vec<(String, Risk)>,
     confirmations: Vec<(String, Confirmation)>,
+    max_large_result_bytes: Option<u64>,
 }
+
+/// The default cap on a large result: 16 MiB, what ClawSeed's client reads at most (the spec
+/// leaves the read limit to the agent and sets no floor for it).
+pub const DEFAULT_MAX_LARGE_RESULT_BYTES: u64 = 16 * 1024 * 1024;
 
 impl CetpV2 {
     /// The defaults.
@@ -169,6 +174,33 @@ impl CetpV2 {
         self
     }
 
+    /// The largest result sent as a descriptor to an agent that negotiated `large_results`,
+    /// in bytes of its JSON text (default [`DEFAULT_MAX_LARGE_RESULT_BYTES`]); a larger one is
+    /// `RESULT_TOO_LARGE`. At least the inline limit (256 KiB), or the provider does not build.
+    ///
+    /// ```
+    /// use cetp_provider::host::cetp_v2::CetpV2;
+    /// use cetp_provider::Provider;
+    /// let provider = Provider::builder("Expenses")
+    ///     .host(CetpV2::new().max_large_result_bytes(4 * 1024 * 1024))
+    ///     .build();
+    /// assert!(provider.is_ok());
+    /// let below = Provider::builder("Expenses")
+    ///     .host(CetpV2::new().max_large_result_bytes(1024))
+    ///     .build();
+    /// assert!(below.unwrap_err().to_string().contains("at least the inline limit"));
+    /// ```
+    pub fn max_large_result_bytes(mut self, bytes: u64) -> Self {
+        self.max_large_result_bytes = Some(bytes);
+        self
+    }
+
+    /// The cap on a large result in force.
+    pub(crate) fn large_result_cap(&self) -> u64 {
+        self.max_large_result_bytes
+            .unwrap_or(DEFAULT_MAX_LARGE_RESULT_BYTES)
+    }
+
     fn risk_of(&self, tool: &str) -> Risk {
         self.risks
             .iter()
@@ -193,6 +225,12 @@ impl HostSettings for CetpV2 {
     const HOST: &'static str = "CETP v2";
 
     fn check(&self, tools: &[ToolDescriptor]) -> Result<(), String> {
+        if self.large_result_cap() < MIN_INLINE_RESULT_BYTES {
+            return Err(format!(
+                "the cap on a large result ({} bytes) must be at least the inline limit ({MIN_INLINE_RESULT_BYTES} bytes)",
+                self.large_result_cap()
+            ));
+        }
         let named = |tool: &str| tools.iter().any(|t| t.name == tool);
         for tool in self
             .risks

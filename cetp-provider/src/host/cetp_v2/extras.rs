@@ -3,7 +3,8 @@
 //! naming the Bundle type ([`TAG_STRING`] and the others), the value as text (numbers in
 //! decimal, an `int[]` comma-separated). The template reads the extras of [`TYPED_EXTRAS`] by
 //! name, with these types, and writes every entry back with the type its tag names; the one
-//! entry it makes itself is the `resolution` PendingIntent ([`TAG_RESOLUTION`]).
+//! entries it makes itself are the `resolution` PendingIntent ([`TAG_RESOLUTION`]) and the
+//! `result_fd` of a large result ([`TAG_RESULT_FILE`]).
 
 use std::borrow::Cow;
 
@@ -26,6 +27,9 @@ pub const TAG_BOOLEAN: &str = "b";
 pub const TAG_INT_ARRAY: &str = "I";
 /// Reply only: the `resolution` PendingIntent for the caller whose UID is the value.
 pub const TAG_RESOLUTION: &str = "r";
+/// Reply only: the `result_fd`, the file at the path the value names opened read-only as a
+/// `ParcelFileDescriptor`, then unlinked.
+pub const TAG_RESULT_FILE: &str = "f";
 
 /// The most extras read from one call besides [`TYPED_EXTRAS`]; an agent sends a handful.
 const MAX_EXTRAS: usize = 32;
@@ -146,6 +150,7 @@ pub fn flatten<'a>(entries: &[(&'a str, BundleValue<'a>)]) -> Vec<Cow<'a, str>> 
             BundleValue::Long(n) => (TAG_LONG, Cow::Owned(n.to_string())),
             BundleValue::Bool(b) => (TAG_BOOLEAN, Cow::Borrowed(if b { "true" } else { "false" })),
             BundleValue::Resolution(uid) => (TAG_RESOLUTION, Cow::Owned(uid.to_string())),
+            BundleValue::ResultFile(path) => (TAG_RESULT_FILE, Cow::Borrowed(path)),
         };
         flat.extend([Cow::Borrowed(*key), Cow::Borrowed(tag), text]);
     }

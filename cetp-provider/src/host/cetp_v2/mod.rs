@@ -4,10 +4,10 @@
 //!
 //! | method | answered with |
 //! |---|---|
-//! | `negotiate` | version 2, the app's package as `provider_id`, a session token bound to the caller's UID, the version and the (empty) capability set, with an expiry; limits at the spec's floors |
+//! | `negotiate` | version 2, the app's package as `provider_id`, a session token bound to the caller's UID, the version and the capabilities both sides have (`large_results`), with an expiry; limits at the spec's floors |
 //! | `get_provider_info` | `schema_dialect` and every scope with `title`, `access`, `sensitivity` ([`CetpV2`]) |
 //! | `list_tools` | a `revision` and every tool with `title`, both schemas, its complete `scopes` and seven annotations |
-//! | `execute_tool` | `{"kind":"inline","value":…}`, the value checked against the output schema by the core |
+//! | `execute_tool` | `{"kind":"inline","value":…}`, the value checked against the output schema by the core; over the inline limit, with `large_results` negotiated, `{"kind":"file",…}` and the `result_fd` ([`ResultFile`]) |
 //! | anything else | `METHOD_NOT_FOUND` |
 //!
 //! Every call but `negotiate` carries `request_id` (a UUID), `deadline_at_ms` and
@@ -42,14 +42,19 @@
 
 mod describe;
 pub mod extras;
+mod large_result;
 mod resume;
 mod session;
 pub mod words;
 
 use std::ops::Deref;
+use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use describe::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
+pub use describe::{
+    CetpV2, Confirmation, DEFAULT_MAX_LARGE_RESULT_BYTES, Risk, ScopeAccess, Sensitivity,
+};
+pub use large_result::ResultFile;
 pub use words::Code;
 
 use crate::caller::Caller;
@@ -61,10 +66,15 @@ use crate::wire::{self, ErrorCode, Response};
 use resume::{NoToken, Resume, Resumes};
 use session::{Session, Sessions};
 use words::{
-    EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_REQUEST_ID, EXTRA_RESUME_TOKEN,
-    EXTRA_SESSION_TOKEN, METHOD_NEGOTIATE, MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES,
-    MIN_REQUEST_BYTES, PROTOCOL_VERSION, RESULT_KIND_INLINE,
+    CAPABILITY_LARGE_RESULTS, EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_REQUEST_ID,
+    EXTRA_RESUME_TOKEN, EXTRA_SESSION_TOKEN, MEDIA_TYPE_JSON, METHOD_NEGOTIATE,
+    MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES, MIN_REQUEST_BYTES, PROTOCOL_VERSION,
+    RESULT_KIND_FILE, RESULT_KIND_INLINE,
 };
+
+/// The optional capabilities this host offers, each with its bit in a session token: a session
+/// has those both sides named in `negotiate`.
+const OFFERED: [(&str, u8); 1] = [(CAPABILITY_LARGE_RESULTS, session::LARGE_RESULTS)];
 
 /// How long a session lasts before the agent negotiates again.
 pub const SESSION_LIFETIME_MS: u64 = 60 * 60 * 1000;
@@ -218,6 +228,9 @@ pub enum BundleValue<'a> {
     /// `putParcelable` of the `resolution` PendingIntent, which only the app can make: explicit
     /// and immutable, opening the consent dialog for the pending request of this UID.
     Resolution(u32),
+    /// `putParcelable` of the `result_fd`: the file at this path opened read-only as a
+    /// `ParcelFileDescriptor`, then unlinked ([`ResultFile`]).
+    ResultFile(&'a str),
 }
 
 /// The answer to one v2 call.
@@ -225,6 +238,19 @@ pub enum BundleValue<'a> {
 pub struct V2Reply {
     request_id: Option<String>,
     outcome: Result<String, V2Error>,
+    file: Option<Arc<ResultFile>>,
+}
+
+/// What a method answers on success: `data`, and the file of a large result.
+struct Payload {
+    data: String,
+    file: Option<ResultFile>,
+}
+
+impl From<String> for Payload {
+    fn from(data: String) -> Self {
+        Payload { data, file: None }
+    }
 }
 
 impl V2Reply {
@@ -265,6 +291,21 @@ impl V2Reply {
         self.request_id.as_deref()
     }
 
+    /// The file of a large result (`data.kind` is `file`): its size and digest, and
+    /// [`ResultFile::open_once`] to read it as an agent does.
+    pub fn result_file(&self) -> Option<&ResultFile> {
+        self.file.as_deref()
+    }
+
+    /// The template took over the reply's file, if it has one (it opens and unlinks it):
+    /// dropping the reply leaves the file alone. Until then, a reply that is dropped removes
+    /// it.
+    pub fn hand_over_file(&self) {
+        if let Some(file) = &self.file {
+            file.hand_over();
+        }
+    }
+
     /// The entries of the reply Bundle.
     pub fn to_entries(&self) -> Vec<(&'static str, BundleValue<'_>)> {
         let mut entries = vec![(
@@ -278,6 +319,9 @@ impl V2Reply {
             Ok(data) => {
                 entries.push((wire::KEY_STATUS, BundleValue::Text(wire::STATUS_SUCCESS)));
                 entries.push((wire::KEY_DATA, BundleValue::Text(data)));
+                if let Some(file) = &self.file {
+                    entries.push((words::KEY_RESULT_FD, BundleValue::ResultFile(file.path())));
+                }
             }
             Err(err) => {
                 entries.push((wire::KEY_STATUS, BundleValue::Text(wire::STATUS_ERROR)));
@@ -312,6 +356,7 @@ pub struct CetpV2Host<P = Arc<Provider>> {
     tools_json: String,
     sessions: Option<Sessions>,
     resumes: Resumes,
+    results_dir: PathBuf,
 }
 
 impl<P: Deref<Target = Provider>> std::fmt::Debug for CetpV2Host<P> {
@@ -339,6 +384,16 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         let sessions = Sessions::new()
             .inspect_err(|e| log::error!("CETP v2: no random bytes for session keys: {e}"))
             .ok();
+        // An app's own cache directory is swept of files a killed process left; a shared
+        // temporary directory (a provider without an app) is not.
+        let results_dir = match provider.app() {
+            Some(app) => {
+                let dir = app.cache_dir().join(large_result::RESULTS_DIR);
+                large_result::sweep(&dir);
+                dir
+            }
+            None => large_result::default_dir(),
+        };
         CetpV2Host {
             info_json: describe::provider_info(&provider, &provider_id, &settings),
             tools_json: describe::list_tools(&provider, &settings),
@@ -347,6 +402,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             provider_id,
             sessions,
             resumes: Resumes::default(),
+            results_dir,
         }
     }
 
@@ -409,6 +465,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                     words::EXTRA_PROTOCOL_VERSION
                 ),
             )),
+            file: None,
         }
     }
 
@@ -421,14 +478,23 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             return V2Reply {
                 request_id: None,
                 outcome: self.negotiate(request, caller),
+                file: None,
             };
         }
         let request_id = request
             .request_id
             .map(|id| id.chars().take(128).collect::<String>());
-        let reply = |outcome| V2Reply {
-            request_id: request_id.clone(),
-            outcome,
+        let reply = |outcome: Result<Payload, V2Error>| match outcome {
+            Ok(Payload { data, file }) => V2Reply {
+                request_id: request_id.clone(),
+                outcome: Ok(data),
+                file: file.map(Arc::new),
+            },
+            Err(err) => V2Reply {
+                request_id: request_id.clone(),
+                outcome: Err(err),
+                file: None,
+            },
         };
         // The common fields, in this order, before the method is looked at.
         let Some(id) = request.request_id.filter(|id| is_uuid(id)) else {
@@ -455,18 +521,20 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 )));
             }
         };
-        if self.session(request.session_token, caller, now).is_none() {
+        let Some(session) = self.session(request.session_token, caller, now) else {
             return reply(Err(V2Error::new(
                 Code::NegotiationRequired,
                 format!(
                     "`{EXTRA_SESSION_TOKEN}` is missing, expired or from before a restart; call `{METHOD_NEGOTIATE}`"
                 ),
             )));
-        }
+        };
         let outcome = match request.method {
-            wire::METHOD_GET_PROVIDER_INFO => self.discovery(caller, &self.info_json),
-            wire::METHOD_LIST_TOOLS => self.discovery(caller, &self.tools_json),
-            wire::METHOD_EXECUTE_TOOL => self.execute(request, caller, id, deadline),
+            wire::METHOD_GET_PROVIDER_INFO => {
+                self.discovery(caller, &self.info_json).map(Into::into)
+            }
+            wire::METHOD_LIST_TOOLS => self.discovery(caller, &self.tools_json).map(Into::into),
+            wire::METHOD_EXECUTE_TOOL => self.execute(request, caller, id, deadline, session),
             other => Err(V2Error::new(
                 Code::MethodNotFound,
                 format!(
@@ -501,12 +569,13 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             ));
         }
         let asked = request.consumer_capabilities.unwrap_or("[]");
-        if serde_json::from_str::<Vec<String>>(asked).is_err() {
+        let Ok(asked) = serde_json::from_str::<Vec<String>>(asked) else {
             return Err(V2Error::new(
                 Code::InvalidRequest,
                 format!("`{EXTRA_CONSUMER_CAPABILITIES}` must be a JSON array of strings"),
             ));
-        }
+        };
+        let (names, bits) = negotiated_capabilities(&asked);
         if caller.uid().is_none() {
             // A session is a MAC over the caller's UID: callers the platform did not name
             // would all share one.
@@ -524,7 +593,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         let expires_at_ms = self.now_ms().saturating_add(SESSION_LIFETIME_MS);
         let session = Session {
             version: PROTOCOL_VERSION as u8,
-            capabilities: 0,
+            capabilities: bits,
             expires_at_ms,
         };
         let token = sessions.issue(caller.uid(), session).map_err(|_| {
@@ -540,8 +609,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             "provider_name": self.provider.name(),
             "session_token": token,
             "expires_at": rfc3339(expires_at_ms),
-            // None of the optional capabilities is offered: the intersection is empty.
-            "capabilities": [],
+            "capabilities": names,
             "limits": {
                 "max_request_bytes": self.max_request_bytes(),
                 "max_inline_result_bytes": self.max_inline_result_bytes(),
@@ -578,7 +646,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         caller: &Caller,
         id: &str,
         deadline: u64,
-    ) -> Result<String, V2Error> {
+        session: Session,
+    ) -> Result<Payload, V2Error> {
         let Some(name) = request.tool_name.filter(|n| !n.trim().is_empty()) else {
             return Err(V2Error::new(
                 Code::InvalidRequest,
@@ -639,21 +708,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             .deadline_at_ms(Some(deadline))
             .utf8_sizes(max_request);
         match self.provider.execute(call, caller) {
-            Response::Success(value) => {
-                let envelope = format!("{{\"kind\":\"{RESULT_KIND_INLINE}\",\"value\":{value}}}");
-                let max = self.max_inline_result_bytes();
-                if envelope.len() > max {
-                    return Err(V2Error::new(
-                        Code::ResultTooLarge,
-                        format!(
-                            "the result is {} KiB, over the {} KiB a reply carries; narrow the request",
-                            envelope.len().div_ceil(1024),
-                            max / 1024
-                        ),
-                    ));
-                }
-                Ok(envelope)
-            }
+            Response::Success(value) => self.result(&value, session),
             Response::Error(err) => {
                 let refused = matches!(
                     err.code(),
@@ -690,6 +745,76 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             }
         }
     }
+}
+
+impl<P: Deref<Target = Provider>> CetpV2Host<P> {
+    /// The `data` of a successful `execute_tool`: the result inline when its envelope fits the
+    /// inline limit; else, for a session that negotiated `large_results`, written to a file
+    /// ([`ResultFile`]) up to the cap of [`CetpV2::max_large_result_bytes`]; else
+    /// `RESULT_TOO_LARGE`.
+    fn result(&self, value: &str, session: Session) -> Result<Payload, V2Error> {
+        let envelope = format!("{{\"kind\":\"{RESULT_KIND_INLINE}\",\"value\":{value}}}");
+        let max = self.max_inline_result_bytes();
+        if envelope.len() <= max {
+            return Ok(envelope.into());
+        }
+        drop(envelope);
+        let size = value.len() as u64;
+        if session.capabilities & session::LARGE_RESULTS == 0 {
+            return Err(V2Error::new(
+                Code::ResultTooLarge,
+                format!(
+                    "the result is {} KiB, over the {} KiB a reply carries, and this session did not negotiate `{CAPABILITY_LARGE_RESULTS}`; narrow the request",
+                    size.div_ceil(1024),
+                    max / 1024
+                ),
+            ));
+        }
+        let cap = self.settings.large_result_cap();
+        if size > cap {
+            return Err(V2Error::new(
+                Code::ResultTooLarge,
+                format!(
+                    "the result is {} KiB, over the {} KiB this provider sends as a file; narrow the request",
+                    size.div_ceil(1024),
+                    cap / 1024
+                ),
+            ));
+        }
+        let file = ResultFile::write(&self.results_dir, value).map_err(|e| {
+            log::error!(
+                "CETP v2: a large result could not be written ({:?})",
+                e.kind()
+            );
+            V2Error::new(
+                Code::Unavailable,
+                "the provider could not write the result to a file now; try again",
+            )
+        })?;
+        let data = serde_json::json!({
+            "kind": RESULT_KIND_FILE,
+            "media_type": MEDIA_TYPE_JSON,
+            "size_bytes": file.size(),
+            "sha256": file.sha256(),
+        })
+        .to_string();
+        Ok(Payload {
+            data,
+            file: Some(file),
+        })
+    }
+}
+
+/// The names and bits of the optional capabilities both the agent (`asked`) and this host
+/// ([`OFFERED`]) have, in the host's order.
+fn negotiated_capabilities(asked: &[String]) -> (Vec<&'static str>, u8) {
+    OFFERED
+        .iter()
+        .filter(|(name, _)| asked.iter().any(|a| a == name))
+        .fold((Vec::new(), 0), |(mut names, bits), (name, bit)| {
+            names.push(*name);
+            (names, bits | bit)
+        })
 }
 
 /// The answer to a refused call that gets no `resume_token`: the provider holds as many as it

@@ -16,11 +16,14 @@ const TOKEN_BYTES: usize = 1 + 1 + 8 + NONCE_BYTES + MAC_BYTES;
 pub(crate) const TOKEN_CHARS: usize = TOKEN_BYTES * 2;
 const BLOCK: usize = 64;
 
+/// The bit of `large_results` in [`Session::capabilities`].
+pub(crate) const LARGE_RESULTS: u8 = 1;
+
 /// What a valid token was issued for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Session {
     pub(crate) version: u8,
-    /// The negotiated optional capabilities, one bit each (none are offered yet).
+    /// The negotiated optional capabilities, one bit each ([`LARGE_RESULTS`]).
     pub(crate) capabilities: u8,
     pub(crate) expires_at_ms: u64,
 }

@@ -1,6 +1,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use sha2::Digest;
 
 use super::*;
 use crate::auth::Auth;
@@ -89,7 +90,11 @@ fn negotiate_selects_2_names_the_provider_and_promises_the_spec_floors_on(gated:
     assert_eq!(data["selected_version"], 2);
     assert_eq!(data["provider_id"], "Echo Box", "no app: the provider name");
     assert_eq!(data["provider_name"], "Echo Box");
-    assert_eq!(data["capabilities"], json!([]));
+    assert_eq!(
+        data["capabilities"],
+        json!(["large_results"]),
+        "those both sides have"
+    );
     assert_eq!(data["expires_at"], "2023-11-14T23:13:20Z");
     let limits = &data["limits"];
     assert!(limits["max_request_bytes"].as_u64().unwrap() >= 65_536);
@@ -978,6 +983,7 @@ fn every_code_is_retryable_exactly_as_the_spec_says() {
         let reply = V2Reply {
             request_id: Some(ID.to_owned()),
             outcome: Err(V2Error::new(code, "m")),
+            file: None,
         };
         assert!(
             reply
@@ -1008,5 +1014,249 @@ fn a_result_of_exactly_the_inline_limit_is_sent_and_one_byte_more_is_too_large()
     assert_eq!(
         run(max - frame + 1).error_code(),
         Some(Code::ResultTooLarge)
+    );
+}
+
+/// A provider of the app in `dir`, so that large results go to `dir/cache/cetp-results`.
+fn app_provider(dir: &std::path::Path, settings: CetpV2, clock: &ManualClock) -> Provider {
+    let files = dir.join("files");
+    Provider::builder("Echo Box")
+        .app(crate::App::new("com.example.echo", &files))
+        .scope("echo.read", "your echoes")
+        .tools(tools![echo_text, big])
+        .host(settings)
+        .auth(Auth::open().clock(clock.clone()))
+        .build()
+        .unwrap()
+}
+
+fn session_with(host: &CetpV2Host<&Provider>, capabilities: &str) -> String {
+    let reply = host.call(&V2Request::negotiate(&[2, 1], capabilities), &agent());
+    reply.data_json().unwrap()["session_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn results_in(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir.join("cache").join("cetp-results"))
+        .map(|entries| entries.count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn capabilities_are_granted_only_when_the_agent_asks_for_them() {
+    let clock = ManualClock::new(NOW);
+    let provider = provider(Auth::open(), &clock);
+    let host = CetpV2Host::new(&provider);
+    for (asked, granted) in [
+        ("[]", json!([])),
+        (r#"["async_operations"]"#, json!([])),
+        (r#"["large_results"]"#, json!(["large_results"])),
+    ] {
+        let reply = host.call(&V2Request::negotiate(&[2, 1], asked), &agent());
+        assert_eq!(
+            reply.data_json().unwrap()["capabilities"],
+            granted,
+            "{asked}"
+        );
+    }
+}
+
+#[test]
+fn a_large_result_is_a_read_only_file_with_its_size_and_digest_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(NOW);
+    let provider = app_provider(dir.path(), CetpV2::new(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = session_with(&host, r#"["async_operations","large_results"]"#);
+    let n = 1024 * 1024;
+    let reply = host.call(
+        &V2Request::execute("big", &format!(r#"{{"n":{n}}}"#), &session, ID, LATER),
+        &agent(),
+    );
+    let data = reply.data_json().unwrap();
+    let expected = format!("\"{}\"", "x".repeat(n));
+    let digest: String = sha2::Sha256::digest(expected.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        data,
+        json!({
+            "kind": "file",
+            "media_type": "application/json",
+            "size_bytes": expected.len(),
+            "sha256": digest,
+        })
+    );
+    assert_eq!(reply.request_id(), Some(ID));
+    let file = reply.result_file().unwrap();
+    let entries = reply.to_entries();
+    assert!(entries.contains(&("result_fd", BundleValue::ResultFile(file.path()))));
+    assert!(
+        file.path().starts_with(
+            dir.path()
+                .join("cache")
+                .join("cetp-results")
+                .to_str()
+                .unwrap()
+        ),
+        "in the app's cache directory"
+    );
+    let mut opened = file.open_once().unwrap().unwrap();
+    assert!(
+        !std::path::Path::new(file.path()).exists(),
+        "unlinked once opened"
+    );
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut opened, &mut text).unwrap();
+    assert!(text == expected, "the result's JSON text");
+    assert!(
+        std::io::Write::write_all(&mut opened, b"x").is_err(),
+        "the descriptor is read-only"
+    );
+    assert!(file.open_once().is_none(), "read once");
+
+    // A result that fits stays inline in the same session.
+    let small = host.call(
+        &V2Request::execute("big", r#"{"n":3}"#, &session, ID, LATER),
+        &agent(),
+    );
+    assert_eq!(
+        small.data_json().unwrap(),
+        json!({"kind": "inline", "value": "xxx"})
+    );
+    assert!(small.result_file().is_none());
+    assert!(
+        !small
+            .to_entries()
+            .iter()
+            .any(|(key, _)| *key == "result_fd")
+    );
+}
+
+#[test]
+fn without_large_results_negotiated_a_large_result_is_result_too_large_and_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(NOW);
+    let provider = app_provider(dir.path(), CetpV2::new(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = session_with(&host, r#"["async_operations","cancellation"]"#);
+    let reply = host.call(
+        &V2Request::execute("big", r#"{"n":300000}"#, &session, ID, LATER),
+        &agent(),
+    );
+    let err = reply.error().unwrap();
+    assert_eq!(err.code(), Code::ResultTooLarge);
+    assert!(!err.retryable());
+    assert!(err.message().contains("large_results"), "{}", err.message());
+    assert!(reply.result_file().is_none());
+    assert!(
+        !reply
+            .to_entries()
+            .iter()
+            .any(|(key, _)| *key == "result_fd")
+    );
+    assert_eq!(results_in(dir.path()), 0, "nothing was written");
+}
+
+#[test]
+fn a_result_over_the_providers_cap_is_result_too_large_and_the_cap_is_settable() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(NOW);
+    let settings = CetpV2::new().max_large_result_bytes(300 * 1024);
+    let provider = app_provider(dir.path(), settings, &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = session_with(&host, r#"["large_results"]"#);
+    let run = |n: usize| {
+        host.call(
+            &V2Request::execute("big", &format!(r#"{{"n":{n}}}"#), &session, ID, LATER),
+            &agent(),
+        )
+    };
+    // The cap counts the result's JSON text: the characters and their two quotes.
+    assert!(run(300 * 1024 - 2).result_file().is_some());
+    let over = run(300 * 1024 - 1);
+    assert_eq!(over.error_code(), Some(Code::ResultTooLarge));
+    assert!(over.error().unwrap().message().contains("300 KiB"));
+    assert_eq!(
+        CetpV2::new().large_result_cap(),
+        16 * 1024 * 1024,
+        "the default: what ClawSeed's client reads at most"
+    );
+}
+
+#[test]
+fn a_large_result_nobody_took_is_removed_and_one_the_template_took_is_left_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(NOW);
+    let provider = app_provider(dir.path(), CetpV2::new(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = session_with(&host, r#"["large_results"]"#);
+    let run = || {
+        host.call(
+            &V2Request::execute("big", r#"{"n":300000}"#, &session, ID, LATER),
+            &agent(),
+        )
+    };
+    // A reply that never reached the template (a failed JNI crossing drops it).
+    let dropped = run();
+    let copy = dropped.clone();
+    drop(dropped);
+    assert_eq!(results_in(dir.path()), 1, "a clone still holds it");
+    drop(copy);
+    assert_eq!(results_in(dir.path()), 0);
+    // A reply the template took: it opens and unlinks the file itself.
+    let taken = run();
+    taken.hand_over_file();
+    let path = taken.result_file().unwrap().path().to_owned();
+    drop(taken);
+    assert!(std::path::Path::new(&path).exists());
+    // The next process sweeps what a killed one left; this one's files stay.
+    let stale = dir
+        .path()
+        .join("cache/cetp-results/1-0123456789abcdef01234567.json");
+    std::fs::write(&stale, "[]").unwrap();
+    let _next = CetpV2Host::new(&provider);
+    assert!(!stale.exists());
+    assert!(std::path::Path::new(&path).exists());
+}
+
+#[test]
+fn a_large_result_that_cannot_be_written_is_unavailable() {
+    let dir = tempfile::tempdir().unwrap();
+    // The cache directory is a file: nothing can be written under it.
+    std::fs::write(dir.path().join("cache"), "").unwrap();
+    let clock = ManualClock::new(NOW);
+    let provider = app_provider(dir.path(), CetpV2::new(), &clock);
+    let host = CetpV2Host::new(&provider);
+    let session = session_with(&host, r#"["large_results"]"#);
+    let reply = host.call(
+        &V2Request::execute("big", r#"{"n":300000}"#, &session, ID, LATER),
+        &agent(),
+    );
+    let err = reply.error().unwrap();
+    assert_eq!(err.code(), Code::Unavailable);
+    assert!(err.retryable());
+}
+
+#[test]
+fn a_cap_below_the_inline_limit_does_not_build() {
+    let err = Provider::builder("Echo Box")
+        .tools(tools![big])
+        .host(CetpV2::new().max_large_result_bytes(262_143))
+        .build()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("at least the inline limit"),
+        "{err}"
+    );
+    assert!(
+        Provider::builder("Echo Box")
+            .tools(tools![big])
+            .host(CetpV2::new().max_large_result_bytes(262_144))
+            .build()
+            .is_ok()
     );
 }

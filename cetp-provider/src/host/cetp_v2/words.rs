@@ -44,6 +44,16 @@ pub const KEY_RESUME_TOKEN: &str = EXTRA_RESUME_TOKEN;
 pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 /// `data.kind` of a result carried in the reply.
 pub const RESULT_KIND_INLINE: &str = "inline";
+/// `data.kind` of a result carried by a descriptor ([`KEY_RESULT_FD`]).
+pub const RESULT_KIND_FILE: &str = "file";
+/// Reply key (`ParcelFileDescriptor`, read-only) of a large result: its bytes are the result's
+/// JSON text, described by `data` (`kind` file, `media_type`, `size_bytes`, `sha256`).
+pub const KEY_RESULT_FD: &str = "result_fd";
+/// `data.media_type` of a large result: the JSON text of the tool's result.
+pub const MEDIA_TYPE_JSON: &str = "application/json";
+
+/// Optional capability: results over the inline limit travel as a descriptor ([`KEY_RESULT_FD`]).
+pub const CAPABILITY_LARGE_RESULTS: &str = "large_results";
 
 /// The spec's floor for `limits.max_request_bytes` (UTF-8 bytes of `args`).
 pub const MIN_REQUEST_BYTES: u64 = 65_536;

@@ -9,7 +9,9 @@ import android.database.Cursor;
 import android.net.Uri;
 import android.os.Binder;
 import android.os.Bundle;
+import android.os.ParcelFileDescriptor;
 import android.util.Log;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,9 +35,9 @@ import org.jspecify.annotations.Nullable;
  * <p>A call that names its protocol ({@code protocol_version}) or negotiates CETP v2 takes
  * another path: the extras v1 and v2 read, each by name and with its Bundle type, go to Rust as
  * typed text ({@link NativeBridge#callTyped}), Rust decides which protocol answers, and the reply
- * comes back typed the same way; the one entry made here is the {@code resolution} PendingIntent
- * ({@link CetpScreens#resolution}), which only the app can create. This class reads no v2 field
- * itself.
+ * comes back typed the same way; the entries made here are the {@code resolution} PendingIntent
+ * ({@link CetpScreens#resolution}), which only the app can create, and a large result's {@code
+ * result_fd} ({@link CetpResultFiles}). This class reads no v2 field itself.
  *
  * <p>The provider is read-only: {@code query}, {@code insert}, {@code update}, {@code delete}
  * and {@code getType} do nothing.
@@ -86,6 +88,8 @@ public class CetpToolProvider extends ContentProvider {
   public @Nullable Bundle call(String method, @Nullable String arg, @Nullable Bundle extras) {
     // Only meaningful here, on the Binder thread serving the call.
     int uid = Binder.getCallingUid();
+    // This thread's previous reply was written before it could take this call.
+    CetpResultFiles.closeLastReply();
     try {
       Context context = getContext();
       String reason = CetpRuntime.ensureStarted(context);
@@ -213,8 +217,37 @@ public class CetpToolProvider extends ContentProvider {
       return CetpRuntime.unavailableBundle(CetpRuntime.BRIDGE_FAILED);
     }
     Bundle reply = new Bundle();
-    for (int i = 0; i < triples.length; i += 3) {
-      put(context, reply, triples[i], triples[i + 1], triples[i + 2]);
+    // A reply carries at most one large result (Rust names it once).
+    ParcelFileDescriptor result = null;
+    int i = 0;
+    try {
+      for (; i < triples.length; i += 3) {
+        if (Wire.TAG_RESULT_FILE.equals(triples[i + 1])) {
+          if (result != null) {
+            CetpResultFiles.discard(triples[i + 2]);
+            continue;
+          }
+          result = CetpResultFiles.open(triples[i + 2]);
+          reply.putParcelable(triples[i], result);
+        } else {
+          put(context, reply, triples[i], triples[i + 1], triples[i + 2]);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // No reply is made: its descriptor is closed, and a file not yet opened is unlinked.
+      CetpResultFiles.close(result);
+      for (int j = i + 3; j < triples.length; j += 3) {
+        if (Wire.TAG_RESULT_FILE.equals(triples[j + 1])) {
+          CetpResultFiles.discard(triples[j + 2]);
+        }
+      }
+      Log.e(
+          CetpRuntime.TAG,
+          "CETP v2: the reply could not be made (" + e.getClass().getSimpleName() + ")");
+      return CetpRuntime.unavailableBundle("it could not make the reply");
+    }
+    if (result != null) {
+      CetpResultFiles.handedOut(result);
     }
     return reply;
   }

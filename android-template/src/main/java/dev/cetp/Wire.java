@@ -112,6 +112,11 @@ public final class Wire {
   public static final String TAG_INT_ARRAY = "I";
   /** Reply only: the PendingIntent to the consent dialog for the UID in the value. */
   public static final String TAG_RESOLUTION = "r";
+  /**
+   * Reply only: the large result's file at the path in the value, opened read-only as a
+   * ParcelFileDescriptor and unlinked ({@link CetpResultFiles}).
+   */
+  public static final String TAG_RESULT_FILE = "f";
   /** The permission the CETP v1 manifest puts on the provider. */
   public static final String ACCESS_PERMISSION = "com.clawseed.permission.ACCESS_TOOLS";
 

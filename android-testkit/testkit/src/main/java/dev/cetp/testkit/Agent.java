@@ -181,6 +181,19 @@ public final class Agent {
   }
 
   /**
+   * Like {@link #v2()}, asking in {@code negotiate} for the optional {@code capabilities} (such
+   * as {@link CetpV2#CAPABILITY_LARGE_RESULTS}), as ClawSeed's client does; the session holds
+   * those the provider granted, and fails any reply that uses one it did not.
+   *
+   * @param capabilities the capabilities to ask for
+   * @return the accepted session
+   */
+  public V2Session v2(String... capabilities) {
+    V2Session session = v2();
+    return session.renegotiate(capabilities);
+  }
+
+  /**
    * {@code negotiate} with exactly these values, nothing checked (for tests of what a provider
    * answers other agents).
    *

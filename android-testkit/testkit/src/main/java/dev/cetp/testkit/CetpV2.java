@@ -92,6 +92,14 @@ public final class CetpV2 {
   public static final String STATUS_ERROR = Wire.STATUS_ERROR;
   /** {@code data.kind} of a result carried in the reply. */
   public static final String RESULT_KIND_INLINE = "inline";
+  /** {@code data.kind} of a large result, carried by {@link #KEY_RESULT_FD}. */
+  public static final String RESULT_KIND_FILE = "file";
+  /** Reply key ({@code ParcelFileDescriptor}, read-only): the bytes of a large result. */
+  public static final String KEY_RESULT_FD = "result_fd";
+  /** {@code data.media_type} of a large result: JSON text. */
+  public static final String MEDIA_TYPE_JSON = "application/json";
+  /** Optional capability: results over the inline limit come as {@link #KEY_RESULT_FD}. */
+  public static final String CAPABILITY_LARGE_RESULTS = "large_results";
   /** The JSON Schema dialect v2 uses by default. */
   public static final String SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
 

@@ -2,7 +2,14 @@ package dev.cetp.testkit;
 
 import android.app.PendingIntent;
 import android.os.Bundle;
+import android.os.ParcelFileDescriptor;
 import dev.cetp.testkit.internal.CetpTransport;
+import java.io.ByteArrayOutputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,9 +36,13 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  */
 public final class V2Reply {
+  /** The most a large result may have: what ClawSeed's client reads at most. */
+  public static final long MAX_LARGE_RESULT_BYTES = 16L * 1024 * 1024;
+
   private final String method;
   private final Bundle request;
   private final Bundle bundle;
+  private String largeResultText;
 
   V2Reply(String method, Bundle request, Bundle bundle) {
     if (bundle == null) {
@@ -137,6 +148,94 @@ public final class V2Reply {
     return typed(CetpV2.KEY_RESUME_TOKEN, String.class);
   }
 
+  /** @return {@code result_fd}, the descriptor of a large result, or null */
+  public ParcelFileDescriptor resultFd() {
+    return typed(CetpV2.KEY_RESULT_FD, ParcelFileDescriptor.class);
+  }
+
+  /** @return whether the reply carries a large result: {@code result_fd}, or {@code kind} file */
+  public boolean usesLargeResult() {
+    if (resultFd() != null) {
+      return true;
+    }
+    if (!isSuccess() || data() == null) {
+      return false;
+    }
+    Object data = parse(data(), "data");
+    return data instanceof JSONObject
+        && CetpV2.RESULT_KIND_FILE.equals(((JSONObject) data).optString("kind", null));
+  }
+
+  /**
+   * The JSON text of a large result, read as ClawSeed's client reads it: {@code data} is {@code
+   * {"kind":"file"}} with {@code media_type} {@code application/json}, a {@code size_bytes} of at
+   * most 16 MiB and a {@code sha256} of 64 lowercase hex digits; {@code result_fd} is read-only
+   * and reads exactly {@code size_bytes} bytes with that digest; the text is one JSON value. The
+   * descriptor is read once and closed; the text is kept for later calls.
+   *
+   * @return the result's JSON text
+   * @throws AssertionError when any of that does not hold
+   */
+  public String largeResultText() {
+    if (largeResultText != null) {
+      return largeResultText;
+    }
+    JSONObject envelope = jsonObject();
+    if (!CetpV2.RESULT_KIND_FILE.equals(envelope.optString("kind", null))) {
+      throw new AssertionError("data is not a large result envelope: " + data());
+    }
+    ParcelFileDescriptor fd = resultFd();
+    if (fd == null) {
+      throw new AssertionError("a large result without " + CetpV2.KEY_RESULT_FD + ": " + this);
+    }
+    try (ParcelFileDescriptor.AutoCloseInputStream in =
+        new ParcelFileDescriptor.AutoCloseInputStream(fd)) {
+      if (!CetpV2.MEDIA_TYPE_JSON.equals(envelope.optString("media_type", null))) {
+        throw new AssertionError("media_type is not " + CetpV2.MEDIA_TYPE_JSON + ": " + data());
+      }
+      Object size = envelope.opt("size_bytes");
+      long declared = size instanceof Number ? ((Number) size).longValue() : -1;
+      if (declared < 0 || declared > MAX_LARGE_RESULT_BYTES) {
+        throw new AssertionError("size_bytes is not 0 to 16 MiB: " + data());
+      }
+      String digest = envelope.optString("sha256", "");
+      if (!digest.matches("[0-9a-f]{64}")) {
+        throw new AssertionError("sha256 is not 64 lowercase hex digits: " + data());
+      }
+      if (writable(fd)) {
+        throw new AssertionError("result_fd is writable: " + this);
+      }
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) declared);
+      byte[] buffer = new byte[8192];
+      long total = 0;
+      for (int n; (n = in.read(buffer)) >= 0; ) {
+        total += n;
+        if (total > declared) {
+          throw new AssertionError("result_fd has more than size_bytes " + declared);
+        }
+        sha.update(buffer, 0, n);
+        bytes.write(buffer, 0, n);
+      }
+      if (total != declared) {
+        throw new AssertionError(total + " bytes in result_fd, size_bytes says " + declared);
+      }
+      StringBuilder actual = new StringBuilder();
+      for (byte b : sha.digest()) {
+        actual.append(String.format("%02x", b));
+      }
+      if (!actual.toString().equals(digest)) {
+        throw new AssertionError("result_fd's bytes do not have the announced sha256");
+      }
+      String text = new String(bytes.toByteArray(), StandardCharsets.UTF_8);
+      parse(text, "the large result");
+      largeResultText = text;
+      return text;
+    } catch (IOException | NoSuchAlgorithmException e) {
+      throw new AssertionError("result_fd cannot be read: " + this, e);
+    }
+  }
+
   /**
    * @return {@code data} parsed: a {@link JSONObject}, {@link JSONArray}, String, Number, Boolean
    *     or {@link JSONObject#NULL}
@@ -162,13 +261,17 @@ public final class V2Reply {
   }
 
   /**
-   * The result of {@code execute_tool}: {@code data} must be {@code {"kind":"inline","value":…}}.
+   * The result of {@code execute_tool}: {@code data} must be {@code {"kind":"inline","value":…}},
+   * or a large result ({@link #largeResultText()}).
    *
    * @return the {@code value}, parsed as {@link #json()} parses
    * @throws AssertionError when the call failed or the envelope is not an inline result
    */
   public Object value() {
     JSONObject envelope = jsonObject();
+    if (CetpV2.RESULT_KIND_FILE.equals(envelope.optString("kind", null))) {
+      return parse(largeResultText(), "the large result");
+    }
     if (!CetpV2.RESULT_KIND_INLINE.equals(envelope.optString("kind", null))) {
       throw new AssertionError("data is not an inline result envelope: " + data());
     }
@@ -305,6 +408,18 @@ public final class V2Reply {
       return value;
     } catch (JSONException e) {
       throw new AssertionError(what + " is not JSON: " + text, e);
+    }
+  }
+
+  /** Whether a byte can be written through {@code fd} (it stays open either way). */
+  private static boolean writable(ParcelFileDescriptor fd) {
+    // Not closed: closing the stream would close the descriptor it borrows.
+    FileOutputStream out = new FileOutputStream(fd.getFileDescriptor());
+    try {
+      out.write(' ');
+      return true;
+    } catch (IOException readOnly) {
+      return false;
     }
   }
 

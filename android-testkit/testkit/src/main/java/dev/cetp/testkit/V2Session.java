@@ -3,7 +3,7 @@ package dev.cetp.testkit;
 import android.os.Bundle;
 import dev.cetp.testkit.internal.V2ClientRules;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A CETP v2 session of one agent, as ClawSeed's newest client holds it: {@link Agent#v2()}
- * negotiated it ({@code consumer_versions} {@code {2, 1}}, no optional capability) and accepted
+ * negotiated it ({@code consumer_versions} {@code {2, 1}}, no optional capability unless {@link
+ * Agent#v2(String...)} asked for some) and accepted
  * the answer only as that client does. Every call carries {@code protocol_version} 2, the
  * session token, a fresh UUID {@code request_id} and a {@code deadline_at_ms} of now plus 30
  * seconds, or 5 minutes for a tool whose {@code confirmation} is not {@code never} (the time the
@@ -57,11 +58,16 @@ public final class V2Session {
     return new V2Session(agent, rule, accepted(agent, rule));
   }
 
-  private static JSONObject accepted(Agent agent, CetpTestRule rule) {
-    V2Reply reply = agent.negotiate(new int[] {2, 1}, "[]").assertSuccess();
+  private static JSONObject accepted(Agent agent, CetpTestRule rule, String... capabilities) {
+    JSONArray asked = new JSONArray();
+    for (String capability : capabilities) {
+      asked.put(capability);
+    }
+    V2Reply reply = agent.negotiate(new int[] {2, 1}, asked.toString()).assertSuccess();
     JSONObject data = reply.jsonObject();
     List<String> problems =
-        V2ClientRules.negotiateProblems(data, rule.packageName(), Collections.emptySet());
+        V2ClientRules.negotiateProblems(
+            data, rule.packageName(), new java.util.HashSet<>(Arrays.asList(capabilities)));
     if (!problems.isEmpty()) {
       throw new AssertionError(
           "the client refuses the negotiated session:\n  " + String.join("\n  ", problems));
@@ -102,6 +108,27 @@ public final class V2Session {
   }
 
   /**
+   * Negotiates again asking for {@code capabilities}; later calls carry the new token, and a
+   * reply using a capability the provider did not grant fails.
+   *
+   * @param capabilities the optional capabilities to ask for
+   * @return this session
+   */
+  public V2Session renegotiate(String... capabilities) {
+    negotiated = accepted(agent, rule, capabilities);
+    tools.clear();
+    return this;
+  }
+
+  /**
+   * @param capability an optional capability, e.g. {@link CetpV2#CAPABILITY_LARGE_RESULTS}
+   * @return whether this session negotiated it
+   */
+  public boolean negotiated(String capability) {
+    return capabilities().contains(capability);
+  }
+
+  /**
    * The common fields of a new call: {@code protocol_version} 2, the session token, a fresh UUID
    * {@code request_id} and {@code deadline_at_ms} 30 seconds from now. Change them and {@link
    * #send} them to see how the provider answers what the client never sends.
@@ -127,7 +154,15 @@ public final class V2Session {
    * @return the reply
    */
   public V2Reply send(String method, @Nullable Bundle extras) {
-    return agent.send(method, extras);
+    V2Reply reply = agent.send(method, extras);
+    if (!negotiated(CetpV2.CAPABILITY_LARGE_RESULTS) && reply.usesLargeResult()) {
+      throw new AssertionError(
+          "a large result in a session that did not negotiate "
+              + CetpV2.CAPABILITY_LARGE_RESULTS
+              + ": "
+              + reply);
+    }
+    return reply;
   }
 
   /**

@@ -9,8 +9,10 @@ import android.content.pm.ServiceInfo;
 import android.net.Uri;
 import android.os.Bundle;
 import android.os.Parcel;
+import android.os.ParcelFileDescriptor;
 import dev.cetp.testkit.CallForm;
 import dev.cetp.testkit.ToolReply;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -142,7 +144,31 @@ public final class CetpTransport {
       default:
         throw new AssertionError(form);
     }
-    return ToolReply.of(reply == null ? null : roundTrip(reply));
+    Bundle copy = reply == null ? null : roundTrip(reply);
+    if (reply != null) {
+      releaseDescriptors(reply);
+    }
+    return ToolReply.of(copy);
+  }
+
+  /**
+   * Closes the provider's own descriptors in {@code reply} once it was parcelled, as Binder's
+   * copy makes them irrelevant to the agent: the reply carries duplicates. Under Robolectric a
+   * parcelled descriptor becomes readable on the receiving side only once the sender's is
+   * closed, which this does in place of the transaction's end.
+   */
+  @SuppressWarnings("deprecation") // Bundle.get(String): any type
+  private static void releaseDescriptors(Bundle reply) {
+    for (String key : reply.keySet()) {
+      Object value = reply.get(key);
+      if (value instanceof ParcelFileDescriptor) {
+        try {
+          ((ParcelFileDescriptor) value).close();
+        } catch (IOException e) {
+          throw new AssertionError("the provider's descriptor " + key + " cannot be closed", e);
+        }
+      }
+    }
   }
 
   /**

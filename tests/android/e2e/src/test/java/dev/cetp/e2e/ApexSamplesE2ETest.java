@@ -72,6 +72,7 @@ public class ApexSamplesE2ETest {
     expenses.put("spending_by_category", "{\"range\":" + range + "}");
     expenses.put("spending_over_time", "{\"range\":" + range + ",\"period\":\"month\"}");
     expenses.put("top_merchants", "{\"range\":" + range + ",\"limit\":3}");
+    expenses.put("export_expenses", "{\"range\":" + range + "}");
     ARGS.put("expenses", expenses);
   }
 

@@ -38,7 +38,8 @@ public class ExpensesSampleE2ETest extends SampleSuite {
   static final String PACKAGE = "dev.cetp.samples.expenses";
   static final String AUTHORITY = "dev.cetp.samples.expenses.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
-  static final List<String> TOOLS = List.of("spending_by_category", "spending_over_time", "top_merchants");
+  static final List<String> TOOLS =
+      List.of("spending_by_category", "spending_over_time", "top_merchants", "export_expenses");
   static final List<String> CATEGORIES =
       List.of(
           "groceries", "dining", "transport", "housing", "utilities", "health", "entertainment",

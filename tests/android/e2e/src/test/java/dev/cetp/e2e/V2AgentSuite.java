@@ -57,7 +57,7 @@ public abstract class V2AgentSuite {
   protected abstract String invalidArgs();
 
   /** An agent's session whose first call of {@link #tool()} the user allowed. */
-  private V2Session approved(Agent agent) throws Exception {
+  protected V2Session approved(Agent agent) throws Exception {
     V2Session session = agent.v2();
     V2Reply refused = session.call(tool(), args()).assertError(CetpV2.AUTH_REQUIRED);
     try (ConsentDialog dialog = session.openResolution(refused)) {
@@ -98,6 +98,23 @@ public abstract class V2AgentSuite {
         "a token per negotiation",
         session.sessionToken(),
         cetp.agent("com.example.other").v2().sessionToken());
+  }
+
+  @Test
+  public void largeResultsAreGrantedToAnAgentThatAsksAndToNoOther() throws Exception {
+    V2Session session =
+        cetp.agent("com.example.agent")
+            .v2("async_operations", "cancellation", CetpV2.CAPABILITY_LARGE_RESULTS);
+    assertTrue(session.negotiated(CetpV2.CAPABILITY_LARGE_RESULTS));
+    JSONArray granted = session.negotiated().getJSONArray("capabilities");
+    for (int i = 0; i < granted.length(); i++) {
+      assertTrue(
+          granted.getString(i),
+          List.of("async_operations", "cancellation", CetpV2.CAPABILITY_LARGE_RESULTS)
+              .contains(granted.getString(i)));
+    }
+    assertFalse(
+        cetp.agent("com.example.agent").v2().negotiated(CetpV2.CAPABILITY_LARGE_RESULTS));
   }
 
   @Test
