@@ -42,11 +42,11 @@
 
 mod describe;
 pub mod extras;
+mod operations;
 mod resume;
 mod session;
 pub mod words;
 
-use std::ops::Deref;
 use std::sync::Arc;
 
 pub use describe::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
@@ -54,16 +54,22 @@ pub use words::Code;
 
 use crate::caller::Caller;
 use crate::error::ToolError;
+use crate::host::HeldProvider;
 use crate::log_text::{Escaped, printable};
 use crate::provider::{Need, Provider, ToolCall};
 use crate::tool::MAX_TOOL_NAME_BYTES;
 use crate::wire::{self, ErrorCode, Response};
+use operations::State;
+use operations::{Operations, Refusal, Started};
 use resume::{NoToken, Resume, Resumes};
 use session::{Session, Sessions};
 use words::{
-    EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_REQUEST_ID, EXTRA_RESUME_TOKEN,
-    EXTRA_SESSION_TOKEN, METHOD_NEGOTIATE, MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES,
-    MIN_REQUEST_BYTES, PROTOCOL_VERSION, RESULT_KIND_INLINE,
+    CAPABILITY_ASYNC_OPERATIONS, CAPABILITY_CANCELLATION, EXTRA_CONSUMER_CAPABILITIES,
+    EXTRA_DEADLINE_AT_MS, EXTRA_OPERATION_ID, EXTRA_REQUEST_ID, EXTRA_RESUME_TOKEN,
+    EXTRA_SESSION_TOKEN, METHOD_CANCEL_OPERATION, METHOD_GET_OPERATION, METHOD_NEGOTIATE,
+    MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES, MIN_REQUEST_BYTES, PROTOCOL_VERSION,
+    RESULT_KIND_INLINE, STATE_CANCELLATION_REQUESTED, STATE_CANCELLED, STATE_FAILED, STATE_QUEUED,
+    STATE_RUNNING, STATE_SUCCEEDED,
 };
 
 /// How long a session lasts before the agent negotiates again.
@@ -95,6 +101,8 @@ pub struct V2Request<'a> {
     pub consumer_versions: Option<&'a [i32]>,
     /// `consumer_capabilities` (`negotiate`), a JSON array of strings.
     pub consumer_capabilities: Option<&'a str>,
+    /// `operation_id` (`get_operation`, `cancel_operation`).
+    pub operation_id: Option<&'a str>,
 }
 
 impl<'a> V2Request<'a> {
@@ -127,6 +135,21 @@ impl<'a> V2Request<'a> {
             request_id: Some(request_id),
             deadline_at_ms: Some(i64::try_from(deadline_at_ms).unwrap_or(i64::MAX)),
             ..V2Request::default()
+        }
+    }
+
+    /// `get_operation` or `cancel_operation` (`method`) of `operation_id`, with the common
+    /// fields (`request_id` the one of the `execute_tool` that started it).
+    pub fn operation(
+        method: &'a str,
+        operation_id: &'a str,
+        token: &'a str,
+        request_id: &'a str,
+        deadline_at_ms: u64,
+    ) -> Self {
+        V2Request {
+            operation_id: Some(operation_id),
+            ..V2Request::common(method, token, request_id, deadline_at_ms)
         }
     }
 
@@ -224,15 +247,23 @@ pub enum BundleValue<'a> {
 pub struct V2Reply {
     request_id: Option<String>,
     outcome: Result<String, V2Error>,
+    /// `status` is `accepted`: `data` names an operation.
+    accepted: bool,
 }
 
 impl V2Reply {
     /// Whether this is a success.
     pub fn is_success(&self) -> bool {
-        self.outcome.is_ok()
+        self.outcome.is_ok() && !self.accepted
     }
 
-    /// The `data` JSON text of a success.
+    /// Whether the call goes on as an operation (`status` `accepted`; `data` holds its
+    /// `operation_id` and `poll_after_ms`).
+    pub fn is_accepted(&self) -> bool {
+        self.accepted
+    }
+
+    /// The `data` JSON text of a success (or of an `accepted`).
     pub fn data(&self) -> Option<&str> {
         self.outcome.as_ref().ok().map(String::as_str)
     }
@@ -275,7 +306,12 @@ impl V2Reply {
         }
         match &self.outcome {
             Ok(data) => {
-                entries.push((wire::KEY_STATUS, BundleValue::Text(wire::STATUS_SUCCESS)));
+                let status = if self.accepted {
+                    words::STATUS_ACCEPTED
+                } else {
+                    wire::STATUS_SUCCESS
+                };
+                entries.push((wire::KEY_STATUS, BundleValue::Text(status)));
                 entries.push((wire::KEY_DATA, BundleValue::Text(data)));
             }
             Err(err) => {
@@ -309,11 +345,14 @@ pub struct CetpV2Host<P = Arc<Provider>> {
     provider_id: String,
     info_json: String,
     tools_json: String,
+    /// `list_tools` for a session with `async_operations`, when this host runs operations.
+    tools_json_async: Option<String>,
     sessions: Option<Sessions>,
     resumes: Resumes,
+    operations: Option<Operations>,
 }
 
-impl<P: Deref<Target = Provider>> std::fmt::Debug for CetpV2Host<P> {
+impl<P: HeldProvider> std::fmt::Debug for CetpV2Host<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CetpV2Host")
             .field("provider", &self.provider.name())
@@ -322,10 +361,15 @@ impl<P: Deref<Target = Provider>> std::fmt::Debug for CetpV2Host<P> {
     }
 }
 
-impl<P: Deref<Target = Provider>> CetpV2Host<P> {
+impl<P: HeldProvider> CetpV2Host<P> {
     /// The v2 view of `provider`, with the settings given to
     /// [`ProviderBuilder::host`](crate::ProviderBuilder::host) (or the defaults), and a fresh
     /// session key: tokens of an earlier host are refused.
+    ///
+    /// A host holding an `Arc<Provider>` (as the Android runtime does) whose provider has a
+    /// `#[tool(long_running)]` offers `async_operations` and `cancellation` (its operations
+    /// run on threads of their own, which need the provider shared); one borrowing it offers
+    /// none.
     pub fn new(provider: P) -> Self {
         let settings = provider
             .host_settings::<CetpV2>()
@@ -338,9 +382,17 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         let sessions = Sessions::new()
             .inspect_err(|e| log::error!("CETP v2: no random bytes for session keys: {e}"))
             .ok();
+        let operations = provider
+            .shared()
+            .filter(|shared| shared.tools().iter().any(|t| t.long_running()))
+            .map(|shared| Operations::new(shared, settings.operations));
         CetpV2Host {
             info_json: describe::provider_info(&provider, &provider_id, &settings),
-            tools_json: describe::list_tools(&provider, &settings),
+            tools_json: describe::list_tools(&provider, &settings, false),
+            tools_json_async: operations
+                .as_ref()
+                .map(|_| describe::list_tools(&provider, &settings, true)),
+            operations,
             provider,
             settings,
             provider_id,
@@ -376,6 +428,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 wire::METHOD_GET_PROVIDER_INFO,
                 wire::METHOD_LIST_TOOLS,
                 wire::METHOD_EXECUTE_TOOL,
+                METHOD_GET_OPERATION,
+                METHOD_CANCEL_OPERATION,
             ]
             .into_iter()
             .find(|known| *known == request.method)
@@ -400,6 +454,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             Code::InvalidRequest
         );
         V2Reply {
+            accepted: false,
             request_id: request_id.map(|id| id.chars().take(128).collect()),
             outcome: Err(V2Error::new(
                 Code::InvalidRequest,
@@ -420,6 +475,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             return V2Reply {
                 request_id: None,
                 outcome: self.negotiate(request, caller),
+                accepted: false,
             };
         }
         let request_id = request
@@ -428,6 +484,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         let reply = |outcome| V2Reply {
             request_id: request_id.clone(),
             outcome,
+            accepted: false,
         };
         // The common fields, in this order, before the method is looked at.
         let Some(id) = request.request_id.filter(|id| is_uuid(id)) else {
@@ -454,22 +511,43 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 )));
             }
         };
-        if self.session(request.session_token, caller, now).is_none() {
+        let Some(session) = self.session(request.session_token, caller, now) else {
             return reply(Err(V2Error::new(
                 Code::NegotiationRequired,
                 format!(
                     "`{EXTRA_SESSION_TOKEN}` is missing, expired or from before a restart; call `{METHOD_NEGOTIATE}`"
                 ),
             )));
-        }
+        };
         let outcome = match request.method {
             wire::METHOD_GET_PROVIDER_INFO => self.discovery(caller, &self.info_json),
-            wire::METHOD_LIST_TOOLS => self.discovery(caller, &self.tools_json),
-            wire::METHOD_EXECUTE_TOOL => self.execute(request, caller, id, deadline),
+            wire::METHOD_LIST_TOOLS => {
+                let tools = match &self.tools_json_async {
+                    Some(json) if session.capabilities & CAP_ASYNC_OPERATIONS != 0 => json,
+                    _ => &self.tools_json,
+                };
+                self.discovery(caller, tools)
+            }
+            wire::METHOD_EXECUTE_TOOL => {
+                match self.execute(request, caller, id, deadline, &session) {
+                    Ok(Answer::Accepted(data)) => {
+                        return V2Reply {
+                            request_id: request_id.clone(),
+                            outcome: Ok(data),
+                            accepted: true,
+                        };
+                    }
+                    Ok(Answer::Data(data)) => Ok(data),
+                    Err(err) => Err(err),
+                }
+            }
+            METHOD_GET_OPERATION | METHOD_CANCEL_OPERATION => {
+                self.operation(request, caller, id, &session)
+            }
             other => Err(V2Error::new(
                 Code::MethodNotFound,
                 format!(
-                    "unknown method `{}`; CETP v2 read-only methods: `{METHOD_NEGOTIATE}`, `{}`, `{}`, `{}`",
+                    "unknown method `{}`; CETP v2 methods: `{METHOD_NEGOTIATE}`, `{}`, `{}`, `{}`, `{METHOD_GET_OPERATION}`, `{METHOD_CANCEL_OPERATION}`",
                     printable(&other.chars().take(64).collect::<String>()),
                     wire::METHOD_GET_PROVIDER_INFO,
                     wire::METHOD_LIST_TOOLS,
@@ -500,12 +578,13 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             ));
         }
         let asked = request.consumer_capabilities.unwrap_or("[]");
-        if serde_json::from_str::<Vec<String>>(asked).is_err() {
+        let Ok(asked) = serde_json::from_str::<Vec<String>>(asked) else {
             return Err(V2Error::new(
                 Code::InvalidRequest,
                 format!("`{EXTRA_CONSUMER_CAPABILITIES}` must be a JSON array of strings"),
             ));
-        }
+        };
+        let capabilities = self.capabilities_for(&asked);
         if caller.uid().is_none() {
             // A session is a MAC over the caller's UID: callers the platform did not name
             // would all share one.
@@ -523,7 +602,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         let expires_at_ms = self.now_ms().saturating_add(SESSION_LIFETIME_MS);
         let session = Session {
             version: PROTOCOL_VERSION as u8,
-            capabilities: 0,
+            capabilities,
             expires_at_ms,
         };
         let token = sessions.issue(caller.uid(), session).map_err(|_| {
@@ -539,8 +618,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             "provider_name": self.provider.name(),
             "session_token": token,
             "expires_at": rfc3339(expires_at_ms),
-            // None of the optional capabilities is offered: the intersection is empty.
-            "capabilities": [],
+            // What both offer, and nothing the agent did not ask for.
+            "capabilities": capability_names(capabilities),
             "limits": {
                 "max_request_bytes": self.max_request_bytes(),
                 "max_inline_result_bytes": self.max_inline_result_bytes(),
@@ -577,7 +656,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         caller: &Caller,
         id: &str,
         deadline: u64,
-    ) -> Result<String, V2Error> {
+        session: &Session,
+    ) -> Result<Answer, V2Error> {
         let Some(name) = request.tool_name.filter(|n| !n.trim().is_empty()) else {
             return Err(V2Error::new(
                 Code::InvalidRequest,
@@ -632,27 +712,86 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             }
         };
         let tool = self.provider.tool_named(name);
+        let asynchronous = session.capabilities & CAP_ASYNC_OPERATIONS != 0;
+        if let (Some(operations), Ok(found), Some(uid), true) =
+            (&self.operations, &tool, caller.uid(), asynchronous)
+        {
+            if found.descriptor().long_running() {
+                // A retry of a call that goes on as an operation gets that operation.
+                if let Some(op) = operations.started_by(uid, id) {
+                    if op.tool() != found.name() {
+                        return Err(V2Error::new(
+                            Code::InvalidRequest,
+                            format!(
+                                "`{EXTRA_REQUEST_ID}` already names an operation of another tool; a new call needs a new `{EXTRA_REQUEST_ID}`"
+                            ),
+                        ));
+                    }
+                    return Ok(Answer::Accepted(self.accepted_data(op.id())));
+                }
+                // Admitted here, as any call; only the tool runs on the operations' threads,
+                // under its own deadline (the agent polls past its reply's).
+                let call = ToolCall::new(tool)
+                    .maybe_args(request.args)
+                    .request_id(Some(id))
+                    .utf8_sizes(max_request);
+                let admitted = match self.provider.admit(call, caller) {
+                    Ok(admitted) => admitted,
+                    Err(err) => {
+                        let logged = self.provider.reply(name, caller, Response::Error(err));
+                        return self
+                            .render(logged, name, resumed, this_call, deadline, now)
+                            .map(Answer::Data);
+                    }
+                };
+                return match operations.start(admitted, caller, uid, id, deadline) {
+                    Ok(Started::Inline(response)) => self
+                        .render(response, name, resumed, this_call, deadline, now)
+                        .map(Answer::Data),
+                    Ok(Started::Accepted(op)) => Ok(Answer::Accepted(self.accepted_data(op.id()))),
+                    Err(refusal) => Err(refused_operation(refusal)),
+                };
+            }
+        }
         let call = ToolCall::new(tool)
             .maybe_args(request.args)
             .request_id(Some(id))
             .deadline_at_ms(Some(deadline))
             .utf8_sizes(max_request);
-        match self.provider.execute(call, caller) {
-            Response::Success(value) => {
-                let envelope = format!("{{\"kind\":\"{RESULT_KIND_INLINE}\",\"value\":{value}}}");
-                let max = self.max_inline_result_bytes();
-                if envelope.len() > max {
-                    return Err(V2Error::new(
-                        Code::ResultTooLarge,
-                        format!(
-                            "the result is {} KiB, over the {} KiB a reply carries; narrow the request",
-                            envelope.len().div_ceil(1024),
-                            max / 1024
-                        ),
-                    ));
-                }
-                Ok(envelope)
-            }
+        let response = self.provider.execute(call, caller);
+        self.render(response, name, resumed, this_call, deadline, now)
+            .map(Answer::Data)
+    }
+
+    /// The `data` of a success: the inline envelope, or `RESULT_TOO_LARGE` when it does not fit.
+    fn inline(&self, value: &str) -> Result<String, V2Error> {
+        let envelope = format!("{{\"kind\":\"{RESULT_KIND_INLINE}\",\"value\":{value}}}");
+        let max = self.max_inline_result_bytes();
+        if envelope.len() > max {
+            return Err(V2Error::new(
+                Code::ResultTooLarge,
+                format!(
+                    "the result is {} KiB, over the {} KiB a reply carries; narrow the request",
+                    envelope.len().div_ceil(1024),
+                    max / 1024
+                ),
+            ));
+        }
+        Ok(envelope)
+    }
+
+    /// The reply to an `execute_tool` the core answered with `response`.
+    fn render(
+        &self,
+        response: Response,
+        name: &str,
+        resumed: bool,
+        this_call: Option<Resume>,
+        deadline: u64,
+        now: u64,
+    ) -> Result<String, V2Error> {
+        match response {
+            Response::Success(value) => self.inline(&value),
             Response::Error(err) => {
                 let refused = matches!(
                     err.code(),
@@ -688,6 +827,232 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 Err(v2)
             }
         }
+    }
+
+    /// The optional capabilities this host offers, as session bits: `async_operations` and
+    /// `cancellation` when it runs operations.
+    fn offered(&self) -> u8 {
+        if self.operations.is_some() {
+            CAP_ASYNC_OPERATIONS | CAP_CANCELLATION
+        } else {
+            0
+        }
+    }
+
+    /// The capabilities a session gets: those both sides offer (`cancellation` only with
+    /// `async_operations`, which it acts on).
+    fn capabilities_for(&self, asked: &[String]) -> u8 {
+        let asked = asked
+            .iter()
+            .filter_map(|name| capability_bit(name))
+            .fold(0, |bits, bit| bits | bit);
+        let mut both = asked & self.offered();
+        if both & CAP_ASYNC_OPERATIONS == 0 {
+            both &= !CAP_CANCELLATION;
+        }
+        both
+    }
+
+    /// The optional capabilities this host offers, by name (what `cargo cetp check` reports).
+    pub fn offered_capabilities(&self) -> Vec<&'static str> {
+        capability_names(self.offered())
+    }
+
+    fn accepted_data(&self, operation_id: &str) -> String {
+        let poll = self
+            .operations
+            .as_ref()
+            .map_or(1000, |ops| ops.settings().poll_after_ms());
+        serde_json::json!({"operation_id": operation_id, "poll_after_ms": poll}).to_string()
+    }
+
+    /// `get_operation` and `cancel_operation`.
+    fn operation(
+        &self,
+        request: &V2Request<'_>,
+        caller: &Caller,
+        id: &str,
+        session: &Session,
+    ) -> Result<String, V2Error> {
+        let cancel = request.method == METHOD_CANCEL_OPERATION;
+        let (needed, name) = if cancel {
+            (CAP_CANCELLATION, CAPABILITY_CANCELLATION)
+        } else {
+            (CAP_ASYNC_OPERATIONS, CAPABILITY_ASYNC_OPERATIONS)
+        };
+        if session.capabilities & needed == 0 {
+            return Err(V2Error::new(
+                Code::UnsupportedCapability,
+                format!(
+                    "`{}` needs the capability `{name}`, which this session did not negotiate",
+                    request.method
+                ),
+            ));
+        }
+        let Some(operation_id) = request.operation_id.filter(|op| !op.is_empty()) else {
+            return Err(V2Error::new(
+                Code::InvalidRequest,
+                format!(
+                    "`{}` needs the extra `{EXTRA_OPERATION_ID}` that `execute_tool` answered",
+                    request.method
+                ),
+            ));
+        };
+        // Another caller's operation is answered exactly as one never issued.
+        let found = match (&self.operations, caller.uid()) {
+            (Some(operations), Some(uid)) => operations.find(uid, operation_id),
+            _ => None,
+        };
+        let Some(op) = found else {
+            return Err(V2Error::new(
+                Code::ResultExpired,
+                "no such operation: it is unknown, or finished too long ago to be kept; call the tool again",
+            ));
+        };
+        if op.request_id() != id {
+            return Err(V2Error::new(
+                Code::InvalidRequest,
+                format!(
+                    "`{EXTRA_REQUEST_ID}` must be the one of the `execute_tool` that started the operation"
+                ),
+            ));
+        }
+        let poll = self
+            .operations
+            .as_ref()
+            .map_or(1000, |ops| ops.settings().poll_after_ms());
+        if cancel {
+            return match op.cancel() {
+                Ok(true) => {
+                    log::info!(
+                        "CETP v2 operation of `{}` from {} -> cancellation requested",
+                        op.tool(),
+                        Escaped(caller)
+                    );
+                    Ok(serde_json::json!({
+                        "operation_id": op.id(),
+                        "state": STATE_CANCELLATION_REQUESTED,
+                        "poll_after_ms": poll,
+                    })
+                    .to_string())
+                }
+                Ok(false) => Ok(serde_json::json!({
+                    "operation_id": op.id(),
+                    "state": STATE_CANCELLED,
+                })
+                .to_string()),
+                Err(()) => Err(V2Error::new(
+                    Code::Conflict,
+                    format!(
+                        "the operation has already finished; `{METHOD_GET_OPERATION}` gives its outcome"
+                    ),
+                )),
+            };
+        }
+        let (state, progress) = op.look();
+        let mut data = serde_json::json!({"operation_id": op.id()});
+        let fields = data.as_object_mut().expect("an object");
+        let state_name = match state {
+            State::Queued => STATE_QUEUED,
+            State::Running => STATE_RUNNING,
+            State::Cancelled => STATE_CANCELLED,
+            State::Done(Response::Success(value)) => match self.inline(&value) {
+                Ok(envelope) => {
+                    let result =
+                        serde_json::from_str::<serde_json::Value>(&envelope).unwrap_or_default();
+                    fields.insert("result".to_owned(), result);
+                    STATE_SUCCEEDED
+                }
+                Err(err) => {
+                    fields.insert("error".to_owned(), error_object(&err));
+                    STATE_FAILED
+                }
+            },
+            State::Done(Response::Error(err)) => {
+                fields.insert("error".to_owned(), error_object(&from_core(&err, false)));
+                STATE_FAILED
+            }
+        };
+        fields.insert("state".to_owned(), state_name.into());
+        if matches!(state_name, STATE_QUEUED | STATE_RUNNING) {
+            fields.insert("poll_after_ms".to_owned(), poll.into());
+            if let Some(progress) = progress {
+                let mut shown = serde_json::json!({"current": progress.current});
+                if let Some(total) = progress.total {
+                    shown["total"] = total.into();
+                }
+                if let Some(message) = progress.message {
+                    shown["message"] = message.into();
+                }
+                fields.insert("progress".to_owned(), shown);
+            }
+        }
+        Ok(data.to_string())
+    }
+}
+
+/// What `execute_tool` answers: a `success`'s `data`, or an `accepted`'s.
+enum Answer {
+    Data(String),
+    Accepted(String),
+}
+
+/// Session bit: `async_operations`.
+const CAP_ASYNC_OPERATIONS: u8 = 1;
+/// Session bit: `cancellation`.
+const CAP_CANCELLATION: u8 = 1 << 1;
+
+/// The session bit of the capability `name`, if this SDK knows it.
+fn capability_bit(name: &str) -> Option<u8> {
+    match name {
+        CAPABILITY_ASYNC_OPERATIONS => Some(CAP_ASYNC_OPERATIONS),
+        CAPABILITY_CANCELLATION => Some(CAP_CANCELLATION),
+        _ => None,
+    }
+}
+
+/// The names of the capabilities in `bits`, in the spec's order.
+fn capability_names(bits: u8) -> Vec<&'static str> {
+    [
+        (CAP_ASYNC_OPERATIONS, CAPABILITY_ASYNC_OPERATIONS),
+        (CAP_CANCELLATION, CAPABILITY_CANCELLATION),
+    ]
+    .into_iter()
+    .filter(|(bit, _)| bits & bit != 0)
+    .map(|(_, name)| name)
+    .collect()
+}
+
+/// An operation's `error`, with the fields of an error reply.
+fn error_object(err: &V2Error) -> serde_json::Value {
+    let mut object = serde_json::json!({
+        "error_code": err.code.as_str(),
+        "error_message": err.message,
+        "retryable": err.retryable(),
+    });
+    if let Some(wait) = err.retry_after_ms {
+        object["retry_after_ms"] = wait.into();
+    }
+    object
+}
+
+/// The answer to a call that could not become an operation.
+fn refused_operation(refusal: Refusal) -> V2Error {
+    match refusal {
+        Refusal::CallerFull(max) => V2Error::new(
+            Code::RateLimited,
+            format!(
+                "this app already holds {max} operations here, running or finished and not yet read; read their outcome with `{METHOD_GET_OPERATION}` before starting another"
+            ),
+        ),
+        Refusal::Full => V2Error::new(
+            Code::Unavailable,
+            "the provider holds as many operations as it keeps; try again later",
+        ),
+        Refusal::Unavailable => V2Error::new(
+            Code::Unavailable,
+            "the provider cannot start an operation now; try again",
+        ),
     }
 }
 
@@ -758,5 +1123,7 @@ fn rfc3339(ms: u64) -> String {
     )
 }
 
+#[cfg(test)]
+mod operation_tests;
 #[cfg(test)]
 mod tests;

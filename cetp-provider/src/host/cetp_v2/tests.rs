@@ -298,6 +298,7 @@ fn settings_override_scope_words_and_annotations_and_user_approval_says_provider
     let tools: Value = serde_json::from_str(&describe::list_tools(
         &provider,
         provider.host_settings().unwrap(),
+        false,
     ))
     .unwrap();
     assert_eq!(tools["tools"][0]["annotations"]["risk"], "moderate");
@@ -972,12 +973,17 @@ fn every_code_is_retryable_exactly_as_the_spec_says() {
             | Code::InvalidRequest
             | Code::DeadlineExceeded
             | Code::ResultTooLarge
+            | Code::UnsupportedCapability
+            | Code::Conflict
+            | Code::Cancelled
+            | Code::ResultExpired
             | Code::InternalError => false,
         };
         assert_eq!(code.retryable(), retryable, "{code}");
         let reply = V2Reply {
             request_id: Some(ID.to_owned()),
             outcome: Err(V2Error::new(code, "m")),
+            accepted: false,
         };
         assert!(
             reply
