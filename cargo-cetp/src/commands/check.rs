@@ -21,7 +21,7 @@ pub(crate) struct Checked {
     /// The application id the provider was built for.
     pub package: String,
     /// The runner's description (`list_tools`, `raw_tools`, `provider_info`, `conformance`,
-    /// `conformance_v2`).
+    /// `conformance_v2`, `capabilities_v2`).
     pub description: Value,
     /// Whether the app advertises CETP v2: its `gradle.properties` has no `cetp.v2=false`.
     pub advertises_v2: bool,
@@ -143,6 +143,10 @@ pub(crate) fn run(options: &CheckOptions) -> Result<i32> {
         }
     );
     println!("{}", v2_summary(&checked));
+    println!(
+        "{}",
+        capabilities_line(&checked.description["capabilities_v2"])
+    );
     for note in &checked.notes {
         println!("{note}");
     }
@@ -153,6 +157,24 @@ pub(crate) fn run(options: &CheckOptions) -> Result<i32> {
     let warnings = checked.findings.len() - errors;
     println!("\ncargo cetp check: {errors} error(s), {warnings} warning(s)");
     Ok(i32::from(errors > 0))
+}
+
+/// The line naming the optional CETP v2 capabilities the app offers (`async_operations` and
+/// `cancellation` with a `#[tool(long_running)]`).
+fn capabilities_line(capabilities: &Value) -> String {
+    let names: Vec<&str> = capabilities
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if names.is_empty() {
+        "CETP v2 optional capabilities: none (every tool answers in its reply; mark a tool that \
+         may take seconds `#[tool(long_running)]` to offer async_operations and cancellation)"
+            .to_owned()
+    } else {
+        format!("CETP v2 optional capabilities: {}", names.join(", "))
+    }
 }
 
 /// The line on CETP v2: whether the app advertises it, how many checks fail, and what that
@@ -180,5 +202,25 @@ fn v2_summary(checked: &Checked) -> String {
         ),
         (false, 0) => format!("CETP v2 conformance: ok, but {off}"),
         (false, n) => format!("CETP v2 conformance: {n} violation(s); {off}"),
+    }
+}
+
+#[cfg(test)]
+mod capability_tests {
+    use super::capabilities_line;
+
+    #[test]
+    fn the_capabilities_line_names_what_the_app_offers() {
+        let both = serde_json::json!(["async_operations", "cancellation"]);
+        assert_eq!(
+            capabilities_line(&both),
+            "CETP v2 optional capabilities: async_operations, cancellation"
+        );
+        let none = capabilities_line(&serde_json::json!([]));
+        assert!(
+            none.contains("none") && none.contains("long_running"),
+            "{none}"
+        );
+        assert!(capabilities_line(&serde_json::Value::Null).contains("none"));
     }
 }

@@ -122,7 +122,10 @@ fn describe(app: &App) -> Result<(), String> {
 }
 
 fn describe_json(app: &App) -> Result<Value, String> {
-    let provider = build(app, true)?;
+    let provider = Arc::new(build(app, true)?);
+    // What a CETP v2 agent may negotiate beyond the core, as the app's runtime offers it.
+    let capabilities =
+        cetp_provider::host::cetp_v2::CetpV2Host::new(Arc::clone(&provider)).offered_capabilities();
     // The same declaration without constraints restated, for the descriptions as written.
     let raw_dir = app.files_dir().join("raw");
     std::fs::create_dir_all(&raw_dir).map_err(|e| format!("{}: {e}", raw_dir.display()))?;
@@ -146,6 +149,7 @@ fn describe_json(app: &App) -> Result<Value, String> {
         "provider_info": parse(provider.provider_info_json()),
         "conformance": violations,
         "conformance_v2": v2_violations,
+        "capabilities_v2": capabilities,
         "untranslated": untranslated(&provider),
     }))
 }

@@ -116,6 +116,17 @@ fn v2_offers_operations_and_lists_find_text_as_sync_or_async() {
 }
 
 #[test]
+fn find_text_passes_the_kits_operation_checks() {
+    for window in [Duration::ZERO, Duration::from_secs(3600)] {
+        let app = approved(CetpV2::new().inline_window(window));
+        let agent = Agent::new(&app.provider);
+        agent
+            .check_v2_operations(&app.provider, "find_text", r#"{"text":"basil","limit":2}"#)
+            .unwrap();
+    }
+}
+
+#[test]
 fn v2_find_text_within_the_inline_window_answers_in_its_reply() {
     let app = approved(CetpV2::new().inline_window(Duration::from_secs(3600)));
     let host = CetpV2Host::new(Arc::clone(&app.provider));
