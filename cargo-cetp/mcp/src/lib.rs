@@ -864,4 +864,62 @@ mod tests {
             std::thread::yield_now();
         }
     }
+
+    /// A client of MCP's 2026-07-28 revision: stateless, no `initialize`; it discovers the
+    /// server with `server/discover` and sends its protocol version and capabilities in every
+    /// request's `_meta`.
+    #[test]
+    fn a_stateless_session_of_the_2026_07_28_revision() {
+        let dir = tempfile::tempdir().unwrap();
+        let host =
+            McpHost::new(Arc::new(provider(dir.path(), Some(Auth::open())))).with_caller(agent());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        });
+        let answers = runtime.block_on(async move {
+            let (client, server) = tokio::io::duplex(1 << 16);
+            let serving = tokio::spawn(host.serve(tokio::io::split(server)));
+            let (read, mut write) = tokio::io::split(client);
+            let mut lines = BufReader::new(read).lines();
+            let mut answers = Vec::new();
+            for message in [
+                json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                       "params": {"_meta": meta}}),
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                       "params": {"_meta": meta}}),
+                json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                       "params": {"name": "echo", "arguments": {"words": "hi"}, "_meta": meta}}),
+            ] {
+                write
+                    .write_all(format!("{message}\n").as_bytes())
+                    .await
+                    .unwrap();
+                let line = lines.next_line().await.unwrap().unwrap();
+                answers.push(serde_json::from_str::<Value>(&line).unwrap());
+            }
+            drop((write, lines));
+            let _ = serving.await;
+            answers
+        });
+        let discovered = &answers[0]["result"];
+        assert!(
+            discovered["capabilities"]["tools"].is_object(),
+            "{}",
+            answers[0]
+        );
+        let tools = &answers[1]["result"]["tools"];
+        assert_eq!(tools[0]["name"], "echo", "{}", answers[1]);
+        let ok = &answers[2]["result"];
+        assert_eq!(ok["isError"], false, "{}", answers[2]);
+        assert_eq!(
+            ok["structuredContent"],
+            json!({"access": "Full", "words": "hi"})
+        );
+    }
 }
