@@ -133,6 +133,7 @@ fn rust_wire() -> BTreeMap<&'static str, String> {
             "EXTRA_CONSUMER_CAPABILITIES",
             words::EXTRA_CONSUMER_CAPABILITIES,
         ),
+        ("EXTRA_OPERATION_ID", words::EXTRA_OPERATION_ID),
         ("TAG_STRING", extras::TAG_STRING),
         ("TAG_INT", extras::TAG_INT),
         ("TAG_LONG", extras::TAG_LONG),

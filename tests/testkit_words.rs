@@ -101,6 +101,26 @@ fn rust_words() -> BTreeMap<String, String> {
         ("MEDIA_TYPE_JSON", words::MEDIA_TYPE_JSON),
         ("CAPABILITY_LARGE_RESULTS", words::CAPABILITY_LARGE_RESULTS),
         ("SCHEMA_DIALECT", words::SCHEMA_DIALECT),
+        ("METHOD_GET_OPERATION", words::METHOD_GET_OPERATION),
+        ("METHOD_CANCEL_OPERATION", words::METHOD_CANCEL_OPERATION),
+        ("EXTRA_OPERATION_ID", words::EXTRA_OPERATION_ID),
+        ("STATUS_ACCEPTED", words::STATUS_ACCEPTED),
+        (
+            "CAPABILITY_ASYNC_OPERATIONS",
+            words::CAPABILITY_ASYNC_OPERATIONS,
+        ),
+        ("CAPABILITY_CANCELLATION", words::CAPABILITY_CANCELLATION),
+        ("EXECUTION_SYNC", words::EXECUTION_SYNC),
+        ("EXECUTION_SYNC_OR_ASYNC", words::EXECUTION_SYNC_OR_ASYNC),
+        ("STATE_QUEUED", words::STATE_QUEUED),
+        ("STATE_RUNNING", words::STATE_RUNNING),
+        ("STATE_SUCCEEDED", words::STATE_SUCCEEDED),
+        ("STATE_FAILED", words::STATE_FAILED),
+        ("STATE_CANCELLED", words::STATE_CANCELLED),
+        (
+            "STATE_CANCELLATION_REQUESTED",
+            words::STATE_CANCELLATION_REQUESTED,
+        ),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))

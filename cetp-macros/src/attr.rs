@@ -18,15 +18,17 @@ pub(crate) struct ToolAttr {
     pub(crate) meta: MetaAttr,
 }
 
-/// `title = "…"`, `idempotent`, `open_world`: what the tool descriptor says about the tool.
+/// `title = "…"`, `idempotent`, `open_world`, `long_running`: what the tool descriptor says
+/// about the tool.
 #[derive(Default)]
 pub(crate) struct MetaAttr {
     pub(crate) title: Option<LitStr>,
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
+    pub(crate) long_running: bool,
 }
 
-const KEYS_HINT: &str = "expected `name`, `scopes`, `title`, `idempotent` or `open_world`, e.g. `#[tool(name = \"search_notes\", scopes = [\"notes.read\"])]`";
+const KEYS_HINT: &str = "expected `name`, `scopes`, `title`, `idempotent`, `open_world` or `long_running`, e.g. `#[tool(name = \"search_notes\", scopes = [\"notes.read\"])]`";
 
 /// Parses the attribute arguments. Errors are returned together so one build reports them all.
 pub(crate) fn parse(tokens: TokenStream) -> Result<ToolAttr, syn::Error> {
@@ -65,7 +67,15 @@ pub(crate) fn parse(tokens: TokenStream) -> Result<ToolAttr, syn::Error> {
                 attr.scopes = parse_scopes(value)?;
                 Ok(())
             }
-            "title" | "idempotent" | "open_world" => parse_meta(&meta, &key, &mut attr.meta),
+            "title" | "idempotent" | "open_world" | "long_running" => {
+                parse_meta(&meta, &key, &mut attr.meta)
+            }
+            "execution" | "sync_or_async" | "long" | "slow" | "background" | "asynchronous"
+            | "long_running_hint" => Err(meta.error(format!(
+                "unknown key `{key}`: a tool that may run long is marked `#[tool(long_running)]` \
+                 (CETP v2 advertises it as `execution: sync_or_async`; the SDK decides when a call \
+                 becomes a background operation)"
+            ))),
             "destructive" | "read_only" | "readonly" | "destructive_hint" | "read_only_hint"
             | "readOnlyHint" | "destructiveHint" | "writes" => Err(meta.error(format!(
                 "`{key}`: CETP v1 tools are read-only by design (an agent calls them without the \
@@ -121,6 +131,7 @@ fn parse_meta(meta: &ParseNestedMeta<'_>, key: &str, attr: &mut MetaAttr) -> syn
             attr.title = Some(lit);
         }
         "idempotent" => attr.idempotent = flag(attr.idempotent)?,
+        "long_running" => attr.long_running = flag(attr.long_running)?,
         _ => attr.open_world = flag(attr.open_world)?,
     }
     Ok(())
@@ -324,13 +335,24 @@ mod tests {
         let attr = parse(quote::quote!(
             title = "Search notes",
             idempotent,
-            open_world
+            open_world,
+            long_running
         ))
         .unwrap();
         assert_eq!(attr.meta.title.unwrap().value(), "Search notes");
-        assert!(attr.meta.idempotent && attr.meta.open_world);
+        assert!(attr.meta.idempotent && attr.meta.open_world && attr.meta.long_running);
         let plain = parse(quote::quote!(scopes = ["a"])).unwrap();
         assert!(!plain.meta.idempotent && !plain.meta.open_world && plain.meta.title.is_none());
+        assert!(!plain.meta.long_running);
+        for misnamed in [
+            quote::quote!(execution = "sync_or_async"),
+            quote::quote!(sync_or_async),
+        ] {
+            let err = parse(misnamed).err().unwrap().to_string();
+            assert!(err.contains("#[tool(long_running)]"), "{err}");
+        }
+        assert!(parse(quote::quote!(long_running, long_running)).is_err());
+        assert!(parse(quote::quote!(long_running = true)).is_err());
         for bad in [
             quote::quote!(idempotent = true),
             quote::quote!(idempotent, idempotent),

@@ -545,10 +545,16 @@ fn meta_items(meta: &MetaAttr, output_ty: &TokenStream) -> TokenStream {
             const OPEN_WORLD: bool = true;
         )
     });
+    let long_running = meta.long_running.then(|| {
+        quote!(
+            const LONG_RUNNING: bool = true;
+        )
+    });
     quote! {
         #title
         #idempotent
         #open_world
+        #long_running
 
         fn output_schema() -> ::cetp_provider::__private::OutputSchema {
             #[allow(unused_imports)]

@@ -74,6 +74,12 @@ use proc_macro::TokenStream;
 ///   app's data is unchanged (`annotations.idempotentHint: true`).
 /// - `open_world`: the tool reaches beyond the app's own data, e.g. a web service
 ///   (`annotations.openWorldHint: true`).
+/// - `long_running`: the tool may take seconds (a search over everything, a yearly report).
+///   A CETP v2 agent that negotiated `async_operations` sees it as `execution:
+///   sync_or_async`: a call still running after a short inline window is answered `accepted`
+///   with an operation the agent polls (progress from `CallContext::progress`) and may
+///   cancel (`CallContext::is_cancelled`). CETP v1, Apex and MCP call it as any other tool,
+///   under its deadline (`ProviderBuilder::tool_deadline`).
 ///
 /// Every tool is read-only (`annotations.readOnlyHint: true`, `destructiveHint: false`): there
 /// is no attribute for a tool that writes, and `destructive` or `read_only` are compile errors,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::caller::Caller;
 use crate::clock::Clock;
 use crate::error::ToolError;
+use crate::signals::CallSignals;
 use crate::type_map::TypeMap;
 
 /// How much a caller may see. Tools read it from [`CallContext::access`] and return less to a
@@ -33,6 +34,9 @@ impl AccessLevel {
 /// [`ProviderBuilder::tool_deadline`](crate::ProviderBuilder::tool_deadline)); a call still
 /// running past it answers `INTERNAL_ERROR` saying so, whatever the tool returns.
 ///
+/// A call the agent cancels (CETP v2's `cancel_operation`, MCP's `notifications/cancelled`)
+/// is past its deadline at once, so a tool that honours its deadline stops on cancellation too.
+///
 /// A tool that can take long checks it: [`is_past`](Self::is_past) between steps,
 /// [`check`](Self::check) with `?`, or a clone handed to a database's progress callback (it is
 /// cheap to clone and `'static`), so the work stops and the Binder thread is free again.
@@ -57,6 +61,8 @@ impl AccessLevel {
 #[derive(Clone, Default)]
 pub struct Deadline {
     at: Option<(u64, Arc<dyn Clock>)>,
+    /// The call's signals: a cancelled call is past its deadline too.
+    cancel: Option<Arc<CallSignals>>,
 }
 
 impl fmt::Debug for Deadline {
@@ -71,7 +77,10 @@ impl fmt::Debug for Deadline {
 impl Deadline {
     /// No deadline: never past.
     pub fn none() -> Self {
-        Deadline { at: None }
+        Deadline {
+            at: None,
+            cancel: None,
+        }
     }
 
     /// `time_left` from now on `clock`: for testing a tool with a deadline of your own (the
@@ -100,29 +109,50 @@ impl Deadline {
         let after_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
         Deadline {
             at: Some((start_ms.saturating_add(after_ms), Arc::clone(clock))),
+            cancel: None,
         }
     }
 
-    /// Whether the time is up.
-    pub fn is_past(&self) -> bool {
-        self.at
-            .as_ref()
-            .is_some_and(|(at_ms, clock)| clock.now_ms() >= *at_ms)
+    /// The same deadline, also past once `signals` are cancelled.
+    pub(crate) fn or_cancelled(mut self, signals: &Arc<CallSignals>) -> Self {
+        self.cancel = Some(Arc::clone(signals));
+        self
     }
 
-    /// How long is left (`Duration::MAX` without a deadline, zero once past).
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|s| s.is_cancelled())
+    }
+
+    /// Whether the time is up, or the agent cancelled the call (a CETP v2 `cancel_operation`,
+    /// an MCP cancellation): either way the tool should stop now.
+    pub fn is_past(&self) -> bool {
+        self.cancelled()
+            || self
+                .at
+                .as_ref()
+                .is_some_and(|(at_ms, clock)| clock.now_ms() >= *at_ms)
+    }
+
+    /// How long is left (`Duration::MAX` without a deadline, zero once past or cancelled).
     pub fn time_left(&self) -> Duration {
+        if self.cancelled() {
+            return Duration::ZERO;
+        }
         match &self.at {
             Some((at_ms, clock)) => Duration::from_millis(at_ms.saturating_sub(clock.now_ms())),
             None => Duration::MAX,
         }
     }
 
-    /// `Err` (`INTERNAL_ERROR`, "stopped at its deadline") once the time is up, for `?`.
+    /// `Err` once the time is up (`INTERNAL_ERROR`, "stopped at its deadline") or the call was
+    /// cancelled ([`ToolError::cancelled`]), for `?`.
     ///
     /// # Errors
-    /// The deadline has passed.
+    /// The deadline has passed, or the agent cancelled the call.
     pub fn check(&self) -> Result<(), ToolError> {
+        if self.cancelled() {
+            return Err(ToolError::cancelled());
+        }
         if self.is_past() {
             Err(ToolError::internal(
                 "the tool stopped at its deadline before it had an answer; ask for less (a narrower query or a smaller limit)",
@@ -156,6 +186,7 @@ pub struct CallContext<'a> {
     tool: &'a str,
     states: Option<&'a TypeMap>,
     deadline: Deadline,
+    signals: Option<&'a CallSignals>,
 }
 
 impl<'a> CallContext<'a> {
@@ -169,6 +200,7 @@ impl<'a> CallContext<'a> {
             tool: "",
             states: None,
             deadline: Deadline::none(),
+            signals: None,
         }
     }
 
@@ -203,6 +235,73 @@ impl<'a> CallContext<'a> {
     pub fn with_deadline(mut self, deadline: Deadline) -> Self {
         self.deadline = deadline;
         self
+    }
+
+    /// Sets where progress goes and cancellation comes from (a hand-made context has neither):
+    /// for testing a tool that reports progress or stops when cancelled.
+    ///
+    /// ```
+    /// use cetp_provider::{CallContext, Caller};
+    /// use cetp_provider::host::CallSignals;
+    ///
+    /// let caller = Caller::unknown();
+    /// let signals = CallSignals::new();
+    /// let ctx = CallContext::new(&caller).with_signals(&signals);
+    /// ctx.progress(1, 4, "Reading notes");
+    /// assert_eq!(signals.progress().unwrap().total, Some(4));
+    /// signals.cancel();
+    /// assert!(ctx.check_cancelled().is_err());
+    /// ```
+    #[must_use]
+    #[doc(hidden)]
+    pub fn with_signals(mut self, signals: &'a CallSignals) -> Self {
+        self.signals = Some(signals);
+        self
+    }
+
+    /// Reports how far the tool has come: `current` of `total` (`None` when unknown) and a
+    /// short message for people (at most 200 characters; never put the user's data in it).
+    /// A CETP v2 agent reads it from `get_operation`, an MCP client as progress
+    /// notifications; elsewhere it goes nowhere, at the cost of one check. Report per step of
+    /// real work (every few hundred rows), not per item.
+    ///
+    /// ```
+    /// use cetp_provider::{CallContext, Caller};
+    /// let caller = Caller::unknown();
+    /// CallContext::new(&caller).progress(10, None, "Scanning"); // nobody listens: a no-op
+    /// ```
+    pub fn progress(&self, current: u64, total: impl Into<Option<u64>>, message: &str) {
+        if let Some(signals) = self.signals {
+            let message = (!message.is_empty()).then_some(message);
+            signals.report(current, total.into(), message);
+        }
+    }
+
+    /// Whether the agent asked to stop this call (CETP v2 `cancel_operation`, an MCP
+    /// `notifications/cancelled`). A long tool checks it between steps, like its
+    /// [`deadline`](Self::deadline), or hands a check to a database's progress callback; the
+    /// call then ends as cancelled whatever the tool returns. Never true on CETP v1 or Apex.
+    pub fn is_cancelled(&self) -> bool {
+        self.signals.is_some_and(CallSignals::is_cancelled)
+    }
+
+    /// `Err` ([`ToolError::cancelled`]) once the call was cancelled, for `?`.
+    ///
+    /// # Errors
+    /// The agent asked to stop the call.
+    pub fn check_cancelled(&self) -> Result<(), ToolError> {
+        if self.is_cancelled() {
+            Err(ToolError::cancelled())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The signals of this call, when a host gave it some (for handing a clone of the check
+    /// to a callback that outlives the borrow, such as a database progress handler).
+    #[doc(hidden)]
+    pub fn signals(&self) -> Option<&'a CallSignals> {
+        self.signals
     }
 
     /// The context the provider gives the tool `tool`.
@@ -282,5 +381,30 @@ mod tests {
         assert!(err.message().contains("deadline"), "{err}");
         assert!(!Deadline::none().is_past());
         assert_eq!(Deadline::none().time_left(), Duration::MAX);
+    }
+
+    #[test]
+    fn a_cancelled_call_is_past_its_deadline_and_says_why() {
+        let clock = ManualClock::new(1_000);
+        let shared: Arc<dyn Clock> = Arc::new(clock.clone());
+        let signals = Arc::new(CallSignals::new());
+        let deadline = Deadline::after(&shared, clock.now_ms(), Duration::from_secs(60))
+            .or_cancelled(&signals);
+        let caller = Caller::unknown();
+        let ctx = CallContext::new(&caller).with_signals(&signals);
+        assert!(!deadline.is_past() && !ctx.is_cancelled());
+        assert!(deadline.check().is_ok() && ctx.check_cancelled().is_ok());
+        ctx.progress(2, None, "");
+        assert_eq!(signals.progress().unwrap().message, None);
+        signals.cancel();
+        assert!(deadline.is_past(), "a tool that honours its deadline stops");
+        assert_eq!(deadline.time_left(), Duration::ZERO);
+        assert_eq!(deadline.check().unwrap_err(), ToolError::cancelled());
+        assert!(ctx.is_cancelled());
+        assert_eq!(ctx.check_cancelled().unwrap_err(), ToolError::cancelled());
+        // A hand-made context is never cancelled and reports nowhere.
+        let plain = CallContext::new(&caller);
+        plain.progress(1, 2, "x");
+        assert!(!plain.is_cancelled());
     }
 }

@@ -12,6 +12,7 @@ pub(crate) struct ToolFacts {
     pub(crate) title: Option<&'static str>,
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
+    pub(crate) long_running: bool,
 }
 
 /// A tool as `list_tools` describes it.
@@ -33,6 +34,9 @@ pub struct ToolDescriptor {
     annotations: Annotations,
     #[serde(skip_serializing_if = "Option::is_none")]
     output_schema: Option<serde_json::Value>,
+    /// Not part of the CETP v1 `list_tools` answer: v2 says it as `execution`.
+    #[serde(skip)]
+    long_running: bool,
 }
 
 impl ToolDescriptor {
@@ -56,6 +60,7 @@ impl ToolDescriptor {
                 open_world_hint: facts.open_world,
             },
             output_schema,
+            long_running: facts.long_running,
         }
     }
 
@@ -75,6 +80,7 @@ impl ToolDescriptor {
                 open_world_hint: false,
             },
             output_schema: None,
+            long_running: false,
         }
     }
 
@@ -103,6 +109,14 @@ impl ToolDescriptor {
     /// The behaviour hints, MCP's `ToolAnnotations`.
     pub fn annotations(&self) -> Annotations {
         self.annotations
+    }
+
+    /// Whether the tool may run long (`#[tool(long_running)]`, [`Tool::LONG_RUNNING`]): CETP
+    /// v2's `execution: sync_or_async` for an agent that negotiated `async_operations`.
+    ///
+    /// [`Tool::LONG_RUNNING`]: crate::Tool::LONG_RUNNING
+    pub fn long_running(&self) -> bool {
+        self.long_running
     }
 
     /// The normalized JSON Schema of the result, when the result type has one.

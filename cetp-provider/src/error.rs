@@ -166,6 +166,15 @@ impl ToolError {
         Self::new(ErrorCode::InternalError, message.to_string())
     }
 
+    /// The call was cancelled ([`CallContext::check_cancelled`](crate::CallContext::check_cancelled)
+    /// returns it): a tool that sees [`CallContext::is_cancelled`](crate::CallContext::is_cancelled)
+    /// returns this and stops. Only a cancelled call gets it (CETP v2 reports the operation
+    /// `cancelled`, whatever the tool returned once it was asked to stop); its code is
+    /// `INTERNAL_ERROR`, the only one v1 and Apex have for a call that did not finish.
+    pub fn cancelled() -> Self {
+        Self::internal("the agent cancelled the call before it finished")
+    }
+
     /// `PERMISSION_DENIED`: this caller may not have this data.
     pub fn permission_denied(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::PermissionDenied, message)

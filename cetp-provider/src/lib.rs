@@ -136,6 +136,7 @@ mod runtime;
 // Schema tooling for `cargo cetp check` and the SDK's tests.
 #[doc(hidden)]
 pub mod schema;
+mod signals;
 mod state;
 // The app developer's test helpers: with the `test-util` feature, which an app enables in its
 // `[dev-dependencies]` only, so the library it ships never builds them.

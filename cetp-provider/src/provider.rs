@@ -14,6 +14,7 @@ use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -26,10 +27,11 @@ use crate::caller::Caller;
 use crate::context::{AccessLevel, CallContext, Deadline};
 use crate::descriptor::{ToolDescriptor, ToolFacts};
 use crate::error::{ToolError, provider_bug};
-use crate::limits::{InFlight, Limits};
+use crate::limits::{InFlight, Limits, Slot};
 use crate::localized::Localized;
 use crate::log_text::{Escaped, printable};
 use crate::schema::{self, OutputCheck, SchemaError};
+use crate::signals::CallSignals;
 use crate::state::StateType;
 use crate::tool::{MAX_TOOL_NAME_BYTES, Tool, is_valid_tool_name};
 use crate::type_map::TypeMap;
@@ -76,6 +78,7 @@ impl AnyTool {
                 title: T::TITLE,
                 idempotent: T::IDEMPOTENT,
                 open_world: T::OPEN_WORLD,
+                long_running: T::LONG_RUNNING,
             },
             states: T::state_types(),
             schema: schema::parameters_schema::<T::Args>,
@@ -704,6 +707,7 @@ pub struct ToolCall<'a> {
     request_id: Option<&'a str>,
     deadline_at_ms: Option<u64>,
     utf8_args_limit: Option<usize>,
+    signals: Option<&'a Arc<CallSignals>>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -717,7 +721,16 @@ impl<'a> ToolCall<'a> {
             request_id: None,
             deadline_at_ms: None,
             utf8_args_limit: None,
+            signals: None,
         }
+    }
+
+    /// Where the tool's progress goes and its cancellation comes from (see [`CallSignals`]);
+    /// a call without them reports nowhere and is never cancelled.
+    #[must_use]
+    pub fn signals(mut self, signals: &'a Arc<CallSignals>) -> Self {
+        self.signals = Some(signals);
+        self
     }
 
     /// Sizes counted in UTF-8 bytes, as a host whose protocol promises them that way (CETP v2)
@@ -1014,6 +1027,20 @@ impl Provider {
     }
 
     fn run(&self, call: ToolCall<'_>, caller: &Caller) -> Result<String, ToolError> {
+        let signals = call.signals;
+        let admitted = self.admit(call, caller)?;
+        self.finish(admitted, caller, signals)
+    }
+
+    /// The first half of [`execute`](Self::execute), on the thread the call arrived on: the
+    /// caller's slot, authorization, the sizes and the arguments, and the access log's record.
+    /// What it returns owns everything the tool needs, so [`finish`](Self::finish) may run on
+    /// another thread (CETP v2's operations); the caller's slot is held until then.
+    ///
+    /// # Errors
+    /// The call's refusal, as [`execute`](Self::execute) would answer it.
+    #[doc(hidden)]
+    pub fn admit(&self, call: ToolCall<'_>, caller: &Caller) -> Result<Admitted, ToolError> {
         let slot = self.in_flight.enter(self.auth.callers(), caller)?;
         // One authorization per call, before anything else: a caller that may not run a tool
         // learns nothing about it (with gated discovery, not even whether it exists).
@@ -1061,15 +1088,51 @@ impl Provider {
                 .min(Duration::from_millis(at.saturating_sub(decision.at_ms()))),
             None => entry.deadline,
         };
-        let deadline = Deadline::after(self.auth.clock(), decision.at_ms(), allowed);
+        Ok(Admitted {
+            _slot: slot,
+            index: tool.index(),
+            value,
+            access: decision.access(),
+            decided_at_ms: decision.at_ms(),
+            allowed,
+            request_id: call.request_id.map(str::to_owned),
+        })
+    }
+
+    /// The second half of [`execute`](Self::execute): the tool inside the panic boundary with
+    /// its [`Deadline`] (and `signals`, when the host gave some), then the output check. A call
+    /// cancelled while it ran ends as [`ToolError::cancelled`], one past its deadline as that,
+    /// whatever the tool returned. The caller's slot is given back when it returns.
+    ///
+    /// # Errors
+    /// The tool's error, a panic, the deadline, the cancellation, or an output that does not
+    /// match the tool's schema.
+    #[doc(hidden)]
+    pub fn finish(
+        &self,
+        admitted: Admitted,
+        caller: &Caller,
+        signals: Option<&Arc<CallSignals>>,
+    ) -> Result<String, ToolError> {
+        let entry = &self.entries[admitted.index];
+        let name = entry.name;
+        let mut deadline =
+            Deadline::after(self.auth.clock(), admitted.decided_at_ms, admitted.allowed);
+        if let Some(signals) = signals {
+            deadline = deadline.or_cancelled(signals);
+        }
         let mut ctx = CallContext::new(caller)
-            .with_access(decision.access())
+            .with_access(admitted.access)
             .for_tool(name, &self.states, deadline.clone());
-        if let Some(id) = call.request_id {
+        if let Some(id) = &admitted.request_id {
             ctx = ctx.with_request_id(id);
+        }
+        if let Some(signals) = signals {
+            ctx = ctx.with_signals(signals);
         }
         // The one panic boundary around app code: the tool body (and its arguments' and
         // result's serde impls).
+        let value = admitted.value;
         let result = match catch_unwind(AssertUnwindSafe(|| (entry.run)(value, &ctx))) {
             Ok(result) => result,
             Err(payload) => {
@@ -1081,13 +1144,65 @@ impl Provider {
                     "tool `{name}` panicked (ref {reference}, {})",
                     Escaped(caller)
                 );
-                return Err(internal_failure(name, call.request_id, reference));
+                return Err(internal_failure(
+                    name,
+                    admitted.request_id.as_deref(),
+                    reference,
+                ));
             }
         };
+        if signals.is_some_and(|s| s.is_cancelled()) {
+            return Err(ToolError::cancelled());
+        }
         if deadline.is_past() {
-            return Err(past_deadline(name, allowed));
+            return Err(past_deadline(name, admitted.allowed));
         }
         entry.output.check(name, result?)
+    }
+
+    /// [`finish`](Self::finish) made a reply and logged, as [`execute`](Self::execute) makes
+    /// one (the result's size left to the host, as with [`ToolCall::utf8_sizes`]).
+    #[doc(hidden)]
+    pub fn finish_reply(
+        &self,
+        admitted: Admitted,
+        caller: &Caller,
+        signals: Option<&Arc<CallSignals>>,
+    ) -> Response {
+        let name = self.entries[admitted.index].name;
+        let response = match self.finish(admitted, caller, signals) {
+            Ok(data) => Response::Success(data),
+            Err(err) => Response::Error(err),
+        };
+        self.reply_within(name, caller, response, usize::MAX)
+    }
+}
+
+/// A call [`Provider::admit`] let in, ready for [`Provider::finish`] on any thread: it owns the
+/// caller's slot (given back when it is dropped), the checked arguments and the call's
+/// deadline. Dropping it unfinished ends the call without running the tool.
+pub struct Admitted {
+    _slot: Slot,
+    index: usize,
+    value: Value,
+    access: AccessLevel,
+    decided_at_ms: u64,
+    allowed: Duration,
+    request_id: Option<String>,
+}
+
+impl fmt::Debug for Admitted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Admitted")
+            .field("tool", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Admitted {
+    /// The index of the tool into [`Provider::tools`].
+    pub fn tool_index(&self) -> usize {
+        self.index
     }
 }
 

@@ -43,6 +43,7 @@
 //! ```
 
 mod cetp_v2;
+mod cetp_v2_operations;
 mod logs;
 mod noninterference;
 
@@ -380,6 +381,55 @@ impl<'p> Agent<'p> {
         args: &str,
     ) -> Result<serde_json::Value, ConformanceError> {
         cetp_v2::check_large_result(self.provider, &self.caller, tool, args)
+    }
+
+    /// Checks a long-running tool (`#[tool(long_running)]`) as a CETP v2 agent that negotiated
+    /// `async_operations` and `cancellation` sees it, calling `tool` with `args` as this agent: the
+    /// provider offers both capabilities; in a session without them the tool is listed `sync`,
+    /// never answered `accepted`, and `get_operation` / `cancel_operation` are
+    /// `UNSUPPORTED_CAPABILITY`; in a session with them it is listed `sync_or_async`, an
+    /// `accepted` names an operation and a `poll_after_ms` within 100 ms to 10 s, the operation
+    /// goes through `queued`/`running` (progress never past its total) to `succeeded` with an
+    /// inline `result` (or `failed` with a known code), another app asking for it gets the answer
+    /// for an id never issued, and a cancellation acknowledged always ends `cancelled`. Operations
+    /// run on threads of their own, so the agent's provider is given again, shared (`shared`). An inline answer (the tool
+    /// finished within the window) is accepted as it is.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use cetp_provider::testing::Agent;
+    /// use cetp_provider::{Caller, Provider, auth::Auth, tool, tools};
+    ///
+    /// /// Counts to a number.
+    /// #[tool(long_running)]
+    /// fn count_to(
+    ///     /// Where to stop.
+    ///     n: u32,
+    /// ) -> u32 { n }
+    ///
+    /// let provider = Arc::new(
+    ///     Provider::builder("Counter").tools(tools![count_to]).auth(Auth::open()).build().unwrap(),
+    /// );
+    /// let agent = Agent::new(&provider).as_caller(Caller::app(10_001, "com.example.agent"));
+    /// agent.check_v2_operations(&provider, "count_to", r#"{"n":3}"#).unwrap();
+    /// assert!(agent.check_v2_operations(&provider, "no_such_tool", "{}").is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`ConformanceError`] listing every violation.
+    pub fn check_v2_operations(
+        &self,
+        shared: &std::sync::Arc<Provider>,
+        tool: &str,
+        args: &str,
+    ) -> Result<(), ConformanceError> {
+        if !std::ptr::eq(&**shared, self.provider) {
+            return Err(ConformanceError(vec![
+                "check_v2_operations: `shared` must be the agent's own provider, in an `Arc`"
+                    .to_owned(),
+            ]));
+        }
+        cetp_v2_operations::check(shared, &self.caller, tool, args)
     }
 
     /// `list_tools`.

@@ -97,6 +97,12 @@ pub trait Tool: Send + Sync + 'static {
     const IDEMPOTENT: bool = false;
     /// The tool reaches beyond the app's own data, e.g. a web service (MCP's `openWorldHint`).
     const OPEN_WORLD: bool = false;
+    /// The tool may take seconds (`#[tool(long_running)]`). A CETP v2 agent that negotiated
+    /// `async_operations` sees it as `execution: sync_or_async` and gets an operation to poll
+    /// when a call outlasts the inline window; every other host calls it as any tool, under
+    /// its deadline. Such a tool reports [`CallContext::progress`] and stops when
+    /// [`CallContext::is_cancelled`].
+    const LONG_RUNNING: bool = false;
 
     /// The JSON Schema of [`Tool::Output`], advertised as `output_schema` and checked against
     /// every result in debug builds. `None` (the default) advertises none; `#[tool]` fills it

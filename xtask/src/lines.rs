@@ -74,7 +74,7 @@ const TEXTS: &str = "the app's texts and their translations, as its strings.xml"
 pub const SAMPLES: &[Sample] = &[
     Sample {
         dir: "minimal",
-        target: 55,
+        target: 56,
         scope: Scope::Everything,
         not_counted: &[
             ("src/texts.rs", TEXTS),
@@ -83,7 +83,7 @@ pub const SAMPLES: &[Sample] = &[
     },
     Sample {
         dir: "notes",
-        target: 80,
+        target: 105,
         scope: Scope::RustCode,
         not_counted: &[
             ("src/queries.rs", "tool bodies and SQL"),
@@ -95,10 +95,11 @@ pub const SAMPLES: &[Sample] = &[
     },
     Sample {
         dir: "expenses",
-        target: 121,
+        target: 138,
         scope: Scope::RustCode,
         not_counted: &[
             ("src/report.rs", "tool bodies"),
+            ("src/export.rs", "the export's tool body and row types"),
             ("src/ledger.rs", "the app's data"),
             ("src/texts.rs", TEXTS),
             (APP_NAME, "the app's name, as every app has"),

@@ -86,15 +86,15 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-use cetp_provider::host::{Need, ToolCall, ToolDescriptor, printable};
+use cetp_provider::host::{CallSignals, Need, Progress, ToolCall, ToolDescriptor, printable};
 use cetp_provider::{Caller, Provider, Response, ToolError};
 
 /// The property a result that is not a JSON object is wrapped in, for MCP's `outputSchema` and
@@ -209,6 +209,17 @@ impl<P: Deref<Target = Provider>> McpHost<P> {
     /// `tools/call` of `name` with `arguments` (absent: `{}`), answered by the provider's core
     /// and rendered by [`call_result`]. Blocks while the tool runs.
     pub fn call_tool(&self, name: &str, arguments: Option<&JsonObject>) -> CallToolResult {
+        self.call_tool_with(name, arguments, None)
+    }
+
+    /// [`call_tool`](Self::call_tool) with the call's signals: the tool's progress goes to
+    /// them, and cancelling them stops the tool (as MCP's `notifications/cancelled` does).
+    pub fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Option<&JsonObject>,
+        signals: Option<&Arc<CallSignals>>,
+    ) -> CallToolResult {
         let inner = &self.inner;
         let provider = &inner.provider;
         let tool = provider.tool(name).ok_or_else(|| {
@@ -223,10 +234,11 @@ impl<P: Deref<Target = Provider>> McpHost<P> {
             .ok()
             .is_some_and(|t| t.descriptor().output_schema().is_some());
         let args = arguments.map(|a| Value::Object(a.clone()).to_string());
-        let response = provider.execute(
-            ToolCall::new(tool).maybe_args(args.as_deref()),
-            &self.caller,
-        );
+        let mut call = ToolCall::new(tool).maybe_args(args.as_deref());
+        if let Some(signals) = signals {
+            call = call.signals(signals);
+        }
+        let response = provider.execute(call, &self.caller);
         call_result(&response, structured, wrapped)
     }
 }
@@ -326,15 +338,58 @@ impl<P: Deref<Target = Provider> + Send + Sync + 'static> ServerHandler for McpH
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let host = self.clone();
+        // Progress goes out as `notifications/progress` when the client gave a token; the
+        // tool reports on its own thread, so reports are queued for this task to send.
+        let token = context.meta.get_progress_token();
+        let (sender, mut reports) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        let signals = Arc::new(match token {
+            Some(_) => CallSignals::observed(move |progress| {
+                let _ = sender.send(progress.clone());
+            }),
+            None => CallSignals::new(),
+        });
+        let forwarding = token.map(|token| {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                while let Some(progress) = reports.recv().await {
+                    #[allow(clippy::cast_precision_loss)] // Display data.
+                    let mut param =
+                        ProgressNotificationParam::new(token.clone(), progress.current as f64);
+                    #[allow(clippy::cast_precision_loss)]
+                    {
+                        param.total = progress.total.map(|total| total as f64);
+                    }
+                    param.message = progress.message;
+                    if peer.notify_progress(param).await.is_err() {
+                        return;
+                    }
+                }
+            })
+        });
+        // `notifications/cancelled` cancels the call's signals: the tool sees it, and its
+        // deadline is past. The watcher holds them weakly, so the reports end with the call.
+        let watched = Arc::downgrade(&signals);
+        let cancelled = context.ct.clone();
+        let watcher = tokio::spawn(async move {
+            cancelled.cancelled().await;
+            if let Some(signals) = watched.upgrade() {
+                signals.cancel();
+            }
+        });
         // Tools block (a database, a file): keep them off the task that reads the stream.
         let result = tokio::task::spawn_blocking(move || {
-            host.call_tool(&request.name, request.arguments.as_ref())
+            host.call_tool_with(&request.name, request.arguments.as_ref(), Some(&signals))
         })
-        .await
-        .map_err(|e| {
+        .await;
+        watcher.abort();
+        if let Some(forwarding) = forwarding {
+            // Every report is sent before the result.
+            let _ = forwarding.await;
+        }
+        let result = result.map_err(|e| {
             ErrorData::internal_error(format!("the tool call did not finish: {e}"), None)
         })?;
         Ok(result.into())
@@ -499,11 +554,44 @@ mod tests {
         vec![1, 2, 3]
     }
 
+    /// Whether `wait` saw its cancellation.
+    #[derive(Clone, Default)]
+    struct SawCancel(Arc<std::sync::atomic::AtomicBool>);
+
+    /// Reports two steps of progress; with `until_cancelled`, then waits until the call is
+    /// cancelled.
+    #[tool(long_running)]
+    fn wait(
+        /// Whether to wait for the cancellation.
+        until_cancelled: bool,
+        saw: &SawCancel,
+        ctx: &CallContext,
+    ) -> Result<u8, ToolError> {
+        ctx.progress(1, 2, "Half");
+        ctx.progress(2, 2, "Done");
+        if until_cancelled {
+            // No timing: the loop ends when the cancellation arrives, however late.
+            while !ctx.deadline().is_past() {
+                std::thread::yield_now();
+            }
+            saw.0
+                .store(ctx.is_cancelled(), std::sync::atomic::Ordering::SeqCst);
+            ctx.check_cancelled()?;
+        }
+        Ok(2)
+    }
+
     fn provider(files: &std::path::Path, auth: Option<Auth>) -> Provider {
+        provider_watched(files, auth, SawCancel::default())
+    }
+
+    fn provider_watched(files: &std::path::Path, auth: Option<Auth>, saw: SawCancel) -> Provider {
         let builder = Provider::builder("Words")
             .description("Words the user keeps")
             .scope("words.read", "your words")
-            .tools(tools![echo, count])
+            .tools(tools![echo, count, wait])
+            .tool_deadline("wait", std::time::Duration::from_secs(24 * 3600))
+            .state(saw)
             .app(App::new("com.example.words", files).with_version(3, "1.3"));
         match auth {
             Some(auth) => builder.auth(auth),
@@ -685,6 +773,153 @@ mod tests {
         assert!(
             message.starts_with("INVALID_ARGS: invalid arguments for `echo`"),
             "{message}"
+        );
+    }
+
+    /// A long tool with a progress token sends `notifications/progress` before its result;
+    /// `notifications/cancelled` stops a tool that waits for it.
+    #[test]
+    fn progress_notifications_and_cancellation() {
+        let dir = tempfile::tempdir().unwrap();
+        let saw = SawCancel::default();
+        let provider = Arc::new(provider_watched(
+            dir.path(),
+            Some(Auth::open()),
+            saw.clone(),
+        ));
+        let host = McpHost::new(provider).with_caller(agent());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let lines = runtime.block_on(async move {
+            let (client, server) = tokio::io::duplex(1 << 16);
+            let serving = tokio::spawn(host.serve(tokio::io::split(server)));
+            let (read, mut write) = tokio::io::split(client);
+            let mut lines = BufReader::new(read).lines();
+            let mut seen = Vec::new();
+            let send = |message: Value| format!("{message}\n");
+            for message in [
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"}}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                    "name": "wait", "arguments": {"until_cancelled": false},
+                    "_meta": {"progressToken": "p2"}}}),
+            ] {
+                write.write_all(send(message).as_bytes()).await.unwrap();
+            }
+            // The initialize answer, two progress notifications, the result.
+            for _ in 0..4 {
+                let line = lines.next_line().await.unwrap().unwrap();
+                seen.push(serde_json::from_str::<Value>(&line).unwrap());
+            }
+            // A call that waits for its cancellation, then the cancellation, then a list.
+            for message in [
+                json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+                    "name": "wait", "arguments": {"until_cancelled": true},
+                    "_meta": {"progressToken": "p3"}}}),
+            ] {
+                write.write_all(send(message).as_bytes()).await.unwrap();
+            }
+            // Its two progress notifications say it runs.
+            for _ in 0..2 {
+                let line = lines.next_line().await.unwrap().unwrap();
+                seen.push(serde_json::from_str::<Value>(&line).unwrap());
+            }
+            for message in [
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": 3, "reason": "the user stopped it"}}),
+                json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
+            ] {
+                write.write_all(send(message).as_bytes()).await.unwrap();
+            }
+            loop {
+                let line = lines.next_line().await.unwrap().unwrap();
+                let message = serde_json::from_str::<Value>(&line).unwrap();
+                let done = message["id"] == 4;
+                seen.push(message);
+                if done {
+                    break;
+                }
+            }
+            drop((write, lines));
+            let _ = serving.await;
+            seen
+        });
+        let progress: Vec<&Value> = lines[1..3].iter().collect();
+        for (n, note) in progress.iter().enumerate() {
+            assert_eq!(note["method"], "notifications/progress", "{note}");
+            assert_eq!(note["params"]["progressToken"], "p2");
+            assert_eq!(note["params"]["progress"], json!(n as f64 + 1.0));
+            assert_eq!(note["params"]["total"], json!(2.0));
+        }
+        assert_eq!(lines[1]["params"]["message"], "Half");
+        assert_eq!(lines[3]["id"], 2, "the result after its progress");
+        assert_eq!(lines[3]["result"]["isError"], false);
+        assert_eq!(lines[4]["params"]["progressToken"], "p3");
+        // The cancelled call stops: the tool saw the cancellation.
+        while !saw.0.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+    }
+
+    /// A client of MCP's 2026-07-28 revision: stateless, no `initialize`; it discovers the
+    /// server with `server/discover` and sends its protocol version and capabilities in every
+    /// request's `_meta`.
+    #[test]
+    fn a_stateless_session_of_the_2026_07_28_revision() {
+        let dir = tempfile::tempdir().unwrap();
+        let host =
+            McpHost::new(Arc::new(provider(dir.path(), Some(Auth::open())))).with_caller(agent());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        });
+        let answers = runtime.block_on(async move {
+            let (client, server) = tokio::io::duplex(1 << 16);
+            let serving = tokio::spawn(host.serve(tokio::io::split(server)));
+            let (read, mut write) = tokio::io::split(client);
+            let mut lines = BufReader::new(read).lines();
+            let mut answers = Vec::new();
+            for message in [
+                json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                       "params": {"_meta": meta}}),
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                       "params": {"_meta": meta}}),
+                json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                       "params": {"name": "echo", "arguments": {"words": "hi"}, "_meta": meta}}),
+            ] {
+                write
+                    .write_all(format!("{message}\n").as_bytes())
+                    .await
+                    .unwrap();
+                let line = lines.next_line().await.unwrap().unwrap();
+                answers.push(serde_json::from_str::<Value>(&line).unwrap());
+            }
+            drop((write, lines));
+            let _ = serving.await;
+            answers
+        });
+        let discovered = &answers[0]["result"];
+        assert!(
+            discovered["capabilities"]["tools"].is_object(),
+            "{}",
+            answers[0]
+        );
+        let tools = &answers[1]["result"]["tools"];
+        assert_eq!(tools[0]["name"], "echo", "{}", answers[1]);
+        let ok = &answers[2]["result"];
+        assert_eq!(ok["isError"], false, "{}", answers[2]);
+        assert_eq!(
+            ok["structuredContent"],
+            json!({"access": "Full", "words": "hi"})
         );
     }
 }

@@ -21,7 +21,7 @@ pub(crate) struct Checked {
     /// The application id the provider was built for.
     pub package: String,
     /// The runner's description (`list_tools`, `raw_tools`, `provider_info`, `conformance`,
-    /// `conformance_v2`).
+    /// `conformance_v2`, `capabilities_v2`).
     pub description: Value,
     /// Whether the app advertises CETP v2: its `gradle.properties` has no `cetp.v2=false`.
     pub advertises_v2: bool,
@@ -145,7 +145,7 @@ pub(crate) fn run(options: &CheckOptions) -> Result<i32> {
     println!("{}", v2_summary(&checked));
     println!(
         "{}",
-        v2_capabilities(&checked.description["capabilities_v2"])
+        capabilities_line(&checked.description["capabilities_v2"])
     );
     for note in &checked.notes {
         println!("{note}");
@@ -159,22 +159,25 @@ pub(crate) fn run(options: &CheckOptions) -> Result<i32> {
     Ok(i32::from(errors > 0))
 }
 
-/// The line naming the optional CETP v2 capabilities the provider grants an agent that asks
-/// for all of them (`capabilities_v2` of the runner's description).
-fn v2_capabilities(granted: &serde_json::Value) -> String {
-    let names: Vec<&str> = granted
+/// The line naming the optional CETP v2 capabilities the app offers (`async_operations` and
+/// `cancellation` with a `#[tool(long_running)]`).
+fn capabilities_line(capabilities: &Value) -> String {
+    let names: Vec<&str> = capabilities
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(serde_json::Value::as_str)
+        .filter_map(Value::as_str)
         .collect();
-    if names.is_empty() {
-        "CETP v2 optional capabilities offered: none".to_owned()
+    let hint = if names.contains(&"async_operations") {
+        ""
     } else {
-        format!(
-            "CETP v2 optional capabilities offered: {}",
-            names.join(", ")
-        )
+        " (every tool answers in its reply; mark a tool that may take seconds \
+         `#[tool(long_running)]` to offer async_operations and cancellation)"
+    };
+    if names.is_empty() {
+        format!("CETP v2 optional capabilities: none{hint}")
+    } else {
+        format!("CETP v2 optional capabilities: {}{hint}", names.join(", "))
     }
 }
 
@@ -208,22 +211,26 @@ fn v2_summary(checked: &Checked) -> String {
 
 #[cfg(test)]
 mod capability_tests {
-    use serde_json::json;
+    use super::capabilities_line;
 
     #[test]
-    fn the_capabilities_line_names_each_granted_capability_or_none() {
+    fn the_capabilities_line_names_what_the_app_offers() {
+        let all = serde_json::json!(["async_operations", "cancellation", "large_results"]);
         assert_eq!(
-            super::v2_capabilities(&json!(["large_results"])),
-            "CETP v2 optional capabilities offered: large_results"
+            capabilities_line(&all),
+            "CETP v2 optional capabilities: async_operations, cancellation, large_results"
         );
-        assert_eq!(
-            super::v2_capabilities(&json!([])),
-            "CETP v2 optional capabilities offered: none"
+        let large = capabilities_line(&serde_json::json!(["large_results"]));
+        assert!(
+            large.starts_with("CETP v2 optional capabilities: large_results (")
+                && large.contains("long_running"),
+            "{large}"
         );
-        assert_eq!(
-            super::v2_capabilities(&json!(null)),
-            "CETP v2 optional capabilities offered: none",
-            "a runner of an older SDK says nothing"
+        let none = capabilities_line(&serde_json::json!([]));
+        assert!(
+            none.contains("none") && none.contains("long_running"),
+            "{none}"
         );
+        assert!(capabilities_line(&serde_json::Value::Null).contains("none"));
     }
 }

@@ -134,7 +134,10 @@ fn describe(app: &App) -> Result<(), String> {
 }
 
 fn describe_json(app: &App) -> Result<Value, String> {
-    let provider = build(app, true)?;
+    let provider = Arc::new(build(app, true)?);
+    // What a CETP v2 agent may negotiate beyond the core, as the app's runtime offers it.
+    let capabilities =
+        cetp_provider::host::cetp_v2::CetpV2Host::new(Arc::clone(&provider)).offered_capabilities();
     // The same declaration without constraints restated, for the descriptions as written.
     let raw_dir = app.files_dir().join("raw");
     std::fs::create_dir_all(&raw_dir).map_err(|e| format!("{}: {e}", raw_dir.display()))?;
@@ -158,21 +161,11 @@ fn describe_json(app: &App) -> Result<Value, String> {
         "provider_info": parse(provider.provider_info_json()),
         "conformance": violations,
         "conformance_v2": v2_violations,
-        "capabilities_v2": v2_capabilities(&provider),
+        "capabilities_v2": capabilities,
         "untranslated": untranslated(&provider),
     }))
 }
 
-/// The optional CETP v2 capabilities the provider grants an agent that asks for every one the
-/// specification defines.
-fn v2_capabilities(provider: &Provider) -> Value {
-    let asked = r#"["async_operations","cancellation","large_results"]"#;
-    let agent = Caller::app(10_001, "dev.cetp.check");
-    CetpV2Host::new(provider)
-        .call(&V2Request::negotiate(&[2, 1], asked), &agent)
-        .data_json()
-        .map_or_else(|_| json!([]), |data| data["capabilities"].clone())
-}
 
 /// For each language the template's screens ship in, the app's texts without a translation to
 /// it: `{"fr": ["scope notes.read"], …}` (languages with none left out).

@@ -9,6 +9,8 @@
 //!   when the Apex agent activates or deactivates it ([`AgentConnection`]).
 //! - [`CetpV2`]: what CETP v2 says about each scope ([`ScopeAccess`], [`Sensitivity`]) and each
 //!   tool ([`Risk`], [`Confirmation`]) beyond what `#[tool]` already knows.
+//!   It also sets how `#[tool(long_running)]` calls become operations (the inline window, the
+//!   threads, the bounds, how long outcomes are kept).
 //!
 //! | host | transport | module |
 //! |---|---|---|
@@ -51,6 +53,30 @@ pub use cetp_v2::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
 
 #[doc(hidden)]
 pub use crate::auth::Need;
+#[doc(hidden)]
+pub use crate::provider::Admitted;
+#[doc(hidden)]
+pub use crate::signals::{CallSignals, Progress};
+
+/// How a host holds its provider: borrowed (`&Provider`) or shared (`Arc<Provider>`), which a
+/// host may hand to threads of its own (CETP v2's operations run there).
+#[doc(hidden)]
+pub trait HeldProvider: std::ops::Deref<Target = crate::Provider> {
+    /// The provider as an `Arc`, when it is held so.
+    fn shared(&self) -> Option<std::sync::Arc<crate::Provider>>;
+}
+
+impl HeldProvider for &crate::Provider {
+    fn shared(&self) -> Option<std::sync::Arc<crate::Provider>> {
+        None
+    }
+}
+
+impl HeldProvider for std::sync::Arc<crate::Provider> {
+    fn shared(&self) -> Option<std::sync::Arc<crate::Provider>> {
+        Some(std::sync::Arc::clone(self))
+    }
+}
 #[doc(hidden)]
 pub use crate::caller::CallerPackage;
 #[doc(hidden)]

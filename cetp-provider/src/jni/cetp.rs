@@ -11,8 +11,8 @@ use crate::app::App;
 use crate::host::Request;
 use crate::host::cetp_v2::extras::{self, Extras, Protocol};
 use crate::host::cetp_v2::words::{
-    EXTRA_CONSUMER_CAPABILITIES, EXTRA_CONSUMER_VERSIONS, EXTRA_DEADLINE_AT_MS, EXTRA_RESUME_TOKEN,
-    EXTRA_SESSION_TOKEN,
+    EXTRA_CONSUMER_CAPABILITIES, EXTRA_CONSUMER_VERSIONS, EXTRA_DEADLINE_AT_MS, EXTRA_OPERATION_ID,
+    EXTRA_RESUME_TOKEN, EXTRA_SESSION_TOKEN,
 };
 use crate::host::cetp_v2::{BundleValue, V2Request};
 use crate::wire;
@@ -212,6 +212,7 @@ fn native_call_typed<'local>(
                 resume_token: extras.text(EXTRA_RESUME_TOKEN),
                 consumer_versions: versions.as_deref(),
                 consumer_capabilities: extras.text(EXTRA_CONSUMER_CAPABILITIES),
+                operation_id: extras.text(EXTRA_OPERATION_ID),
             };
             let reply = running.cetp_v2().call(&request, caller);
             let triples = typed(env, &reply.to_entries())?;

@@ -2,7 +2,7 @@
 //!
 //! The notes live in SQLite (`<filesDir>/notes.db`), read through a pool of read-only
 //! connections the provider holds as state (`queries::Database`), opened on first use. This
-//! file is the whole integration: four `#[tool]` functions, the provider and the export line.
+//! file is the whole integration: five `#[tool]` functions, the provider and the export line.
 //! The tool bodies and the SQL are in `queries.rs`; `demo.rs` creates demo data. Walkthrough:
 //! `README.md`.
 
@@ -10,9 +10,11 @@ pub mod demo;
 pub mod queries;
 mod texts;
 
+use std::time::Duration;
+
 use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use chrono::NaiveDate;
-use queries::{Database, Hit, Note, NoteList, TagCount};
+use queries::{Database, Hit, Note, NoteList, TagCount, TextMatches};
 
 /// Searches the user's notes by words in their title or body, best matches first. Every word
 /// must occur; case and accents are ignored. When the user shares titles only, the search
@@ -69,13 +71,41 @@ pub fn notes_between(
     queries::between(db, from, to, limit, ctx)
 }
 
+/// Finds every note containing a text anywhere, even inside words (part of a number, a code
+/// or an address), oldest first. It reads every note, so it can take seconds: prefer
+/// `search_notes` for words. When the user shares titles only, it looks at titles alone.
+#[tool(scopes = ["notes.read"], long_running)]
+pub fn find_text(
+    /// The characters to look for, e.g. `4417` or `lisbon`.
+    #[schemars(length(min = 1, max = 200))]
+    text: String,
+    /// How many notes to return, 1 to 50 (default 10).
+    #[schemars(range(min = 1, max = 50))]
+    limit: Option<u32>,
+    db: &Database,
+    ctx: &CallContext,
+) -> Result<TextMatches, ToolError> {
+    queries::find_text(db, &text, limit, ctx)
+}
+
+/// How long `find_text` may read: on CETP v2 it goes on as an operation the agent polls; on
+/// CETP v1 and Apex the call waits for it.
+pub const FIND_TEXT_DEADLINE: Duration = Duration::from_secs(30);
+
 /// Declares the provider over the notes database (its path, or a [`Database`]).
 pub fn provider_over(database: impl Into<Database>) -> ProviderBuilder {
     Provider::builder("Notes")
         .description(texts::description())
         .scope("notes.read", texts::notes_read())
         .scope("tags.read", texts::tags_read())
-        .tools(tools![search_notes, get_note, list_tags, notes_between])
+        .tools(tools![
+            search_notes,
+            get_note,
+            list_tags,
+            notes_between,
+            find_text
+        ])
+        .tool_deadline("find_text", FIND_TEXT_DEADLINE)
         .state(database.into())
 }
 

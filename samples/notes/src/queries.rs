@@ -553,6 +553,100 @@ fn db_error(err: rusqlite::Error) -> ToolError {
     ToolError::internal(format_args!("reading the notes database failed: {err}"))
 }
 
+/// What `find_text` found: the matching notes (at most the limit) and how many notes it read.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TextMatches {
+    /// Notes containing the text, oldest first.
+    pub notes: Vec<NoteSummary>,
+    /// How many notes were read to find them (all of them, unless the limit was reached).
+    pub read: u64,
+    /// How many notes there are.
+    pub total: u64,
+}
+
+/// Notes read per query of `find_text`: between two batches it reports progress and SQLite
+/// checks the deadline (and the cancellation) within each.
+pub const SCAN_BATCH: u32 = 250;
+
+/// Every note whose title or text contains `text` anywhere (case ignored, inside words too: a
+/// part of a number, a code, a URL), oldest first: it reads every note, [`SCAN_BATCH`] at a
+/// time, reporting its progress between batches, and stops when the agent cancels or the
+/// deadline passes. A limited caller's search reads titles only, as `search` does.
+///
+/// # Errors
+/// `INVALID_ARGS` for an empty text; `INTERNAL_ERROR` if the database fails, the deadline
+/// passes or the agent cancels.
+pub fn find_text(
+    db: &Database,
+    text: &str,
+    limit: Option<u32>,
+    ctx: &CallContext,
+) -> Result<TextMatches, ToolError> {
+    let needle = text.trim().to_lowercase();
+    if needle.is_empty() {
+        return Err(ToolError::invalid_args(
+            "`text` is empty; send the characters to look for",
+        ));
+    }
+    let limit = limit.unwrap_or(DEFAULT_HITS) as usize;
+    let titles_only = ctx.access() == AccessLevel::Limited;
+    let total: u64 = db.read(ctx.deadline(), |conn| {
+        conn.query_row("SELECT count(*) FROM notes", [], |row| row.get::<_, i64>(0))
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(db_error)
+    })?;
+    let mut found = Vec::new();
+    let mut read = 0u64;
+    let mut after = 0i64;
+    while found.len() < limit {
+        ctx.progress(read, total, "Reading notes");
+        let batch = db.read(ctx.deadline(), |conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT id, title, created, CASE WHEN ?3 THEN '' ELSE body END, \
+                            (SELECT json_group_array(tag) FROM (SELECT tag FROM tags WHERE note_id = notes.id ORDER BY tag)) \
+                     FROM notes WHERE id > ?1 ORDER BY id LIMIT ?2",
+                )
+                .map_err(db_error)?;
+            let rows = stmt
+                .query_map(params![after, SCAN_BATCH, titles_only], |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, String>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, String>(4)?,
+                    ))
+                })
+                .map_err(db_error)?;
+            rows.collect::<Result<Vec<_>, _>>().map_err(db_error)
+        })?;
+        if batch.is_empty() {
+            break;
+        }
+        for (id, title, created, body, tags) in batch {
+            after = id;
+            read += 1;
+            let hit = title.to_lowercase().contains(&needle)
+                || (!titles_only && body.to_lowercase().contains(&needle));
+            if hit && found.len() < limit {
+                found.push(NoteSummary {
+                    id,
+                    title,
+                    created,
+                    tags: serde_json::from_str(&tags).unwrap_or_default(),
+                });
+            }
+        }
+    }
+    ctx.progress(read, total, "Done");
+    Ok(TextMatches {
+        notes: found,
+        read,
+        total,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use cetp_provider::Caller;

@@ -109,14 +109,20 @@ fn an_approved_agent_gets_a_cetp_v2_conformant_provider() {
 }
 
 #[test]
-fn list_tools_describes_four_tools_with_llm_ready_schemas() {
+fn list_tools_describes_five_tools_with_llm_ready_schemas() {
     let app = App::start();
     let list = app.agent().list_tools().data_json().unwrap();
     let tools = list["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["search_notes", "get_note", "list_tags", "notes_between"]
+        [
+            "search_notes",
+            "get_note",
+            "list_tags",
+            "notes_between",
+            "find_text"
+        ]
     );
     let search = &tools[0]["parameters"];
     assert_eq!(search["required"], json!(["query"]));
@@ -129,6 +135,7 @@ fn list_tools_describes_four_tools_with_llm_ready_schemas() {
         assert_eq!(between["properties"][day]["format"], "date");
     }
     assert_eq!(tools[2]["parameters"]["properties"], json!({}));
+    assert_eq!(tools[4]["parameters"]["required"], json!(["text"]));
 }
 
 #[test]

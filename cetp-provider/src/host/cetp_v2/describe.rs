@@ -5,7 +5,9 @@
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::words::{MIN_INLINE_RESULT_BYTES, SCHEMA_DIALECT};
+use super::words::{
+    EXECUTION_SYNC, EXECUTION_SYNC_OR_ASYNC, MIN_INLINE_RESULT_BYTES, SCHEMA_DIALECT,
+};
 use crate::descriptor::ToolDescriptor;
 use crate::provider::{HostSettings, Provider};
 
@@ -109,7 +111,8 @@ impl Confirmation {
 /// and `personal` with its description as title, and every tool's annotations come from its
 /// `#[tool]`: `effect` read, `risk` low, `destructive` false, `idempotent` and `open_world` as
 /// declared, `confirmation` `provider_policy` under user approval (else `never`), `execution`
-/// sync.
+/// `sync` (`sync_or_async` for a `#[tool(long_running)]` to an agent that negotiated
+/// `async_operations`).
 ///
 /// ```
 /// use cetp_provider::host::cetp_v2::{CetpV2, Confirmation, Risk, ScopeAccess, Sensitivity};
@@ -132,6 +135,8 @@ pub struct CetpV2 {
     risks: Vec<(String, Risk)>,
     confirmations: Vec<(String, Confirmation)>,
     max_large_result_bytes: Option<u64>,
+    /// How long-running tools become operations (set in `operations.rs`).
+    pub(super) operations: super::operations::OperationSettings,
 }
 
 /// The default cap on a large result: 16 MiB, what ClawSeed's client reads at most (the spec
@@ -294,8 +299,11 @@ pub(crate) fn provider_info(provider: &Provider, id: &str, settings: &CetpV2) ->
 }
 
 /// The `data` of v2's `list_tools`: `{"revision","tools"}`, the revision a digest of the tools
-/// as described, so it changes whenever a tool, a schema or an annotation does.
-pub(crate) fn list_tools(provider: &Provider, settings: &CetpV2) -> String {
+/// as described, so it changes whenever a tool, a schema or an annotation does. With
+/// `operations` (the session negotiated `async_operations` and the host runs operations), a
+/// long-running tool says `execution: sync_or_async`; without, every tool says `sync`, as the
+/// spec allows `sync_or_async` only under that capability.
+pub(crate) fn list_tools(provider: &Provider, settings: &CetpV2, operations: bool) -> String {
     let asks = provider.authorizer().asks_the_user();
     let tools: Vec<Value> = provider
         .tools()
@@ -316,7 +324,11 @@ pub(crate) fn list_tools(provider: &Provider, settings: &CetpV2) -> String {
                     "idempotent": facts.idempotent(),
                     "open_world": facts.open_world(),
                     "confirmation": settings.confirmation_of(&tool.name, asks).as_str(),
-                    "execution": "sync",
+                    "execution": if operations && tool.long_running() {
+                        EXECUTION_SYNC_OR_ASYNC
+                    } else {
+                        EXECUTION_SYNC
+                    },
                 },
             })
         })

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::words::{
-    EXTRA_CONSUMER_CAPABILITIES, EXTRA_CONSUMER_VERSIONS, EXTRA_DEADLINE_AT_MS,
+    EXTRA_CONSUMER_CAPABILITIES, EXTRA_CONSUMER_VERSIONS, EXTRA_DEADLINE_AT_MS, EXTRA_OPERATION_ID,
     EXTRA_PROTOCOL_VERSION, EXTRA_RESUME_TOKEN, EXTRA_SESSION_TOKEN,
 };
 use super::{BundleValue, V2Request};
@@ -36,7 +36,7 @@ const MAX_EXTRAS: usize = 32;
 
 /// Every extra a typed call is read for (v1's and v2's), which the template passes by name and
 /// which are read wherever they come among the extras.
-pub const TYPED_EXTRAS: [&str; 9] = [
+pub const TYPED_EXTRAS: [&str; 10] = [
     EXTRA_PROTOCOL_VERSION,
     EXTRA_SESSION_TOKEN,
     EXTRA_REQUEST_ID,
@@ -46,6 +46,7 @@ pub const TYPED_EXTRAS: [&str; 9] = [
     EXTRA_RESUME_TOKEN,
     EXTRA_CONSUMER_VERSIONS,
     EXTRA_CONSUMER_CAPABILITIES,
+    EXTRA_OPERATION_ID,
 ];
 
 /// Which protocol a typed call speaks.

@@ -4,7 +4,7 @@
 //!
 //! | method | answered with |
 //! |---|---|
-//! | `negotiate` | version 2, the app's package as `provider_id`, a session token bound to the caller's UID, the version and the capabilities both sides have (`large_results`), with an expiry; limits at the spec's floors |
+//! | `negotiate` | version 2, the app's package as `provider_id`, a session token bound to the caller's UID, the version and the capabilities both sides have, with an expiry; limits at the spec's floors |
 //! | `get_provider_info` | `schema_dialect` and every scope with `title`, `access`, `sensitivity` ([`CetpV2`]) |
 //! | `list_tools` | a `revision` and every tool with `title`, both schemas, its complete `scopes` and seven annotations |
 //! | `execute_tool` | `{"kind":"inline","value":…}`, the value checked against the output schema by the core; over the inline limit, with `large_results` negotiated, `{"kind":"file",…}` and the `result_fd` ([`ResultFile`]) |
@@ -43,11 +43,11 @@
 mod describe;
 pub mod extras;
 mod large_result;
+mod operations;
 mod resume;
 mod session;
 pub mod words;
 
-use std::ops::Deref;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -59,22 +59,24 @@ pub use words::Code;
 
 use crate::caller::Caller;
 use crate::error::ToolError;
+use crate::host::HeldProvider;
 use crate::log_text::{Escaped, printable};
 use crate::provider::{Need, Provider, ToolCall};
 use crate::tool::MAX_TOOL_NAME_BYTES;
 use crate::wire::{self, ErrorCode, Response};
+use operations::State;
+use operations::{Operations, Refusal, Started};
 use resume::{NoToken, Resume, Resumes};
 use session::{Session, Sessions};
 use words::{
-    CAPABILITY_LARGE_RESULTS, EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_REQUEST_ID,
-    EXTRA_RESUME_TOKEN, EXTRA_SESSION_TOKEN, MEDIA_TYPE_JSON, METHOD_NEGOTIATE,
-    MIN_IDEMPOTENCY_WINDOW_SECONDS, MIN_INLINE_RESULT_BYTES, MIN_REQUEST_BYTES, PROTOCOL_VERSION,
-    RESULT_KIND_FILE, RESULT_KIND_INLINE,
+    CAPABILITY_ASYNC_OPERATIONS, CAPABILITY_CANCELLATION, CAPABILITY_LARGE_RESULTS,
+    EXTRA_CONSUMER_CAPABILITIES, EXTRA_DEADLINE_AT_MS, EXTRA_OPERATION_ID, EXTRA_REQUEST_ID,
+    EXTRA_RESUME_TOKEN, EXTRA_SESSION_TOKEN, MEDIA_TYPE_JSON, METHOD_CANCEL_OPERATION,
+    METHOD_GET_OPERATION, METHOD_NEGOTIATE, MIN_IDEMPOTENCY_WINDOW_SECONDS,
+    MIN_INLINE_RESULT_BYTES, MIN_REQUEST_BYTES, PROTOCOL_VERSION, RESULT_KIND_FILE,
+    RESULT_KIND_INLINE, STATE_CANCELLATION_REQUESTED, STATE_CANCELLED, STATE_FAILED, STATE_QUEUED,
+    STATE_RUNNING, STATE_SUCCEEDED,
 };
-
-/// The optional capabilities this host offers, each with its bit in a session token: a session
-/// has those both sides named in `negotiate`.
-const OFFERED: [(&str, u8); 1] = [(CAPABILITY_LARGE_RESULTS, session::LARGE_RESULTS)];
 
 /// How long a session lasts before the agent negotiates again.
 pub const SESSION_LIFETIME_MS: u64 = 60 * 60 * 1000;
@@ -105,6 +107,8 @@ pub struct V2Request<'a> {
     pub consumer_versions: Option<&'a [i32]>,
     /// `consumer_capabilities` (`negotiate`), a JSON array of strings.
     pub consumer_capabilities: Option<&'a str>,
+    /// `operation_id` (`get_operation`, `cancel_operation`).
+    pub operation_id: Option<&'a str>,
 }
 
 impl<'a> V2Request<'a> {
@@ -137,6 +141,21 @@ impl<'a> V2Request<'a> {
             request_id: Some(request_id),
             deadline_at_ms: Some(i64::try_from(deadline_at_ms).unwrap_or(i64::MAX)),
             ..V2Request::default()
+        }
+    }
+
+    /// `get_operation` or `cancel_operation` (`method`) of `operation_id`, with the common
+    /// fields (`request_id` the one of the `execute_tool` that started it).
+    pub fn operation(
+        method: &'a str,
+        operation_id: &'a str,
+        token: &'a str,
+        request_id: &'a str,
+        deadline_at_ms: u64,
+    ) -> Self {
+        V2Request {
+            operation_id: Some(operation_id),
+            ..V2Request::common(method, token, request_id, deadline_at_ms)
         }
     }
 
@@ -215,7 +234,6 @@ impl V2Error {
 
 /// A value of the reply Bundle, typed as v2 reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum BundleValue<'a> {
     /// `putString`.
     Text(&'a str),
@@ -238,6 +256,8 @@ pub enum BundleValue<'a> {
 pub struct V2Reply {
     request_id: Option<String>,
     outcome: Result<String, V2Error>,
+    /// `status` is `accepted`: `data` names an operation.
+    accepted: bool,
     file: Option<Arc<ResultFile>>,
 }
 
@@ -256,10 +276,31 @@ impl From<String> for Payload {
 impl V2Reply {
     /// Whether this is a success.
     pub fn is_success(&self) -> bool {
-        self.outcome.is_ok()
+        self.outcome.is_ok() && !self.accepted
     }
 
-    /// The `data` JSON text of a success.
+    /// Whether the call goes on as an operation (`status` `accepted`; `data` holds its
+    /// `operation_id` and `poll_after_ms`).
+    pub fn is_accepted(&self) -> bool {
+        self.accepted
+    }
+
+    /// The file of a large result (`data.kind` is `file`): its size and digest, and
+    /// [`ResultFile::open_once`] to read it as an agent does.
+    pub fn result_file(&self) -> Option<&ResultFile> {
+        self.file.as_deref()
+    }
+
+    /// The template took over the reply's file, if it has one (it opens and unlinks it):
+    /// dropping the reply leaves the file alone. Until then, a reply that is dropped removes
+    /// it.
+    pub fn hand_over_file(&self) {
+        if let Some(file) = &self.file {
+            file.hand_over();
+        }
+    }
+
+    /// The `data` JSON text of a success (or of an `accepted`).
     pub fn data(&self) -> Option<&str> {
         self.outcome.as_ref().ok().map(String::as_str)
     }
@@ -291,21 +332,6 @@ impl V2Reply {
         self.request_id.as_deref()
     }
 
-    /// The file of a large result (`data.kind` is `file`): its size and digest, and
-    /// [`ResultFile::open_once`] to read it as an agent does.
-    pub fn result_file(&self) -> Option<&ResultFile> {
-        self.file.as_deref()
-    }
-
-    /// The template took over the reply's file, if it has one (it opens and unlinks it):
-    /// dropping the reply leaves the file alone. Until then, a reply that is dropped removes
-    /// it.
-    pub fn hand_over_file(&self) {
-        if let Some(file) = &self.file {
-            file.hand_over();
-        }
-    }
-
     /// The entries of the reply Bundle.
     pub fn to_entries(&self) -> Vec<(&'static str, BundleValue<'_>)> {
         let mut entries = vec![(
@@ -317,7 +343,12 @@ impl V2Reply {
         }
         match &self.outcome {
             Ok(data) => {
-                entries.push((wire::KEY_STATUS, BundleValue::Text(wire::STATUS_SUCCESS)));
+                let status = if self.accepted {
+                    words::STATUS_ACCEPTED
+                } else {
+                    wire::STATUS_SUCCESS
+                };
+                entries.push((wire::KEY_STATUS, BundleValue::Text(status)));
                 entries.push((wire::KEY_DATA, BundleValue::Text(data)));
                 if let Some(file) = &self.file {
                     entries.push((words::KEY_RESULT_FD, BundleValue::ResultFile(file.path())));
@@ -354,12 +385,15 @@ pub struct CetpV2Host<P = Arc<Provider>> {
     provider_id: String,
     info_json: String,
     tools_json: String,
+    /// `list_tools` for a session with `async_operations`, when this host runs operations.
+    tools_json_async: Option<String>,
     sessions: Option<Sessions>,
     resumes: Resumes,
+    operations: Option<Operations>,
     results_dir: PathBuf,
 }
 
-impl<P: Deref<Target = Provider>> std::fmt::Debug for CetpV2Host<P> {
+impl<P: HeldProvider> std::fmt::Debug for CetpV2Host<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CetpV2Host")
             .field("provider", &self.provider.name())
@@ -368,10 +402,15 @@ impl<P: Deref<Target = Provider>> std::fmt::Debug for CetpV2Host<P> {
     }
 }
 
-impl<P: Deref<Target = Provider>> CetpV2Host<P> {
+impl<P: HeldProvider> CetpV2Host<P> {
     /// The v2 view of `provider`, with the settings given to
     /// [`ProviderBuilder::host`](crate::ProviderBuilder::host) (or the defaults), and a fresh
     /// session key: tokens of an earlier host are refused.
+    ///
+    /// A host holding an `Arc<Provider>` (as the Android runtime does) whose provider has a
+    /// `#[tool(long_running)]` offers `async_operations` and `cancellation` (its operations
+    /// run on threads of their own, which need the provider shared); one borrowing it offers
+    /// none.
     pub fn new(provider: P) -> Self {
         let settings = provider
             .host_settings::<CetpV2>()
@@ -394,15 +433,23 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             }
             None => large_result::default_dir(),
         };
+        let operations = provider
+            .shared()
+            .filter(|shared| shared.tools().iter().any(|t| t.long_running()))
+            .map(|shared| Operations::new(shared, settings.operations));
         CetpV2Host {
             info_json: describe::provider_info(&provider, &provider_id, &settings),
-            tools_json: describe::list_tools(&provider, &settings),
+            tools_json: describe::list_tools(&provider, &settings, false),
+            tools_json_async: operations
+                .as_ref()
+                .map(|_| describe::list_tools(&provider, &settings, true)),
+            operations,
+            results_dir,
             provider,
             settings,
             provider_id,
             sessions,
             resumes: Resumes::default(),
-            results_dir,
         }
     }
 
@@ -433,6 +480,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 wire::METHOD_GET_PROVIDER_INFO,
                 wire::METHOD_LIST_TOOLS,
                 wire::METHOD_EXECUTE_TOOL,
+                METHOD_GET_OPERATION,
+                METHOD_CANCEL_OPERATION,
             ]
             .into_iter()
             .find(|known| *known == request.method)
@@ -457,6 +506,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             Code::InvalidRequest
         );
         V2Reply {
+            accepted: false,
+            file: None,
             request_id: request_id.map(|id| id.chars().take(128).collect()),
             outcome: Err(V2Error::new(
                 Code::InvalidRequest,
@@ -465,7 +516,6 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                     words::EXTRA_PROTOCOL_VERSION
                 ),
             )),
-            file: None,
         }
     }
 
@@ -478,6 +528,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             return V2Reply {
                 request_id: None,
                 outcome: self.negotiate(request, caller),
+                accepted: false,
                 file: None,
             };
         }
@@ -488,11 +539,13 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             Ok(Payload { data, file }) => V2Reply {
                 request_id: request_id.clone(),
                 outcome: Ok(data),
+                accepted: false,
                 file: file.map(Arc::new),
             },
             Err(err) => V2Reply {
                 request_id: request_id.clone(),
                 outcome: Err(err),
+                accepted: false,
                 file: None,
             },
         };
@@ -533,12 +586,34 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             wire::METHOD_GET_PROVIDER_INFO => {
                 self.discovery(caller, &self.info_json).map(Into::into)
             }
-            wire::METHOD_LIST_TOOLS => self.discovery(caller, &self.tools_json).map(Into::into),
-            wire::METHOD_EXECUTE_TOOL => self.execute(request, caller, id, deadline, session),
+            wire::METHOD_LIST_TOOLS => {
+                let tools = match &self.tools_json_async {
+                    Some(json) if session.capabilities & CAP_ASYNC_OPERATIONS != 0 => json,
+                    _ => &self.tools_json,
+                };
+                self.discovery(caller, tools).map(Into::into)
+            }
+            wire::METHOD_EXECUTE_TOOL => {
+                match self.execute(request, caller, id, deadline, &session) {
+                    Ok(Answer::Accepted(data)) => {
+                        return V2Reply {
+                            request_id: request_id.clone(),
+                            outcome: Ok(data),
+                            accepted: true,
+                            file: None,
+                        };
+                    }
+                    Ok(Answer::Data(data)) => Ok(data),
+                    Err(err) => Err(err),
+                }
+            }
+            METHOD_GET_OPERATION | METHOD_CANCEL_OPERATION => self
+                .operation(request, caller, id, &session)
+                .map(Into::into),
             other => Err(V2Error::new(
                 Code::MethodNotFound,
                 format!(
-                    "unknown method `{}`; CETP v2 read-only methods: `{METHOD_NEGOTIATE}`, `{}`, `{}`, `{}`",
+                    "unknown method `{}`; CETP v2 methods: `{METHOD_NEGOTIATE}`, `{}`, `{}`, `{}`, `{METHOD_GET_OPERATION}`, `{METHOD_CANCEL_OPERATION}`",
                     printable(&other.chars().take(64).collect::<String>()),
                     wire::METHOD_GET_PROVIDER_INFO,
                     wire::METHOD_LIST_TOOLS,
@@ -575,7 +650,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
                 format!("`{EXTRA_CONSUMER_CAPABILITIES}` must be a JSON array of strings"),
             ));
         };
-        let (names, bits) = negotiated_capabilities(&asked);
+        let capabilities = self.capabilities_for(&asked);
         if caller.uid().is_none() {
             // A session is a MAC over the caller's UID: callers the platform did not name
             // would all share one.
@@ -593,7 +668,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         let expires_at_ms = self.now_ms().saturating_add(SESSION_LIFETIME_MS);
         let session = Session {
             version: PROTOCOL_VERSION as u8,
-            capabilities: bits,
+            capabilities,
             expires_at_ms,
         };
         let token = sessions.issue(caller.uid(), session).map_err(|_| {
@@ -609,7 +684,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             "provider_name": self.provider.name(),
             "session_token": token,
             "expires_at": rfc3339(expires_at_ms),
-            "capabilities": names,
+            // What both offer, and nothing the agent did not ask for.
+            "capabilities": capability_names(capabilities),
             "limits": {
                 "max_request_bytes": self.max_request_bytes(),
                 "max_inline_result_bytes": self.max_inline_result_bytes(),
@@ -646,8 +722,8 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         caller: &Caller,
         id: &str,
         deadline: u64,
-        session: Session,
-    ) -> Result<Payload, V2Error> {
+        session: &Session,
+    ) -> Result<Answer, V2Error> {
         let Some(name) = request.tool_name.filter(|n| !n.trim().is_empty()) else {
             return Err(V2Error::new(
                 Code::InvalidRequest,
@@ -702,57 +778,74 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             }
         };
         let tool = self.provider.tool_named(name);
+        let asynchronous = session.capabilities & CAP_ASYNC_OPERATIONS != 0;
+        if let (Some(operations), Ok(found), Some(uid), true) =
+            (&self.operations, &tool, caller.uid(), asynchronous)
+        {
+            if found.descriptor().long_running() {
+                // A retry of a call that goes on as an operation gets that operation.
+                if let Some(op) = operations.started_by(uid, id) {
+                    if op.tool() != found.name() {
+                        return Err(V2Error::new(
+                            Code::InvalidRequest,
+                            format!(
+                                "`{EXTRA_REQUEST_ID}` already names an operation of another tool; a new call needs a new `{EXTRA_REQUEST_ID}`"
+                            ),
+                        ));
+                    }
+                    return Ok(Answer::Accepted(self.accepted_data(op.id())));
+                }
+                // Admitted here, as any call; only the tool runs on the operations' threads,
+                // under its own deadline (the agent polls past its reply's).
+                let call = ToolCall::new(tool)
+                    .maybe_args(request.args)
+                    .request_id(Some(id))
+                    .utf8_sizes(max_request);
+                let admitted = match self.provider.admit(call, caller) {
+                    Ok(admitted) => admitted,
+                    Err(err) => {
+                        let logged = self.provider.reply(name, caller, Response::Error(err));
+                        return self
+                            .render(logged, name, (resumed, this_call), (deadline, now), session)
+                            .map(Answer::Data);
+                    }
+                };
+                return match operations.start(admitted, caller, uid, id, deadline) {
+                    Ok(Started::Inline(response)) => self
+                        .render(
+                            response,
+                            name,
+                            (resumed, this_call),
+                            (deadline, now),
+                            session,
+                        )
+                        .map(Answer::Data),
+                    Ok(Started::Accepted(op)) => Ok(Answer::Accepted(self.accepted_data(op.id()))),
+                    Err(refusal) => Err(refused_operation(refusal)),
+                };
+            }
+        }
         let call = ToolCall::new(tool)
             .maybe_args(request.args)
             .request_id(Some(id))
             .deadline_at_ms(Some(deadline))
             .utf8_sizes(max_request);
-        match self.provider.execute(call, caller) {
-            Response::Success(value) => self.result(&value, session),
-            Response::Error(err) => {
-                let refused = matches!(
-                    err.code(),
-                    ErrorCode::AuthRequired | ErrorCode::PermissionDenied
-                );
-                if resumed && refused {
-                    // The user declined, or left the dialog without answering: the agent
-                    // resumes after any result of the screen, and must not loop.
-                    return Err(V2Error::new(
-                        Code::UserCancelled,
-                        format!(
-                            "the user did not allow this app to use `{}`; ask again only when the user wants to",
-                            printable(name)
-                        ),
-                    ));
-                }
-                let mut v2 = from_core(&err, self.now_ms() >= deadline);
-                if v2.code == Code::AuthRequired {
-                    // The spec's AUTH_REQUIRED always carries a `resolution` and a
-                    // `resume_token`: without a token to give, the refusal is UNAVAILABLE.
-                    let issued = match this_call {
-                        Some(call) => {
-                            let uid = call.uid();
-                            self.resumes.issue(call, now).map(|token| (uid, token))
-                        }
-                        None => Err(NoToken::NoRandom),
-                    };
-                    match issued {
-                        Ok(resume) => v2.resume = Some(resume),
-                        Err(why) => return Err(no_resume_token(why)),
-                    }
-                }
-                Err(v2)
-            }
-        }
+        let response = self.provider.execute(call, caller);
+        self.render(
+            response,
+            name,
+            (resumed, this_call),
+            (deadline, now),
+            session,
+        )
+        .map(Answer::Data)
     }
-}
 
-impl<P: Deref<Target = Provider>> CetpV2Host<P> {
     /// The `data` of a successful `execute_tool`: the result inline when its envelope fits the
     /// inline limit; else, for a session that negotiated `large_results`, written to a file
     /// ([`ResultFile`]) up to the cap of [`CetpV2::max_large_result_bytes`]; else
     /// `RESULT_TOO_LARGE`.
-    fn result(&self, value: &str, session: Session) -> Result<Payload, V2Error> {
+    fn result(&self, value: &str, session: &Session) -> Result<Payload, V2Error> {
         let envelope = format!("{{\"kind\":\"{RESULT_KIND_INLINE}\",\"value\":{value}}}");
         let max = self.max_inline_result_bytes();
         if envelope.len() <= max {
@@ -760,7 +853,7 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
         }
         drop(envelope);
         let size = value.len() as u64;
-        if session.capabilities & session::LARGE_RESULTS == 0 {
+        if session.capabilities & CAP_LARGE_RESULTS == 0 {
             return Err(V2Error::new(
                 Code::ResultTooLarge,
                 format!(
@@ -803,18 +896,302 @@ impl<P: Deref<Target = Provider>> CetpV2Host<P> {
             file: Some(file),
         })
     }
+
+    /// The `data` of a success: the inline envelope, or `RESULT_TOO_LARGE` when it does not fit
+    /// (an operation's result, which `get_operation` carries inline).
+    fn inline(&self, value: &str) -> Result<String, V2Error> {
+        let envelope = format!("{{\"kind\":\"{RESULT_KIND_INLINE}\",\"value\":{value}}}");
+        let max = self.max_inline_result_bytes();
+        if envelope.len() > max {
+            return Err(V2Error::new(
+                Code::ResultTooLarge,
+                format!(
+                    "the result is {} KiB, over the {} KiB a reply carries; narrow the request",
+                    envelope.len().div_ceil(1024),
+                    max / 1024
+                ),
+            ));
+        }
+        Ok(envelope)
+    }
+
+    /// The reply to an `execute_tool` the core answered with `response`.
+    fn render(
+        &self,
+        response: Response,
+        name: &str,
+        (resumed, this_call): (bool, Option<Resume>),
+        (deadline, now): (u64, u64),
+        session: &Session,
+    ) -> Result<Payload, V2Error> {
+        match response {
+            Response::Success(value) => self.result(&value, session),
+            Response::Error(err) => {
+                let refused = matches!(
+                    err.code(),
+                    ErrorCode::AuthRequired | ErrorCode::PermissionDenied
+                );
+                if resumed && refused {
+                    // The user declined, or left the dialog without answering: the agent
+                    // resumes after any result of the screen, and must not loop.
+                    return Err(V2Error::new(
+                        Code::UserCancelled,
+                        format!(
+                            "the user did not allow this app to use `{}`; ask again only when the user wants to",
+                            printable(name)
+                        ),
+                    ));
+                }
+                let mut v2 = from_core(&err, self.now_ms() >= deadline);
+                if v2.code == Code::AuthRequired {
+                    // The spec's AUTH_REQUIRED always carries a `resolution` and a
+                    // `resume_token`: without a token to give, the refusal is UNAVAILABLE.
+                    let issued = match this_call {
+                        Some(call) => {
+                            let uid = call.uid();
+                            self.resumes.issue(call, now).map(|token| (uid, token))
+                        }
+                        None => Err(NoToken::NoRandom),
+                    };
+                    match issued {
+                        Ok(resume) => v2.resume = Some(resume),
+                        Err(why) => return Err(no_resume_token(why)),
+                    }
+                }
+                Err(v2)
+            }
+        }
+    }
+
+    /// The optional capabilities this host offers, as session bits: `async_operations` and
+    /// `cancellation` when it runs operations.
+    fn offered(&self) -> u8 {
+        if self.operations.is_some() {
+            CAP_LARGE_RESULTS | CAP_ASYNC_OPERATIONS | CAP_CANCELLATION
+        } else {
+            CAP_LARGE_RESULTS
+        }
+    }
+
+    /// The capabilities a session gets: those both sides offer (`cancellation` only with
+    /// `async_operations`, which it acts on).
+    fn capabilities_for(&self, asked: &[String]) -> u8 {
+        let asked = asked
+            .iter()
+            .filter_map(|name| capability_bit(name))
+            .fold(0, |bits, bit| bits | bit);
+        let mut both = asked & self.offered();
+        if both & CAP_ASYNC_OPERATIONS == 0 {
+            both &= !CAP_CANCELLATION;
+        }
+        both
+    }
+
+    /// The optional capabilities this host offers, by name (what `cargo cetp check` reports).
+    pub fn offered_capabilities(&self) -> Vec<&'static str> {
+        capability_names(self.offered())
+    }
+
+    fn accepted_data(&self, operation_id: &str) -> String {
+        let poll = self
+            .operations
+            .as_ref()
+            .map_or(1000, |ops| ops.settings().poll_after_ms());
+        serde_json::json!({"operation_id": operation_id, "poll_after_ms": poll}).to_string()
+    }
+
+    /// `get_operation` and `cancel_operation`.
+    fn operation(
+        &self,
+        request: &V2Request<'_>,
+        caller: &Caller,
+        id: &str,
+        session: &Session,
+    ) -> Result<String, V2Error> {
+        let cancel = request.method == METHOD_CANCEL_OPERATION;
+        let (needed, name) = if cancel {
+            (CAP_CANCELLATION, CAPABILITY_CANCELLATION)
+        } else {
+            (CAP_ASYNC_OPERATIONS, CAPABILITY_ASYNC_OPERATIONS)
+        };
+        if session.capabilities & needed == 0 {
+            return Err(V2Error::new(
+                Code::UnsupportedCapability,
+                format!(
+                    "`{}` needs the capability `{name}`, which this session did not negotiate",
+                    request.method
+                ),
+            ));
+        }
+        let Some(operation_id) = request.operation_id.filter(|op| !op.is_empty()) else {
+            return Err(V2Error::new(
+                Code::InvalidRequest,
+                format!(
+                    "`{}` needs the extra `{EXTRA_OPERATION_ID}` that `execute_tool` answered",
+                    request.method
+                ),
+            ));
+        };
+        // Another caller's operation is answered exactly as one never issued.
+        let found = match (&self.operations, caller.uid()) {
+            (Some(operations), Some(uid)) => operations.find(uid, operation_id),
+            _ => None,
+        };
+        let Some(op) = found else {
+            return Err(V2Error::new(
+                Code::ResultExpired,
+                "no such operation: it is unknown, or finished too long ago to be kept; call the tool again",
+            ));
+        };
+        if op.request_id() != id {
+            return Err(V2Error::new(
+                Code::InvalidRequest,
+                format!(
+                    "`{EXTRA_REQUEST_ID}` must be the one of the `execute_tool` that started the operation"
+                ),
+            ));
+        }
+        let poll = self
+            .operations
+            .as_ref()
+            .map_or(1000, |ops| ops.settings().poll_after_ms());
+        if cancel {
+            return match op.cancel() {
+                Ok(true) => {
+                    log::info!(
+                        "CETP v2 operation of `{}` from {} -> cancellation requested",
+                        op.tool(),
+                        Escaped(caller)
+                    );
+                    Ok(serde_json::json!({
+                        "operation_id": op.id(),
+                        "state": STATE_CANCELLATION_REQUESTED,
+                        "poll_after_ms": poll,
+                    })
+                    .to_string())
+                }
+                Ok(false) => Ok(serde_json::json!({
+                    "operation_id": op.id(),
+                    "state": STATE_CANCELLED,
+                })
+                .to_string()),
+                Err(()) => Err(V2Error::new(
+                    Code::Conflict,
+                    format!(
+                        "the operation has already finished; `{METHOD_GET_OPERATION}` gives its outcome"
+                    ),
+                )),
+            };
+        }
+        let (state, progress) = op.look();
+        let mut data = serde_json::json!({"operation_id": op.id()});
+        let fields = data.as_object_mut().expect("an object");
+        let state_name = match state {
+            State::Queued => STATE_QUEUED,
+            State::Running => STATE_RUNNING,
+            State::Cancelled => STATE_CANCELLED,
+            State::Done(Response::Success(value)) => match self.inline(&value) {
+                Ok(envelope) => {
+                    let result =
+                        serde_json::from_str::<serde_json::Value>(&envelope).unwrap_or_default();
+                    fields.insert("result".to_owned(), result);
+                    STATE_SUCCEEDED
+                }
+                Err(err) => {
+                    fields.insert("error".to_owned(), error_object(&err));
+                    STATE_FAILED
+                }
+            },
+            State::Done(Response::Error(err)) => {
+                fields.insert("error".to_owned(), error_object(&from_core(&err, false)));
+                STATE_FAILED
+            }
+        };
+        fields.insert("state".to_owned(), state_name.into());
+        if matches!(state_name, STATE_QUEUED | STATE_RUNNING) {
+            fields.insert("poll_after_ms".to_owned(), poll.into());
+            if let Some(progress) = progress {
+                let mut shown = serde_json::json!({"current": progress.current});
+                if let Some(total) = progress.total {
+                    shown["total"] = total.into();
+                }
+                if let Some(message) = progress.message {
+                    shown["message"] = message.into();
+                }
+                fields.insert("progress".to_owned(), shown);
+            }
+        }
+        Ok(data.to_string())
+    }
 }
 
-/// The names and bits of the optional capabilities both the agent (`asked`) and this host
-/// ([`OFFERED`]) have, in the host's order.
-fn negotiated_capabilities(asked: &[String]) -> (Vec<&'static str>, u8) {
-    OFFERED
-        .iter()
-        .filter(|(name, _)| asked.iter().any(|a| a == name))
-        .fold((Vec::new(), 0), |(mut names, bits), (name, bit)| {
-            names.push(*name);
-            (names, bits | bit)
-        })
+/// What `execute_tool` answers: a `success`'s `data`, or an `accepted`'s.
+enum Answer {
+    Data(Payload),
+    Accepted(String),
+}
+
+/// Session bit: `async_operations`.
+const CAP_ASYNC_OPERATIONS: u8 = 1;
+/// Session bit: `cancellation`.
+const CAP_CANCELLATION: u8 = 1 << 1;
+/// Session bit: `large_results`.
+const CAP_LARGE_RESULTS: u8 = session::LARGE_RESULTS;
+
+/// The session bit of the capability `name`, if this SDK knows it.
+fn capability_bit(name: &str) -> Option<u8> {
+    match name {
+        CAPABILITY_ASYNC_OPERATIONS => Some(CAP_ASYNC_OPERATIONS),
+        CAPABILITY_CANCELLATION => Some(CAP_CANCELLATION),
+        CAPABILITY_LARGE_RESULTS => Some(CAP_LARGE_RESULTS),
+        _ => None,
+    }
+}
+
+/// The names of the capabilities in `bits`, in the spec's order.
+fn capability_names(bits: u8) -> Vec<&'static str> {
+    [
+        (CAP_ASYNC_OPERATIONS, CAPABILITY_ASYNC_OPERATIONS),
+        (CAP_CANCELLATION, CAPABILITY_CANCELLATION),
+        (CAP_LARGE_RESULTS, CAPABILITY_LARGE_RESULTS),
+    ]
+    .into_iter()
+    .filter(|(bit, _)| bits & bit != 0)
+    .map(|(_, name)| name)
+    .collect()
+}
+
+/// An operation's `error`, with the fields of an error reply.
+fn error_object(err: &V2Error) -> serde_json::Value {
+    let mut object = serde_json::json!({
+        "error_code": err.code.as_str(),
+        "error_message": err.message,
+        "retryable": err.retryable(),
+    });
+    if let Some(wait) = err.retry_after_ms {
+        object["retry_after_ms"] = wait.into();
+    }
+    object
+}
+
+/// The answer to a call that could not become an operation.
+fn refused_operation(refusal: Refusal) -> V2Error {
+    match refusal {
+        Refusal::CallerFull(max) => V2Error::new(
+            Code::RateLimited,
+            format!(
+                "this app already holds {max} operations here, running or finished and not yet read; read their outcome with `{METHOD_GET_OPERATION}` before starting another"
+            ),
+        ),
+        Refusal::Full => V2Error::new(
+            Code::Unavailable,
+            "the provider holds as many operations as it keeps; try again later",
+        ),
+        Refusal::Unavailable => V2Error::new(
+            Code::Unavailable,
+            "the provider cannot start an operation now; try again",
+        ),
+    }
 }
 
 /// The answer to a refused call that gets no `resume_token`: the provider holds as many as it
@@ -884,5 +1261,7 @@ fn rfc3339(ms: u64) -> String {
     )
 }
 
+#[cfg(test)]
+mod operation_tests;
 #[cfg(test)]
 mod tests;

@@ -17,13 +17,14 @@ pub(crate) const TOKEN_CHARS: usize = TOKEN_BYTES * 2;
 const BLOCK: usize = 64;
 
 /// The bit of `large_results` in [`Session::capabilities`].
-pub(crate) const LARGE_RESULTS: u8 = 1;
+pub(crate) const LARGE_RESULTS: u8 = 1 << 2;
 
 /// What a valid token was issued for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Session {
     pub(crate) version: u8,
-    /// The negotiated optional capabilities, one bit each ([`LARGE_RESULTS`]).
+    /// The negotiated optional capabilities, one bit each (`async_operations` 1, `cancellation`
+    /// 2, [`LARGE_RESULTS`] 4).
     pub(crate) capabilities: u8,
     pub(crate) expires_at_ms: u64,
 }

@@ -303,6 +303,7 @@ fn settings_override_scope_words_and_annotations_and_user_approval_says_provider
     let tools: Value = serde_json::from_str(&describe::list_tools(
         &provider,
         provider.host_settings().unwrap(),
+        false,
     ))
     .unwrap();
     assert_eq!(tools["tools"][0]["annotations"]["risk"], "moderate");
@@ -977,6 +978,10 @@ fn every_code_is_retryable_exactly_as_the_spec_says() {
             | Code::InvalidRequest
             | Code::DeadlineExceeded
             | Code::ResultTooLarge
+            | Code::UnsupportedCapability
+            | Code::Conflict
+            | Code::Cancelled
+            | Code::ResultExpired
             | Code::InternalError => false,
         };
         assert_eq!(code.retryable(), retryable, "{code}");
@@ -984,6 +989,7 @@ fn every_code_is_retryable_exactly_as_the_spec_says() {
             request_id: Some(ID.to_owned()),
             outcome: Err(V2Error::new(code, "m")),
             file: None,
+            accepted: false,
         };
         assert!(
             reply

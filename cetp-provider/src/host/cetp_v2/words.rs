@@ -40,6 +40,38 @@ pub const KEY_RESOLUTION: &str = "resolution";
 /// the extra of the same name ([`EXTRA_RESUME_TOKEN`]).
 pub const KEY_RESUME_TOKEN: &str = EXTRA_RESUME_TOKEN;
 
+/// Method (`async_operations`): the state of an operation `execute_tool` answered `accepted`.
+pub const METHOD_GET_OPERATION: &str = "get_operation";
+/// Method (`cancellation`): asks an operation to stop.
+pub const METHOD_CANCEL_OPERATION: &str = "cancel_operation";
+/// Extra of `get_operation` and `cancel_operation` (`String`): the operation.
+pub const EXTRA_OPERATION_ID: &str = "operation_id";
+/// Reply `status` of an `execute_tool` that goes on as an operation.
+pub const STATUS_ACCEPTED: &str = "accepted";
+
+/// Optional capability: `execute_tool` may answer with an operation to poll.
+pub const CAPABILITY_ASYNC_OPERATIONS: &str = "async_operations";
+/// Optional capability: `cancel_operation` is available.
+pub const CAPABILITY_CANCELLATION: &str = "cancellation";
+
+/// Tool annotation `execution`: the call is always answered in its reply.
+pub const EXECUTION_SYNC: &str = "sync";
+/// Tool annotation `execution`: the call may be answered `accepted` with an operation.
+pub const EXECUTION_SYNC_OR_ASYNC: &str = "sync_or_async";
+
+/// Operation `state`: accepted, waiting for a thread.
+pub const STATE_QUEUED: &str = "queued";
+/// Operation `state`: the tool is running.
+pub const STATE_RUNNING: &str = "running";
+/// Operation `state`: finished with a `result`.
+pub const STATE_SUCCEEDED: &str = "succeeded";
+/// Operation `state`: finished with an `error`.
+pub const STATE_FAILED: &str = "failed";
+/// Operation `state`: stopped at the agent's request; nothing more happens.
+pub const STATE_CANCELLED: &str = "cancelled";
+/// `state` of a `cancel_operation` reply: the request is noted; poll for the outcome.
+pub const STATE_CANCELLATION_REQUESTED: &str = "cancellation_requested";
+
 /// The JSON Schema dialect of every schema a v2 provider advertises.
 pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 /// `data.kind` of a result carried in the reply.
@@ -90,6 +122,14 @@ pub enum Code {
     DeadlineExceeded,
     /// The result does not fit inline and no other transport was negotiated.
     ResultTooLarge,
+    /// The call uses an optional capability the session did not negotiate.
+    UnsupportedCapability,
+    /// The current state prevents it (an operation that already finished cannot be cancelled).
+    Conflict,
+    /// The operation was cancelled.
+    Cancelled,
+    /// The operation is unknown to this caller, or its result is no longer kept.
+    ResultExpired,
     /// The provider cannot answer now (retryable).
     Unavailable,
     /// The provider failed.
@@ -98,7 +138,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, for tests that compare spellings.
-    pub const ALL: [Code; 14] = [
+    pub const ALL: [Code; 18] = [
         Code::UnsupportedVersion,
         Code::NegotiationRequired,
         Code::AuthRequired,
@@ -113,6 +153,10 @@ impl Code {
         Code::ResultTooLarge,
         Code::Unavailable,
         Code::InternalError,
+        Code::UnsupportedCapability,
+        Code::Conflict,
+        Code::Cancelled,
+        Code::ResultExpired,
     ];
 
     /// The code as the wire spells it.
@@ -132,6 +176,10 @@ impl Code {
             Code::ResultTooLarge => "RESULT_TOO_LARGE",
             Code::Unavailable => "UNAVAILABLE",
             Code::InternalError => "INTERNAL_ERROR",
+            Code::UnsupportedCapability => "UNSUPPORTED_CAPABILITY",
+            Code::Conflict => "CONFLICT",
+            Code::Cancelled => "CANCELLED",
+            Code::ResultExpired => "RESULT_EXPIRED",
         }
     }
 

@@ -62,6 +62,7 @@ public class CetpToolProvider extends ContentProvider {
     Wire.EXTRA_RESUME_TOKEN,
     Wire.EXTRA_CONSUMER_VERSIONS,
     Wire.EXTRA_CONSUMER_CAPABILITIES,
+    Wire.EXTRA_OPERATION_ID,
   };
 
   private final AtomicBoolean modeLogged = new AtomicBoolean();

@@ -101,6 +101,7 @@ public final class Wire {
   public static final String EXTRA_RESUME_TOKEN = "resume_token";
   public static final String EXTRA_CONSUMER_VERSIONS = "consumer_versions";
   public static final String EXTRA_CONSUMER_CAPABILITIES = "consumer_capabilities";
+  public static final String EXTRA_OPERATION_ID = "operation_id";
 
   // Typed extras and reply entries across JNI (cetp_provider::host::cetp_v2::extras): key, tag,
   // value as text.

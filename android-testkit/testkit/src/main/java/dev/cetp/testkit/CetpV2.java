@@ -131,4 +131,41 @@ public final class CetpV2 {
   public static final String UNAVAILABLE = "UNAVAILABLE";
   /** Error: the provider failed. */
   public static final String INTERNAL_ERROR = Wire.CODE_INTERNAL_ERROR;
+  /** Error: the call uses an optional capability the session did not negotiate. */
+  public static final String UNSUPPORTED_CAPABILITY = "UNSUPPORTED_CAPABILITY";
+  /** Error: the current state prevents it (an operation that finished cannot be cancelled). */
+  public static final String CONFLICT = "CONFLICT";
+  /** Error: the operation was cancelled. */
+  public static final String CANCELLED = "CANCELLED";
+  /** Error: the operation is unknown to this caller, or no longer kept. */
+  public static final String RESULT_EXPIRED = "RESULT_EXPIRED";
+
+  /** Method ({@link #CAPABILITY_ASYNC_OPERATIONS}): the state of an operation. */
+  public static final String METHOD_GET_OPERATION = "get_operation";
+  /** Method ({@link #CAPABILITY_CANCELLATION}): asks an operation to stop. */
+  public static final String METHOD_CANCEL_OPERATION = "cancel_operation";
+  /** Extra (String) of the operation methods: the operation. */
+  public static final String EXTRA_OPERATION_ID = Wire.EXTRA_OPERATION_ID;
+  /** Reply {@code status} of a call that goes on as an operation. */
+  public static final String STATUS_ACCEPTED = "accepted";
+  /** Optional capability: {@code execute_tool} may answer with an operation. */
+  public static final String CAPABILITY_ASYNC_OPERATIONS = "async_operations";
+  /** Optional capability: {@code cancel_operation} is available. */
+  public static final String CAPABILITY_CANCELLATION = "cancellation";
+  /** Tool annotation {@code execution}: answered in the reply. */
+  public static final String EXECUTION_SYNC = "sync";
+  /** Tool annotation {@code execution}: may be answered with an operation. */
+  public static final String EXECUTION_SYNC_OR_ASYNC = "sync_or_async";
+  /** Operation state: waiting for a thread. */
+  public static final String STATE_QUEUED = "queued";
+  /** Operation state: the tool runs. */
+  public static final String STATE_RUNNING = "running";
+  /** Operation state: finished with a {@code result}. */
+  public static final String STATE_SUCCEEDED = "succeeded";
+  /** Operation state: finished with an {@code error}. */
+  public static final String STATE_FAILED = "failed";
+  /** Operation state: stopped at the agent's request. */
+  public static final String STATE_CANCELLED = "cancelled";
+  /** State of a {@code cancel_operation} reply: noted; poll for the outcome. */
+  public static final String STATE_CANCELLATION_REQUESTED = "cancellation_requested";
 }

@@ -66,6 +66,7 @@ public class ApexSamplesE2ETest {
     notes.put("get_note", "{\"id\":1}");
     notes.put("list_tags", "{}");
     notes.put("notes_between", "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\",\"limit\":2}");
+    notes.put("find_text", "{\"text\":\"basil\",\"limit\":2}");
     ARGS.put("notes", notes);
     Map<String, String> expenses = new LinkedHashMap<>();
     String range = "{\"from\":\"2025-03-01\",\"to\":\"2025-03-31\"}";

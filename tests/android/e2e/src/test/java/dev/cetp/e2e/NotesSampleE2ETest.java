@@ -39,7 +39,8 @@ public class NotesSampleE2ETest extends SampleSuite {
   static final String PACKAGE = "dev.cetp.samples.notes";
   static final String AUTHORITY = "dev.cetp.samples.notes.tools";
   static final String AUTHORIZE = PACKAGE + ".CETP_AUTHORIZE";
-  static final List<String> TOOLS = List.of("search_notes", "get_note", "list_tags", "notes_between");
+  static final List<String> TOOLS =
+      List.of("search_notes", "get_note", "list_tags", "notes_between", "find_text");
 
   static final String NOTES_READ = "your notes: titles, dates and text";
   static final String TAGS_READ = "your tag names and how many notes use each";
@@ -180,6 +181,7 @@ public class NotesSampleE2ETest extends SampleSuite {
       {"get_note", "{\"id\":7}", NOTES_READ},
       {"notes_between", "{\"from\":\"2023-03-01\",\"to\":\"2023-03-31\"}", NOTES_READ},
       {"list_tags", "{}", TAGS_READ},
+      {"find_text", "{\"text\":\"basil\"}", NOTES_READ},
     };
     for (String[] call : calls) {
       for (CallForm form : CallForm.values()) {

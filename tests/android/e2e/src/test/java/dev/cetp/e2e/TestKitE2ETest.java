@@ -54,7 +54,7 @@ public class TestKitE2ETest {
     Agent agent = cetp.agent("com.example.agent");
     assertEquals(CetpTestRule.FIRST_AGENT_UID, agent.uid());
     assertEquals(
-        java.util.List.of("search_notes", "get_note", "list_tags", "notes_between"),
+        java.util.List.of("search_notes", "get_note", "list_tags", "notes_between", "find_text"),
         agent.toolNames());
     assertEquals(
         "Notes", agent.providerInfo().assertSuccess().jsonObject().getString("provider_name"));
