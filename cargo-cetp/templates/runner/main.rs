@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use cetp_mcp::McpHost;
-use cetp_provider::host::cetp_v2::{CetpV2Host, V2Request};
+use cetp_provider::host::cetp_v2::CetpV2Host;
 use cetp_provider::testing::{Agent, check_conformance};
 use cetp_provider::{AccessLevel, App, Caller, ErrorCode, Provider, ProviderBuilder};
 use serde_json::{Value, json};
@@ -136,8 +136,7 @@ fn describe(app: &App) -> Result<(), String> {
 fn describe_json(app: &App) -> Result<Value, String> {
     let provider = Arc::new(build(app, true)?);
     // What a CETP v2 agent may negotiate beyond the core, as the app's runtime offers it.
-    let capabilities =
-        cetp_provider::host::cetp_v2::CetpV2Host::new(Arc::clone(&provider)).offered_capabilities();
+    let capabilities = CetpV2Host::new(Arc::clone(&provider)).offered_capabilities();
     // The same declaration without constraints restated, for the descriptions as written.
     let raw_dir = app.files_dir().join("raw");
     std::fs::create_dir_all(&raw_dir).map_err(|e| format!("{}: {e}", raw_dir.display()))?;
