@@ -237,7 +237,9 @@ public abstract class V2AgentSuite {
   public void anUnknownMethodIsMethodNotFound() {
     V2Session session = cetp.agent("com.example.agent").v2();
     session.send("delete_everything", session.extras()).assertError(CetpV2.METHOD_NOT_FOUND);
-    session.send("get_operation", session.extras()).assertError(CetpV2.METHOD_NOT_FOUND);
+    // A method of an optional capability the session did not negotiate is not unknown: it
+    // needs the capability.
+    session.send("get_operation", session.extras()).assertError(CetpV2.UNSUPPORTED_CAPABILITY);
   }
 
   // ----------------------------------------------------------------------------------------
