@@ -123,7 +123,7 @@ public class NotesAuthorizationE2ETest {
     CetpTransport unknown = new CetpTransport();
     ToolReply tools = unknown.listTools(AUTHORITY);
     assertTrue(tools.toString(), tools.isSuccess());
-    assertEquals(4, tools.tools().length());
+    assertEquals(5, tools.tools().length()); // search_notes, get_note, list_tags, notes_between, find_text
     assertTrue(unknown.getProviderInfo(AUTHORITY).isSuccess());
     assertTrue(agent.listTools().isSuccess());
   }
