@@ -1,6 +1,8 @@
 // CETP v1 Tool Provider: drop-in Android library module of cetp-rs.
 //
-// settings.gradle.kts:  include(":cetp")  and  project(":cetp").projectDir = file("<path>/android-template")
+// settings.gradle.kts: include(":cetp"), its projectDir the directory of the crate
+// cetp-android-template that `cargo metadata` of the app's Rust crate names (what `cargo cetp
+// new` and `init` write), or an SDK checkout's android-template/
 // app/build.gradle.kts: implementation(project(":cetp")) plus the placeholders and the Rust
 // crate location (see README.md).
 //
@@ -16,6 +18,11 @@ dependencies {
     // (R8 drops them). The host bundle (`cargo cetp build`) compiles against the same version.
     api("org.jspecify:jspecify:1.0.0")
 }
+
+// The module's sources may sit where Cargo keeps the crate that ships them (its registry cache,
+// shared by every build on the machine): what Gradle makes of them goes into the app build's
+// own build directory instead, `build/cetp/`.
+layout.buildDirectory.set(rootProject.layout.buildDirectory.dir("cetp"))
 
 android {
     namespace = "dev.cetp"
@@ -62,7 +69,7 @@ android {
 
 // ---------------------------------------------------------------------------------------------
 // Rust: build the app's crate with cargo-ndk (https://github.com/bbqsrc/cargo-ndk) into
-// build/rustJniLibs/<debug|release>/<abi>/lib<name>.so, before the native libraries are merged:
+// build/cetp/rustJniLibs/<debug|release>/<abi>/lib<name>.so, before the native libraries are merged:
 // cargoNdkDebug before a debug build, cargoNdkRelease before a release build.
 //
 // Set in gradle.properties (or with -P):

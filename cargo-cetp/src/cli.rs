@@ -108,6 +108,11 @@ pub(crate) struct PreviewOptions {
 /// Where a new app's `cetp-provider` comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum SdkSource {
+    /// A released version from crates.io (the default: this `cargo cetp`'s own).
+    Registry {
+        /// The version.
+        version: String,
+    },
     /// A checkout on disk (the directory holding `cetp-provider/` and `android-template/`).
     Path(PathBuf),
     /// A git repository, at a revision if given.
@@ -119,6 +124,33 @@ pub(crate) enum SdkSource {
     },
 }
 
+impl SdkSource {
+    /// The version of the test kit that goes with this SDK: the released one's, a checkout's
+    /// own (its workspace version), or this `cargo cetp`'s for a git repository.
+    ///
+    /// # Errors
+    /// [`crate::Error::App`] when `--sdk-path` is not an SDK checkout.
+    pub(crate) fn kit_version(&self) -> crate::Result<String> {
+        Ok(match self {
+            SdkSource::Registry { version } => version.clone(),
+            SdkSource::Path(dir) => crate::android_build::bundle::Sdk::at(dir)?.kit_version(),
+            SdkSource::Git { .. } => crate::android_build::robolectric::KIT_VERSION.to_owned(),
+        })
+    }
+
+    /// Where the template module comes from, for a person: "from the crate
+    /// cetp-android-template 0.1.0", "from <dir>/android-template", "from a checkout of <url>".
+    pub(crate) fn template_origin(&self) -> String {
+        match self {
+            SdkSource::Registry { version } => {
+                format!("from the crate cetp-android-template {version}")
+            }
+            SdkSource::Path(dir) => format!("from {}", dir.join("android-template").display()),
+            SdkSource::Git { url, .. } => format!("from a checkout of {url}"),
+        }
+    }
+}
+
 /// `--sdk-path`, `--sdk-git` and `--sdk-rev` of `new` and `init`: one [`SdkSource`].
 #[derive(Debug, Args)]
 struct SdkArgs {
@@ -127,7 +159,8 @@ struct SdkArgs {
         value_name = "dir",
         conflicts_with = "sdk_git",
         help = "Depend on the SDK checkout in <dir> (holding cetp-provider/ and\n\
-                android-template/) [default: the SDK this cargo-cetp was built from]"
+                android-template/), to work on the SDK itself [default: the released\n\
+                SDK of this cargo-cetp's version, from crates.io]"
     )]
     sdk_path: Option<PathBuf>,
     #[arg(
@@ -154,7 +187,9 @@ impl SdkArgs {
                 rev: self.sdk_rev,
             },
             (Some(path), None) => SdkSource::Path(path),
-            (None, None) => SdkSource::Path(crate::sdk_dir()),
+            (None, None) => SdkSource::Registry {
+                version: crate::android_build::robolectric::KIT_VERSION.to_owned(),
+            },
         }
     }
 }
@@ -788,11 +823,20 @@ mod tests {
         let Command::New(new) = parse_str("new r --name=recipes --package com.a.b").unwrap() else {
             panic!()
         };
-        assert_eq!(new.sdk, SdkSource::Path(crate::sdk_dir()));
+        assert_eq!(
+            new.sdk,
+            SdkSource::Registry {
+                version: env!("CARGO_PKG_VERSION").into()
+            }
+        );
         assert_eq!(
             (new.name.as_deref(), new.package.as_deref()),
             (Some("recipes"), Some("com.a.b"))
         );
+        let Command::New(new) = parse_str("new r --sdk-path ../cetp-rs").unwrap() else {
+            panic!()
+        };
+        assert_eq!(new.sdk, SdkSource::Path(PathBuf::from("../cetp-rs")));
     }
 
     #[test]
@@ -805,7 +849,12 @@ mod tests {
         assert_eq!(init.project, PathBuf::from("shelf"));
         assert_eq!(init.android_module, Some(PathBuf::from(":app")));
         assert_eq!(init.crate_dir, Some(PathBuf::from("shelf/native")));
-        assert_eq!(init.sdk, SdkSource::Path(crate::sdk_dir()));
+        assert_eq!(
+            init.sdk,
+            SdkSource::Registry {
+                version: env!("CARGO_PKG_VERSION").into()
+            }
+        );
         assert!(!init.dry_run);
         let Command::Init(here) = parse_str("init").unwrap() else {
             panic!()

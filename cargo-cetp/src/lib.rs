@@ -59,15 +59,11 @@ mod template;
 
 pub use error::{Error, Result};
 
-use std::path::PathBuf;
-
-/// The SDK checkout this binary was built from: the default dependency of `cargo cetp new`
-/// (`cetp-provider` by path, the Android template beside it).
-pub const SDK_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-/// The SDK directory, [`SDK_DIR`] without the `/..`.
-pub fn sdk_dir() -> PathBuf {
-    let dir = PathBuf::from(SDK_DIR);
+/// The SDK checkout this crate is built from, for its unit tests (an installed `cargo cetp`
+/// depends on the released SDK by version, never on where it was built).
+#[cfg(test)]
+pub(crate) fn sdk_dir() -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     dir.canonicalize().unwrap_or(dir)
 }
 

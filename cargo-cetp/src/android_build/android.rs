@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::android_build::app::AppCrate;
+use crate::android_build::app::{AppCrate, TEMPLATE_CRATE};
 use crate::android_build::bundle::gradle::{self, string_literal, strip_comment};
 use crate::android_build::layout::Layout;
 use crate::android_build::rust_build;
@@ -47,10 +47,21 @@ pub struct AndroidModule {
     pub uses_template: bool,
     /// The root project's `gradle.properties`.
     pub properties: BTreeMap<String, String>,
-    /// `settings.gradle(.kts)`: the template module's directory, resolved.
-    pub template_dir: Option<PathBuf>,
+    /// `settings.gradle(.kts)`: where the template module `:cetp` comes from.
+    pub template_module: Option<TemplateModule>,
     /// The app manifest's path and text.
     pub manifest: Option<(PathBuf, String)>,
+}
+
+/// Where `settings.gradle(.kts)` takes the template module `:cetp` from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateModule {
+    /// `project(":cetp").projectDir = file("…")`: a directory (resolved), an SDK checkout's.
+    Dir(PathBuf),
+    /// The crate `cetp-android-template` the app's Rust crate resolves, found by `cargo
+    /// metadata` when Gradle reads the settings (what `cargo cetp new` and `init` write for the
+    /// SDK by version).
+    FromCargo,
 }
 
 impl AndroidModule {
@@ -72,7 +83,10 @@ impl AndroidModule {
                 module.properties = properties(&text);
             }
             if let Ok(text) = std::fs::read_to_string(layout.settings_file()) {
-                module.template_dir = template_dir(&text).map(|dir| layout.root.join(dir));
+                module.template_module = template_module(&text).map(|found| match found {
+                    TemplateModule::Dir(dir) => TemplateModule::Dir(layout.root.join(dir)),
+                    from_cargo => from_cargo,
+                });
             }
         }
         for path in manifests {
@@ -263,9 +277,20 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
                 "add `dependencies { implementation(project(\":cetp\")) }`",
             ));
         }
-        match &module.template_dir {
-            Some(template) if template.join("src/main/AndroidManifest.xml").is_file() => {}
-            Some(template) => out.push(Finding::warning(
+        match &module.template_module {
+            Some(TemplateModule::Dir(template))
+                if template.join("src/main/AndroidManifest.xml").is_file() => {}
+            Some(TemplateModule::FromCargo) if app.template.is_some() => {}
+            Some(TemplateModule::FromCargo) => out.push(Finding::warning(
+                format!(
+                    "{settings} takes the `:cetp` module from the crate cetp-android-template, \
+                     which `{}` does not resolve",
+                    app.name
+                ),
+                "turn on cetp-provider's `jni` feature, which brings it: \
+                 `cetp-provider = { version = \"…\", features = [\"jni\"] }`",
+            )),
+            Some(TemplateModule::Dir(template)) => out.push(Finding::warning(
                 format!(
                     "{settings} points the `:cetp` module at {}, which holds no Android template",
                     template.display()
@@ -274,8 +299,8 @@ pub(crate) fn lint(app: &AppCrate, module: &AndroidModule) -> (Vec<String>, Vec<
             )),
             None => out.push(Finding::warning(
                 format!("{settings} does not include the template module `:cetp`"),
-                "add `include(\":cetp\")` and `project(\":cetp\").projectDir = \
-                 file(\"<SDK>/android-template\")`",
+                "run `cargo cetp init`: it adds the lines that include `:cetp` from the crate \
+                 cetp-android-template, found by `cargo metadata`",
             )),
         }
         let root = module.layout.as_ref().map_or(dir, |layout| &layout.root);
@@ -438,13 +463,22 @@ fn properties(text: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// `project(":cetp").projectDir = file("…")` of `settings.gradle.kts`.
-fn template_dir(text: &str) -> Option<String> {
-    text.lines().map(strip_comment).find_map(|line| {
+/// Where `settings.gradle(.kts)` takes `:cetp` from: `project(":cetp").projectDir =
+/// file("…")` (the directory as written), or code that names the crate `cetp-android-template`.
+pub(crate) fn template_module(text: &str) -> Option<TemplateModule> {
+    let code: Vec<&str> = text.lines().map(strip_comment).collect();
+    let dir = code.iter().find_map(|line| {
         let rest = line.split("project(\":cetp\").projectDir").nth(1)?;
         let inner = rest.split("file(").nth(1)?;
         string_literal(inner.split(')').next()?)
-    })
+    });
+    match dir {
+        Some(dir) => Some(TemplateModule::Dir(PathBuf::from(dir))),
+        None => code
+            .iter()
+            .any(|line| line.contains(&format!("\"{TEMPLATE_CRATE}\"")))
+            .then_some(TemplateModule::FromCargo),
+    }
 }
 
 fn placeholders_used(manifest: &str) -> Vec<String> {
@@ -557,6 +591,31 @@ mod tests {
     use super::*;
     use crate::android_build::app::ProviderSource;
 
+    #[test]
+    fn the_template_module_is_a_directory_or_the_crate_cargo_names() {
+        assert_eq!(
+            template_module(
+                "include(\":cetp\")\nproject(\":cetp\").projectDir = file(\"../sdk/android-template\")\n"
+            ),
+            Some(TemplateModule::Dir(PathBuf::from(
+                "../sdk/android-template"
+            )))
+        );
+        let from_cargo = crate::template::fill(
+            include_str!("../../templates/settings/template-module.gradle.kts.tmpl"),
+            &[("manifest", "\"../Cargo.toml\"")],
+        );
+        assert_eq!(
+            template_module(&from_cargo),
+            Some(TemplateModule::FromCargo)
+        );
+        // Named in a comment only, it is not there.
+        assert_eq!(
+            template_module("// include cetp from \"cetp-android-template\"\n"),
+            None
+        );
+    }
+
     fn app(dir: &Path) -> AppCrate {
         AppCrate {
             name: "recipes".into(),
@@ -568,6 +627,7 @@ mod tests {
             target_dir: dir.join("target"),
             provider: ProviderSource::Path(dir.join("sdk")),
             provider_dir: dir.join("sdk/cetp-provider"),
+            template: None,
             metadata_cetp: Value::Null,
             android_module: None,
         }

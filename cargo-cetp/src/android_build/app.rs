@@ -8,6 +8,9 @@ use serde_json::Value;
 
 use crate::{Error, Result};
 
+/// The crate that ships the Android template.
+pub(crate) const TEMPLATE_CRATE: &str = "cetp-android-template";
+
 /// Where the app's `cetp-provider` comes from, as Cargo resolved it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ProviderSource {
@@ -86,6 +89,17 @@ impl ProviderSource {
     }
 }
 
+/// The Android template as the app resolves it: the crate `cetp-android-template` that
+/// `cetp-provider`'s `jni` feature brings, wherever Cargo put it (a registry's source cache, a
+/// git checkout, a path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TemplateCrate {
+    /// The module's directory (the crate's, holding `build.gradle.kts` and `src/main/`).
+    pub dir: PathBuf,
+    /// Its version: the SDK's, and the test kit's.
+    pub version: String,
+}
+
 /// An app crate: the package that depends on `cetp-provider` and exports a provider.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppCrate {
@@ -108,6 +122,9 @@ pub struct AppCrate {
     /// The directory of that `cetp-provider` (its `Cargo.toml`'s): in a path or git checkout of
     /// the SDK, beside `android-template/`.
     pub provider_dir: PathBuf,
+    /// The Android template the app resolves (`None` when its `cetp-provider` is without the
+    /// `jni` feature).
+    pub(crate) template: Option<TemplateCrate>,
     /// `[package.metadata.cetp]`, if any.
     pub metadata_cetp: Value,
     /// The Android app module named on the command line (`--android-module`): a directory or
@@ -277,6 +294,7 @@ impl AppCrate {
             .parent()
             .unwrap_or(&provider_manifest)
             .to_path_buf();
+        let template = Self::template(metadata, &packages, provider_id);
         let provider = ProviderSource::parse(
             provider["source"].as_str(),
             &provider_manifest,
@@ -295,8 +313,27 @@ impl AppCrate {
             target_dir: PathBuf::from(string(&metadata["target_directory"])),
             provider,
             provider_dir,
+            template,
             metadata_cetp: package["metadata"]["cetp"].clone(),
             android_module: None,
+        })
+    }
+
+    /// The `cetp-android-template` the resolved `cetp-provider` (`provider_id`) depends on.
+    fn template(metadata: &Value, packages: &[Value], provider_id: &str) -> Option<TemplateCrate> {
+        let node = metadata["resolve"]["nodes"]
+            .as_array()?
+            .iter()
+            .find(|n| n["id"] == provider_id)?;
+        let package = node["deps"].as_array()?.iter().find_map(|d| {
+            packages
+                .iter()
+                .find(|p| p["id"] == d["pkg"] && p["name"] == TEMPLATE_CRATE)
+        })?;
+        let manifest = PathBuf::from(string(&package["manifest_path"]));
+        Some(TemplateCrate {
+            dir: manifest.parent()?.to_path_buf(),
+            version: string(&package["version"]),
         })
     }
 
@@ -368,9 +405,15 @@ mod tests {
                              {"name": "provider", "kind": ["test"], "crate_types": ["bin"]}]},
                 {"name": "cetp-provider", "id": "cp", "version": "0.1.0",
                  "manifest_path": "/sdk/cetp-provider/Cargo.toml", "source": provider_source,
+                 "targets": []},
+                {"name": "cetp-android-template", "id": "tpl", "version": "0.1.0",
+                 "manifest_path": "/sdk/android-template/Cargo.toml", "source": null,
                  "targets": []}
             ],
-            "resolve": {"nodes": [{"id": "path+file:///a/recipes#0.1.0", "deps": [{"pkg": "cp"}]}]},
+            "resolve": {"nodes": [
+                {"id": "path+file:///a/recipes#0.1.0", "deps": [{"pkg": "cp"}]},
+                {"id": "cp", "deps": [{"pkg": "tpl"}]}
+            ]},
             "workspace_root": "/a/recipes",
             "target_directory": "/a/recipes/target"
         })
@@ -392,11 +435,28 @@ mod tests {
             ProviderSource::Path(PathBuf::from("/sdk/cetp-provider"))
         );
         assert_eq!(app.provider.dependency(), r#"path = "/sdk/cetp-provider""#);
+        assert_eq!(
+            app.template,
+            Some(TemplateCrate {
+                dir: PathBuf::from("/sdk/android-template"),
+                version: "0.1.0".into()
+            })
+        );
         // The tooling crates sit beside cetp-provider in the same checkout.
         assert_eq!(
             app.provider.sdk_crate_dependency("cargo-cetp/mcp"),
             r#"path = "/sdk/cargo-cetp/mcp""#
         );
+    }
+
+    #[test]
+    fn the_template_is_the_one_the_apps_provider_depends_on() {
+        // Without the `jni` feature, `cetp-provider` brings no template, whatever else the
+        // graph holds.
+        let mut data = metadata(Value::Null, &["cdylib", "rlib"]);
+        data["resolve"]["nodes"][1]["deps"] = json!([]);
+        let app = AppCrate::from_metadata(&data, Path::new("/a/recipes/Cargo.toml")).unwrap();
+        assert_eq!(app.template, None);
     }
 
     #[test]
@@ -420,14 +480,14 @@ mod tests {
         assert_eq!(app.manifest_path, PathBuf::from("/a/recipes/Cargo.toml"));
         assert_eq!(app.dir, PathBuf::from("/a/recipes"));
 
-        data["packages"][2]["dependencies"] = json!([{"name": "cetp-provider", "kind": null}]);
+        data["packages"][3]["dependencies"] = json!([{"name": "cetp-provider", "kind": null}]);
         let err = AppCrate::from_metadata(&data, Path::new("/a/Cargo.toml")).unwrap_err();
         assert!(
             err.to_string().contains("members recipes, core depend"),
             "{err}"
         );
         data["packages"][0]["dependencies"] = json!([]);
-        data["packages"][2]["dependencies"] = json!([]);
+        data["packages"][3]["dependencies"] = json!([]);
         let err = AppCrate::from_metadata(&data, Path::new("/a/Cargo.toml")).unwrap_err();
         assert!(err.to_string().contains("none of its members"), "{err}");
     }

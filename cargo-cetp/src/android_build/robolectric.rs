@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::android_build::app::AppCrate;
-use crate::android_build::bundle::{self, Sdk, tools};
+use crate::android_build::bundle::{self, Kit, Sdk, tools};
 use crate::android_build::layout::Layout;
 use crate::template::fill;
 use crate::{Error, Result};
@@ -31,7 +31,9 @@ use crate::{Error, Result};
 pub(crate) const KIT_GROUP: &str = "dev.cetp";
 /// The test kit's artifact id.
 pub(crate) const KIT_ARTIFACT: &str = "cetp-testkit";
-/// The test kit's version: the SDK's.
+/// The test kit's version when this `cargo cetp` writes it into a new build: its own, the SDK's
+/// (a build of an app takes the version of the template the app resolves,
+/// [`Sdk::kit_version`]).
 pub(crate) const KIT_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Robolectric, as the kit depends on it (and `init` writes for an app's Gradle build).
 pub(crate) const ROBOLECTRIC_VERSION: &str = "4.16.1";
@@ -100,6 +102,8 @@ pub(crate) struct Project {
     pub suite: Suite,
     /// Whether the app has Kotlin tests (`kotlin-maven-plugin` compiles them with the Java ones).
     pub kotlin: bool,
+    /// The test kit's version: the SDK's ([`Sdk::kit_version`]).
+    pub kit_version: String,
 }
 
 impl Project {
@@ -170,7 +174,7 @@ impl Project {
                 ("bundle", &bundle),
                 ("KIT_GROUP", KIT_GROUP),
                 ("KIT_ARTIFACT", KIT_ARTIFACT),
-                ("KIT_VERSION", KIT_VERSION),
+                ("KIT_VERSION", &xml_text(&self.kit_version)),
                 ("android_all", tools::ANDROID_ALL_VERSION),
                 ("kotlin_dependency", &kotlin_dependency),
                 ("test_sources", &test_sources),
@@ -315,7 +319,15 @@ pub(crate) fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -
         dir.display(),
         log.display()
     );
-    run_logged(&mut mvn, &log)?;
+    run_logged(&mut mvn, &log).map_err(|e| match e {
+        Error::Bundle(text) if kit_unresolved(&text) => Error::Bundle(format!(
+            "{text}\n{KIT_GROUP}:{KIT_ARTIFACT}:{} is resolved from the repositories your Maven \
+             uses (Maven Central unless settings.xml says otherwise): check that Maven can reach \
+             them, or that this version of the kit is released",
+            project.kit_version
+        )),
+        other => other,
+    })?;
     if !reports.is_dir() {
         return Err(Error::Bundle(format!(
             "Maven ran no test (no {}); see {}",
@@ -324,6 +336,14 @@ pub(crate) fn run_project(project: &Project, dir: &Path, filter: Option<&str>) -
         )));
     }
     Ok(reports)
+}
+
+/// Whether Maven's error lines say it could not get the test kit.
+fn kit_unresolved(errors: &str) -> bool {
+    errors.lines().any(|line| {
+        line.contains(&format!("{KIT_GROUP}:{KIT_ARTIFACT}"))
+            && (line.contains("Could not find") || line.contains("Could not resolve"))
+    })
 }
 
 /// Empties the generated project's build directory but for the framework jar copied into it
@@ -350,17 +370,23 @@ pub(crate) fn clean_build_output(target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Installs the kit into the local Maven repository unless the build there is of the same
-/// sources ([`kit_digest`], kept in a file beside the installed jar).
+/// Makes the test kit available to Maven: a checkout's kit is installed into the local Maven
+/// repository unless the build there is of the same sources ([`kit_digest`], kept in a file
+/// beside the installed jar); a released kit is left to Maven, which resolves it by its
+/// coordinates like any other dependency.
 pub(crate) fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
+    let Kit::Checkout(kit) = sdk.kit() else {
+        return Ok(());
+    };
+    let version = sdk.kit_version();
     let digest = kit_digest(sdk)?;
     // Maven reads its configuration for the kit's project from its directory up.
-    let installed = tools::m2_repo(Some(&sdk.testkit()))?
+    let installed = tools::m2_repo(Some(kit))?
         .join(KIT_GROUP.replace('.', "/"))
         .join(KIT_ARTIFACT)
-        .join(KIT_VERSION);
-    let jar = installed.join(format!("{KIT_ARTIFACT}-{KIT_VERSION}.jar"));
-    let stamp = installed.join(format!("{KIT_ARTIFACT}-{KIT_VERSION}.sources-digest"));
+        .join(&version);
+    let jar = installed.join(format!("{KIT_ARTIFACT}-{version}.jar"));
+    let stamp = installed.join(format!("{KIT_ARTIFACT}-{version}.sources-digest"));
     if jar.is_file() && fs::read_to_string(&stamp).ok().as_deref() == Some(digest.as_str()) {
         return Ok(());
     }
@@ -369,14 +395,14 @@ pub(crate) fn install_kit(app: &AppCrate, sdk: &Sdk) -> Result<()> {
     let log = app.target_dir.join("cetp/testkit-build.log");
     fs::create_dir_all(&build).map_err(Error::io(&build))?;
     eprintln!(
-        "cargo cetp: installing the test kit {KIT_GROUP}:{KIT_ARTIFACT}:{KIT_VERSION} from {} \
+        "cargo cetp: installing the test kit {KIT_GROUP}:{KIT_ARTIFACT}:{version} from {} \
          into the local Maven repository (log: {})",
-        sdk.testkit().display(),
+        kit.display(),
         log.display()
     );
     let mut mvn = maven();
     mvn.arg("-f")
-        .arg(sdk.testkit().join("pom.xml"))
+        .arg(kit.join("pom.xml"))
         .args(["install", "-DskipTests"])
         .arg(format!("-Dcetp.kit.out={}", build.display()))
         .arg(format!("-Dcetp.aidl={}", aidl.display()));
@@ -401,8 +427,10 @@ pub(crate) fn kit_digest(sdk: &Sdk) -> Result<String> {
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
         }
     };
+    let root = sdk.template();
+    let root = root.parent().unwrap_or(&root);
     for file in files {
-        let relative = file.strip_prefix(sdk.dir()).unwrap_or(&file);
+        let relative = file.strip_prefix(root).unwrap_or(&file);
         feed(relative.to_string_lossy().as_bytes());
         feed(&[0]);
         feed(&fs::read(&file).map_err(Error::io(&file))?);
@@ -414,9 +442,10 @@ pub(crate) fn kit_digest(sdk: &Sdk) -> Result<String> {
 /// The files [`kit_digest`] hashes.
 fn kit_sources(sdk: &Sdk) -> Result<BTreeSet<PathBuf>> {
     let mut files = BTreeSet::new();
-    for root in [sdk.testkit(), sdk.aidl_root()] {
-        collect(&root, &mut files)?;
+    if let Kit::Checkout(kit) = sdk.kit() {
+        collect(kit, &mut files)?;
     }
+    collect(&sdk.aidl_root(), &mut files)?;
     files.insert(sdk.wire_java());
     Ok(files)
 }
@@ -520,6 +549,23 @@ pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
 mod tests {
     use super::*;
 
+    /// Maven's line when the kit is not in any repository it reads gets the explanation; other
+    /// failures do not.
+    #[test]
+    fn a_kit_maven_cannot_get_is_explained() {
+        assert!(kit_unresolved(
+            "[ERROR] Failed to execute goal on project recipes-tests: Could not resolve \
+             dependencies for project dev.cetp.app:recipes-tests:jar:1: Could not find artifact \
+             dev.cetp:cetp-testkit:jar:0.9.0 in central (https://repo.maven.apache.org/maven2)"
+        ));
+        assert!(!kit_unresolved(
+            "[ERROR] Could not find artifact org.robolectric:android-all:jar:14 in central"
+        ));
+        assert!(!kit_unresolved(
+            "[ERROR] Tests run: 2, Failures: 1 in dev.cetp.testkit.CetpTestRule"
+        ));
+    }
+
     fn project(suite: Suite, kotlin: bool) -> Project {
         Project {
             name: "recipes".into(),
@@ -527,6 +573,7 @@ mod tests {
             bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
             suite,
             kotlin,
+            kit_version: "0.1.0".into(),
         }
     }
 
@@ -681,7 +728,10 @@ mod tests {
     #[test]
     fn the_kit_pom_reads_from_the_template_only_what_the_digest_hashes() {
         let sdk = Sdk::at(&crate::sdk_dir()).unwrap();
-        let module = sdk.testkit().join("testkit");
+        let Kit::Checkout(kit) = sdk.kit() else {
+            panic!("a checkout's kit is its own")
+        };
+        let module = kit.join("testkit");
         let pom = fs::read_to_string(module.join("pom.xml")).unwrap();
         let marker = "../../android-template/";
         let mut read = Vec::new();
@@ -732,6 +782,7 @@ mod examples {
             bundle: PathBuf::from("/apps/recipes/target/cetp-host/recipes"),
             suite: Suite::AppTests { filter: None },
             kotlin: false,
+            kit_version: super::KIT_VERSION.into(),
         };
         let pom = project.pom();
         assert!(pom.contains(

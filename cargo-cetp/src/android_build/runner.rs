@@ -242,6 +242,7 @@ mod tests {
                 commit: "abc".into(),
             },
             provider_dir: dir.join("sdk/cetp-provider"),
+            template: None,
             metadata_cetp: Value::Null,
             android_module: None,
         }

@@ -378,7 +378,11 @@ fn steps(project: &Project) -> Result<Vec<Step>> {
         }
     }
     steps.push(settings(project)?);
-    steps.push(kit_repository(project)?);
+    // A released kit comes from Maven Central like any library; a checkout's is installed into
+    // the local Maven repository by `cargo cetp test`.
+    if !matches!(project.sdk, SdkSource::Registry { .. }) {
+        steps.push(kit_repository(project)?);
+    }
     steps.push(properties(project)?);
     steps.extend(module_build(project)?);
     steps.extend(plugin(project)?);
@@ -706,18 +710,13 @@ fn settings(project: &Project) -> Result<Step> {
             "includes the template module `:cetp`".to_owned(),
         ));
     }
-    let template = match &project.sdk {
-        SdkSource::Path(sdk) => relative(
-            &project.layout.root,
-            &canonical(sdk)?.join("android-template"),
-        ),
-        SdkSource::Git { .. } => PathBuf::from("third_party/cetp-rs/android-template"),
-    };
     let lines = format!(
-        "\n// The CETP tool provider's Android module: the template of the cetp-rs SDK.\n\
-         include(\":cetp\")\n\
-         project(\":cetp\").projectDir = file({})\n",
-        crate::android_build::app::toml_string(&template.to_string_lossy())
+        "\n{}",
+        new::template_module_lines(
+            &project.sdk,
+            &resolved(&project.layout.root),
+            &resolved(&project.crate_dir).join("Cargo.toml"),
+        )?
     );
     let text = match read(&file)? {
         Text::Utf8(text) => text,
@@ -733,7 +732,7 @@ fn settings(project: &Project) -> Result<Step> {
     project.writer.put(
         file,
         &append(&text, &lines),
-        format!("include(\":cetp\") from {}", template.display()),
+        format!("include(\":cetp\") {}", project.sdk.template_origin()),
         lines.trim_start().to_owned(),
     )
 }
@@ -804,10 +803,8 @@ fn properties(project: &Project) -> Result<Step> {
 /// The `testImplementation` lines the kit's tests need that the build file's code lacks: the
 /// kit, Robolectric and JUnit 4 (a catalog alias whose name holds `robolectric` or `junit`
 /// counts).
-fn test_dependencies(code: &[String]) -> Vec<String> {
-    use crate::android_build::robolectric::{
-        KIT_ARTIFACT, KIT_GROUP, KIT_VERSION, ROBOLECTRIC_VERSION,
-    };
+fn test_dependencies(code: &[String], kit_version: &str) -> Vec<String> {
+    use crate::android_build::robolectric::{KIT_ARTIFACT, KIT_GROUP, ROBOLECTRIC_VERSION};
     let tests: Vec<&String> = code
         .iter()
         .filter(|l| l.trim_start().starts_with("testImplementation"))
@@ -816,7 +813,7 @@ fn test_dependencies(code: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     if !has(&format!("{KIT_GROUP}:{KIT_ARTIFACT}")) {
         out.push(format!(
-            "testImplementation(\"{KIT_GROUP}:{KIT_ARTIFACT}:{KIT_VERSION}\") // the CETP test kit"
+            "testImplementation(\"{KIT_GROUP}:{KIT_ARTIFACT}:{kit_version}\") // the CETP test kit"
         ));
     }
     if !has("robolectric") {
@@ -1071,7 +1068,7 @@ fn module_build(project: &Project) -> Result<Vec<Step>> {
             dependency_block,
         ));
     }
-    let test_lines = test_dependencies(&code);
+    let test_lines = test_dependencies(&code, &project.sdk.kit_version()?);
     if test_lines.is_empty() {
         steps.push(Step::Unchanged(
             file.clone(),
@@ -1468,6 +1465,60 @@ mod tests {
             "core/build.gradle.kts",
             "plugins { alias(libs.plugins.kotlin.jvm) }\n",
         );
+    }
+
+    /// By default `init` wires the released SDK: the crate depends on a version, the settings
+    /// find the template in the crate `cargo metadata` names, the kit comes by its coordinates
+    /// (no local Maven repository), and nothing names a directory outside the project.
+    #[test]
+    fn by_default_the_released_sdk_is_wired_by_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        project(d);
+        let mut released = options(d);
+        released.sdk = SdkSource::Registry {
+            version: "0.7.2".into(),
+        };
+        init(&released).unwrap();
+        let cargo = read(d, "rust/Cargo.toml");
+        assert!(
+            cargo.contains(r#"cetp-provider = { version = "0.7.2", features = ["jni"] }"#),
+            "{cargo}"
+        );
+        let settings = read(d, "settings.gradle.kts");
+        assert!(
+            settings.contains(r#""--manifest-path", file("rust/Cargo.toml").path,"#),
+            "{settings}"
+        );
+        assert!(
+            settings.contains("project(\":cetp\").projectDir = cetpTemplateModule"),
+            "{settings}"
+        );
+        assert!(!settings.contains("mavenLocal"), "{settings}");
+        assert!(
+            read(d, "app/build.gradle.kts")
+                .contains("testImplementation(\"dev.cetp:cetp-testkit:0.7.2\")"),
+        );
+        let sdk = crate::sdk_dir().canonicalize().unwrap();
+        for file in [
+            "settings.gradle.kts",
+            "rust/Cargo.toml",
+            "app/build.gradle.kts",
+        ] {
+            let text = read(d, file);
+            assert!(!text.contains(&*sdk.to_string_lossy()), "{file}: {text}");
+            assert!(!text.contains("/android-template"), "{file}: {text}");
+        }
+        // `check` reads the settings' template module as taken from the crate.
+        let module = crate::android_build::android::template_module(&settings);
+        assert_eq!(
+            module,
+            Some(crate::android_build::android::TemplateModule::FromCargo)
+        );
+        // A second run adds nothing.
+        let before = snapshot(d);
+        init(&released).unwrap();
+        assert_eq!(snapshot(d), before);
     }
 
     #[test]

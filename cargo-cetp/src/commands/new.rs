@@ -182,14 +182,15 @@ impl Names {
     }
 }
 
-/// How a crate in `crate_dir` depends on the SDK's `cetp-provider`, without features: `path =
-/// "…"` (relative, so that the crate and the checkout can move together) or `git = "…"[, rev =
-/// "…"]`.
+/// How a crate in `crate_dir` depends on the SDK's `cetp-provider`, without features: `version
+/// = "…"`, `path = "…"` (relative, so that the crate and the checkout can move together) or
+/// `git = "…"[, rev = "…"]`.
 ///
 /// # Errors
 /// [`Error::App`] when `--sdk-path` holds no `cetp-provider`.
 pub(crate) fn sdk_dependency(sdk: &SdkSource, crate_dir: &Path) -> Result<String> {
     Ok(match sdk {
+        SdkSource::Registry { version } => format!("version = {}", toml_string(version)),
         SdkSource::Path(sdk) => {
             let sdk = sdk.canonicalize().map_err(Error::io(sdk))?;
             let provider = sdk.join("cetp-provider");
@@ -210,6 +211,49 @@ pub(crate) fn sdk_dependency(sdk: &SdkSource, crate_dir: &Path) -> Result<String
                 .unwrap_or_default();
             format!("git = {}{rev}", toml_string(url))
         }
+    })
+}
+
+/// The lines of `settings.gradle.kts` in `settings_dir` that include the SDK's Android template
+/// as the module `:cetp`, for the app crate of `crate_manifest`:
+///
+/// - the SDK by version: the module inside the crate `cetp-android-template` the crate resolves,
+///   found by `cargo metadata` when Gradle reads its settings (nothing on disk is named but the
+///   app's own crate);
+/// - by path (SDK development): the checkout's `android-template/`, relative;
+/// - by git: a checkout of the repository at the revision the crate names (a submodule, say).
+///
+/// # Errors
+/// [`Error::Io`] when `--sdk-path` does not exist.
+pub(crate) fn template_module_lines(
+    sdk: &SdkSource,
+    settings_dir: &Path,
+    crate_manifest: &Path,
+) -> Result<String> {
+    Ok(match sdk {
+        SdkSource::Registry { .. } => {
+            let manifest = relative(settings_dir, crate_manifest);
+            fill(
+                include_str!("../../templates/settings/template-module.gradle.kts.tmpl"),
+                &[("manifest", &toml_string(&manifest.to_string_lossy()))],
+            )
+        }
+        SdkSource::Path(sdk) => {
+            let sdk = sdk.canonicalize().map_err(Error::io(sdk))?;
+            // Relative, so that the app and the SDK checkout can move together.
+            let template = relative(settings_dir, &sdk.join("android-template"));
+            format!(
+                "// The CETP tool provider's Android module: the template of the cetp-rs checkout.\n\
+                 include(\":cetp\")\nproject(\":cetp\").projectDir = file({})\n",
+                toml_string(&template.to_string_lossy())
+            )
+        }
+        SdkSource::Git { url, .. } => format!(
+            "// The CETP tool provider's Android module, from a checkout of {url} (a git \
+             submodule, say)\n// at the revision Cargo.toml names.\n\
+             include(\":cetp\")\n\
+             project(\":cetp\").projectDir = file(\"../third_party/cetp-rs/android-template\")\n"
+        ),
     })
 }
 
@@ -247,25 +291,11 @@ pub(crate) fn provider_test(package: &str, provider_fn: &str) -> String {
 pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf, String)>> {
     let names = Names::of(options)?;
     let dependency = sdk_dependency(&options.sdk, app_dir)?;
-    let template = match &options.sdk {
-        SdkSource::Path(sdk) => {
-            let sdk = sdk.canonicalize().map_err(Error::io(sdk))?;
-            // Relative, so that the app and the SDK checkout can move together.
-            let template = relative(&app_dir.join("android"), &sdk.join("android-template"));
-            format!(
-                "// The SDK's template module.\ninclude(\":cetp\")\nproject(\":cetp\").projectDir = file({})\n",
-                toml_string(&template.to_string_lossy())
-            )
-        }
-        SdkSource::Git { url, .. } => {
-            format!(
-                "// The SDK's template module, from a checkout of {url} (a git submodule, say)\n\
-                     // at the revision Cargo.toml names.\n\
-                     include(\":cetp\")\n\
-                     project(\":cetp\").projectDir = file(\"../third_party/cetp-rs/android-template\")\n"
-            )
-        }
-    };
+    let template = template_module_lines(
+        &options.sdk,
+        &app_dir.join("android"),
+        &app_dir.join("Cargo.toml"),
+    )?;
     let Names {
         crate_name,
         lib_name,
@@ -436,6 +466,50 @@ mod tests {
         let err = run(&options(dir.path())).unwrap_err().to_string();
         assert!(err.contains("is not empty"), "{err}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// By default the app depends on the released SDK by version: nothing it is given names a
+    /// directory outside it, and the Gradle build finds the template through `cargo metadata`.
+    #[test]
+    fn by_default_the_sdk_is_the_released_one_of_this_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = dir.path().join("recipes");
+        let mut released = options(&app);
+        released.sdk = SdkSource::Registry {
+            version: "0.7.2".into(),
+        };
+        run(&released).unwrap();
+        let read = |p: &str| std::fs::read_to_string(app.join(p)).unwrap();
+        let cargo = read("Cargo.toml");
+        assert!(
+            cargo.contains(r#"cetp-provider = { version = "0.7.2", features = ["jni"] }"#),
+            "{cargo}"
+        );
+        let settings = read("android/settings.gradle.kts");
+        assert!(
+            settings.contains(r#""--manifest-path", file("../Cargo.toml").path,"#),
+            "{settings}"
+        );
+        assert!(
+            settings.contains(r#"it["name"] == "cetp-android-template""#),
+            "{settings}"
+        );
+        assert!(
+            settings.contains("project(\":cetp\").projectDir = cetpTemplateModule"),
+            "{settings}"
+        );
+        let sdk = crate::sdk_dir().canonicalize().unwrap();
+        for (path, text) in files(&released, &app).unwrap() {
+            assert!(!text.contains("cetp-rs/"), "{}: {text}", path.display());
+            assert!(
+                !text.contains(&*sdk.to_string_lossy()),
+                "{}: {text}",
+                path.display()
+            );
+        }
+        // The test kit of the same version, from Maven Central like any library: no local
+        // repository to install it into.
+        assert!(!settings.contains("mavenLocal"), "{settings}");
     }
 
     #[test]

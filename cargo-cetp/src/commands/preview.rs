@@ -46,6 +46,7 @@ pub(crate) fn run(options: &PreviewOptions) -> Result<()> {
         bundle: bundle.dir,
         suite: Suite::Preview(out.clone()),
         kotlin: false,
+        kit_version: sdk.kit_version(),
     };
     let reports = run_project(&project, &dir, None)?;
     let cases = read_reports(&reports)?;

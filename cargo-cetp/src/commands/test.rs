@@ -46,6 +46,7 @@ pub(crate) fn run(options: &TestOptions) -> Result<i32> {
             filter: options.test.clone(),
         },
         kotlin,
+        kit_version: sdk.kit_version(),
     };
     let reports = run_project(&project, &dir, options.test.as_deref())?;
     let cases = read_reports(&reports)?;

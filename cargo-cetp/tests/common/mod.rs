@@ -20,11 +20,17 @@ pub fn target_dir() -> PathBuf {
 }
 
 /// `cargo cetp <args>`, the binary of this build, with that build directory.
+/// `new` and `init` get this checkout as their SDK (`--sdk-path`): what these tests build is
+/// the SDK of this source tree, not a release (`cargo xtask release --dry-run` tests the
+/// released form).
 pub fn cargo_cetp(args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-cetp"));
     cmd.arg("cetp")
         .args(args)
         .env("CARGO_TARGET_DIR", target_dir());
+    if matches!(args.first(), Some(&("new" | "init"))) {
+        cmd.arg("--sdk-path").arg(workspace());
+    }
     cmd
 }
 

@@ -42,7 +42,7 @@ use cetp_provider::host::cetp_v2;
 
 use self::gradle::ResValue;
 use self::tools as util;
-use crate::android_build::app::{AppCrate, ProviderSource};
+use crate::android_build::app::{AppCrate, TEMPLATE_CRATE};
 use crate::android_build::layout::Layout;
 use crate::{Error, Result};
 
@@ -50,90 +50,142 @@ pub use self::maven::{local_repository, strip_ansi};
 pub(crate) use self::tools::missing_program;
 pub use self::tools::{AAPT, AIDL, DebianTool, debian_tool, jdk_tool, on_path, run_as};
 
-/// The SDK checkout an app builds against: the directory holding `cetp-provider/`,
-/// `android-template/` and `android-testkit/`.
+/// The SDK an app builds against: the Android template its `cetp-provider` brings (the crate
+/// `cetp-android-template`, wherever Cargo put it) and the test kit of the same version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sdk {
-    dir: PathBuf,
+    template: PathBuf,
+    template_version: String,
+    kit: Kit,
+}
+
+/// Where `cargo cetp test` and `preview` get the test kit `dev.cetp:cetp-testkit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Kit {
+    /// The `android-testkit/` of an SDK checkout (an app depending on the SDK by path or git):
+    /// installed into the local Maven repository whenever its sources change.
+    Checkout(PathBuf),
+    /// The released kit of this version, by its coordinates, from the repositories the user's
+    /// Maven resolves from (Maven Central for a release).
+    Published(String),
 }
 
 impl Sdk {
-    /// The SDK checkout in `dir`; fails unless it holds the Android template.
+    /// The SDK checkout in `dir` (the directory holding `android-template/` and
+    /// `android-testkit/`); fails unless it holds the Android template.
     ///
     /// # Errors
     /// [`Error::App`] naming the directory and what it lacks.
     pub fn at(dir: &Path) -> Result<Self> {
-        let manifest = dir.join("android-template/src/main/AndroidManifest.xml");
-        if manifest.is_file() {
+        let template = dir.join("android-template");
+        if template.join(TEMPLATE_MANIFEST).is_file() {
+            let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
             Ok(Sdk {
-                dir: dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()),
+                template: dir.join("android-template"),
+                template_version: checkout_version(&dir),
+                kit: Kit::Checkout(dir.join("android-testkit")),
             })
         } else {
             Err(Error::App(format!(
-                "{} holds no Android template (android-template/src/main/AndroidManifest.xml): \
-                 it is not a checkout of the cetp-rs SDK",
+                "{} holds no Android template (android-template/{TEMPLATE_MANIFEST}): it is not \
+                 a checkout of the cetp-rs SDK",
                 dir.display()
             )))
         }
     }
 
-    /// The SDK the app depends on: the checkout around the `cetp-provider` that `cargo metadata`
-    /// resolved for it (a path dependency or a git checkout). A `cetp-provider` from a registry
-    /// comes without the Android template, and that is an error saying what to do instead.
+    /// The SDK the app depends on: the template is the `cetp-android-template` crate its
+    /// `cetp-provider` resolved to (`cargo metadata`); the kit is the `android-testkit/` beside
+    /// it when that crate sits in an SDK checkout, else the released kit of the template's
+    /// version.
     ///
     /// # Errors
-    /// [`Error::App`] for a registry dependency or a checkout without the template.
+    /// [`Error::App`] when the app's `cetp-provider` is without the `jni` feature (which brings
+    /// the template) or the template's directory holds no module.
     pub(crate) fn of(app: &AppCrate) -> Result<Self> {
-        if let ProviderSource::Registry { version } = &app.provider {
+        let Some(template) = &app.template else {
             return Err(Error::App(format!(
-                "`{}` depends on cetp-provider {version} from a registry, which ships without the \
-                 Android template and the test kit; depend on a checkout of the SDK instead: \
-                 `cetp-provider = {{ path = \"<cetp-rs>/cetp-provider\", features = [\"jni\"] }}` \
-                 or `{{ git = \"<url>\", rev = \"<rev>\", features = [\"jni\"] }}`",
-                app.name
+                "`{}` depends on cetp-provider without its `jni` feature, which brings the \
+                 Android template (the crate {TEMPLATE_CRATE}): `cetp-provider = {{ {}, \
+                 features = [\"jni\"] }}`",
+                app.name,
+                app.provider.dependency()
+            )));
+        };
+        if !template.dir.join(TEMPLATE_MANIFEST).is_file() {
+            return Err(Error::App(format!(
+                "{TEMPLATE_CRATE} {} in {} holds no Android module ({TEMPLATE_MANIFEST}): the \
+                 crate is damaged; remove it from Cargo's cache and build again",
+                template.version,
+                template.dir.display()
             )));
         }
-        let root = app.provider_dir.parent().unwrap_or(&app.provider_dir);
-        Sdk::at(root).map_err(|e| {
-            Error::App(format!(
-                "the cetp-provider `{}` uses ({}) is not inside an SDK checkout: {e}",
-                app.name,
-                app.provider_dir.display()
-            ))
+        let checkout_kit = template.dir.parent().map(|sdk| sdk.join("android-testkit"));
+        let kit = match checkout_kit {
+            Some(kit) if kit.join("pom.xml").is_file() => Kit::Checkout(kit),
+            _ => Kit::Published(template.version.clone()),
+        };
+        Ok(Sdk {
+            template: template.dir.clone(),
+            template_version: template.version.clone(),
+            kit,
         })
     }
 
-    /// The SDK checkout's directory.
-    pub(crate) fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// The Android template module, `android-template/`.
+    /// The Android template module.
     pub(crate) fn template(&self) -> PathBuf {
-        self.dir.join("android-template")
+        self.template.clone()
     }
 
     /// The template's resources.
     pub(crate) fn template_res(&self) -> PathBuf {
-        self.template().join("src/main/res")
+        self.template.join("src/main/res")
     }
 
     /// The template's AIDL sources: the Apex plugin interface.
     pub(crate) fn aidl_root(&self) -> PathBuf {
-        self.template().join("src/main/aidl")
+        self.template.join("src/main/aidl")
     }
 
     /// The template's protocol words in Java, `dev/cetp/Wire.java`, which the test kit also
     /// compiles (as `dev.cetp.testkit.internal.Wire`).
     pub(crate) fn wire_java(&self) -> PathBuf {
-        self.template().join("src/main/java/dev/cetp/Wire.java")
+        self.template.join("src/main/java/dev/cetp/Wire.java")
     }
 
-    /// The Maven build of the test kit, `android-testkit/`.
-    pub(crate) fn testkit(&self) -> PathBuf {
-        self.dir.join("android-testkit")
+    /// Where the test kit comes from.
+    pub(crate) fn kit(&self) -> &Kit {
+        &self.kit
+    }
+
+    /// The test kit's version: the released one's, or the checkout's (its Maven version is the
+    /// workspace's, which the template crate has too).
+    pub(crate) fn kit_version(&self) -> String {
+        match &self.kit {
+            Kit::Published(version) => version.clone(),
+            Kit::Checkout(_) => self.template_version.clone(),
+        }
     }
 }
+
+/// The version of the SDK checkout in `dir`: its workspace's (`[workspace.package] version`),
+/// else this `cargo cetp`'s.
+fn checkout_version(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("Cargo.toml"))
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .and_then(|root| {
+            root.get("workspace")?
+                .get("package")?
+                .get("version")?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned())
+}
+
+/// The template's manifest, relative to the module: what makes a directory the module.
+const TEMPLATE_MANIFEST: &str = "src/main/AndroidManifest.xml";
 
 /// A host bundle that was built.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -694,7 +746,9 @@ pub(crate) fn advertises_v2(layout: Option<&Layout>) -> bool {
 mod tests {
     use super::*;
 
-    fn app_on(provider: ProviderSource, provider_dir: PathBuf) -> AppCrate {
+    use crate::android_build::app::{ProviderSource, TemplateCrate};
+
+    fn app_on(provider: ProviderSource, template: Option<TemplateCrate>) -> AppCrate {
         AppCrate {
             name: "recipes".into(),
             lib_name: "recipes".into(),
@@ -704,30 +758,31 @@ mod tests {
             workspace_root: PathBuf::from("/apps/recipes"),
             target_dir: PathBuf::from("/apps/recipes/target"),
             provider,
-            provider_dir,
+            provider_dir: PathBuf::from("/unused/cetp-provider"),
+            template,
             metadata_cetp: serde_json::Value::Null,
             android_module: None,
         }
     }
 
+    fn template_at(dir: PathBuf) -> Option<TemplateCrate> {
+        Some(TemplateCrate {
+            dir,
+            version: "0.1.0".into(),
+        })
+    }
+
     #[test]
-    fn the_sdk_is_the_checkout_around_the_apps_cetp_provider() {
+    fn in_a_checkout_the_template_and_the_kit_are_its_own() {
         let sdk = crate::sdk_dir();
-        let provider = sdk.join("cetp-provider");
-        let app = app_on(ProviderSource::Path(provider.clone()), provider);
-        let found = Sdk::of(&app).unwrap();
-        assert_eq!(found.dir(), sdk.as_path());
-        assert!(found.template_res().join("values").is_dir());
-        assert!(found.testkit().join("pom.xml").is_file());
-        // A git checkout is found the same way: beside the cetp-provider Cargo checked out.
-        let git = ProviderSource::Git {
-            url: "https://example.org/cetp-rs".into(),
-            commit: "abc".into(),
-        };
-        assert_eq!(
-            Sdk::of(&app_on(git, sdk.join("cetp-provider"))).unwrap(),
-            found
+        let app = app_on(
+            ProviderSource::Path(sdk.join("cetp-provider")),
+            template_at(sdk.join("android-template")),
         );
+        let found = Sdk::of(&app).unwrap();
+        assert_eq!(found, Sdk::at(&sdk).unwrap());
+        assert!(found.template_res().join("values").is_dir());
+        assert_eq!(found.kit(), &Kit::Checkout(sdk.join("android-testkit")));
         assert_eq!(
             default_dir(&app, false),
             PathBuf::from("/apps/recipes/target/cetp-host/recipes")
@@ -739,27 +794,45 @@ mod tests {
     }
 
     #[test]
-    fn a_registry_provider_or_a_stray_checkout_is_explained() {
+    fn a_released_template_comes_with_the_released_kit_of_its_version() {
+        // The crate as Cargo unpacks it from a registry: the module, no kit beside it.
+        let registry = tempfile::tempdir().unwrap();
+        let template = registry.path().join("cetp-android-template-0.3.1");
+        std::fs::create_dir_all(template.join("src/main")).unwrap();
+        std::fs::write(template.join(TEMPLATE_MANIFEST), "<manifest/>").unwrap();
+        let app = app_on(
+            ProviderSource::Registry {
+                version: "0.3.1".into(),
+            },
+            Some(TemplateCrate {
+                dir: template.clone(),
+                version: "0.3.1".into(),
+            }),
+        );
+        let sdk = Sdk::of(&app).unwrap();
+        assert_eq!(sdk.kit(), &Kit::Published("0.3.1".into()));
+        assert_eq!(sdk.aidl_root(), template.join("src/main/aidl"));
+    }
+
+    #[test]
+    fn no_template_or_an_empty_one_is_explained() {
         let registry = ProviderSource::Registry {
             version: "0.1.0".into(),
         };
-        let err = Sdk::of(&app_on(
-            registry,
-            PathBuf::from("/registry/cetp-provider-0.1.0"),
-        ))
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.contains("from a registry, which ships without the Android template"),
-            "{err}"
-        );
-        assert!(err.contains("path = \"<cetp-rs>/cetp-provider\""), "{err}");
-        let stray = tempfile::tempdir().unwrap();
-        let provider = stray.path().join("cetp-provider");
-        let err = Sdk::of(&app_on(ProviderSource::Path(provider.clone()), provider))
+        let err = Sdk::of(&app_on(registry.clone(), None))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("is not inside an SDK checkout"), "{err}");
+        assert!(err.contains("without its `jni` feature"), "{err}");
+        assert!(
+            err.contains(r#"`cetp-provider = { version = "=0.1.0", features = ["jni"] }`"#),
+            "{err}"
+        );
+        let empty = tempfile::tempdir().unwrap();
+        let err = Sdk::of(&app_on(registry, template_at(empty.path().to_path_buf())))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("holds no Android module"), "{err}");
+        let err = Sdk::at(empty.path()).unwrap_err().to_string();
         assert!(err.contains("holds no Android template"), "{err}");
     }
 

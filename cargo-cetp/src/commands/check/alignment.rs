@@ -401,8 +401,13 @@ pub(crate) fn app_libraries(app: &AppCrate) -> Vec<Library> {
     for root in [android.join("build"), android.join("src/main/jniLibs")] {
         collect_abi_libraries(&root, None, 12, &mut found);
     }
-    if let Some(sdk) = app.provider_dir.parent() {
-        let template = sdk.join("android-template/build/rustJniLibs");
+    // The template module builds the library into the Gradle build's own build directory
+    // (`build/cetp/`, its build.gradle.kts), wherever Cargo keeps the module.
+    if let Some(layout) = crate::android_build::layout::Layout::find(app)
+        .ok()
+        .flatten()
+    {
+        let template = layout.root.join("build/cetp/rustJniLibs");
         collect_abi_libraries(&template, Some(&file), 2, &mut found);
     }
     found.sort();
@@ -671,7 +676,7 @@ mod tests {
             "target/aarch64-linux-android/release/libother.so",
             "app/android/build/intermediates/merged_native_libs/release/out/lib/armeabi-v7a/libapp.so",
             "app/android/src/main/jniLibs/arm64-v8a/libprebuilt.so",
-            "sdk/android-template/build/rustJniLibs/x86_64/libapp.so",
+            "app/android/build/cetp/rustJniLibs/x86_64/libapp.so",
             "sdk/android-template/build/rustJniLibs/x86_64/libsomeone_else.so",
             "app/android/build/tmp/notes.so",
         ] {
@@ -691,6 +696,7 @@ mod tests {
                 root.join("sdk/cetp-provider"),
             ),
             provider_dir: root.join("sdk/cetp-provider"),
+            template: None,
             metadata_cetp: serde_json::Value::Null,
             android_module: None,
         };
@@ -703,16 +709,16 @@ mod tests {
             .collect();
         let expected = [
             (
+                "app/android/build/cetp/rustJniLibs/x86_64/libapp.so",
+                "x86_64",
+            ),
+            (
                 "app/android/build/intermediates/merged_native_libs/release/out/lib/armeabi-v7a/libapp.so",
                 "armeabi-v7a",
             ),
             (
                 "app/android/src/main/jniLibs/arm64-v8a/libprebuilt.so",
                 "arm64-v8a",
-            ),
-            (
-                "sdk/android-template/build/rustJniLibs/x86_64/libapp.so",
-                "x86_64",
             ),
             (
                 "target/aarch64-linux-android/release/libapp.so",
