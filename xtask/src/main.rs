@@ -11,6 +11,8 @@
 //!   writes `docs/benchmarks.md` (`bench.rs`).
 //! - `lines`: the samples' integration line counts against their budgets (`lines.rs`).
 //! - `schema-report`: the samples' LLM API compatibility tables (`schema_report.rs`).
+//! - `release --dry-run`: every artifact packaged as published, and apps made and tested from
+//!   those alone, outside the checkout (`release.rs`).
 //! - `test`: every check the project has, as CI runs it (`test.rs`); `test --stress`, the Rust
 //!   suites on a busy machine (`stress.rs`).
 
@@ -20,6 +22,7 @@ mod demo;
 mod host_build;
 mod lines;
 mod package;
+mod release;
 mod schema_report;
 mod stress;
 mod test;
@@ -75,6 +78,12 @@ Tasks:
   lines
       The integration line count of every sample, file by file, against its budget (fails when a
       sample is over). The counting rules are in samples/README.md.
+  release --dry-run [--keep]
+      Every crate packaged into a directory registry, the test kit deployed into a local Maven
+      repository; then, outside this checkout, cargo-cetp installed from that registry, and
+      `cargo cetp new` and `cargo cetp init` (on a copy of an existing Compose app) each with
+      `cargo test`, `cargo cetp check` and `cargo cetp test`, everything resolved by version.
+      Fails if a generated file names a path into the checkout. Part of `test`.
   help
       This text.
 ";
@@ -89,6 +98,7 @@ fn main() -> ExitCode {
         Some("lines") => lines::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("schema-report") => schema_report::run(&args[1..]),
+        Some("release") => release::run(&args[1..]),
         None | Some("help" | "--help" | "-h") => {
             print!("{HELP}");
             Ok(())

@@ -16,12 +16,12 @@
 //!    (`compose_app.rs`), and `check`'s CETP v2 section (`check_v2.rs`);
 //! 3. the MSRV: `cargo +1.85 check` of the three published crates (the toolchain is installed
 //!    with rustup's minimal profile when missing);
-//! 4. `cargo package` of every published crate (`PUBLISHED`: what an app ships, `cargo-cetp` and
-//!    the tooling crates it uses), each built from its packaged files alone against the others'
-//!    packages (cargo's temporary local registry), so a file missing from an `include` list or a
-//!    dependency without a version fails here (`tests/packaging.rs` checks their metadata); then
-//!    the test kit with `-Prelease`: its jars, sources and javadoc jars (`tests/kit_pom.rs` checks
-//!    the rest of what a public repository requires of its poms);
+//! 4. the release dry run (`release.rs`): every published crate packaged into a directory
+//!    registry and the test kit (`-Prelease`: jars, sources, javadoc) deployed into a local Maven
+//!    repository; outside the checkout, `cargo-cetp` installed from that registry, `cargo cetp
+//!    new` and `init` each passing `cargo test`, `check` and `test` by version, and no generated
+//!    file naming the checkout (`tests/packaging.rs` checks the crates' metadata,
+//!    `tests/kit_pom.rs` what a public repository requires of the poms);
 //! 5. `android-check` (Android target compile, template javac);
 //! 6. a host bundle of the fixture provider and of every sample, then the Maven + Robolectric
 //!    end-to-end suite over all of them (with the test kit, `android-testkit/`, in its reactor;
@@ -41,23 +41,11 @@ use std::process::Command;
 
 use crate::stress::{self, STRESS};
 use crate::util::{self, workspace_root};
-use crate::{android_check, host_build, schema_report};
+use crate::{android_check, host_build, release, schema_report};
 
 /// The Rust version `cetp-provider`, `cetp-macros` and `cetp-validator` promise (`rust-version`
 /// in Cargo.toml).
 const MSRV: &str = "1.85";
-
-/// The crates that go to crates.io, in lock-step (`tests/packaging.rs` holds the same list and
-/// checks that every other crate says `publish = false`).
-const PUBLISHED: &[&str] = &[
-    "cetp-validator",
-    "cetp-macros",
-    "cetp-android-template",
-    "cetp-provider",
-    "cetp-schema-report",
-    "cetp-mcp",
-    "cargo-cetp",
-];
 
 /// Every feature of `cetp-provider` but its test seams: the bridge.
 const TOOLING_FEATURES: &str = "jni";
@@ -206,15 +194,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     step(&format!("minimum supported Rust version {MSRV}"));
     msrv()?;
 
-    step("packaging every published crate");
-    let mut package = util::cargo();
-    package.args(["package", "--allow-dirty"]);
-    for name in PUBLISHED {
-        package.args(["-p", name]);
-    }
-    util::run(&mut package)?;
-    step("the test kit's release artifacts: jars, sources and javadoc");
-    kit_release(&aidl)?;
+    step("the release dry run: packaged artifacts only, outside the checkout");
+    release::run(&["--dry-run".to_owned()])?;
 
     step("Android target");
     android_check::run(&[])?;
@@ -240,45 +221,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
     util::run(&mut mvn)?;
 
     step("all checks passed");
-    Ok(())
-}
-
-/// `-Prelease` of the test kit (`android-testkit/`): each module's jar with the sources and
-/// javadoc jars a public repository requires (`tests/kit_pom.rs` checks the rest of its rules),
-/// built under `target/kit-release`, never into the checkout. A javadoc error fails here.
-fn kit_release(aidl: &std::path::Path) -> Result<(), String> {
-    let out = workspace_root().join("target/kit-release");
-    let mut mvn = util::mvn();
-    mvn.current_dir(workspace_root())
-        .args([
-            "-f",
-            "android-testkit/pom.xml",
-            "-Prelease",
-            "package",
-            "-DskipTests",
-        ])
-        .arg(format!("-Dcetp.aidl={}", aidl.display()))
-        .arg(format!("-Dcetp.kit.out={}", out.display()));
-    if std::env::var_os("CI").is_some() {
-        mvn.arg("--no-transfer-progress");
-    }
-    util::run(&mut mvn)?;
-    for module in ["cetp-testkit", "androidx-test-standin"] {
-        let dir = out.join(module);
-        let names: Vec<String> = std::fs::read_dir(&dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?
-            .filter_map(|entry| entry.ok())
-            .map(|entry| entry.file_name().to_string_lossy().into_owned())
-            .collect();
-        for suffix in ["-sources.jar", "-javadoc.jar"] {
-            if !names
-                .iter()
-                .any(|n| n.starts_with(module) && n.ends_with(suffix))
-            {
-                return Err(format!("{module}: no *{suffix} in {}", dir.display()));
-            }
-        }
-    }
     Ok(())
 }
 

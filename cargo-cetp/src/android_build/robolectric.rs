@@ -1,14 +1,15 @@
 //! What `cargo cetp test` and `cargo cetp preview` run ([`crate::commands::test`],
 //! [`crate::commands::preview`]): the app's host bundle under Robolectric, by a Maven project
-//! generated in the app's target directory, with the SDK's test kit (`android-testkit/`,
-//! `dev.cetp:cetp-testkit`).
+//! generated in the app's target directory, with the SDK's test kit (`dev.cetp:cetp-testkit`:
+//! the released one by its coordinates, or an SDK checkout's `android-testkit/`).
 //!
 //! Nothing is written into the app's sources or the SDK checkout: the project lives in
 //! `<target>/cetp/test/<dir-name>/` (or `…/preview/…`), points Maven at the app's test sources
 //! where they are (`src/test/java`, `src/test/kotlin`, `src/test/resources` of the app's
 //! Android module: `android/`, or the app module of an existing project,
-//! [`crate::android_build::layout`]), and builds the kit, when the local Maven repository lacks
-//! it or holds an older build, with its build directory under the app's target directory too.
+//! [`crate::android_build::layout`]), and, for a checkout's kit, builds it when the local Maven
+//! repository lacks it or holds an older build, with its build directory under the app's target
+//! directory too.
 //!
 //! Every test JVM gets what the SDK's own suite gives its forks: the bundle's `app.jar` on the
 //! classpath (its `test_config.properties` puts Robolectric in binary-resources mode: the app is

@@ -433,7 +433,7 @@ pub(crate) fn build(crate_app: &AppCrate, release: bool, out: Option<&Path>) -> 
     build_with(crate_app, &sdk, release, out)
 }
 
-/// [`build`] against the SDK checkout `sdk`.
+/// [`build`] against the SDK `sdk` (a checkout's, [`Sdk::at`], for the SDK's own builds).
 ///
 /// # Errors
 /// As [`build`].
