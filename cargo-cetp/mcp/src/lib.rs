@@ -776,6 +776,35 @@ mod tests {
         );
     }
 
+    /// Writes each message as one line.
+    async fn send_all(write: &mut (impl tokio::io::AsyncWrite + Unpin), messages: &[Value]) {
+        for message in messages {
+            write
+                .write_all(format!("{message}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+    }
+
+    /// Reads messages into `seen` until `done(last message, how many this call read)`.
+    async fn read_until(
+        lines: &mut tokio::io::Lines<impl tokio::io::AsyncBufRead + Unpin>,
+        seen: &mut Vec<Value>,
+        done: impl Fn(&Value, usize) -> bool,
+    ) {
+        let mut read = 0;
+        loop {
+            let line = lines.next_line().await.unwrap().unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            read += 1;
+            let stop = done(&message, read);
+            seen.push(message);
+            if stop {
+                return;
+            }
+        }
+    }
+
     /// A long tool with a progress token sends `notifications/progress` before its result;
     /// `notifications/cancelled` stops a tool that waits for it.
     #[test]
@@ -798,52 +827,44 @@ mod tests {
             let (read, mut write) = tokio::io::split(client);
             let mut lines = BufReader::new(read).lines();
             let mut seen = Vec::new();
-            let send = |message: Value| format!("{message}\n");
-            for message in [
-                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "1"}}}),
-                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-                    "name": "wait", "arguments": {"until_cancelled": false},
-                    "_meta": {"progressToken": "p2"}}}),
-            ] {
-                write.write_all(send(message).as_bytes()).await.unwrap();
-            }
+            send_all(
+                &mut write,
+                &[
+                    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                        "protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "test", "version": "1"}}}),
+                    json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                        "name": "wait", "arguments": {"until_cancelled": false},
+                        "_meta": {"progressToken": "p2"}}}),
+                ],
+            )
+            .await;
             // The initialize answer, two progress notifications, the result.
-            for _ in 0..4 {
-                let line = lines.next_line().await.unwrap().unwrap();
-                seen.push(serde_json::from_str::<Value>(&line).unwrap());
-            }
-            // A call that waits for its cancellation, then the cancellation, then a list.
-            for message in [
-                json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            read_until(&mut lines, &mut seen, |_, read| read == 4).await;
+            // A call that waits for its cancellation; its two progress notifications say it
+            // runs.
+            send_all(
+                &mut write,
+                &[
+                    json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
                     "name": "wait", "arguments": {"until_cancelled": true},
                     "_meta": {"progressToken": "p3"}}}),
-            ] {
-                write.write_all(send(message).as_bytes()).await.unwrap();
-            }
-            // Its two progress notifications say it runs.
-            for _ in 0..2 {
-                let line = lines.next_line().await.unwrap().unwrap();
-                seen.push(serde_json::from_str::<Value>(&line).unwrap());
-            }
-            for message in [
-                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                       "params": {"requestId": 3, "reason": "the user stopped it"}}),
-                json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
-            ] {
-                write.write_all(send(message).as_bytes()).await.unwrap();
-            }
-            loop {
-                let line = lines.next_line().await.unwrap().unwrap();
-                let message = serde_json::from_str::<Value>(&line).unwrap();
-                let done = message["id"] == 4;
-                seen.push(message);
-                if done {
-                    break;
-                }
-            }
+                ],
+            )
+            .await;
+            read_until(&mut lines, &mut seen, |_, read| read == 2).await;
+            // Then the cancellation, then a list, whose answer ends the exchange.
+            send_all(
+                &mut write,
+                &[
+                    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": 3, "reason": "the user stopped it"}}),
+                    json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
+                ],
+            )
+            .await;
+            read_until(&mut lines, &mut seen, |last, _| last["id"] == 4).await;
             drop((write, lines));
             let _ = serving.await;
             seen
