@@ -476,7 +476,10 @@ pub(crate) fn template_module(text: &str) -> Option<TemplateModule> {
         Some(dir) => Some(TemplateModule::Dir(PathBuf::from(dir))),
         None => code
             .iter()
-            .any(|line| line.contains(&format!("\"{TEMPLATE_CRATE}\"")))
+            .any(|line| {
+                line.contains(&format!("\"{TEMPLATE_CRATE}\""))
+                    || line.contains(&format!("'{TEMPLATE_CRATE}'"))
+            })
             .then_some(TemplateModule::FromCargo),
     }
 }
@@ -609,6 +612,11 @@ mod tests {
             template_module(&from_cargo),
             Some(TemplateModule::FromCargo)
         );
+        let groovy = crate::template::fill(
+            include_str!("../../templates/settings/template-module.gradle.tmpl"),
+            &[("manifest", "\"../Cargo.toml\"")],
+        );
+        assert_eq!(template_module(&groovy), Some(TemplateModule::FromCargo));
         // Named in a comment only, it is not there.
         assert_eq!(
             template_module("// include cetp from \"cetp-android-template\"\n"),

@@ -7,7 +7,7 @@
 //! | where | what |
 //! |---|---|
 //! | `<crate>/` (default `rust/` in the root project) | the Rust crate `cargo cetp new` writes (`Cargo.toml`, `src/lib.rs`, `tests/provider.rs`), with `[package.metadata.cetp] android-module` naming the app module |
-//! | `settings.gradle(.kts)` | `include(":cetp")` and its `projectDir`: the SDK's `android-template/` |
+//! | `settings.gradle(.kts)` | `include(":cetp")` and its `projectDir`: the crate `cetp-android-template` the app's crate resolves (found by `cargo metadata`, in the settings' own language), or a checkout's `android-template/` |
 //! | `gradle.properties` | `cetp.rustCrate`, the crate relative to the root project |
 //! | the app module's `build.gradle.kts` | the two manifest placeholders under `defaultConfig {`, `implementation(project(":cetp"))` under `dependencies {` |
 //! | `gradle/libs.versions.toml`, root `build.gradle(.kts)` | the Android library plugin (the template module applies it by id, without a version) beside the application plugin's entry, at its version |
@@ -716,6 +716,7 @@ fn settings(project: &Project) -> Result<Step> {
             &project.sdk,
             &resolved(&project.layout.root),
             &resolved(&project.crate_dir).join("Cargo.toml"),
+            file.extension().is_some_and(|e| e == "kts"),
         )?
     );
     let text = match read(&file)? {
@@ -1519,6 +1520,46 @@ mod tests {
         let before = snapshot(d);
         init(&released).unwrap();
         assert_eq!(snapshot(d), before);
+    }
+
+    /// A Groovy settings file gets the same lines in Groovy.
+    #[test]
+    fn groovy_settings_get_groovy_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = &dir.path().join("shelf");
+        write(
+            d,
+            "settings.gradle",
+            "rootProject.name = 'Shelf'\ninclude ':app'\n",
+        );
+        write(
+            d,
+            "app/build.gradle",
+            "plugins {\n    id 'com.android.application'\n}\n\nandroid {\n    namespace 'com.example.shelf'\n}\n",
+        );
+        let mut released = options(d);
+        released.sdk = SdkSource::Registry {
+            version: "0.7.2".into(),
+        };
+        init(&released).unwrap();
+        let settings = read(d, "settings.gradle");
+        assert!(
+            settings.starts_with("rootProject.name = 'Shelf'\ninclude ':app'\n"),
+            "{settings}"
+        );
+        assert!(
+            settings.contains("def cetpTemplateModule = {"),
+            "{settings}"
+        );
+        assert!(
+            settings.contains("'--manifest-path', file(\"rust/Cargo.toml\").path"),
+            "{settings}"
+        );
+        assert!(settings.ends_with("project(':cetp').projectDir = cetpTemplateModule\n"));
+        assert!(
+            !settings.contains("val "),
+            "no Kotlin in a Groovy file: {settings}"
+        );
     }
 
     #[test]

@@ -223,18 +223,26 @@ pub(crate) fn sdk_dependency(sdk: &SdkSource, crate_dir: &Path) -> Result<String
 /// - by path (SDK development): the checkout's `android-template/`, relative;
 /// - by git: a checkout of the repository at the revision the crate names (a submodule, say).
 ///
+/// In the Kotlin DSL (`settings.gradle.kts`) or Groovy (`settings.gradle`), as `kotlin` says.
+///
 /// # Errors
 /// [`Error::Io`] when `--sdk-path` does not exist.
 pub(crate) fn template_module_lines(
     sdk: &SdkSource,
     settings_dir: &Path,
     crate_manifest: &Path,
+    kotlin: bool,
 ) -> Result<String> {
     Ok(match sdk {
         SdkSource::Registry { .. } => {
             let manifest = relative(settings_dir, crate_manifest);
+            let template = if kotlin {
+                include_str!("../../templates/settings/template-module.gradle.kts.tmpl")
+            } else {
+                include_str!("../../templates/settings/template-module.gradle.tmpl")
+            };
             fill(
-                include_str!("../../templates/settings/template-module.gradle.kts.tmpl"),
+                template,
                 &[("manifest", &toml_string(&manifest.to_string_lossy()))],
             )
         }
@@ -295,6 +303,7 @@ pub(crate) fn files(options: &NewOptions, app_dir: &Path) -> Result<Vec<(PathBuf
         &options.sdk,
         &app_dir.join("android"),
         &app_dir.join("Cargo.toml"),
+        true,
     )?;
     let Names {
         crate_name,

@@ -84,6 +84,29 @@ pub(crate) struct ResValue {
     pub value: String,
 }
 
+/// Groovy's call form of a property the parser reads (`namespace 'com.example.app'`,
+/// `minSdk 24`), as `(name, value)`.
+fn groovy_setter(statement: &str) -> Option<(&str, &str)> {
+    let (name, value) = statement.trim().split_once(char::is_whitespace)?;
+    matches!(
+        name,
+        "namespace"
+            | "applicationId"
+            | "applicationIdSuffix"
+            | "minSdk"
+            | "minSdkVersion"
+            | "targetSdk"
+            | "targetSdkVersion"
+    )
+    .then_some((name, value))
+}
+
+/// A Groovy single-quoted string without escapes (`'com.example.app'`).
+fn groovy_string(text: &str) -> Option<String> {
+    let inner = text.trim().strip_prefix('\'')?.strip_suffix('\'')?;
+    (!inner.contains(['\'', '\\'])).then(|| inner.to_owned())
+}
+
 pub(crate) fn parse(text: &str) -> GradleApp {
     let mut out = GradleApp::default();
     let mut namespace = None;
@@ -121,13 +144,16 @@ pub(crate) fn parse(text: &str) -> GradleApp {
             enter_or_leave(&mut blocks, pending.take());
             pending = Some((statement, delimiter));
             let in_block = |name: &str| blocks.iter().any(|b| b == name);
-            let Some((lhs, rhs)) = statement.split_once('=') else {
+            let Some((lhs, rhs)) = statement
+                .split_once('=')
+                .or_else(|| groovy_setter(statement))
+            else {
                 continue;
             };
             if let Ok(number) = rhs.trim().parse::<u32>() {
                 match lhs.trim() {
-                    "minSdk" => out.min_sdk = Some(number),
-                    "targetSdk" => out.target_sdk = Some(number),
+                    "minSdk" | "minSdkVersion" => out.min_sdk = Some(number),
+                    "targetSdk" | "targetSdkVersion" => out.target_sdk = Some(number),
                     _ => {}
                 }
                 continue;
@@ -144,7 +170,7 @@ pub(crate) fn parse(text: &str) -> GradleApp {
                 }
                 continue;
             }
-            let Some(value) = string_literal(rhs) else {
+            let Some(value) = string_literal(rhs).or_else(|| groovy_string(rhs)) else {
                 continue;
             };
             if lhs == "applicationIdSuffix" {
@@ -268,6 +294,26 @@ pub(crate) fn strip_comment(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Groovy build files set properties as calls, without `=`.
+    #[test]
+    fn groovy_call_form_is_read() {
+        let app = parse(
+            "android {\n    namespace 'com.example.shelf'\n    defaultConfig {\n        \
+             applicationId \"com.example.shelf.app\"\n        minSdkVersion 24\n        \
+             targetSdk 35\n    }\n    buildTypes {\n        debug {\n            \
+             applicationIdSuffix '.debug'\n        }\n    }\n}\n",
+        );
+        assert_eq!(app.namespace.as_deref(), Some("com.example.shelf"));
+        assert_eq!(app.application_id.as_deref(), Some("com.example.shelf.app"));
+        assert_eq!((app.min_sdk, app.target_sdk), (Some(24), Some(35)));
+        assert_eq!(app.application_id_suffixes, vec![".debug".to_owned()]);
+        // Other calls are not properties.
+        assert_eq!(
+            parse("dependencies {\n    implementation 'a:b:1'\n}\n").namespace,
+            None
+        );
+    }
 
     #[test]
     fn reads_placeholders_and_the_namespace() {
