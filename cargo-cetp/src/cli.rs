@@ -616,8 +616,9 @@ const TEST_ABOUT: &str = concat!(
     "\
 cargo cetp test: run the app's own Robolectric tests against its host bundle
 
-Builds the host bundle (cargo cetp build), installs the SDK's test kit into the local Maven
-repository when it is missing or out of date, generates a Maven project under
+Builds the host bundle (cargo cetp build), takes the SDK's test kit dev.cetp:cetp-testkit of
+the app's SDK version from Maven's repositories (an SDK checkout's kit is installed into the
+local Maven repository when missing or out of date), generates a Maven project under
 <target>/cetp/test/<dir-name>/ (nothing is written into the app's sources) and runs, with
 Robolectric (SDK 34, offline), the app's tests from its app module:
   <app module>/src/test/java/       Java tests (JUnit 4); Kotlin files here too
