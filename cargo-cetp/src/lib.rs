@@ -34,15 +34,16 @@
 //! conformance audit, the raw parameter descriptions) and `mcp`.
 //!
 //! `build`, `test` and `preview` build the app's library as a `cdylib` for this machine and put
-//! it behind the real Android template, taken from the SDK checkout the app's `cetp-provider`
-//! resolves to ([`android_build::bundle::Sdk::of`]), to run under Robolectric; `test` and
-//! `preview` generate a Maven project in the app's target directory that runs it with the SDK's
-//! test kit (`android-testkit/`).
+//! it behind the real Android template, taken from the crate `cetp-android-template` the app's
+//! `cetp-provider` resolves to ([`android_build::bundle::Sdk::of`]), to run under Robolectric;
+//! `test` and `preview` generate a Maven project in the app's target directory that runs it
+//! with the SDK's test kit (`dev.cetp:cetp-testkit` of the same version).
 //!
 //! Everything about the app comes from `cargo metadata` of the app crate
 //! ([`android_build::app`]) and its Android files ([`android_build::android`]), wherever its app
-//! module is ([`android_build::layout`]); the only path of this repository the tool knows by
-//! itself is the SDK it was built from ([`SDK_DIR`]), the default dependency of `cargo cetp new`.
+//! module is ([`android_build::layout`]); the tool knows no path of the SDK by itself: `new` and
+//! `init` depend on the released SDK of the tool's own version unless `--sdk-path` names a
+//! checkout.
 //!
 //! The library is the command: [`run`] takes the arguments after `cargo cetp`. Each command has
 //! an `Options` type parsed in [`cli`] and a `run` function in its module of [`commands`].
