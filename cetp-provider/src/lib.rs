@@ -137,6 +137,7 @@ mod runtime;
 #[doc(hidden)]
 pub mod schema;
 mod signals;
+mod sort;
 mod state;
 // The app developer's test helpers: with the `test-util` feature, which an app enables in its
 // `[dev-dependencies]` only, so the library it ships never builds them.

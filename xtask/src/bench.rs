@@ -15,7 +15,11 @@
 //!    bytes of two of them go.
 //!
 //! `--quick` runs 3 rounds and 10⁴ memory calls instead of 15 and 10⁵ (for trying changes;
-//! the committed figures come from a full run).
+//! the committed figures come from a full run). `--sizes` runs step 5 alone and rewrites only
+//! its part of the generated section ("Release libraries").
+//!
+//! The tools the Android size figures need (Debian's aarch64 cross compiler and C library
+//! headers) are checked before anything is built.
 
 use std::fs;
 use std::path::Path;
@@ -28,16 +32,27 @@ mod sizes;
 
 const BEGIN: &str = "<!-- bench:begin (written by `cargo xtask bench`; edit around it) -->";
 const END: &str = "<!-- bench:end -->";
+/// The heading of the size figures in the generated section (what `--sizes` rewrites).
+const SIZES_HEADING: &str = "### Release libraries";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut quick = false;
+    let mut only_sizes = false;
     for arg in args {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--sizes" => only_sizes = true,
             other => return Err(format!("bench: unknown argument `{other}`")),
         }
     }
+    sizes::cross_gcc()?;
     let root = workspace_root();
+    if only_sizes {
+        if quick {
+            return Err("bench: --sizes builds each library once; --quick does not apply".into());
+        }
+        return sizes_only(&root);
+    }
     let work = root.join("target").join("cetp-bench");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
 
@@ -145,7 +160,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     section.push_str(&criterion);
     section.push_str("\n### Scaling with threads (one agent per thread)\n\n");
     section.push_str(scaling.trim_end());
-    section.push_str("\n\n### Release libraries\n\n");
+    section.push_str("\n\n");
+    section.push_str(SIZES_HEADING);
+    section.push_str("\n\n");
     section.push_str(&sizes);
     section.push('\n');
     section.push_str(END);
@@ -161,6 +178,47 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!("{section}");
     eprintln!("xtask: wrote {}", doc_path.display());
     Ok(())
+}
+
+/// `--sizes`: the size figures alone, written over the "Release libraries" part of the
+/// generated section (the rest of it, from the last full run, is kept).
+fn sizes_only(root: &Path) -> Result<(), String> {
+    step("library sizes");
+    let sizes = sizes::table()?;
+    let doc_path = root.join("docs/benchmarks.md");
+    let doc = fs::read_to_string(&doc_path)
+        .map_err(|e| format!("cannot read {}: {e}", doc_path.display()))?;
+    let part = format!(
+        "Measured by `cargo xtask bench --sizes` on {}.\n\n{sizes}",
+        machine()
+    );
+    let updated = replace_sizes(&doc, &part)?;
+    fs::write(&doc_path, updated)
+        .map_err(|e| format!("cannot write {}: {e}", doc_path.display()))?;
+    println!("{part}");
+    eprintln!("xtask: wrote {}", doc_path.display());
+    Ok(())
+}
+
+/// `doc` with the text under the generated section's "Release libraries" heading, up to the
+/// section's end, replaced by `part`.
+fn replace_sizes(doc: &str, part: &str) -> Result<String, String> {
+    let missing = || {
+        format!(
+            "docs/benchmarks.md has no generated \"{SIZES_HEADING}\" part to replace: run \
+             `cargo xtask bench` once"
+        )
+    };
+    let begin = doc.find(BEGIN).ok_or_else(missing)?;
+    let end = doc[begin..].find(END).ok_or_else(missing)? + begin;
+    let heading = doc[begin..end].find(SIZES_HEADING).ok_or_else(missing)? + begin;
+    let from = heading + SIZES_HEADING.len();
+    Ok(format!(
+        "{}\n\n{}\n\n{}",
+        &doc[..from],
+        part.trim_end(),
+        &doc[end..]
+    ))
 }
 
 fn step(title: &str) {
@@ -244,4 +302,40 @@ fn output(cmd: &mut Command) -> String {
             String::from_utf8_lossy(&text).trim().to_owned()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--sizes` replaces what follows its heading up to the section's end, and nothing else.
+    #[test]
+    fn sizes_replace_only_their_part() {
+        let doc = format!(
+            "intro\n{BEGIN}\n\n### One JVM\n\nkept\n\n{SIZES_HEADING}\n\nold table\n\nold text\n{END}\noutro\n"
+        );
+        let updated = replace_sizes(&doc, "new table\n").unwrap();
+        assert_eq!(
+            updated,
+            format!(
+                "intro\n{BEGIN}\n\n### One JVM\n\nkept\n\n{SIZES_HEADING}\n\nnew table\n\n{END}\noutro\n"
+            )
+        );
+        // Applied again, the same text.
+        assert_eq!(replace_sizes(&updated, "new table\n").unwrap(), updated);
+    }
+
+    /// Without a generated section, or without its size part, `--sizes` says to run the whole
+    /// bench once instead of writing the figures somewhere else.
+    #[test]
+    fn sizes_need_a_generated_section() {
+        for doc in [
+            "no section\n".to_owned(),
+            format!("{BEGIN}\n### One JVM\n{END}\n"),
+            format!("{SIZES_HEADING}\n{BEGIN}\n{END}\n"),
+        ] {
+            let err = replace_sizes(&doc, "x").unwrap_err();
+            assert!(err.contains("`cargo xtask bench`"), "{doc}: {err}");
+        }
+    }
 }

@@ -7,8 +7,8 @@
 //!   (see `docs/host-bundle.md`).
 //! - `android-check`: the Android build checks that run without an NDK or the Android Gradle
 //!   Plugin (see `android-template/README.md`).
-//! - `bench [--quick]`: the SDK against a hand-written provider, the Rust half, library sizes;
-//!   writes `docs/benchmarks.md` (`bench.rs`).
+//! - `bench [--quick | --sizes]`: the SDK against a hand-written provider, the Rust half, library
+//!   sizes; writes `docs/benchmarks.md` (`bench.rs`).
 //! - `lines`: the samples' integration line counts against their budgets (`lines.rs`).
 //! - `schema-report`: the samples' LLM API compatibility tables (`schema_report.rs`).
 //! - `release --dry-run`: every artifact packaged as published, and apps made and tested from
@@ -65,10 +65,13 @@ Tasks:
       machine made busy on purpose: one CPU hog per core and four test threads per core, for
       ROUNDS rounds (3 unless given); fails on the first failing round. Each round's time is
       printed.
-  bench [--quick]
+  bench [--quick | --sizes]
       What a call costs: the notes sample (release build) against a hand-written provider in one
       Robolectric JVM, the criterion benchmark of the Rust half, and each sample's release
       library size; writes docs/benchmarks.md. --quick: fewer rounds, for trying changes.
+      --sizes: only the library sizes (x86_64 and aarch64-linux-android, stripped, and where
+      the bytes go), written over their part of docs/benchmarks.md. The Android figures need
+      Debian's gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (checked before building).
   schema-report [--check | --write]
       The samples' tool schemas checked against the rules of OpenAI, OpenAI strict, Anthropic,
       Anthropic strict, Gemini and the portable core: one Markdown table per sample, from each

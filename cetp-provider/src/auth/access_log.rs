@@ -357,7 +357,7 @@ impl AccessLog {
             tool.calls_week += entry.calls_since(week_start);
         }
         let mut tools: Vec<ToolAccess> = tools.into_values().collect();
-        tools.sort_by(|a, b| {
+        crate::sort::sort_by(&mut tools, |a, b| {
             b.last_access_ms
                 .cmp(&a.last_access_ms)
                 .then(a.name.cmp(&b.name))
@@ -445,9 +445,19 @@ impl Drop for AccessLog {
 /// The entries of the log file at `path`; none when it is missing or unreadable.
 fn read(fs: &dyn StoreFs, path: &Path) -> BTreeMap<Key, Entry> {
     match fs.read(path) {
-        Ok(bytes) => match serde_json::from_slice::<File>(&bytes) {
+        // Text first (`from_str` is the crate's one JSON parser; `from_slice` would be another).
+        Ok(bytes) => match std::str::from_utf8(&bytes)
+            .map_err(|_| ())
+            .and_then(|text| serde_json::from_str::<File>(text).map_err(|_| ()))
+        {
             Ok(file) if file.version == FORMAT_VERSION => {
-                file.entries.into_iter().take(MAX_ENTRIES).collect()
+                // Inserted one by one (a later duplicate wins, as with `collect`): `insert` is
+                // compiled anyway, a sorted bulk build would be more code.
+                let mut entries = BTreeMap::new();
+                for (key, entry) in file.entries.into_iter().take(MAX_ENTRIES) {
+                    entries.insert(key, entry);
+                }
+                entries
             }
             Ok(_) | Err(_) => {
                 log::warn!(

@@ -295,7 +295,7 @@ impl GrantState {
                 expired: grant.is_expired(now_ms),
             })
             .collect();
-        per_scope.sort_by_key(|s| rank(&s.scope));
+        crate::sort::sort_by_key(&mut per_scope, |s| rank(&s.scope));
         GrantState {
             package: grant.package.clone(),
             certificate_sha256: grant.certificate_sha256.clone(),

@@ -323,7 +323,7 @@ impl Callers {
                 .filter(|(_, _, e)| !e.is_retired() && e.in_flight.load(Ordering::Relaxed) == 0)
                 .map(|(i, k, e)| (e.last_ms.load(Ordering::Relaxed), i, k.clone()))
                 .collect();
-            oldest.sort_unstable_by_key(|(last_ms, _, _)| *last_ms);
+            crate::sort::sort_by_key(&mut oldest, |(last_ms, _, _)| *last_ms);
             for (_, shard, key) in oldest {
                 if left <= target {
                     break;

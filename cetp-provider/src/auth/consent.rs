@@ -76,7 +76,7 @@ impl Holdings {
             }
         }
         let rank = |name: &str| declared.iter().position(|(n, _)| n == name);
-        scopes.sort_by(|a, b| {
+        crate::sort::sort_by(&mut scopes, |a, b| {
             let (ra, rb) = (rank(&a.scope), rank(&b.scope));
             match (ra, rb) {
                 (Some(x), Some(y)) => x.cmp(&y),

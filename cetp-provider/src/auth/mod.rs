@@ -572,7 +572,7 @@ impl GrantView {
                 specificity(&g.package, g.certificate_sha256.as_deref(), caller).map(|s| (s, g))
             })
             .collect();
-        candidates.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
+        crate::sort::sort_by_key(&mut candidates, |(s, _)| std::cmp::Reverse(*s));
         GrantView {
             generation,
             caller: caller.clone(),

@@ -197,11 +197,14 @@ impl PendingQueue {
             return None;
         }
         let id = next_id();
+        // As `merge` adds them (one copy of the set's insertion code).
+        let mut requested = BTreeSet::new();
+        requested.extend(scopes.iter().cloned());
         self.entries.push(Entry {
             id: id.clone(),
             uid: caller.uid(),
             packages,
-            scopes: scopes.iter().cloned().collect(),
+            scopes: requested,
             first_requested_ms: now_ms,
             requested_at_ms: now_ms,
             known,
@@ -254,6 +257,6 @@ fn identity(caller: &Caller) -> Vec<PendingPackage> {
             }
         })
         .collect();
-    packages.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::sort::sort_by(&mut packages, |a, b| a.name.cmp(&b.name));
     packages
 }

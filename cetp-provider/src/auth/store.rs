@@ -242,7 +242,9 @@ impl From<GrantV1> for Grant {
         if v1.scopes.is_empty() {
             grant.no_scope = Some(entry);
         }
-        grant.scopes = v1.scopes.into_iter().map(|s| (s, entry)).collect();
+        for scope in v1.scopes {
+            grant.scopes.insert(scope, entry);
+        }
         grant
     }
 }
@@ -886,8 +888,12 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
 /// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]), and says
 /// which version the file had.
 fn parse_versioned(bytes: &[u8]) -> Result<(StoreData, u32), String> {
+    // Text first, then JSON: `from_str` is the parser every other reader of the crate uses,
+    // so the library carries one copy of it.
+    let text =
+        std::str::from_utf8(bytes).map_err(|e| format!("not valid JSON: not UTF-8 ({e})"))?;
     let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
+        serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
     let version = match value.get("version").and_then(serde_json::Value::as_u64) {
         Some(1) => 1,
         Some(v) if v == u64::from(STORE_VERSION) => STORE_VERSION,

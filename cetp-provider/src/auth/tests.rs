@@ -197,6 +197,11 @@ fn store_parsing_is_strict_about_what_matters() {
         (br#"{"version":1}"#, "unexpected content"),
         (br#"[1,2]"#, "no numeric `version`"),
         (b"{\"version\":1,", "not valid JSON"),
+        // Read as text first: bytes that are not UTF-8 are named as such.
+        (
+            b"{\"version\":1,\"grants\":[],\"denials\":[],\"x\":\"\xff\"}",
+            "not valid JSON: not UTF-8",
+        ),
         (
             br#"{"version":1,"grants":[{"package":"","scopes":[],"access":"full","granted_at_ms":0}],"denials":[]}"#,
             "invalid grant",

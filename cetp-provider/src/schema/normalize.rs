@@ -285,7 +285,7 @@ impl Transform for OrderKeys {
             return;
         };
         let mut entries: Vec<(String, Value)> = std::mem::take(obj).into_iter().collect();
-        entries.sort_by_key(|(k, _)| {
+        crate::sort::sort_by_key(&mut entries, |(k, _)| {
             KEY_ORDER
                 .iter()
                 .position(|known| known == k)

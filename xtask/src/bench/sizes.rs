@@ -183,29 +183,59 @@ impl AndroidLink {
     }
 }
 
-/// The aarch64 cross compiler, installed when missing (`CETP_CROSS_GCC` overrides), with the C
-/// library headers SQLite includes: Debian installs those with the compiler only when
-/// recommended packages are, so they are checked on their own.
-fn cross_gcc() -> Result<PathBuf, String> {
-    let gcc = util::debian_tool(&cargo_cetp::android_build::bundle::DebianTool {
-        program: CROSS_GCC,
-        package: CROSS_PACKAGE,
-        override_var: "CETP_CROSS_GCC",
-        purpose: "the Android size figures need an aarch64 C compiler (for SQLite), its `strip` \
-                  and GCC's unwinder",
-        alternative: "an aarch64 Linux GCC",
-    })?;
-    let overridden = std::env::var_os("CETP_CROSS_GCC").is_some();
-    if !overridden && !Path::new(CROSS_LIBC_HEADER).is_file() {
-        eprintln!("xtask: `{CROSS_LIBC_HEADER}` is missing; installing Debian's `{CROSS_LIBC}`");
-        util::apt_install(CROSS_LIBC).map_err(|why| {
-            format!(
-                "the Android size figures compile SQLite with `{CROSS_GCC}`, which needs the \
-                 aarch64 C library headers (`{CROSS_LIBC_HEADER}`, Debian's `{CROSS_LIBC}`): {why}"
-            )
-        })?;
+/// The aarch64 cross compiler (`CETP_CROSS_GCC` overrides `aarch64-linux-gnu-gcc` on `PATH`),
+/// with the C library headers SQLite includes: Debian installs those with the compiler only
+/// when recommended packages are, so they are checked on their own. Checked before anything is
+/// built; installs nothing.
+pub fn cross_gcc() -> Result<PathBuf, String> {
+    match std::env::var_os("CETP_CROSS_GCC") {
+        // Another compiler brings its own C library headers.
+        Some(path) => {
+            let path = PathBuf::from(path);
+            if path.is_file() {
+                Ok(path)
+            } else {
+                Err(format!("CETP_CROSS_GCC={} is not a file", path.display()))
+            }
+        }
+        None => cross_tools(
+            cargo_cetp::android_build::bundle::on_path(CROSS_GCC),
+            Path::new(CROSS_LIBC_HEADER),
+        ),
     }
-    Ok(gcc)
+}
+
+/// The cross compiler found (`gcc`, if any) when the aarch64 C library headers are where
+/// `header` says; else what is missing, the Debian packages to install and the command.
+fn cross_tools(gcc: Option<PathBuf>, header: &Path) -> Result<PathBuf, String> {
+    let has_header = header.is_file();
+    let mut missing = Vec::new();
+    let mut packages = Vec::new();
+    if gcc.is_none() {
+        missing.push(format!(
+            "`{CROSS_GCC}` is not on PATH (Debian's `{CROSS_PACKAGE}`: it compiles SQLite and \
+             brings `aarch64-linux-gnu-strip` and GCC's unwinder)"
+        ));
+        packages.push(CROSS_PACKAGE);
+    }
+    if !has_header {
+        missing.push(format!(
+            "`{}` is missing (Debian's `{CROSS_LIBC}`: the aarch64 C library headers SQLite \
+             includes)",
+            header.display()
+        ));
+        packages.push(CROSS_LIBC);
+    }
+    match gcc {
+        Some(gcc) if has_header => Ok(gcc),
+        _ => Err(format!(
+            "the aarch64-linux-android size figures cannot be built: {}. Install with \
+             `sudo apt-get install --no-install-recommends {}`, or point CETP_CROSS_GCC at an \
+             aarch64 Linux GCC with its own C library",
+            missing.join("; "),
+            packages.join(" ")
+        )),
+    }
 }
 
 fn strip(tool: &str, from: &Path, to: &Path) -> Result<(), String> {
@@ -313,5 +343,68 @@ fn crate_of(name: &str) -> String {
         "(constants)".to_owned()
     } else {
         "(C and other unmangled symbols)".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn present() -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+    }
+
+    fn absent() -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/no-such-dir/stdio.h"))
+    }
+
+    /// With the compiler and the headers, the compiler is what the build uses.
+    #[test]
+    fn both_present_is_the_compiler() {
+        let gcc = present();
+        assert_eq!(cross_tools(Some(gcc.clone()), &present()), Ok(gcc));
+    }
+
+    /// Without either, the error names both packages in one command, before anything is built.
+    #[test]
+    fn both_missing_name_both_packages_and_the_command() {
+        let err = cross_tools(None, &absent()).unwrap_err();
+        assert!(
+            err.contains(
+                "`sudo apt-get install --no-install-recommends gcc-aarch64-linux-gnu \
+                 libc6-dev-arm64-cross`"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("`aarch64-linux-gnu-gcc` is not on PATH"),
+            "{err}"
+        );
+        assert!(err.contains(&absent().display().to_string()), "{err}");
+        assert!(err.contains("CETP_CROSS_GCC"), "{err}");
+    }
+
+    /// The compiler without the C library headers (Debian installs them only as a recommended
+    /// package): only the headers' package is asked for.
+    #[test]
+    fn missing_headers_name_their_package() {
+        let err = cross_tools(Some(present()), &absent()).unwrap_err();
+        assert!(
+            err.contains("`sudo apt-get install --no-install-recommends libc6-dev-arm64-cross`"),
+            "{err}"
+        );
+        assert!(err.contains(&absent().display().to_string()), "{err}");
+        assert!(!err.contains("gcc-aarch64-linux-gnu"), "{err}");
+    }
+
+    /// The headers without the compiler: only the compiler's package is asked for.
+    #[test]
+    fn missing_compiler_names_its_package() {
+        let err = cross_tools(None, &present()).unwrap_err();
+        assert!(
+            err.contains("`sudo apt-get install --no-install-recommends gcc-aarch64-linux-gnu`"),
+            "{err}"
+        );
+        assert!(!err.contains("libc6-dev-arm64-cross"), "{err}");
     }
 }

@@ -162,7 +162,7 @@ impl Connections {
         let mut hosts = self.hosts.lock().unwrap_or_else(PoisonError::into_inner);
         forget_stale(&mut hosts, now_ms);
         let mut out: Vec<AgentConnection> = hosts.iter().map(|h| h.connection.clone()).collect();
-        out.sort_by_key(|h| std::cmp::Reverse(h.last_seen_ms));
+        crate::sort::sort_by_key(&mut out, |h| std::cmp::Reverse(h.last_seen_ms));
         out
     }
 }
