@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import org.json.JSONArray;
@@ -255,13 +256,14 @@ public final class V2Session {
    *     when the call's {@code deadline_at_ms} (or 30 s from now) has passed
    */
   public V2Reply awaitOperation(V2Reply accepted) {
-    String operationId = accepted.assertAccepted().operationId();
+    String operationId = Objects.requireNonNull(accepted.assertAccepted().operationId());
+    String requestId = accepted.request().getString(CetpV2.EXTRA_REQUEST_ID, "");
     long giveUp =
         Math.max(
             accepted.request().getLong(CetpV2.EXTRA_DEADLINE_AT_MS),
             System.currentTimeMillis() + SHORT_DEADLINE_MS);
     while (true) {
-      V2Reply reply = getOperation(accepted.requestId(), operationId);
+      V2Reply reply = getOperation(requestId, operationId);
       String problem = V2OperationCheck.operationProblem(reply.assertSuccess().jsonObject());
       if (problem != null) {
         throw new AssertionError(problem + ": " + reply);

@@ -148,6 +148,16 @@ public final class V2OperationCheck {
 
     // accepted → queued/running (with progress) → succeeded or failed.
     V2Reply first = both.call(tool, argsJson);
+    String refused = first.errorCode();
+    if (CetpV2.AUTH_REQUIRED.equals(refused)
+        || CetpV2.PERMISSION_DENIED.equals(refused)
+        || CetpV2.TOOL_NOT_FOUND.equals(refused)
+        || CetpV2.INVALID_ARGS.equals(refused)) {
+      v.add(
+          "execute_tool " + tool + " was refused (" + first
+              + "): the checks need an agent the provider lets call it, with arguments it takes");
+      return v;
+    }
     if (first.isAccepted()) {
       if (accepted(first, v)) {
         strangerLearnsNothing(stranger, first, v);

@@ -61,6 +61,15 @@ public class NotesOperationsE2ETest {
     session.assertOperationsConformant("find_text", "{\"text\":\"basil\",\"limit\":2}");
   }
 
+  /** The checks need an agent the user allowed: they say so rather than pass. */
+  @Test
+  public void theChecksSayWhenTheAgentMayNotCallTheTool() {
+    List<String> problems =
+        both(cetp.agent("com.example.agent")).operationProblems("find_text", ARGS);
+    assertEquals(problems.toString(), 1, problems.size());
+    assertTrue(problems.get(0), problems.get(0).contains(CetpV2.AUTH_REQUIRED));
+  }
+
   /** Its outcome, in the reply or as an operation polled to its end, is the v1 agent's result. */
   @Test
   public void findTextEndsWithTheResultOfASynchronousCall() throws Exception {
