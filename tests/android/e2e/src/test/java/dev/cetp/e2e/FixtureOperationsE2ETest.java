@@ -158,14 +158,13 @@ public class FixtureOperationsE2ETest {
    * The last step's gate opens and the cancellation arrives at once, racing the tool's end:
    * whichever wins, the agent reads one consistent outcome. An acknowledged cancellation ends
    * {@code cancelled} without a result; a {@code CONFLICT} (it had finished) ends {@code
-   * succeeded} with it. Then both orders that do not race: a cancellation after the end is a
-   * {@code CONFLICT} and the result stays.
+   * succeeded} with it. Then the order that does not race: a cancellation after the end is a
+   * {@code CONFLICT} and the result stays (the other, a cancellation before the end, is {@link
+   * #aCancelledOperationStopsTheToolAndEndsCancelled}).
    */
   @Test
   public void aCancellationRacingTheEndGivesOneOutcome() throws Exception {
     V2Session session = both(cetp.agent("com.example.agent"));
-    int cancelled = 0;
-    int succeeded = 0;
     for (int round = 0; round < 12; round++) {
       V2Reply accepted = session.call("crawl", "{\"steps\":1}").assertAccepted();
       atStep(session, accepted, 0);
@@ -176,18 +175,15 @@ public class FixtureOperationsE2ETest {
         asked.assertState(CetpV2.STATE_CANCELLATION_REQUESTED);
         end.assertState(CetpV2.STATE_CANCELLED);
         assertNull(end.toString(), end.operationResult());
-        cancelled++;
       } else {
         asked.assertError(CetpV2.CONFLICT);
         end.assertState(CetpV2.STATE_SUCCEEDED);
         assertEquals(1, end.operationValue());
-        succeeded++;
       }
       // Read again, the same: never both outcomes.
       assertEquals(
           end.state(), session.getOperation(accepted.operationId()).assertSuccess().state());
     }
-    assertEquals(12, cancelled + succeeded);
 
     V2Reply accepted = session.call("crawl", "{\"steps\":1}").assertAccepted();
     atStep(session, accepted, 0);

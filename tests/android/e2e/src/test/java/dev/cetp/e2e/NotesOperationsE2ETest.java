@@ -1,6 +1,7 @@
 package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -104,7 +105,7 @@ public class NotesOperationsE2ETest {
       if (asked.isSuccess()) {
         asked.assertState(CetpV2.STATE_CANCELLATION_REQUESTED);
         end.assertState(CetpV2.STATE_CANCELLED);
-        assertEquals(end.toString(), null, end.operationResult());
+        assertNull(end.toString(), end.operationResult());
       } else {
         asked.assertError(CetpV2.CONFLICT);
         JSONObject found = (JSONObject) end.assertState(CetpV2.STATE_SUCCEEDED).operationValue();
