@@ -502,8 +502,10 @@ public final class V2Session {
    * through {@code queued} / {@code running} (progress never past its total) to {@code
    * succeeded} with an inline {@code result} (or {@code failed} with an error), another app
    * asking for it gets exactly the answer for an id never issued, and a cancellation
-   * acknowledged ends {@code cancelled}. The tool is called twice; an answer within the inline
-   * window (the tool finished first) is accepted as it is. The checks negotiate sessions of
+   * acknowledged ends {@code cancelled}. The tool is called three times (once in a session
+   * without the capabilities); an answer within the inline window (the tool finished first) is
+   * accepted as it is, and a refusal of the call (the agent not allowed, arguments refused) is a
+   * problem of its own. The checks negotiate sessions of
    * their own: this one is left as it was.
    *
    * @param tool a tool declared {@code #[tool(long_running)]}, which this agent may call
