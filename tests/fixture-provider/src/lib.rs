@@ -14,6 +14,8 @@
 //! | `forecast` | enum, integer-range and optional string constraints (`INVALID_ARGS`) |
 //! | `fail` | every CETP error code a tool can return, with hint and authorize intent |
 //! | `apex_hooks` | the Apex `onActivate`/`onDeactivate` hooks ran (the deactivation hook panics) |
+//! | `crawl` | a long-running tool (a CETP v2 operation): progress before each step, each step waits at the gate, it stops when cancelled |
+//! | `gate` | opens the gate for `crawl`'s next steps and reports how far it got (the suite's latch: nothing waits on time) |
 //!
 //! The library also has a `JNI_OnLoad` of its own, as an app whose Rust core registers its own
 //! natives does: it registers `dev.cetp.rustfixture.CoreNatives` (the "core"), then calls the
@@ -24,8 +26,11 @@
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 use cetp_provider::auth::Auth;
+use cetp_provider::host::CetpV2;
 use cetp_provider::host::apex::Apex;
 use cetp_provider::{App, CallContext, Provider, ProviderBuilder, ToolError, tool, tools};
 use jni::objects::JClass;
@@ -238,6 +243,98 @@ pub enum Code {
     InternalError,
 }
 
+/// The latch `crawl` waits at, one step per opening (`gate` opens it): provider state, so each
+/// provider the suite starts has its own.
+#[derive(Debug, Default)]
+pub struct Gate {
+    state: Mutex<GateReport>,
+    changed: Condvar,
+}
+
+/// How far `crawl` got, as `gate` reports it.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct GateReport {
+    /// How many times `crawl` started.
+    pub runs: u32,
+    /// How many steps the gate let through so far (its openings).
+    pub opened: u32,
+    /// How many steps passed the gate.
+    pub passed: u32,
+    /// Whether a `crawl` waits at the gate now.
+    pub waiting: bool,
+    /// How many `crawl`s stopped because the agent cancelled them.
+    pub cancelled: u32,
+}
+
+/// How often a `crawl` waiting at the gate looks whether it was cancelled (the gate's condition
+/// variable is not told of a cancellation).
+const CANCEL_LOOK: Duration = Duration::from_millis(5);
+
+impl Gate {
+    fn with<R>(&self, f: impl FnOnce(&mut GateReport) -> R) -> R {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let out = f(&mut state);
+        drop(state);
+        self.changed.notify_all();
+        out
+    }
+
+    /// Waits until the gate lets one more step through, or the call is cancelled or past its
+    /// deadline.
+    fn pass(&self, ctx: &CallContext) -> Result<(), ToolError> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.waiting = true;
+        while state.opened <= state.passed {
+            if ctx.is_cancelled() {
+                state.waiting = false;
+                state.cancelled += 1;
+                return Err(ToolError::cancelled());
+            }
+            ctx.deadline().check()?;
+            state = self
+                .changed
+                .wait_timeout(state, CANCEL_LOOK)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        state.passed += 1;
+        state.waiting = false;
+        Ok(())
+    }
+}
+
+/// Crawls `steps` steps: reports its progress, then waits at the gate, for each step; stops when
+/// the agent cancels it. Long-running: on CETP v2 it goes on as an operation.
+#[tool(long_running)]
+pub fn crawl(
+    /// How many steps, 1 to 100.
+    #[schemars(range(min = 1, max = 100))]
+    steps: u32,
+    gate: &Gate,
+    ctx: &CallContext,
+) -> Result<u32, ToolError> {
+    gate.with(|s| s.runs += 1);
+    for step in 0..steps {
+        ctx.progress(u64::from(step), u64::from(steps), "Crawling");
+        gate.pass(ctx)?;
+    }
+    Ok(steps)
+}
+
+/// Lets `steps` more steps of `crawl` through the gate (0: none) and reports how far it got.
+#[tool]
+pub fn gate(
+    /// How many more steps to let through, 0 to 100.
+    #[schemars(range(max = 100))]
+    steps: u32,
+    gate: &Gate,
+) -> GateReport {
+    gate.with(|s| {
+        s.opened += steps;
+        s.clone()
+    })
+}
+
 /// Fails with the requested CETP error code.
 #[tool]
 pub fn fail(
@@ -270,13 +367,18 @@ pub fn provider(app: &App) -> ProviderBuilder {
         .scope("fixture.read", "Read fixture data")
         .auth(Auth::open())
         .tools(tools![
-            echo, whoami, app_info, boom, oversized, forecast, fail, apex_hooks
+            echo, whoami, app_info, boom, oversized, forecast, fail, apex_hooks, crawl, gate
         ])
         .state(app.clone())
+        .state(Gate::default())
+        // `crawl` waits at its gate, never on time: the agent's call answers `accepted` at once
+        // (and a call of a test that never opens the gate ends at this deadline).
+        .tool_deadline("crawl", Duration::from_secs(600))
         // The suites call from 16 threads at once under one calling UID (Robolectric reports
         // one UID for every thread), which the default cap of 4 calls in flight per caller
         // would refuse; the cap itself is tested in cetp-provider.
         .max_calls_in_flight_per_caller(64)
+        .host(CetpV2::new().inline_window(Duration::ZERO))
         .host(
             Apex::new()
                 .on_activate(|_| {
@@ -374,6 +476,73 @@ mod tests {
     fn the_fixture_is_cetp_v2_conformant() {
         let provider = build_provider().unwrap();
         Agent::new(&provider).check_v2_conformance().unwrap();
+    }
+
+    /// `crawl` as a CETP v2 operation: `accepted` at once, one step per opening of the gate,
+    /// stopped by a cancellation while it waits.
+    #[test]
+    fn crawl_steps_through_the_gate_and_stops_when_cancelled() {
+        use cetp_provider::host::cetp_v2::{CetpV2Host, V2Request};
+        use std::sync::Arc;
+        let provider = Arc::new(build_provider().unwrap());
+        let host = CetpV2Host::new(Arc::clone(&provider));
+        let agent = Agent::new(&provider);
+        let both = r#"["async_operations","cancellation"]"#;
+        let negotiated = host.call(&V2Request::negotiate(&[2, 1], both), agent.caller());
+        let token = negotiated.data_json().unwrap()["session_token"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let far = u64::MAX / 2;
+        let id = "00000000-0000-4000-8000-00000000c4a1";
+        let started = host.call(
+            &V2Request::execute("crawl", r#"{"steps":2}"#, &token, id, far),
+            agent.caller(),
+        );
+        assert!(started.is_accepted(), "{started:?}");
+        let op = started.data_json().unwrap()["operation_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let poll = || {
+            host.call(
+                &V2Request::operation("get_operation", &op, &token, id, far),
+                agent.caller(),
+            )
+            .data_json()
+            .unwrap()
+        };
+        let report = |steps: u32| {
+            agent
+                .execute("gate", &format!(r#"{{"steps":{steps}}}"#))
+                .data_json()
+                .unwrap()
+        };
+        // Nothing passes until the gate opens.
+        while report(0)["waiting"] != true {
+            std::thread::yield_now();
+        }
+        assert_eq!(poll()["progress"]["current"], 0);
+        report(1);
+        while !(report(0)["passed"] == 1 && report(0)["waiting"] == true) {
+            std::thread::yield_now();
+        }
+        assert_eq!(poll()["progress"]["current"], 1);
+        let cancel = host.call(
+            &V2Request::operation("cancel_operation", &op, &token, id, far),
+            agent.caller(),
+        );
+        assert_eq!(
+            cancel.data_json().unwrap()["state"],
+            "cancellation_requested"
+        );
+        while poll()["state"] != "cancelled" {
+            std::thread::yield_now();
+        }
+        let end = report(0);
+        assert_eq!(end["passed"], 1, "the second step never passed: {end}");
+        assert_eq!(end["cancelled"], 1, "crawl saw the cancellation: {end}");
+        assert_eq!(end["runs"], 1);
     }
 
     #[test]

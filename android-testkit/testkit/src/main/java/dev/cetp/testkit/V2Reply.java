@@ -285,6 +285,179 @@ public final class V2Reply {
     }
   }
 
+  /** @return whether the status is exactly {@code accepted}: the call goes on as an operation */
+  public boolean isAccepted() {
+    return CetpV2.STATUS_ACCEPTED.equals(status());
+  }
+
+  /**
+   * Fails unless {@code execute_tool} was answered {@code accepted} as the specification says:
+   * {@code protocol_version} 2, the request id echoed, {@code data} an object with a non-empty
+   * {@code operation_id} string and a {@code poll_after_ms} number of 0 or more, no error code.
+   *
+   * @return this reply
+   */
+  public V2Reply assertAccepted() {
+    if (!isAccepted()) {
+      throw new AssertionError("expected accepted, got " + this);
+    }
+    assertEnvelope();
+    if (errorCode() != null) {
+      throw new AssertionError("an accepted reply with an error code: " + this);
+    }
+    JSONObject data = dataObject();
+    if (data == null) {
+      throw new AssertionError("an accepted reply whose data is not a JSON object: " + this);
+    }
+    Object id = data.opt(CetpV2.EXTRA_OPERATION_ID);
+    if (!(id instanceof String) || ((String) id).isEmpty()) {
+      throw new AssertionError("an accepted reply without an operation_id: " + this);
+    }
+    Object poll = data.opt("poll_after_ms");
+    if (!(poll instanceof Number) || ((Number) poll).longValue() < 0) {
+      throw new AssertionError("an accepted reply without a poll_after_ms: " + this);
+    }
+    return this;
+  }
+
+  /**
+   * @return {@code data.operation_id}: of an {@code accepted} reply, or of a {@code
+   *     get_operation} / {@code cancel_operation} answer; null when there is none
+   */
+  public @Nullable String operationId() {
+    return dataString(CetpV2.EXTRA_OPERATION_ID);
+  }
+
+  /** @return {@code data.poll_after_ms}, the wait before the next poll, or null when absent */
+  public @Nullable Long pollAfterMs() {
+    JSONObject data = dataObject();
+    Object poll = data == null ? null : data.opt("poll_after_ms");
+    return poll instanceof Number ? ((Number) poll).longValue() : null;
+  }
+
+  /**
+   * @return {@code data.state} of a {@code get_operation} answer ({@link CetpV2#STATE_QUEUED},
+   *     {@link CetpV2#STATE_RUNNING}, {@link CetpV2#STATE_SUCCEEDED}, {@link
+   *     CetpV2#STATE_FAILED}, {@link CetpV2#STATE_CANCELLED}) or of a {@code cancel_operation}
+   *     answer ({@link CetpV2#STATE_CANCELLATION_REQUESTED}), or null
+   */
+  public @Nullable String state() {
+    return dataString("state");
+  }
+
+  /** @return whether {@link #state()} is {@code succeeded}, {@code failed} or {@code cancelled} */
+  public boolean isTerminal() {
+    String state = state();
+    return CetpV2.STATE_SUCCEEDED.equals(state)
+        || CetpV2.STATE_FAILED.equals(state)
+        || CetpV2.STATE_CANCELLED.equals(state);
+  }
+
+  /**
+   * Fails unless the call succeeded ({@link #assertSuccess()}) with {@code data.state} {@code
+   * state}.
+   *
+   * @param state the expected state, e.g. {@link CetpV2#STATE_RUNNING}
+   * @return this reply
+   */
+  public V2Reply assertState(String state) {
+    assertSuccess();
+    if (!state.equals(state())) {
+      throw new AssertionError("expected state " + state + ", got " + this);
+    }
+    return this;
+  }
+
+  /** @return {@code data.progress.current} of a running operation, or null without progress */
+  public @Nullable Long progressCurrent() {
+    JSONObject progress = progress();
+    Object current = progress == null ? null : progress.opt("current");
+    return current instanceof Number ? ((Number) current).longValue() : null;
+  }
+
+  /** @return {@code data.progress.total}, or null when absent (the tool does not know it) */
+  public @Nullable Long progressTotal() {
+    JSONObject progress = progress();
+    Object total = progress == null ? null : progress.opt("total");
+    return total instanceof Number ? ((Number) total).longValue() : null;
+  }
+
+  /** @return {@code data.progress.message}, or null when absent */
+  public @Nullable String progressMessage() {
+    JSONObject progress = progress();
+    Object message = progress == null ? null : progress.opt("message");
+    return message instanceof String ? (String) message : null;
+  }
+
+  /**
+   * @return {@code data.result} of a {@code succeeded} operation: the envelope a synchronous
+   *     success carries in {@code data} ({@code {"kind":"inline","value":…}}), or null
+   */
+  public @Nullable JSONObject operationResult() {
+    JSONObject data = dataObject();
+    return data == null ? null : data.optJSONObject("result");
+  }
+
+  /**
+   * The result of a {@code succeeded} operation, read as {@link #value()} reads a synchronous
+   * one.
+   *
+   * @return {@code data.result.value}
+   * @throws AssertionError when the state is not {@code succeeded} or the result is not an inline
+   *     envelope with a value
+   */
+  public Object operationValue() {
+    assertState(CetpV2.STATE_SUCCEEDED);
+    JSONObject result = operationResult();
+    if (result == null
+        || !CetpV2.RESULT_KIND_INLINE.equals(result.optString("kind", null))
+        || !result.has("value")) {
+      throw new AssertionError("a succeeded operation without an inline result: " + this);
+    }
+    return result.opt("value");
+  }
+
+  /**
+   * @return {@code data.error} of a {@code failed} operation ({@code error_code}, {@code
+   *     error_message}, {@code retryable}, perhaps {@code retry_after_ms}), or null
+   */
+  public @Nullable JSONObject operationError() {
+    JSONObject data = dataObject();
+    return data == null ? null : data.optJSONObject("error");
+  }
+
+  /** @return {@code data.error.error_code} of a {@code failed} operation, or null */
+  public @Nullable String operationErrorCode() {
+    JSONObject error = operationError();
+    Object code = error == null ? null : error.opt(CetpV2.KEY_ERROR_CODE);
+    return code instanceof String ? (String) code : null;
+  }
+
+  private @Nullable JSONObject progress() {
+    JSONObject data = dataObject();
+    return data == null ? null : data.optJSONObject("progress");
+  }
+
+  private @Nullable String dataString(String key) {
+    JSONObject data = dataObject();
+    Object value = data == null ? null : data.opt(key);
+    return value instanceof String ? (String) value : null;
+  }
+
+  /** {@code data} as an object, or null when absent or not one (never throws). */
+  private @Nullable JSONObject dataObject() {
+    String text = data();
+    if (text == null) {
+      return null;
+    }
+    try {
+      Object value = new JSONTokener(text).nextValue();
+      return value instanceof JSONObject ? (JSONObject) value : null;
+    } catch (JSONException e) {
+      return null;
+    }
+  }
+
   /**
    * Fails unless the call succeeded with a v2 envelope: {@code status} success, {@code
    * protocol_version} 2, the request id echoed (every method but {@code negotiate}), {@code data}
@@ -371,16 +544,16 @@ public final class V2Reply {
       case CetpV2.UNAVAILABLE:
         return Boolean.TRUE;
       case CetpV2.UNSUPPORTED_VERSION:
-      case "UNSUPPORTED_CAPABILITY":
+      case CetpV2.UNSUPPORTED_CAPABILITY:
       case CetpV2.USER_CANCELLED:
       case CetpV2.PERMISSION_DENIED:
       case CetpV2.TOOL_NOT_FOUND:
       case CetpV2.METHOD_NOT_FOUND:
       case CetpV2.INVALID_ARGS:
       case CetpV2.INVALID_REQUEST:
-      case "CANCELLED":
+      case CetpV2.CANCELLED:
       case CetpV2.RESULT_TOO_LARGE:
-      case "RESULT_EXPIRED":
+      case CetpV2.RESULT_EXPIRED:
         return Boolean.FALSE;
       default:
         return null;
@@ -448,7 +621,7 @@ public final class V2Reply {
     out.append(version == null ? "v1 " : "v" + version + " ");
     Object status = bundle.get(CetpV2.KEY_STATUS);
     out.append(status);
-    if (CetpV2.STATUS_SUCCESS.equals(status)) {
+    if (CetpV2.STATUS_SUCCESS.equals(status) || CetpV2.STATUS_ACCEPTED.equals(status)) {
       out.append(" ").append(bundle.get(CetpV2.KEY_DATA));
     } else {
       out.append(" ")

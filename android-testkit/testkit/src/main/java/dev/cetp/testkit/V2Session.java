@@ -2,11 +2,14 @@ package dev.cetp.testkit;
 
 import android.os.Bundle;
 import dev.cetp.testkit.internal.V2ClientRules;
+import dev.cetp.testkit.internal.V2OperationCheck;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import org.json.JSONArray;
@@ -47,6 +50,8 @@ public final class V2Session {
   private final CetpTestRule rule;
   private JSONObject negotiated;
   private final Map<String, JSONObject> tools = new LinkedHashMap<>();
+  /** The {@code request_id} of the {@code execute_tool} that started each operation seen. */
+  private final Map<String, String> operations = new HashMap<>();
 
   private V2Session(Agent agent, CetpTestRule rule, JSONObject negotiated) {
     this.agent = agent;
@@ -147,7 +152,9 @@ public final class V2Session {
   /**
    * Calls {@code method} with exactly {@code extras}, from this agent, the reply read after a
    * {@code Parcel} round trip. Nothing is added: without {@code protocol_version} the call is
-   * CETP v1's.
+   * CETP v1's. A large result or an {@code accepted} in a session that did not negotiate its
+   * capability fails; the {@code request_id} of an {@code accepted} call is kept for {@link
+   * #getOperation(String)} and {@link #cancelOperation(String)}.
    *
    * @param method any method name
    * @param extras what to send (null: no Bundle)
@@ -162,7 +169,140 @@ public final class V2Session {
               + ": "
               + reply);
     }
+    if (reply.isAccepted()) {
+      if (!negotiated(CetpV2.CAPABILITY_ASYNC_OPERATIONS)) {
+        throw new AssertionError(
+            "an accepted reply in a session that did not negotiate "
+                + CetpV2.CAPABILITY_ASYNC_OPERATIONS
+                + ": "
+                + reply);
+      }
+      String operationId = reply.operationId();
+      String requestId = reply.request().getString(CetpV2.EXTRA_REQUEST_ID);
+      if (operationId != null && requestId != null) {
+        operations.put(operationId, requestId);
+      }
+    }
     return reply;
+  }
+
+  /**
+   * {@code get_operation} of an operation this session started: the {@code request_id} of the
+   * {@code execute_tool} that was answered {@code accepted} with {@code operationId}, as the
+   * specification requires (an id this session never saw is sent with a fresh one).
+   *
+   * @param operationId the {@code operation_id} of an {@code accepted} reply
+   * @return the reply: its {@link V2Reply#state()}, {@link V2Reply#progressCurrent()}, {@link
+   *     V2Reply#operationValue()}, {@link V2Reply#operationError()}…
+   * @throws IllegalStateException when the session did not negotiate {@code async_operations}
+   */
+  public V2Reply getOperation(String operationId) {
+    return getOperation(requestIdOf(operationId), operationId);
+  }
+
+  /**
+   * {@code get_operation} with the given {@code request_id}: how an agent started again (a new
+   * session under the same UID) reads the outcome of an operation an earlier session started,
+   * with the ids it kept, and how a test asks for another app's operation.
+   *
+   * @param requestId the {@code request_id} of the {@code execute_tool} that started it
+   * @param operationId its {@code operation_id}
+   * @return the reply
+   * @throws IllegalStateException when the session did not negotiate {@code async_operations}
+   */
+  public V2Reply getOperation(String requestId, String operationId) {
+    require(CetpV2.CAPABILITY_ASYNC_OPERATIONS, CetpV2.METHOD_GET_OPERATION);
+    return send(CetpV2.METHOD_GET_OPERATION, operationExtras(requestId, operationId));
+  }
+
+  /**
+   * {@code cancel_operation} of an operation this session started (its {@code request_id} as
+   * {@link #getOperation(String)} finds it). The answer only acknowledges: {@code state} {@code
+   * cancellation_requested} (or {@code cancelled} when it already was), or {@code CONFLICT}
+   * when it had finished; only a {@code get_operation} that reads {@code cancelled} says it
+   * stopped.
+   *
+   * @param operationId the {@code operation_id} of an {@code accepted} reply
+   * @return the reply
+   * @throws IllegalStateException when the session did not negotiate {@code cancellation}
+   */
+  public V2Reply cancelOperation(String operationId) {
+    return cancelOperation(requestIdOf(operationId), operationId);
+  }
+
+  /**
+   * {@code cancel_operation} with the given {@code request_id} (see {@link
+   * #getOperation(String, String)}).
+   *
+   * @param requestId the {@code request_id} of the {@code execute_tool} that started it
+   * @param operationId its {@code operation_id}
+   * @return the reply
+   * @throws IllegalStateException when the session did not negotiate {@code cancellation}
+   */
+  public V2Reply cancelOperation(String requestId, String operationId) {
+    require(CetpV2.CAPABILITY_CANCELLATION, CetpV2.METHOD_CANCEL_OPERATION);
+    return send(CetpV2.METHOD_CANCEL_OPERATION, operationExtras(requestId, operationId));
+  }
+
+  /**
+   * Polls {@code get_operation} until the operation reaches a terminal state ({@code
+   * succeeded}, {@code failed} or {@code cancelled}), without waiting between polls (a test has
+   * no reason to honour {@code poll_after_ms}); every reply on the way must be a success whose
+   * {@code state} is known and whose {@code progress} never passes its {@code total}.
+   *
+   * @param accepted the {@code accepted} reply of this session's {@code execute_tool}
+   * @return the {@code get_operation} reply with the terminal state
+   * @throws AssertionError when a reply breaks those rules, or the operation is still not done
+   *     when the call's {@code deadline_at_ms} (or 30 s from now) has passed
+   */
+  public V2Reply awaitOperation(V2Reply accepted) {
+    String operationId = Objects.requireNonNull(accepted.assertAccepted().operationId());
+    String requestId = accepted.request().getString(CetpV2.EXTRA_REQUEST_ID, "");
+    long giveUp =
+        Math.max(
+            accepted.request().getLong(CetpV2.EXTRA_DEADLINE_AT_MS),
+            System.currentTimeMillis() + SHORT_DEADLINE_MS);
+    while (true) {
+      V2Reply reply = getOperation(requestId, operationId);
+      String problem = V2OperationCheck.operationProblem(reply.assertSuccess().jsonObject());
+      if (problem != null) {
+        throw new AssertionError(problem + ": " + reply);
+      }
+      if (reply.isTerminal()) {
+        return reply;
+      }
+      if (System.currentTimeMillis() > giveUp) {
+        throw new AssertionError("the operation is not done by its deadline: " + reply);
+      }
+      Thread.yield();
+    }
+  }
+
+  private String requestIdOf(String operationId) {
+    String requestId = operations.get(operationId);
+    return requestId != null ? requestId : UUID.randomUUID().toString();
+  }
+
+  private Bundle operationExtras(String requestId, String operationId) {
+    Bundle extras = extras();
+    extras.putString(CetpV2.EXTRA_REQUEST_ID, requestId);
+    extras.putString(CetpV2.EXTRA_OPERATION_ID, operationId);
+    return extras;
+  }
+
+  /** The client never calls a method of a capability the session did not negotiate. */
+  private void require(String capability, String method) {
+    if (!negotiated(capability)) {
+      throw new IllegalStateException(
+          method
+              + " needs the capability "
+              + capability
+              + ", which this session did not negotiate (granted: "
+              + capabilities()
+              + "); ask for it with agent.v2(\""
+              + capability
+              + "\", …) or renegotiate(…), or send() the request to see the provider refuse it");
+    }
   }
 
   /**
@@ -346,6 +486,49 @@ public final class V2Session {
     if (!problems.isEmpty()) {
       throw new AssertionError(
           rule.packageName() + " does not conform to CETP v2 as the client reads it:\n  "
+              + String.join("\n  ", problems));
+    }
+    return this;
+  }
+
+  /**
+   * Everything wrong with how this app runs the long-running {@code tool} for this session's
+   * agent, as an agent that negotiated {@code async_operations} and {@code cancellation} sees it
+   * (the rules of the SDK's Rust check, {@code Agent::check_v2_operations}): the provider grants
+   * both capabilities; in a session without them the tool is listed {@code sync}, never answered
+   * {@code accepted}, and {@code get_operation} / {@code cancel_operation} are {@code
+   * UNSUPPORTED_CAPABILITY}; in a session with them it is listed {@code sync_or_async}, an {@code
+   * accepted} names an operation and a {@code poll_after_ms} of 100 ms to 10 s, the operation goes
+   * through {@code queued} / {@code running} (progress never past its total) to {@code
+   * succeeded} with an inline {@code result} (or {@code failed} with an error), another app
+   * asking for it gets exactly the answer for an id never issued, and a cancellation
+   * acknowledged ends {@code cancelled}. The tool is called three times (once in a session
+   * without the capabilities); an answer within the inline window (the tool finished first) is
+   * accepted as it is, and a refusal of the call (the agent not allowed, arguments refused) is a
+   * problem of its own. The checks negotiate sessions of
+   * their own: this one is left as it was.
+   *
+   * @param tool a tool declared {@code #[tool(long_running)]}, which this agent may call
+   * @param argsJson arguments it answers
+   * @return the problems, empty when the app conforms
+   */
+  public List<String> operationProblems(String tool, @Nullable String argsJson) {
+    return V2OperationCheck.problems(
+        agent, rule.agent(V2OperationCheck.STRANGER), tool, argsJson);
+  }
+
+  /**
+   * Fails with every {@link #operationProblems(String, String) problem} there is.
+   *
+   * @param tool a long-running tool this agent may call
+   * @param argsJson arguments it answers
+   * @return this session
+   */
+  public V2Session assertOperationsConformant(String tool, @Nullable String argsJson) {
+    List<String> problems = operationProblems(tool, argsJson);
+    if (!problems.isEmpty()) {
+      throw new AssertionError(
+          rule.packageName() + " does not run " + tool + " as CETP v2 operations require:\n  "
               + String.join("\n  ", problems));
     }
     return this;

@@ -15,8 +15,11 @@
  *   <li>{@link dev.cetp.testkit.ToolReply}: what a call answered, with assertions;
  *   <li>{@link dev.cetp.testkit.V2Session} and {@link dev.cetp.testkit.V2Reply}: a CETP v2
  *       agent as ClawSeed's newest client, with its acceptance rules ({@link
- *       dev.cetp.testkit.V2Session#assertConformant()}) and the words of {@link
- *       dev.cetp.testkit.CetpV2};
+ *       dev.cetp.testkit.V2Session#assertConformant()}), operations of long-running tools
+ *       ({@link dev.cetp.testkit.V2Session#getOperation(String)}, {@link
+ *       dev.cetp.testkit.V2Session#cancelOperation(String)}, {@link
+ *       dev.cetp.testkit.V2Session#assertOperationsConformant(String, String)}) and the words
+ *       of {@link dev.cetp.testkit.CetpV2};
  *   <li>{@link dev.cetp.testkit.ConsentDialog} and {@link dev.cetp.testkit.AppsWithAccess}: the
  *       consent screens, read and tapped as the user would.
  * </ul>

@@ -148,7 +148,9 @@ public class ApexFixtureE2ETest {
               "rustfixture__oversized",
               "rustfixture__forecast",
               "rustfixture__fail",
-              "rustfixture__apex_hooks"),
+              "rustfixture__apex_hooks",
+              "rustfixture__crawl",
+              "rustfixture__gate"),
           new ArrayList<>(plugin.tools.keySet()));
       for (ApexTool tool : plugin.tools.values()) {
         assertTrue(tool.id, tool.id.matches("[a-zA-Z0-9_-]{1,64}"));
@@ -253,7 +255,7 @@ public class ApexFixtureE2ETest {
     JSONObject meta = new JSONObject(ApexAgent.transact(binder, ApexAgent.GET_METADATA));
     assertEquals(PACKAGE, meta.getString("id"));
     JSONArray tools = new JSONArray(ApexAgent.transact(binder, ApexAgent.GET_TOOLS));
-    assertEquals(8, tools.length());
+    assertEquals(10, tools.length());
     for (int i = 0; i < tools.length(); i++) {
       new JSONObject(tools.getJSONObject(i).getString("parametersSchema"));
     }

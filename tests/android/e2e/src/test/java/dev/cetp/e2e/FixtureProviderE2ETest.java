@@ -69,7 +69,16 @@ public class FixtureProviderE2ETest {
   private static final String PROVIDER_CLASS = "dev.cetp.CetpToolProvider";
   private static final List<String> TOOLS =
       List.of(
-          "echo", "whoami", "app_info", "boom", "oversized", "forecast", "fail", "apex_hooks");
+          "echo",
+          "whoami",
+          "app_info",
+          "boom",
+          "oversized",
+          "forecast",
+          "fail",
+          "apex_hooks",
+          "crawl",
+          "gate");
 
   /** Astral-plane characters (surrogate pairs in Java), CJK, combining marks, RTL. */
   private static final String UNICODE =

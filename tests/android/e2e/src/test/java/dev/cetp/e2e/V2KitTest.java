@@ -2,6 +2,7 @@ package dev.cetp.e2e;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
@@ -11,6 +12,7 @@ import android.content.ComponentName;
 import android.content.Intent;
 import android.os.Bundle;
 import dev.cetp.testkit.internal.V2ClientRules;
+import dev.cetp.testkit.internal.V2OperationCheck;
 import dev.cetp.testkit.CetpV2;
 import dev.cetp.testkit.V2Reply;
 import java.util.List;
@@ -299,5 +301,138 @@ public class V2KitTest {
       assertEquals(
           limit, 1, V2ClientRules.negotiateProblems(data, "com.example.app", Set.of()).size());
     }
+  }
+
+  private static Bundle success(String status, String data) {
+    Bundle reply = new Bundle();
+    reply.putInt(CetpV2.KEY_PROTOCOL_VERSION, 2);
+    reply.putString(CetpV2.KEY_REQUEST_ID, ID);
+    reply.putString(CetpV2.KEY_STATUS, status);
+    reply.putString(CetpV2.KEY_DATA, data);
+    return reply;
+  }
+
+  @Test
+  public void anAcceptedReplyNamesItsOperationAndWhenToPoll() {
+    V2Reply accepted =
+        V2Reply.of(
+                CetpV2.METHOD_EXECUTE_TOOL,
+                request(),
+                success("accepted", "{\"operation_id\":\"op_1\",\"poll_after_ms\":1000}"))
+            .assertAccepted();
+    assertTrue(accepted.isAccepted());
+    assertFalse(accepted.isSuccess());
+    assertEquals("op_1", accepted.operationId());
+    assertEquals(Long.valueOf(1000), accepted.pollAfterMs());
+    assertThrows(AssertionError.class, accepted::assertSuccess);
+
+    for (String data :
+        new String[] {
+          "{\"poll_after_ms\":1000}",
+          "{\"operation_id\":\"\",\"poll_after_ms\":1000}",
+          "{\"operation_id\":7,\"poll_after_ms\":1000}",
+          "{\"operation_id\":\"op_1\"}",
+          "[1]",
+        }) {
+      V2Reply bad = V2Reply.of(CetpV2.METHOD_EXECUTE_TOOL, request(), success("accepted", data));
+      assertThrows(data, AssertionError.class, bad::assertAccepted);
+    }
+    Bundle otherId = success("accepted", "{\"operation_id\":\"op_1\",\"poll_after_ms\":1}");
+    otherId.putString(CetpV2.KEY_REQUEST_ID, UUID.randomUUID().toString());
+    assertThrows(
+        AssertionError.class,
+        () -> V2Reply.of(CetpV2.METHOD_EXECUTE_TOOL, request(), otherId).assertAccepted());
+    assertThrows(
+        AssertionError.class,
+        () ->
+            V2Reply.of(CetpV2.METHOD_EXECUTE_TOOL, request(), success("success", "{}"))
+                .assertAccepted());
+  }
+
+  @Test
+  public void anOperationsStateIsReadWithItsProgressResultOrError() throws Exception {
+    V2Reply running =
+        V2Reply.of(
+            CetpV2.METHOD_GET_OPERATION,
+            request(),
+            success(
+                "success",
+                "{\"operation_id\":\"op_1\",\"state\":\"running\",\"poll_after_ms\":500,"
+                    + "\"progress\":{\"current\":40,\"total\":100,\"message\":\"Synchronizing\"}}"));
+    running.assertState(CetpV2.STATE_RUNNING);
+    assertFalse(running.isTerminal());
+    assertEquals("op_1", running.operationId());
+    assertEquals(Long.valueOf(40), running.progressCurrent());
+    assertEquals(Long.valueOf(100), running.progressTotal());
+    assertEquals("Synchronizing", running.progressMessage());
+    assertEquals(Long.valueOf(500), running.pollAfterMs());
+    assertThrows(AssertionError.class, () -> running.assertState(CetpV2.STATE_SUCCEEDED));
+    assertThrows(AssertionError.class, running::operationValue);
+    assertNull(V2OperationCheck.operationProblem(running.jsonObject()));
+
+    V2Reply succeeded =
+        V2Reply.of(
+            CetpV2.METHOD_GET_OPERATION,
+            request(),
+            success(
+                "success",
+                "{\"operation_id\":\"op_1\",\"state\":\"succeeded\","
+                    + "\"result\":{\"kind\":\"inline\",\"value\":[1,2]}}"));
+    assertTrue(succeeded.isTerminal());
+    assertNull(succeeded.progressCurrent());
+    assertEquals("[1,2]", succeeded.operationValue().toString());
+    assertEquals("inline", succeeded.operationResult().getString("kind"));
+    assertNull(V2OperationCheck.operationProblem(succeeded.jsonObject()));
+
+    V2Reply failed =
+        V2Reply.of(
+            CetpV2.METHOD_GET_OPERATION,
+            request(),
+            success(
+                "success",
+                "{\"operation_id\":\"op_1\",\"state\":\"failed\",\"error\":{"
+                    + "\"error_code\":\"INTERNAL_ERROR\",\"error_message\":\"broke\","
+                    + "\"retryable\":false}}"));
+    assertTrue(failed.isTerminal());
+    assertEquals(CetpV2.INTERNAL_ERROR, failed.operationErrorCode());
+    assertNotNull(failed.operationError());
+    assertNull(failed.operationResult());
+    assertThrows(AssertionError.class, failed::operationValue);
+    assertNull(V2OperationCheck.operationProblem(failed.jsonObject()));
+
+    V2Reply requested =
+        V2Reply.of(
+            CetpV2.METHOD_CANCEL_OPERATION,
+            request(),
+            success(
+                "success",
+                "{\"operation_id\":\"op_1\",\"state\":\"cancellation_requested\","
+                    + "\"poll_after_ms\":500}"));
+    requested.assertState(CetpV2.STATE_CANCELLATION_REQUESTED);
+    assertFalse(requested.isTerminal());
+  }
+
+  @Test
+  public void theOperationRulesFindWhatTheSpecificationForbids() throws Exception {
+    for (String data :
+        new String[] {
+          "{\"state\":\"running\"}",
+          "{\"operation_id\":\"op_1\",\"state\":\"sleeping\"}",
+          "{\"operation_id\":\"op_1\",\"state\":\"running\","
+              + "\"progress\":{\"current\":101,\"total\":100}}",
+          "{\"operation_id\":\"op_1\",\"state\":\"running\",\"progress\":{\"total\":1}}",
+          "{\"operation_id\":\"op_1\",\"state\":\"succeeded\"}",
+          "{\"operation_id\":\"op_1\",\"state\":\"succeeded\",\"result\":{\"kind\":\"file\"}}",
+          "{\"operation_id\":\"op_1\",\"state\":\"failed\",\"error\":{\"error_code\":\"X\"}}",
+        }) {
+      assertNotNull(data, V2OperationCheck.operationProblem(new JSONObject(data)));
+    }
+    assertNull(
+        V2OperationCheck.operationProblem(
+            new JSONObject("{\"operation_id\":\"op_1\",\"state\":\"cancelled\"}")));
+    assertNull(
+        V2OperationCheck.operationProblem(
+            new JSONObject(
+                "{\"operation_id\":\"op_1\",\"state\":\"queued\",\"progress\":{\"current\":3}}")));
   }
 }
