@@ -220,6 +220,7 @@ mod access_log;
 // as the store's types and file names below: an app reaches the screens only through the
 // Android template, whose Java talks to `admin` through the JNI bridge in this crate.
 pub(crate) mod admin;
+mod admin_request;
 pub(crate) mod callers;
 mod consent;
 mod fs;

@@ -993,12 +993,17 @@ pub(crate) mod access_level {
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<AccessLevel, D::Error> {
         let text = String::deserialize(d)?;
-        match text.as_str() {
+        parse(&text).map_err(serde::de::Error::custom)
+    }
+
+    /// The level `text` names: `full` or `limited` (`redacted`, an earlier name, is `limited`).
+    pub(crate) fn parse(text: &str) -> Result<AccessLevel, String> {
+        match text {
             "full" => Ok(AccessLevel::Full),
             "limited" | "redacted" => Ok(AccessLevel::Limited),
-            other => Err(serde::de::Error::custom(format!(
+            other => Err(format!(
                 "unknown access level `{other}`; expected `full` or `limited`"
-            ))),
+            )),
         }
     }
 

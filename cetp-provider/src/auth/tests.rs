@@ -353,6 +353,78 @@ fn the_admin_json_answers_the_state_and_names_an_unknown_request() {
     assert_eq!(reply.error.unwrap().kind, "unknown_request");
 }
 
+/// The reader of admin requests takes exactly what the screens may send: a field given twice is
+/// malformed (never "the last one wins"), an optional field may be `null`, and `op` may be the
+/// operation's index; a malformed request's message names the operation and the field.
+#[test]
+fn an_admin_request_is_read_strictly_and_its_errors_name_the_field() {
+    use admin::{AdminRequest, LocalizedRequest};
+    let read = |text: &str| serde_json::from_str::<LocalizedRequest>(text);
+    let approve = AdminRequest::Approve {
+        id: "r".to_owned(),
+        scopes: vec!["notes".to_owned()],
+        access: AccessLevel::Limited,
+        duration_secs: None,
+        caller_uid: Some(7),
+    };
+    for accepted in [
+        r#"{"op":"approve","id":"r","scopes":["notes"],"access":"limited","caller_uid":7}"#,
+        r#"{"caller_uid":7,"access":"limited","scopes":["notes"],"id":"r","op":"approve"}"#,
+        r#"{"op":1,"id":"r","scopes":["notes"],"access":"limited","caller_uid":7,"duration_secs":null,"locale":null}"#,
+    ] {
+        assert_eq!(read(accepted).unwrap().request, approve, "{accepted}");
+    }
+    for (malformed, says) in [
+        (
+            r#"{"op":"approve","id":"r","scopes":[],"scopes":["notes"]}"#,
+            "duplicate field `scopes`",
+        ),
+        (
+            r#"{"op":"state","op":"approve","id":"r","scopes":[]}"#,
+            "duplicate field `op`",
+        ),
+        (
+            r#"{"op":"state","locale":"fr","locale":"de"}"#,
+            "duplicate field `locale`",
+        ),
+        (r#"{"id":"r"}"#, "missing field `op`"),
+        (r#"{"op":5}"#, "index is 0 to 4"),
+        (r#"{"op":"grant_all"}"#, "unknown operation `grant_all`"),
+        (
+            r#"{"op":"deny","id":"r","scopes":[]}"#,
+            "unknown field `scopes` for `deny`",
+        ),
+        (
+            r#"{"op":"approve","id":"r"}"#,
+            "missing field `scopes` for `approve`",
+        ),
+        (
+            r#"{"op":"approve","id":"r","scopes":[],"access":null}"#,
+            "`access` of `approve` must be a string",
+        ),
+        (
+            r#"{"op":"approve","id":"r","scopes":[3]}"#,
+            "`scopes` of `approve` must hold only strings",
+        ),
+        (
+            r#"{"op":"approve","id":"r","scopes":[],"duration_secs":1.5}"#,
+            "`duration_secs` of `approve` must be a whole number",
+        ),
+        (
+            r#"{"op":"state","caller_uid":4294967296}"#,
+            "`caller_uid` of `state` must be a whole number from 0 to 4294967295",
+        ),
+        (
+            r#"{"op":"revoke","package":"p","certificate_sha256":7}"#,
+            "`certificate_sha256` of `revoke` must be a string or null",
+        ),
+        (r#"["state"]"#, "expected an admin request"),
+    ] {
+        let error = read(malformed).unwrap_err().to_string();
+        assert!(error.contains(says), "{malformed}: {error}");
+    }
+}
+
 #[test]
 fn an_admin_request_carries_the_screens_language_and_refuses_unknown_fields() {
     use admin::{AdminRequest, LocalizedRequest};
