@@ -1,7 +1,7 @@
 //! The grant store: [`Grant`]s and [`Denial`]s kept in one JSON file, written atomically.
 //! The format is documented in the [`auth`](crate::auth) module docs.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -19,8 +19,8 @@ pub const STORE_FILE_NAME: &str = "cetp-grants.json";
 /// The last good copy of the store file, beside it.
 const LAST_GOOD_NAME: &str = "cetp-grants.json.last-good";
 
-/// The store file format version this SDK writes. It reads this one and version 1 (one access
-/// level and expiry per grant, which then apply to each of the grant's scopes).
+/// The store file format version this SDK writes, and the only one it reads: a file of any
+/// other version is unusable (set aside, as a corrupt one).
 pub const STORE_VERSION: u32 = 2;
 
 /// What the user allowed for one scope of a [`Grant`] (or, in [`Grant::no_scope`], for the
@@ -219,36 +219,6 @@ pub(crate) fn narrower(a: AccessLevel, b: AccessLevel) -> AccessLevel {
     }
 }
 
-/// A grant as version 1 of the store wrote it: one level and expiry for all its scopes.
-#[derive(Deserialize)]
-struct GrantV1 {
-    package: String,
-    #[serde(default)]
-    certificate_sha256: Option<String>,
-    scopes: BTreeSet<String>,
-    #[serde(with = "access_level")]
-    access: AccessLevel,
-    granted_at_ms: u64,
-    #[serde(default)]
-    expires_at_ms: Option<u64>,
-}
-
-impl From<GrantV1> for Grant {
-    /// Each scope gets the grant's level and expiry; a grant without scopes (a provider
-    /// without scopes) keeps them for the tools that need none.
-    fn from(v1: GrantV1) -> Grant {
-        let entry = ScopeGrant::new(v1.access, v1.granted_at_ms, v1.expires_at_ms);
-        let mut grant = Grant::new(v1.package, v1.certificate_sha256);
-        if v1.scopes.is_empty() {
-            grant.no_scope = Some(entry);
-        }
-        for scope in v1.scopes {
-            grant.scopes.insert(scope, entry);
-        }
-        grant
-    }
-}
-
 /// The user's refusal for one agent package (pinned to a certificate when known). A denied
 /// agent gets `PERMISSION_DENIED` until the denial is cleared or the user approves it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -283,8 +253,8 @@ struct FileOut<'a> {
 }
 
 #[derive(Deserialize)]
-struct FileIn<G> {
-    grants: Vec<G>,
+struct FileIn {
+    grants: Vec<Grant>,
     denials: Vec<Denial>,
     #[serde(default)]
     decisions_lost: bool,
@@ -776,30 +746,18 @@ fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolve
     let path = dir.join(STORE_FILE_NAME);
     let last_good = dir.join(LAST_GOOD_NAME);
     let mut rewrite = false;
-    // The copy is trusted only when this version wrote it: it writes the copy after the
-    // file committed. An earlier version (format 1) wrote the copy first, so a copy of
-    // its own may hold a change whose file never committed.
+    // The copy is written after the file committed, so it holds the state of a commit.
     let mut copy_holds = None;
     let data = match read(fs, &path) {
-        Ok(Some((data, _))) => data,
+        Ok(Some(data)) => data,
         Ok(None) => match read(fs, &last_good) {
             // The file is gone (removed, or set aside before a rewrite that failed): the
             // copy holds the state of its last commit.
-            Ok(Some((data, STORE_VERSION))) => {
+            Ok(Some(data)) => {
                 rewrite = true;
                 let data = Arc::new(data);
                 copy_holds = Some(data.clone());
                 (*data).clone()
-            }
-            Ok(Some((_, _))) => {
-                log::warn!(
-                    "CETP grant store `{}` has a last good copy without its file, written by an earlier version that saved the copy first; it may hold a change that never committed, so it is ignored",
-                    path.display()
-                );
-                if in_place {
-                    let _ = fs.remove(&last_good);
-                }
-                StoreData::default()
             }
             Ok(None) => StoreData::default(),
             Err(reason) => {
@@ -822,7 +780,7 @@ fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolve
             };
             rewrite = true;
             match read(fs, &last_good) {
-                Ok(Some((data, STORE_VERSION))) => {
+                Ok(Some(data)) => {
                     log::warn!(
                         "CETP grant store `{}` is unusable ({reason}); {aside}; recovered the decisions from its last good copy",
                         path.display()
@@ -833,10 +791,9 @@ fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolve
                 }
                 copy => {
                     let copy = match copy {
-                            Err(e) => format!("its last good copy is unusable too ({e})"),
-                            Ok(Some(_)) => "its last good copy was written by an earlier version, which saved the copy before the file, and may hold a change that never committed".to_owned(),
-                            Ok(None) => "there is no last good copy".to_owned(),
-                        };
+                        Err(e) => format!("its last good copy is unusable too ({e})"),
+                        Ok(_) => "there is no last good copy".to_owned(),
+                    };
                     log::error!(
                         "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every agent must be approved again",
                         path.display()
@@ -869,52 +826,35 @@ fn holds_store(fs: &dyn StoreFs, dir: &Path) -> bool {
     })
 }
 
-/// Reads and validates a store file, with its format version; `None` when it does not exist.
-fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<(StoreData, u32)>, String> {
+/// Reads and validates a store file; `None` when it does not exist.
+fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<StoreData>, String> {
     let bytes = match fs.read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read it: {e}")),
     };
-    parse_versioned(&bytes).map(Some)
+    parse(&bytes).map(Some)
 }
 
-/// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]).
-#[cfg(test)]
+/// Parses and validates the bytes of a store file (of version [`STORE_VERSION`]).
 pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
-    parse_versioned(bytes).map(|(data, _)| data)
-}
-
-/// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]), and says
-/// which version the file had.
-fn parse_versioned(bytes: &[u8]) -> Result<(StoreData, u32), String> {
     // Text first, then JSON: `from_str` is the parser every other reader of the crate uses,
     // so the library carries one copy of it.
     let text =
         std::str::from_utf8(bytes).map_err(|e| format!("not valid JSON: not UTF-8 ({e})"))?;
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-    let version = match value.get("version").and_then(serde_json::Value::as_u64) {
-        Some(1) => 1,
-        Some(v) if v == u64::from(STORE_VERSION) => STORE_VERSION,
+    match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(v) if v == u64::from(STORE_VERSION) => {}
         Some(v) => {
             return Err(format!(
-                "unsupported version {v} (expected 1 or {STORE_VERSION})"
+                "unsupported version {v} (expected {STORE_VERSION})"
             ));
         }
         None => return Err("no numeric `version`".to_owned()),
-    };
-    let unexpected = |e: serde_json::Error| format!("unexpected content: {e}");
-    let file: FileIn<Grant> = if version == 1 {
-        let v1: FileIn<GrantV1> = serde_json::from_value(value).map_err(unexpected)?;
-        FileIn {
-            grants: v1.grants.into_iter().map(Grant::from).collect(),
-            denials: v1.denials,
-            decisions_lost: v1.decisions_lost,
-        }
-    } else {
-        serde_json::from_value(value).map_err(unexpected)?
-    };
+    }
+    let file: FileIn =
+        serde_json::from_value(value).map_err(|e| format!("unexpected content: {e}"))?;
     let cert_ok = |cert: &Option<String>| {
         cert.as_deref()
             .is_none_or(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -932,14 +872,11 @@ fn parse_versioned(bytes: &[u8]) -> Result<(StoreData, u32), String> {
             return Err(format!("invalid denial for `{}`", denial.package));
         }
     }
-    Ok((
-        StoreData {
-            grants: file.grants,
-            denials: file.denials,
-            decisions_lost: file.decisions_lost,
-        },
-        version,
-    ))
+    Ok(StoreData {
+        grants: file.grants,
+        denials: file.denials,
+        decisions_lost: file.decisions_lost,
+    })
 }
 
 /// Renames an unusable store file to `*.corrupt-<ms>`; returns what happened, for the log.

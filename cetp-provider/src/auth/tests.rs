@@ -172,46 +172,38 @@ fn pending_requests_expire_idle_or_old() {
 
 #[test]
 fn store_parsing_is_strict_about_what_matters() {
-    assert!(parse(br#"{"version":1,"grants":[],"denials":[]}"#).is_ok());
     assert!(parse(br#"{"version":2,"grants":[],"denials":[]}"#).is_ok());
     // Unknown fields from a later minor revision are ignored.
     assert!(parse(br#"{"version":2,"grants":[],"denials":[],"note":"x"}"#).is_ok());
-    // Version 1: the grant's level and expiry for each of its scopes.
-    let v1 = parse(
-        br#"{"version":1,"grants":[{"package":"a","certificate_sha256":"ab","scopes":["x","y"],
-            "access":"limited","granted_at_ms":5,"expires_at_ms":9}],"denials":[]}"#,
-    )
-    .unwrap();
-    let grant = &v1.grants[0];
-    assert_eq!(grant.scope_names().collect::<Vec<_>>(), ["x", "y"]);
-    assert!(
-        grant
-            .scopes
-            .values()
-            .all(|e| *e == ScopeGrant::new(AccessLevel::Limited, 5, Some(9)))
-    );
-    assert_eq!(grant.no_scope, None);
     for (bad, why) in [
-        (&br#"{"version":3,"grants":[],"denials":[]}"#[..], "unsupported version 3"),
+        (
+            &br#"{"version":3,"grants":[],"denials":[]}"#[..],
+            "unsupported version 3 (expected 2)",
+        ),
+        // Version 1 (one level and expiry per grant) was never released and is not read.
+        (
+            br#"{"version":1,"grants":[],"denials":[]}"#,
+            "unsupported version 1 (expected 2)",
+        ),
         (br#"{"grants":[],"denials":[]}"#, "no numeric `version`"),
-        (br#"{"version":1}"#, "unexpected content"),
+        (br#"{"version":2}"#, "unexpected content"),
         (br#"[1,2]"#, "no numeric `version`"),
-        (b"{\"version\":1,", "not valid JSON"),
+        (b"{\"version\":2,", "not valid JSON"),
         // Read as text first: bytes that are not UTF-8 are named as such.
         (
-            b"{\"version\":1,\"grants\":[],\"denials\":[],\"x\":\"\xff\"}",
+            b"{\"version\":2,\"grants\":[],\"denials\":[],\"x\":\"\xff\"}",
             "not valid JSON: not UTF-8",
         ),
         (
-            br#"{"version":1,"grants":[{"package":"","scopes":[],"access":"full","granted_at_ms":0}],"denials":[]}"#,
+            br#"{"version":2,"grants":[{"package":"","scopes":{}}],"denials":[]}"#,
             "invalid grant",
         ),
         (
-            br#"{"version":1,"grants":[{"package":"a","scopes":[],"access":"all","granted_at_ms":0}],"denials":[]}"#,
+            br#"{"version":2,"grants":[{"package":"a","scopes":{"x":{"access":"all","granted_at_ms":0}}}],"denials":[]}"#,
             "unknown access level",
         ),
         (
-            br#"{"version":1,"grants":[],"denials":[{"package":"a","certificate_sha256":"g1","denied_at_ms":0}]}"#,
+            br#"{"version":2,"grants":[],"denials":[{"package":"a","certificate_sha256":"g1","denied_at_ms":0}]}"#,
             "invalid denial",
         ),
         (
