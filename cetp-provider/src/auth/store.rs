@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::access_log::AccessLog;
 use super::fs::{ACCESS_LOG_FILE_NAME, LockGuard, SaveFailure, StoreFs, write_atomic};
@@ -252,8 +253,10 @@ struct FileOut<'a> {
     decisions_lost: bool,
 }
 
-#[derive(Deserialize)]
-struct FileIn {
+/// What a store file holds. Read by [`read_file`]; its derived reader (and those of [`Grant`],
+/// [`ScopeGrant`] and [`Denial`]) is the reference a test holds the hand-written one to.
+#[derive(Debug, PartialEq, Deserialize)]
+pub(super) struct FileIn {
     grants: Vec<Grant>,
     denials: Vec<Denial>,
     #[serde(default)]
@@ -853,8 +856,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
         }
         None => return Err("no numeric `version`".to_owned()),
     }
-    let file: FileIn =
-        serde_json::from_value(value).map_err(|e| format!("unexpected content: {e}"))?;
+    let file = read_file(value).map_err(|e| format!("unexpected content: {e}"))?;
     let cert_ok = |cert: &Option<String>| {
         cert.as_deref()
             .is_none_or(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -877,6 +879,160 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
         denials: file.denials,
         decisions_lost: file.decisions_lost,
     })
+}
+
+/// The store file's content from its JSON, read by hand the way serde's derived readers of
+/// [`FileIn`], [`Grant`], [`ScopeGrant`] and [`Denial`] read it from a `serde_json::Value`
+/// (a struct is an object whose other members are ignored, or an array of its fields in order;
+/// a field with a default may be absent, an `Option` may be `null`): one small reader instead
+/// of a generated one per type and collection (16 KiB of the library).
+/// `the_store_reader_reads_what_serde_reads` (in `auth/tests.rs`) holds it to them.
+pub(super) fn read_file(value: Value) -> Result<FileIn, String> {
+    let mut fields = members(value, "the store", &["grants", "denials", "decisions_lost"])?;
+    let grants = items(required(fields.next(), "grants")?, "grants")?
+        .into_iter()
+        .map(read_grant)
+        .collect::<Result<_, _>>()?;
+    let denials = items(required(fields.next(), "denials")?, "denials")?
+        .into_iter()
+        .map(read_denial)
+        .collect::<Result<_, _>>()?;
+    let decisions_lost = match fields.next().flatten() {
+        None => false,
+        Some(Value::Bool(lost)) => lost,
+        Some(other) => return Err(wrong("decisions_lost", "a boolean", &other)),
+    };
+    Ok(FileIn {
+        grants,
+        denials,
+        decisions_lost,
+    })
+}
+
+fn read_grant(value: Value) -> Result<Grant, String> {
+    let names = ["package", "certificate_sha256", "scopes", "no_scope"];
+    let mut fields = members(value, "a grant", &names)?;
+    let package = string(required(fields.next(), "package")?, "package")?;
+    let certificate_sha256 = optional_string(fields.next().flatten(), "certificate_sha256")?;
+    let mut scopes = BTreeMap::new();
+    match fields.next().flatten() {
+        None => {}
+        Some(Value::Object(map)) => {
+            for (scope, grant) in map {
+                scopes.insert(scope, read_scope_grant(grant)?);
+            }
+        }
+        Some(other) => return Err(wrong("scopes", "an object", &other)),
+    }
+    let no_scope = match fields.next().flatten() {
+        None | Some(Value::Null) => None,
+        Some(grant) => Some(read_scope_grant(grant)?),
+    };
+    Ok(Grant {
+        package,
+        certificate_sha256,
+        scopes,
+        no_scope,
+    })
+}
+
+fn read_scope_grant(value: Value) -> Result<ScopeGrant, String> {
+    let names = ["access", "granted_at_ms", "expires_at_ms"];
+    let mut fields = members(value, "a scope's grant", &names)?;
+    let access = string(required(fields.next(), "access")?, "access")?;
+    Ok(ScopeGrant {
+        access: access_level::parse(&access)?,
+        granted_at_ms: number(required(fields.next(), "granted_at_ms")?, "granted_at_ms")?,
+        expires_at_ms: match fields.next().flatten() {
+            None | Some(Value::Null) => None,
+            Some(at) => Some(number(at, "expires_at_ms")?),
+        },
+    })
+}
+
+fn read_denial(value: Value) -> Result<Denial, String> {
+    let names = ["package", "certificate_sha256", "denied_at_ms"];
+    let mut fields = members(value, "a denial", &names)?;
+    Ok(Denial {
+        package: string(required(fields.next(), "package")?, "package")?,
+        certificate_sha256: optional_string(fields.next().flatten(), "certificate_sha256")?,
+        denied_at_ms: number(required(fields.next(), "denied_at_ms")?, "denied_at_ms")?,
+    })
+}
+
+/// The fields `names` of the struct `what` is, in that order: an object's members of those
+/// names, or an array's items (no more items than fields).
+fn members(
+    value: Value,
+    what: &str,
+    names: &[&str],
+) -> Result<std::vec::IntoIter<Option<Value>>, String> {
+    let fields: Vec<Option<Value>> = match value {
+        Value::Object(mut map) => names.iter().map(|name| map.remove(*name)).collect(),
+        Value::Array(items) if items.len() <= names.len() => {
+            let mut fields: Vec<Option<Value>> = items.into_iter().map(Some).collect();
+            fields.resize(names.len(), None);
+            fields
+        }
+        Value::Array(items) => {
+            return Err(format!(
+                "{what} has {} items, expected at most {}",
+                items.len(),
+                names.len()
+            ));
+        }
+        other => return Err(format!("{what} is {}, expected an object", kind(&other))),
+    };
+    Ok(fields.into_iter())
+}
+
+fn required(field: Option<Option<Value>>, name: &str) -> Result<Value, String> {
+    field
+        .flatten()
+        .ok_or_else(|| format!("missing field `{name}`"))
+}
+
+fn items(value: Value, name: &str) -> Result<Vec<Value>, String> {
+    match value {
+        Value::Array(items) => Ok(items),
+        other => Err(wrong(name, "an array", &other)),
+    }
+}
+
+fn string(value: Value, name: &str) -> Result<String, String> {
+    match value {
+        Value::String(text) => Ok(text),
+        other => Err(wrong(name, "a string", &other)),
+    }
+}
+
+fn optional_string(value: Option<Value>, name: &str) -> Result<Option<String>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(text) => string(text, name).map(Some),
+    }
+}
+
+fn number(value: Value, name: &str) -> Result<u64, String> {
+    value
+        .as_u64()
+        .ok_or_else(|| wrong(name, "a whole number, 0 or more", &value))
+}
+
+fn wrong(name: &str, expected: &str, found: &Value) -> String {
+    format!("`{name}` is {}, expected {expected}", kind(found))
+}
+
+/// What a JSON value is, for a message (never its content: the file holds package names).
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// Renames an unusable store file to `*.corrupt-<ms>`; returns what happened, for the log.

@@ -220,6 +220,148 @@ fn store_parsing_is_strict_about_what_matters() {
     }
 }
 
+/// The store's hand-written reader reads what serde's derived readers of the same types read
+/// from a `serde_json::Value`: the same content, or an error for both, over files whose every
+/// field takes each shape a file may hold (absent, `null`, the wrong type, out of range, a
+/// struct as an object or as an array of its fields, unknown members).
+#[test]
+fn the_store_reader_reads_what_serde_reads() {
+    use super::store::{FileIn, read_file};
+    use serde_json::{Value, json};
+
+    // A fixed sequence of choices (a linear congruential generator), so the test is repeatable.
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut pick = move |n: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        usize::try_from(state >> 33).unwrap() % n
+    };
+    let odd = [
+        Value::Null,
+        json!(true),
+        json!(-1),
+        json!(1.5),
+        json!("x"),
+        json!([]),
+        json!({}),
+    ];
+    // A struct with `fields` (name and good values), in one of the shapes serde reads or not.
+    let shape = |pick: &mut dyn FnMut(usize) -> usize, fields: Vec<(&str, Vec<Value>)>| {
+        let mut chosen = Vec::new();
+        for (name, good) in fields {
+            let value = match pick(10) {
+                0 => None,
+                1 => Some(odd[pick(odd.len())].clone()),
+                _ => Some(good[pick(good.len())].clone()),
+            };
+            chosen.push((name, value));
+        }
+        match pick(8) {
+            0 => Value::Array(
+                chosen
+                    .into_iter()
+                    .map_while(|(_, v)| v)
+                    .chain((pick(6) == 0).then(|| json!(1)))
+                    .collect(),
+            ),
+            1 => odd[pick(odd.len())].clone(),
+            _ => {
+                let mut map = serde_json::Map::new();
+                for (name, value) in chosen {
+                    if let Some(value) = value {
+                        map.insert(name.to_owned(), value);
+                    }
+                }
+                if pick(4) == 0 {
+                    map.insert("later".to_owned(), json!({"x": 1}));
+                }
+                Value::Object(map)
+            }
+        }
+    };
+    let scope_grant = |pick: &mut dyn FnMut(usize) -> usize| {
+        shape(
+            pick,
+            vec![
+                (
+                    "access",
+                    vec![
+                        json!("full"),
+                        json!("limited"),
+                        json!("redacted"),
+                        json!("all"),
+                    ],
+                ),
+                ("granted_at_ms", vec![json!(0), json!(5), json!(u64::MAX)]),
+                ("expires_at_ms", vec![Value::Null, json!(9)]),
+            ],
+        )
+    };
+    let (mut same_ok, mut same_err) = (0, 0);
+    for _ in 0..3000 {
+        let pick: &mut dyn FnMut(usize) -> usize = &mut pick;
+        let mut grants = Vec::new();
+        for _ in 0..pick(3) {
+            let mut scopes = serde_json::Map::new();
+            for name in ["notes", "calendar"].into_iter().take(pick(3)) {
+                scopes.insert(name.to_owned(), scope_grant(pick));
+            }
+            let no_scope = scope_grant(pick);
+            grants.push(shape(
+                pick,
+                vec![
+                    ("package", vec![json!("com.example.agent")]),
+                    ("certificate_sha256", vec![Value::Null, json!("5f2a")]),
+                    ("scopes", vec![Value::Object(scopes)]),
+                    ("no_scope", vec![Value::Null, no_scope]),
+                ],
+            ));
+        }
+        let mut denials = Vec::new();
+        for _ in 0..pick(3) {
+            denials.push(shape(
+                pick,
+                vec![
+                    ("package", vec![json!("com.example.agent")]),
+                    ("certificate_sha256", vec![Value::Null, json!("5f2a")]),
+                    ("denied_at_ms", vec![json!(0), json!(7)]),
+                ],
+            ));
+        }
+        let file = match shape(
+            pick,
+            vec![
+                ("grants", vec![Value::Array(grants)]),
+                ("denials", vec![Value::Array(denials)]),
+                ("decisions_lost", vec![json!(false), json!(true)]),
+            ],
+        ) {
+            // The version is checked before; only an object has one.
+            Value::Object(mut map) => {
+                map.insert("version".to_owned(), json!(2));
+                Value::Object(map)
+            }
+            _ => continue,
+        };
+        let by_hand = read_file(file.clone());
+        let by_serde = serde_json::from_value::<FileIn>(file.clone());
+        match (by_hand, by_serde) {
+            (Ok(hand), Ok(serde)) => {
+                assert_eq!(hand, serde, "{file}");
+                same_ok += 1;
+            }
+            (Err(_), Err(_)) => same_err += 1,
+            (hand, serde) => panic!("{file}: by hand {hand:?}, serde {serde:?}"),
+        }
+    }
+    // Both outcomes were seen often.
+    assert!(
+        same_ok > 100 && same_err > 100,
+        "{same_ok} read, {same_err} refused"
+    );
+}
+
 #[test]
 fn specificity_prefers_pinned_matches_and_rejects_other_certificates() {
     let caller = Caller::app(1, "a").with_certificate("c1").with_package("b");
