@@ -12,7 +12,7 @@
 //! groups fold non-ASCII letters too. Constructs a linear-time engine cannot run
 //! (backreferences, lookaround) or that `regex_lite` has no tables for (`\p{…}`) are refused.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
@@ -828,7 +828,7 @@ impl Folds {
                 }
             }
         }
-        pairs.sort_unstable();
+        let mut pairs = sorted(pairs);
         pairs.dedup();
         Folds { pairs }
     }
@@ -879,9 +879,16 @@ fn without_surrogates(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     out
 }
 
+/// `items` in ascending order. A heap sort: `slice::sort_unstable` compiles some 7 KiB of code
+/// for each element type, `BinaryHeap` a few hundred bytes, for the same result (equal pairs
+/// are identical, so which of two comes first does not show).
+fn sorted(items: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    BinaryHeap::from(items).into_sorted_vec()
+}
+
 /// Sorts and merges overlapping or adjacent ranges.
-fn merge(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    ranges.sort_unstable();
+fn merge(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    let ranges = sorted(ranges);
     let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
     for (low, high) in ranges {
         match out.last_mut() {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use super::access_log::AccessSummary;
+pub use super::admin_request::{AdminRequest, LocalizedRequest};
 use super::store::{Change, ScopeState, StoreData, access_level};
 use super::{Authorizer, Denial, Grant, PendingRequest, ScopeGrant, ScopeInfo};
 use crate::context::AccessLevel;
@@ -103,81 +104,6 @@ impl AdminError {
             AdminError::BadRequest(_) => "bad_request",
         }
     }
-}
-
-/// One request of the JSON admin interface ([`Authorizer::handle_admin_json`]), tagged by `op`.
-/// Unknown fields are rejected, so a misspelt field never widens an approval.
-///
-/// ```json
-/// {"op": "state"}
-/// {"op": "state", "caller_uid": 10123}
-/// {"op": "approve", "id": "18f…-3", "scopes": ["notes"], "access": "limited", "duration_secs": 604800}
-/// {"op": "approve", "id": "18f…-3", "scopes": ["notes"], "caller_uid": 10123}
-/// {"op": "deny", "id": "18f…-4"}
-/// {"op": "revoke", "package": "com.example.agent", "certificate_sha256": "5f2a…"}
-/// {"op": "clear_denial", "package": "com.example.agent"}
-/// ```
-///
-/// Every request may also carry `"locale"`, the language of the screen as a BCP 47 tag (`"fr"`,
-/// `"pt-BR"`): the reply's state then describes the scopes in that language, where the app
-/// gave a translation ([`Localized`](crate::Localized)); see [`LocalizedRequest`].
-///
-/// `approve` must name its `scopes` (those the screen showed; see [`Approval`]); `access` is
-/// `"full"` (default) or `"limited"`; `duration_secs` absent or `null` never expires.
-/// `caller_uid` (on `state`, `approve` and `deny`) is the UID of the app that opened the
-/// screen: the reply lists only that app's pending requests, and `approve` / `deny` of another
-/// app's request fails with `unknown_request`. `revoke` and `clear_denial` without
-/// `certificate_sha256` act on every entry for the package.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-#[non_exhaustive]
-pub enum AdminRequest {
-    /// Read everything the screen shows.
-    State {
-        /// Only the pending requests from this UID (the app that opened the screen).
-        #[serde(default)]
-        caller_uid: Option<u32>,
-    },
-    /// Approve a pending request.
-    Approve {
-        /// The [`PendingRequest::id`].
-        id: String,
-        /// The scopes to allow: those the screen showed, all of them requested.
-        scopes: Vec<String>,
-        /// The access level.
-        #[serde(default, with = "access_level")]
-        access: AccessLevel,
-        /// Lifetime in seconds; `None` = no expiry.
-        #[serde(default)]
-        duration_secs: Option<u64>,
-        /// The request must come from this UID (the app that opened the screen).
-        #[serde(default)]
-        caller_uid: Option<u32>,
-    },
-    /// Deny a pending request.
-    Deny {
-        /// The [`PendingRequest::id`].
-        id: String,
-        /// The request must come from this UID (the app that opened the screen).
-        #[serde(default)]
-        caller_uid: Option<u32>,
-    },
-    /// Remove grants of a package.
-    Revoke {
-        /// The package name.
-        package: String,
-        /// Only the grant pinned to this certificate digest; `None` = all of the package's.
-        #[serde(default)]
-        certificate_sha256: Option<String>,
-    },
-    /// Remove denials of a package.
-    ClearDenial {
-        /// The package name.
-        package: String,
-        /// Only the denial pinned to this certificate digest; `None` = all of the package's.
-        #[serde(default)]
-        certificate_sha256: Option<String>,
-    },
 }
 
 /// Everything the consent dialog shows, returned with every [`AdminResponse`]; the JSON is
@@ -755,51 +681,5 @@ impl Authorizer {
                 serde_json::Value::from(e.to_string())
             )
         })
-    }
-}
-
-/// An [`AdminRequest`] as the screens send it: with the language of the screen, a BCP 47 tag
-/// (`"locale"`, any operation), in which the reply's state describes the scopes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct LocalizedRequest {
-    /// The screen's language; `None`: the default texts. A tag longer than 128 bytes makes
-    /// the request a `bad_request`, before anything reads it.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "short_locale"
-    )]
-    pub locale: Option<String>,
-    /// The operation.
-    #[serde(flatten)]
-    pub request: AdminRequest,
-}
-
-impl LocalizedRequest {
-    /// `request`, its reply in the language `locale`.
-    #[cfg(test)]
-    pub fn new(request: AdminRequest, locale: Option<&str>) -> Self {
-        LocalizedRequest {
-            locale: locale.map(str::to_owned),
-            request,
-        }
-    }
-}
-
-/// A `locale` of at most [`MAX_LOCALE_LEN`](crate::localized::MAX_LOCALE_LEN) bytes: a
-/// language tag is short, and a longer text is refused here, before it is split into subtags
-/// for every description of the state.
-fn short_locale<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<String>, D::Error> {
-    use crate::localized::MAX_LOCALE_LEN;
-    let locale = Option::<String>::deserialize(deserializer)?;
-    match locale {
-        Some(tag) if tag.len() > MAX_LOCALE_LEN => Err(serde::de::Error::custom(format!(
-            "`locale` is {} bytes long; a language tag has at most {MAX_LOCALE_LEN}",
-            tag.len()
-        ))),
-        locale => Ok(locale),
     }
 }

@@ -54,7 +54,7 @@ impl CallerKey {
             Some(uid) => CallerKey::Uid(uid),
             None => {
                 let mut names: Vec<String> = caller.package_names().map(str::to_owned).collect();
-                names.sort_unstable();
+                crate::sort::sort_by(&mut names, Ord::cmp);
                 names.dedup();
                 CallerKey::Packages(names.into_boxed_slice())
             }

@@ -134,17 +134,15 @@
 //!   renamed into place (the directory fsync) counts as committed: the change is in force and
 //!   the save is retried.
 //!
-//! A file that cannot be read or parsed, or has another `version`, is logged with
-//! `log::error!` and moved aside as `cetp-grants.json.corrupt-<unix ms>`; the store then
-//! recovers from the last good copy, as it does when the file is missing and the copy is
-//! there. A copy in format 1 is never trusted that way: the version that wrote it saved the
-//! copy *before* the file, so it may hold a change that never committed. Only when no
-//! trustworthy copy is left do the decisions start empty: calls get `AUTH_REQUIRED` (saying the
-//! saved approvals were reset), and the admin reply says `"decisions_lost": true` (saved in the
-//! file, so it survives restarts) until the user's next decision, so the screen can tell the
-//! user that earlier denials are gone. (A format-1 copy found without its file belonged to the
-//! store's first save, before which there was nothing: it is removed and the store starts empty
-//! without that mark.) Nothing is granted by accident, and nothing panics.
+//! A file that cannot be read or parsed, or has another `version` than 2 (format 1, never
+//! released, included), is logged with `log::error!` and moved aside as
+//! `cetp-grants.json.corrupt-<unix ms>`; the store then recovers from the last good copy
+//! (written after the file committed), as it does when the file is missing and the copy is
+//! there. Only when no usable copy is left do the decisions start empty: calls get
+//! `AUTH_REQUIRED` (saying the saved approvals were reset), and the admin reply says
+//! `"decisions_lost": true` (saved in the file, so it survives restarts) until the user's next
+//! decision, so the screen can tell the user that earlier denials are gone. Nothing is granted
+//! by accident, and nothing panics.
 //!
 //! One process writes the store: it holds an advisory record lock (`fcntl(F_SETLK)`, never
 //! inherited by a child process) on `cetp-grants.json.lock` while the store is open, and a second
@@ -220,6 +218,7 @@ mod access_log;
 // as the store's types and file names below: an app reaches the screens only through the
 // Android template, whose Java talks to `admin` through the JNI bridge in this crate.
 pub(crate) mod admin;
+mod admin_request;
 pub(crate) mod callers;
 mod consent;
 mod fs;

@@ -1,13 +1,14 @@
 //! The grant store: [`Grant`]s and [`Denial`]s kept in one JSON file, written atomically.
 //! The format is documented in the [`auth`](crate::auth) module docs.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::access_log::AccessLog;
 use super::fs::{ACCESS_LOG_FILE_NAME, LockGuard, SaveFailure, StoreFs, write_atomic};
@@ -19,8 +20,8 @@ pub const STORE_FILE_NAME: &str = "cetp-grants.json";
 /// The last good copy of the store file, beside it.
 const LAST_GOOD_NAME: &str = "cetp-grants.json.last-good";
 
-/// The store file format version this SDK writes. It reads this one and version 1 (one access
-/// level and expiry per grant, which then apply to each of the grant's scopes).
+/// The store file format version this SDK writes, and the only one it reads: a file of any
+/// other version is unusable (set aside, as a corrupt one).
 pub const STORE_VERSION: u32 = 2;
 
 /// What the user allowed for one scope of a [`Grant`] (or, in [`Grant::no_scope`], for the
@@ -219,36 +220,6 @@ pub(crate) fn narrower(a: AccessLevel, b: AccessLevel) -> AccessLevel {
     }
 }
 
-/// A grant as version 1 of the store wrote it: one level and expiry for all its scopes.
-#[derive(Deserialize)]
-struct GrantV1 {
-    package: String,
-    #[serde(default)]
-    certificate_sha256: Option<String>,
-    scopes: BTreeSet<String>,
-    #[serde(with = "access_level")]
-    access: AccessLevel,
-    granted_at_ms: u64,
-    #[serde(default)]
-    expires_at_ms: Option<u64>,
-}
-
-impl From<GrantV1> for Grant {
-    /// Each scope gets the grant's level and expiry; a grant without scopes (a provider
-    /// without scopes) keeps them for the tools that need none.
-    fn from(v1: GrantV1) -> Grant {
-        let entry = ScopeGrant::new(v1.access, v1.granted_at_ms, v1.expires_at_ms);
-        let mut grant = Grant::new(v1.package, v1.certificate_sha256);
-        if v1.scopes.is_empty() {
-            grant.no_scope = Some(entry);
-        }
-        for scope in v1.scopes {
-            grant.scopes.insert(scope, entry);
-        }
-        grant
-    }
-}
-
 /// The user's refusal for one agent package (pinned to a certificate when known). A denied
 /// agent gets `PERMISSION_DENIED` until the denial is cleared or the user approves it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -282,9 +253,11 @@ struct FileOut<'a> {
     decisions_lost: bool,
 }
 
-#[derive(Deserialize)]
-struct FileIn<G> {
-    grants: Vec<G>,
+/// What a store file holds. Read by [`read_file`]; its derived reader (and those of [`Grant`],
+/// [`ScopeGrant`] and [`Denial`]) is the reference a test holds the hand-written one to.
+#[derive(Debug, PartialEq, Deserialize)]
+pub(super) struct FileIn {
+    grants: Vec<Grant>,
     denials: Vec<Denial>,
     #[serde(default)]
     decisions_lost: bool,
@@ -776,30 +749,18 @@ fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolve
     let path = dir.join(STORE_FILE_NAME);
     let last_good = dir.join(LAST_GOOD_NAME);
     let mut rewrite = false;
-    // The copy is trusted only when this version wrote it: it writes the copy after the
-    // file committed. An earlier version (format 1) wrote the copy first, so a copy of
-    // its own may hold a change whose file never committed.
+    // The copy is written after the file committed, so it holds the state of a commit.
     let mut copy_holds = None;
     let data = match read(fs, &path) {
-        Ok(Some((data, _))) => data,
+        Ok(Some(data)) => data,
         Ok(None) => match read(fs, &last_good) {
             // The file is gone (removed, or set aside before a rewrite that failed): the
             // copy holds the state of its last commit.
-            Ok(Some((data, STORE_VERSION))) => {
+            Ok(Some(data)) => {
                 rewrite = true;
                 let data = Arc::new(data);
                 copy_holds = Some(data.clone());
                 (*data).clone()
-            }
-            Ok(Some((_, _))) => {
-                log::warn!(
-                    "CETP grant store `{}` has a last good copy without its file, written by an earlier version that saved the copy first; it may hold a change that never committed, so it is ignored",
-                    path.display()
-                );
-                if in_place {
-                    let _ = fs.remove(&last_good);
-                }
-                StoreData::default()
             }
             Ok(None) => StoreData::default(),
             Err(reason) => {
@@ -822,7 +783,7 @@ fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolve
             };
             rewrite = true;
             match read(fs, &last_good) {
-                Ok(Some((data, STORE_VERSION))) => {
+                Ok(Some(data)) => {
                     log::warn!(
                         "CETP grant store `{}` is unusable ({reason}); {aside}; recovered the decisions from its last good copy",
                         path.display()
@@ -833,10 +794,9 @@ fn resolve(fs: &dyn StoreFs, dir: &Path, now_ms: u64, in_place: bool) -> Resolve
                 }
                 copy => {
                     let copy = match copy {
-                            Err(e) => format!("its last good copy is unusable too ({e})"),
-                            Ok(Some(_)) => "its last good copy was written by an earlier version, which saved the copy before the file, and may hold a change that never committed".to_owned(),
-                            Ok(None) => "there is no last good copy".to_owned(),
-                        };
+                        Err(e) => format!("its last good copy is unusable too ({e})"),
+                        Ok(_) => "there is no last good copy".to_owned(),
+                    };
                     log::error!(
                         "CETP grant store `{}` is unusable ({reason}); {aside}; {copy}; starting empty: every agent must be approved again",
                         path.display()
@@ -869,52 +829,34 @@ fn holds_store(fs: &dyn StoreFs, dir: &Path) -> bool {
     })
 }
 
-/// Reads and validates a store file, with its format version; `None` when it does not exist.
-fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<(StoreData, u32)>, String> {
+/// Reads and validates a store file; `None` when it does not exist.
+fn read(fs: &dyn StoreFs, path: &Path) -> Result<Option<StoreData>, String> {
     let bytes = match fs.read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read it: {e}")),
     };
-    parse_versioned(&bytes).map(Some)
+    parse(&bytes).map(Some)
 }
 
-/// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]).
-#[cfg(test)]
+/// Parses and validates the bytes of a store file (of version [`STORE_VERSION`]).
 pub(crate) fn parse(bytes: &[u8]) -> Result<StoreData, String> {
-    parse_versioned(bytes).map(|(data, _)| data)
-}
-
-/// Parses and validates the bytes of a store file (version 1 or [`STORE_VERSION`]), and says
-/// which version the file had.
-fn parse_versioned(bytes: &[u8]) -> Result<(StoreData, u32), String> {
     // Text first, then JSON: `from_str` is the parser every other reader of the crate uses,
     // so the library carries one copy of it.
     let text =
         std::str::from_utf8(bytes).map_err(|e| format!("not valid JSON: not UTF-8 ({e})"))?;
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-    let version = match value.get("version").and_then(serde_json::Value::as_u64) {
-        Some(1) => 1,
-        Some(v) if v == u64::from(STORE_VERSION) => STORE_VERSION,
+    match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(v) if v == u64::from(STORE_VERSION) => {}
         Some(v) => {
             return Err(format!(
-                "unsupported version {v} (expected 1 or {STORE_VERSION})"
+                "unsupported version {v} (expected {STORE_VERSION})"
             ));
         }
         None => return Err("no numeric `version`".to_owned()),
-    };
-    let unexpected = |e: serde_json::Error| format!("unexpected content: {e}");
-    let file: FileIn<Grant> = if version == 1 {
-        let v1: FileIn<GrantV1> = serde_json::from_value(value).map_err(unexpected)?;
-        FileIn {
-            grants: v1.grants.into_iter().map(Grant::from).collect(),
-            denials: v1.denials,
-            decisions_lost: v1.decisions_lost,
-        }
-    } else {
-        serde_json::from_value(value).map_err(unexpected)?
-    };
+    }
+    let file = read_file(value).map_err(|e| format!("unexpected content: {e}"))?;
     let cert_ok = |cert: &Option<String>| {
         cert.as_deref()
             .is_none_or(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -932,14 +874,165 @@ fn parse_versioned(bytes: &[u8]) -> Result<(StoreData, u32), String> {
             return Err(format!("invalid denial for `{}`", denial.package));
         }
     }
-    Ok((
-        StoreData {
-            grants: file.grants,
-            denials: file.denials,
-            decisions_lost: file.decisions_lost,
+    Ok(StoreData {
+        grants: file.grants,
+        denials: file.denials,
+        decisions_lost: file.decisions_lost,
+    })
+}
+
+/// The store file's content from its JSON, read by hand the way serde's derived readers of
+/// [`FileIn`], [`Grant`], [`ScopeGrant`] and [`Denial`] read it from a `serde_json::Value`
+/// (a struct is an object whose other members are ignored, or an array of its fields in order;
+/// a field with a default may be absent, an `Option` may be `null`): one small reader instead
+/// of a generated one per type and collection (16 KiB of the library).
+/// `the_store_reader_reads_what_serde_reads` (in `auth/tests.rs`) holds it to them.
+pub(super) fn read_file(value: Value) -> Result<FileIn, String> {
+    let mut fields = members(value, "the store", &["grants", "denials", "decisions_lost"])?;
+    let grants = items(required(fields.next(), "grants")?, "grants")?
+        .into_iter()
+        .map(read_grant)
+        .collect::<Result<_, _>>()?;
+    let denials = items(required(fields.next(), "denials")?, "denials")?
+        .into_iter()
+        .map(read_denial)
+        .collect::<Result<_, _>>()?;
+    let decisions_lost = match fields.next().flatten() {
+        None => false,
+        Some(Value::Bool(lost)) => lost,
+        Some(other) => return Err(wrong("decisions_lost", "a boolean", &other)),
+    };
+    Ok(FileIn {
+        grants,
+        denials,
+        decisions_lost,
+    })
+}
+
+fn read_grant(value: Value) -> Result<Grant, String> {
+    let names = ["package", "certificate_sha256", "scopes", "no_scope"];
+    let mut fields = members(value, "a grant", &names)?;
+    let package = string(required(fields.next(), "package")?, "package")?;
+    let certificate_sha256 = optional_string(fields.next().flatten(), "certificate_sha256")?;
+    let mut scopes = BTreeMap::new();
+    match fields.next().flatten() {
+        None => {}
+        Some(Value::Object(map)) => {
+            for (scope, grant) in map {
+                scopes.insert(scope, read_scope_grant(grant)?);
+            }
+        }
+        Some(other) => return Err(wrong("scopes", "an object", &other)),
+    }
+    let no_scope = match fields.next().flatten() {
+        None | Some(Value::Null) => None,
+        Some(grant) => Some(read_scope_grant(grant)?),
+    };
+    Ok(Grant {
+        package,
+        certificate_sha256,
+        scopes,
+        no_scope,
+    })
+}
+
+fn read_scope_grant(value: Value) -> Result<ScopeGrant, String> {
+    let names = ["access", "granted_at_ms", "expires_at_ms"];
+    let mut fields = members(value, "a scope's grant", &names)?;
+    let access = string(required(fields.next(), "access")?, "access")?;
+    Ok(ScopeGrant {
+        access: access_level::parse(&access)?,
+        granted_at_ms: number(required(fields.next(), "granted_at_ms")?, "granted_at_ms")?,
+        expires_at_ms: match fields.next().flatten() {
+            None | Some(Value::Null) => None,
+            Some(at) => Some(number(at, "expires_at_ms")?),
         },
-        version,
-    ))
+    })
+}
+
+fn read_denial(value: Value) -> Result<Denial, String> {
+    let names = ["package", "certificate_sha256", "denied_at_ms"];
+    let mut fields = members(value, "a denial", &names)?;
+    Ok(Denial {
+        package: string(required(fields.next(), "package")?, "package")?,
+        certificate_sha256: optional_string(fields.next().flatten(), "certificate_sha256")?,
+        denied_at_ms: number(required(fields.next(), "denied_at_ms")?, "denied_at_ms")?,
+    })
+}
+
+/// The fields `names` of the struct `what` is, in that order: an object's members of those
+/// names, or an array's items (no more items than fields).
+fn members(
+    value: Value,
+    what: &str,
+    names: &[&str],
+) -> Result<std::vec::IntoIter<Option<Value>>, String> {
+    let fields: Vec<Option<Value>> = match value {
+        Value::Object(mut map) => names.iter().map(|name| map.remove(*name)).collect(),
+        Value::Array(items) if items.len() <= names.len() => {
+            let mut fields: Vec<Option<Value>> = items.into_iter().map(Some).collect();
+            fields.resize(names.len(), None);
+            fields
+        }
+        Value::Array(items) => {
+            return Err(format!(
+                "{what} has {} items, expected at most {}",
+                items.len(),
+                names.len()
+            ));
+        }
+        other => return Err(format!("{what} is {}, expected an object", kind(&other))),
+    };
+    Ok(fields.into_iter())
+}
+
+fn required(field: Option<Option<Value>>, name: &str) -> Result<Value, String> {
+    field
+        .flatten()
+        .ok_or_else(|| format!("missing field `{name}`"))
+}
+
+fn items(value: Value, name: &str) -> Result<Vec<Value>, String> {
+    match value {
+        Value::Array(items) => Ok(items),
+        other => Err(wrong(name, "an array", &other)),
+    }
+}
+
+fn string(value: Value, name: &str) -> Result<String, String> {
+    match value {
+        Value::String(text) => Ok(text),
+        other => Err(wrong(name, "a string", &other)),
+    }
+}
+
+fn optional_string(value: Option<Value>, name: &str) -> Result<Option<String>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(text) => string(text, name).map(Some),
+    }
+}
+
+fn number(value: Value, name: &str) -> Result<u64, String> {
+    value
+        .as_u64()
+        .ok_or_else(|| wrong(name, "a whole number, 0 or more", &value))
+}
+
+fn wrong(name: &str, expected: &str, found: &Value) -> String {
+    format!("`{name}` is {}, expected {expected}", kind(found))
+}
+
+/// What a JSON value is, for a message (never its content: the file holds package names).
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// Renames an unusable store file to `*.corrupt-<ms>`; returns what happened, for the log.
@@ -993,12 +1086,17 @@ pub(crate) mod access_level {
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<AccessLevel, D::Error> {
         let text = String::deserialize(d)?;
-        match text.as_str() {
+        parse(&text).map_err(serde::de::Error::custom)
+    }
+
+    /// The level `text` names: `full` or `limited` (`redacted`, an earlier name, is `limited`).
+    pub(crate) fn parse(text: &str) -> Result<AccessLevel, String> {
+        match text {
             "full" => Ok(AccessLevel::Full),
             "limited" | "redacted" => Ok(AccessLevel::Limited),
-            other => Err(serde::de::Error::custom(format!(
+            other => Err(format!(
                 "unknown access level `{other}`; expected `full` or `limited`"
-            ))),
+            )),
         }
     }
 

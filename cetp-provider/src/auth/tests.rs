@@ -172,46 +172,38 @@ fn pending_requests_expire_idle_or_old() {
 
 #[test]
 fn store_parsing_is_strict_about_what_matters() {
-    assert!(parse(br#"{"version":1,"grants":[],"denials":[]}"#).is_ok());
     assert!(parse(br#"{"version":2,"grants":[],"denials":[]}"#).is_ok());
     // Unknown fields from a later minor revision are ignored.
     assert!(parse(br#"{"version":2,"grants":[],"denials":[],"note":"x"}"#).is_ok());
-    // Version 1: the grant's level and expiry for each of its scopes.
-    let v1 = parse(
-        br#"{"version":1,"grants":[{"package":"a","certificate_sha256":"ab","scopes":["x","y"],
-            "access":"limited","granted_at_ms":5,"expires_at_ms":9}],"denials":[]}"#,
-    )
-    .unwrap();
-    let grant = &v1.grants[0];
-    assert_eq!(grant.scope_names().collect::<Vec<_>>(), ["x", "y"]);
-    assert!(
-        grant
-            .scopes
-            .values()
-            .all(|e| *e == ScopeGrant::new(AccessLevel::Limited, 5, Some(9)))
-    );
-    assert_eq!(grant.no_scope, None);
     for (bad, why) in [
-        (&br#"{"version":3,"grants":[],"denials":[]}"#[..], "unsupported version 3"),
+        (
+            &br#"{"version":3,"grants":[],"denials":[]}"#[..],
+            "unsupported version 3 (expected 2)",
+        ),
+        // Version 1 (one level and expiry per grant) was never released and is not read.
+        (
+            br#"{"version":1,"grants":[],"denials":[]}"#,
+            "unsupported version 1 (expected 2)",
+        ),
         (br#"{"grants":[],"denials":[]}"#, "no numeric `version`"),
-        (br#"{"version":1}"#, "unexpected content"),
+        (br#"{"version":2}"#, "unexpected content"),
         (br#"[1,2]"#, "no numeric `version`"),
-        (b"{\"version\":1,", "not valid JSON"),
+        (b"{\"version\":2,", "not valid JSON"),
         // Read as text first: bytes that are not UTF-8 are named as such.
         (
-            b"{\"version\":1,\"grants\":[],\"denials\":[],\"x\":\"\xff\"}",
+            b"{\"version\":2,\"grants\":[],\"denials\":[],\"x\":\"\xff\"}",
             "not valid JSON: not UTF-8",
         ),
         (
-            br#"{"version":1,"grants":[{"package":"","scopes":[],"access":"full","granted_at_ms":0}],"denials":[]}"#,
+            br#"{"version":2,"grants":[{"package":"","scopes":{}}],"denials":[]}"#,
             "invalid grant",
         ),
         (
-            br#"{"version":1,"grants":[{"package":"a","scopes":[],"access":"all","granted_at_ms":0}],"denials":[]}"#,
+            br#"{"version":2,"grants":[{"package":"a","scopes":{"x":{"access":"all","granted_at_ms":0}}}],"denials":[]}"#,
             "unknown access level",
         ),
         (
-            br#"{"version":1,"grants":[],"denials":[{"package":"a","certificate_sha256":"g1","denied_at_ms":0}]}"#,
+            br#"{"version":2,"grants":[],"denials":[{"package":"a","certificate_sha256":"g1","denied_at_ms":0}]}"#,
             "invalid denial",
         ),
         (
@@ -226,6 +218,148 @@ fn store_parsing_is_strict_about_what_matters() {
         let err = parse(bad).unwrap_err();
         assert!(err.contains(why), "{err} should mention {why}");
     }
+}
+
+/// The store's hand-written reader reads what serde's derived readers of the same types read
+/// from a `serde_json::Value`: the same content, or an error for both, over files whose every
+/// field takes each shape a file may hold (absent, `null`, the wrong type, out of range, a
+/// struct as an object or as an array of its fields, unknown members).
+#[test]
+fn the_store_reader_reads_what_serde_reads() {
+    use super::store::{FileIn, read_file};
+    use serde_json::{Value, json};
+
+    // A fixed sequence of choices (a linear congruential generator), so the test is repeatable.
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut pick = move |n: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        usize::try_from(state >> 33).unwrap() % n
+    };
+    let odd = [
+        Value::Null,
+        json!(true),
+        json!(-1),
+        json!(1.5),
+        json!("x"),
+        json!([]),
+        json!({}),
+    ];
+    // A struct with `fields` (name and good values), in one of the shapes serde reads or not.
+    let shape = |pick: &mut dyn FnMut(usize) -> usize, fields: Vec<(&str, Vec<Value>)>| {
+        let mut chosen = Vec::new();
+        for (name, good) in fields {
+            let value = match pick(10) {
+                0 => None,
+                1 => Some(odd[pick(odd.len())].clone()),
+                _ => Some(good[pick(good.len())].clone()),
+            };
+            chosen.push((name, value));
+        }
+        match pick(8) {
+            0 => Value::Array(
+                chosen
+                    .into_iter()
+                    .map_while(|(_, v)| v)
+                    .chain((pick(6) == 0).then(|| json!(1)))
+                    .collect(),
+            ),
+            1 => odd[pick(odd.len())].clone(),
+            _ => {
+                let mut map = serde_json::Map::new();
+                for (name, value) in chosen {
+                    if let Some(value) = value {
+                        map.insert(name.to_owned(), value);
+                    }
+                }
+                if pick(4) == 0 {
+                    map.insert("later".to_owned(), json!({"x": 1}));
+                }
+                Value::Object(map)
+            }
+        }
+    };
+    let scope_grant = |pick: &mut dyn FnMut(usize) -> usize| {
+        shape(
+            pick,
+            vec![
+                (
+                    "access",
+                    vec![
+                        json!("full"),
+                        json!("limited"),
+                        json!("redacted"),
+                        json!("all"),
+                    ],
+                ),
+                ("granted_at_ms", vec![json!(0), json!(5), json!(u64::MAX)]),
+                ("expires_at_ms", vec![Value::Null, json!(9)]),
+            ],
+        )
+    };
+    let (mut same_ok, mut same_err) = (0, 0);
+    for _ in 0..3000 {
+        let pick: &mut dyn FnMut(usize) -> usize = &mut pick;
+        let mut grants = Vec::new();
+        for _ in 0..pick(3) {
+            let mut scopes = serde_json::Map::new();
+            for name in ["notes", "calendar"].into_iter().take(pick(3)) {
+                scopes.insert(name.to_owned(), scope_grant(pick));
+            }
+            let no_scope = scope_grant(pick);
+            grants.push(shape(
+                pick,
+                vec![
+                    ("package", vec![json!("com.example.agent")]),
+                    ("certificate_sha256", vec![Value::Null, json!("5f2a")]),
+                    ("scopes", vec![Value::Object(scopes)]),
+                    ("no_scope", vec![Value::Null, no_scope]),
+                ],
+            ));
+        }
+        let mut denials = Vec::new();
+        for _ in 0..pick(3) {
+            denials.push(shape(
+                pick,
+                vec![
+                    ("package", vec![json!("com.example.agent")]),
+                    ("certificate_sha256", vec![Value::Null, json!("5f2a")]),
+                    ("denied_at_ms", vec![json!(0), json!(7)]),
+                ],
+            ));
+        }
+        let file = match shape(
+            pick,
+            vec![
+                ("grants", vec![Value::Array(grants)]),
+                ("denials", vec![Value::Array(denials)]),
+                ("decisions_lost", vec![json!(false), json!(true)]),
+            ],
+        ) {
+            // The version is checked before; only an object has one.
+            Value::Object(mut map) => {
+                map.insert("version".to_owned(), json!(2));
+                Value::Object(map)
+            }
+            _ => continue,
+        };
+        let by_hand = read_file(file.clone());
+        let by_serde = serde_json::from_value::<FileIn>(file.clone());
+        match (by_hand, by_serde) {
+            (Ok(hand), Ok(serde)) => {
+                assert_eq!(hand, serde, "{file}");
+                same_ok += 1;
+            }
+            (Err(_), Err(_)) => same_err += 1,
+            (hand, serde) => panic!("{file}: by hand {hand:?}, serde {serde:?}"),
+        }
+    }
+    // Both outcomes were seen often.
+    assert!(
+        same_ok > 100 && same_err > 100,
+        "{same_ok} read, {same_err} refused"
+    );
 }
 
 #[test]
@@ -351,6 +485,78 @@ fn the_admin_json_answers_the_state_and_names_an_unknown_request() {
     let reply: AdminResponse =
         serde_json::from_str(&provider.handle_admin_json(r#"{"op":"deny","id":"nope"}"#)).unwrap();
     assert_eq!(reply.error.unwrap().kind, "unknown_request");
+}
+
+/// The reader of admin requests takes exactly what the screens may send: a field given twice is
+/// malformed (never "the last one wins"), an optional field may be `null`, and `op` may be the
+/// operation's index; a malformed request's message names the operation and the field.
+#[test]
+fn an_admin_request_is_read_strictly_and_its_errors_name_the_field() {
+    use admin::{AdminRequest, LocalizedRequest};
+    let read = |text: &str| serde_json::from_str::<LocalizedRequest>(text);
+    let approve = AdminRequest::Approve {
+        id: "r".to_owned(),
+        scopes: vec!["notes".to_owned()],
+        access: AccessLevel::Limited,
+        duration_secs: None,
+        caller_uid: Some(7),
+    };
+    for accepted in [
+        r#"{"op":"approve","id":"r","scopes":["notes"],"access":"limited","caller_uid":7}"#,
+        r#"{"caller_uid":7,"access":"limited","scopes":["notes"],"id":"r","op":"approve"}"#,
+        r#"{"op":1,"id":"r","scopes":["notes"],"access":"limited","caller_uid":7,"duration_secs":null,"locale":null}"#,
+    ] {
+        assert_eq!(read(accepted).unwrap().request, approve, "{accepted}");
+    }
+    for (malformed, says) in [
+        (
+            r#"{"op":"approve","id":"r","scopes":[],"scopes":["notes"]}"#,
+            "duplicate field `scopes`",
+        ),
+        (
+            r#"{"op":"state","op":"approve","id":"r","scopes":[]}"#,
+            "duplicate field `op`",
+        ),
+        (
+            r#"{"op":"state","locale":"fr","locale":"de"}"#,
+            "duplicate field `locale`",
+        ),
+        (r#"{"id":"r"}"#, "missing field `op`"),
+        (r#"{"op":5}"#, "index is 0 to 4"),
+        (r#"{"op":"grant_all"}"#, "unknown operation `grant_all`"),
+        (
+            r#"{"op":"deny","id":"r","scopes":[]}"#,
+            "unknown field `scopes` for `deny`",
+        ),
+        (
+            r#"{"op":"approve","id":"r"}"#,
+            "missing field `scopes` for `approve`",
+        ),
+        (
+            r#"{"op":"approve","id":"r","scopes":[],"access":null}"#,
+            "`access` of `approve` must be a string",
+        ),
+        (
+            r#"{"op":"approve","id":"r","scopes":[3]}"#,
+            "`scopes` of `approve` must hold only strings",
+        ),
+        (
+            r#"{"op":"approve","id":"r","scopes":[],"duration_secs":1.5}"#,
+            "`duration_secs` of `approve` must be a whole number",
+        ),
+        (
+            r#"{"op":"state","caller_uid":4294967296}"#,
+            "`caller_uid` of `state` must be a whole number from 0 to 4294967295",
+        ),
+        (
+            r#"{"op":"revoke","package":"p","certificate_sha256":7}"#,
+            "`certificate_sha256` of `revoke` must be a string or null",
+        ),
+        (r#"["state"]"#, "expected an admin request"),
+    ] {
+        let error = read(malformed).unwrap_err().to_string();
+        assert!(error.contains(says), "{malformed}: {error}");
+    }
 }
 
 #[test]

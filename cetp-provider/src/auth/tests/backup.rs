@@ -103,13 +103,14 @@ fn a_copy_of_the_files_dir_on_another_phone_grants_nothing() {
     assert!(names(&no_backup).contains(&ACCESS_LOG_FILE_NAME.to_owned()));
 }
 
-/// What an earlier version left in the files dir: the store and its copy (format 1), its lock,
-/// a temp file, the access log and an empty temp file of the log.
+/// What an earlier version left in the files dir: the store and its copy, its lock, a temp
+/// file, the access log and an empty temp file of the log.
 fn legacy_store() -> Vec<(&'static str, Vec<u8>)> {
     let store = json!({
-        "version": 1,
-        "grants": [{"package": AGENT, "certificate_sha256": CERT_A, "scopes": ["notes"],
-                    "access": "full", "granted_at_ms": T0 - 1000, "expires_at_ms": null}],
+        "version": 2,
+        "grants": [{"package": AGENT, "certificate_sha256": CERT_A,
+                    "scopes": {"notes": {"access": "full", "granted_at_ms": T0 - 1000,
+                                         "expires_at_ms": null}}}],
         "denials": [{"package": "com.example.stranger", "certificate_sha256": CERT_B,
                      "denied_at_ms": T0 - 500}]
     })
@@ -178,21 +179,30 @@ fn a_store_in_the_files_dir_moves_to_the_no_backup_dir_once() {
     assert_eq!(names(&files), Vec::<String>::new(), "and they are removed");
 }
 
-/// A copy of an earlier version's store without its file may hold a change that never
-/// committed (an earlier version wrote the copy first): it is not trusted.
+/// A copy in format 1 (never released; it wrote the copy before the file) without its file
+/// is unusable, as a copy of any other version: it admits nobody, and the decisions start
+/// over, saying so.
 #[test]
-fn an_old_copy_without_its_file_is_not_trusted() {
+fn a_version_1_copy_without_its_file_is_not_used() {
     let clock = ManualClock::new(T0);
     let phone = tempfile::tempdir().unwrap();
     let files = phone.path().join("files");
     fs::create_dir_all(&files).unwrap();
-    let (_, store) = legacy_store().remove(0);
-    fs::write(files.join("cetp-grants.json.last-good"), store).unwrap();
+    let store = json!({
+        "version": 1,
+        "grants": [{"package": AGENT, "certificate_sha256": CERT_A, "scopes": ["notes"],
+                    "access": "full", "granted_at_ms": T0 - 1000, "expires_at_ms": null}],
+        "denials": []
+    });
+    fs::write(files.join("cetp-grants.json.last-good"), store.to_string()).unwrap();
     let provider = open_app(&files, &clock);
     assert_eq!(
         call(&provider, &agent(), "read_notes").error_code(),
         Some(ErrorCode::AuthRequired)
     );
+    let state: serde_json::Value =
+        serde_json::from_str(&provider.handle_admin_json(r#"{"op":"state"}"#)).unwrap();
+    assert_eq!(state["decisions_lost"], true, "{state}");
     assert_eq!(names(&files), Vec::<String>::new());
 }
 

@@ -468,8 +468,8 @@ fn an_unpinned_grant_from_an_older_store_admits_nobody() {
     std::fs::write(
         dir.path().join(cetp_provider::auth::STORE_FILE_NAME),
         format!(
-            r#"{{"version":1,"grants":[{{"package":"{AGENT}","certificate_sha256":null,
-                "scopes":["notes"],"access":"full","granted_at_ms":0,"expires_at_ms":null}}],
+            r#"{{"version":2,"grants":[{{"package":"{AGENT}","certificate_sha256":null,
+                "scopes":{{"notes":{{"access":"full","granted_at_ms":0,"expires_at_ms":null}}}}}}],
                 "denials":[]}}"#
         ),
     )

@@ -7,7 +7,7 @@ use super::support;
 
 use std::time::Duration;
 
-use cetp_provider::auth::{Auth, ManualClock, STORE_FILE_NAME};
+use cetp_provider::auth::{Auth, ManualClock};
 use cetp_provider::{ErrorCode, Provider};
 use serde_json::{Value, json};
 use support::*;
@@ -159,57 +159,6 @@ fn re_approving_a_scope_as_limited_makes_it_limited() {
     assert_eq!(access_seen(&provider, "read_notes"), "full");
     assert_eq!(
         call(&provider, &agent(), "agenda").error_code(),
-        Some(ErrorCode::AuthRequired)
-    );
-}
-
-/// A store written by version 1 of the format (one access level and expiry per grant) is
-/// read with that level and expiry for each of the grant's scopes, and saved in the current
-/// format at the next change.
-#[test]
-fn a_version_1_store_gives_each_scope_the_grants_access_and_expiry() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join(STORE_FILE_NAME),
-        format!(
-            r#"{{"version":1,"grants":[{{"package":"{AGENT}","certificate_sha256":"{CERT_A}",
-                "scopes":["calendar","notes"],"access":"redacted","granted_at_ms":{T0},
-                "expires_at_ms":{}}}],"denials":[]}}"#,
-            T0 + HOUR_MS
-        ),
-    )
-    .unwrap();
-    let clock = ManualClock::new(T0 + 1);
-    let provider = with_clock(dir.path(), &clock);
-    let state = admin(&provider, r#"{"op":"state"}"#);
-    let grant = &state["state"]["grants"][0];
-    assert_eq!(
-        grant["per_scope"],
-        json!([
-            {"scope": "notes", "access": "limited", "granted_at_ms": T0,
-             "expires_at_ms": T0 + HOUR_MS, "expired": false},
-            {"scope": "calendar", "access": "limited", "granted_at_ms": T0,
-             "expires_at_ms": T0 + HOUR_MS, "expired": false}
-        ]),
-        "{grant}"
-    );
-    assert_eq!(access_seen(&provider, "agenda"), "limited");
-    assert_eq!(access_seen(&provider, "ping"), "limited");
-
-    // The next change writes the current version.
-    call(&provider, &stranger(), "ping");
-    let id = pending_id_for(&provider, &stranger());
-    provider.authorizer().deny(&id).unwrap();
-    let file: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join(STORE_FILE_NAME)).unwrap()).unwrap();
-    assert_eq!(file["version"], 2);
-    assert_eq!(
-        file["grants"][0]["scopes"]["notes"],
-        json!({"access": "limited", "granted_at_ms": T0, "expires_at_ms": T0 + HOUR_MS})
-    );
-    clock.set_ms(T0 + HOUR_MS);
-    assert_eq!(
-        call(&provider, &agent(), "ping").error_code(),
         Some(ErrorCode::AuthRequired)
     );
 }

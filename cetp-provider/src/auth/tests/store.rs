@@ -153,16 +153,28 @@ fn corrupt_cases(valid: &str) -> Vec<(&'static str, Corrupt)> {
             "wrong version",
             Box::new(|p: &Path| fs::write(p, r#"{"version":3,"grants":[],"denials":[]}"#).unwrap()),
         ),
+        // Version 1 of the format (one level and expiry per grant) was never released: a
+        // file of it is as unusable as one of a version to come.
+        (
+            "version 1",
+            Box::new(|p: &Path| {
+                fs::write(
+                    p,
+                    r#"{"version":1,"grants":[{"package":"com.example.agent","certificate_sha256":"5f2a","scopes":["notes"],"access":"full","granted_at_ms":0}],"denials":[]}"#,
+                )
+                .unwrap()
+            }),
+        ),
         (
             "wrong shape",
-            Box::new(|p: &Path| fs::write(p, r#"{"version":1,"grants":{}}"#).unwrap()),
+            Box::new(|p: &Path| fs::write(p, r#"{"version":2,"grants":{}}"#).unwrap()),
         ),
         (
             "bad certificate",
             Box::new(|p: &Path| {
                 fs::write(
                     p,
-                    r#"{"version":1,"grants":[{"package":"com.example.agent","certificate_sha256":"zz","scopes":["notes"],"access":"full","granted_at_ms":0}],"denials":[]}"#,
+                    r#"{"version":2,"grants":[{"package":"com.example.agent","certificate_sha256":"zz","scopes":{"notes":{"access":"full","granted_at_ms":0}}}],"denials":[]}"#,
                 )
                 .unwrap()
             }),
@@ -538,10 +550,9 @@ fn two_providers_on_one_directory_lose_no_update() {
     assert!(err.contains("this process already holds"), "{err}");
 }
 
-/// A copy written by this version holds a committed state: when the file is missing it is
-/// used. One written by the previous format (which saved the copy before the file) may hold a
-/// change that never committed: next to an unusable file it is not trusted, and the
-/// decisions start over, saying so.
+/// A copy holds a committed state (it is written after its file): when the file is missing it
+/// is used. One of another format version (1, never released, saved the copy before the
+/// file) is unusable like the file beside it: the decisions start over, saying so.
 #[test]
 fn only_a_copy_written_after_its_file_committed_is_trusted() {
     let dir = tempfile::tempdir().unwrap();
