@@ -143,7 +143,9 @@ fn type_name(schema: &Value) -> String {
     }
 }
 
-fn kind_of(value: &Value) -> &'static str {
+/// What a JSON value is, for a message: never its content (arguments and stored files hold the
+/// user's data and package names).
+pub(crate) fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::access_log::AccessLog;
 use super::fs::{ACCESS_LOG_FILE_NAME, LockGuard, SaveFailure, StoreFs, write_atomic};
 use crate::context::AccessLevel;
+use crate::validate::kind_of;
 
 /// The name of the grant store file inside the store directory.
 pub const STORE_FILE_NAME: &str = "cetp-grants.json";
@@ -981,7 +982,7 @@ fn members(
                 names.len()
             ));
         }
-        other => return Err(format!("{what} is {}, expected an object", kind(&other))),
+        other => return Err(format!("{what} is {}, expected an object", kind_of(&other))),
     };
     Ok(fields.into_iter())
 }
@@ -1020,19 +1021,7 @@ fn number(value: Value, name: &str) -> Result<u64, String> {
 }
 
 fn wrong(name: &str, expected: &str, found: &Value) -> String {
-    format!("`{name}` is {}, expected {expected}", kind(found))
-}
-
-/// What a JSON value is, for a message (never its content: the file holds package names).
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    format!("`{name}` is {}, expected {expected}", kind_of(found))
 }
 
 /// Renames an unusable store file to `*.corrupt-<ms>`; returns what happened, for the log.
