@@ -203,13 +203,11 @@ fn read(mut fields: Fields) -> Result<LocalizedRequest, String> {
     };
     let (op, takes) = OPERATIONS[index];
     let locale = fields.optional_string(op, wire::ADMIN_KEY_LOCALE)?;
-    if let Some(tag) = &locale
-        && tag.len() > MAX_LOCALE_LEN
-    {
+    if let Some(too_long) = locale.as_ref().filter(|tag| tag.len() > MAX_LOCALE_LEN) {
         return Err(format!(
             "`{}` is {} bytes long; a language tag has at most {MAX_LOCALE_LEN}",
             wire::ADMIN_KEY_LOCALE,
-            tag.len()
+            too_long.len()
         ));
     }
     if let Some((key, _)) = fields
