@@ -203,12 +203,14 @@ fn read(mut fields: Fields) -> Result<LocalizedRequest, String> {
     };
     let (op, takes) = OPERATIONS[index];
     let locale = fields.optional_string(op, wire::ADMIN_KEY_LOCALE)?;
-    if let Some(too_long) = locale.as_ref().filter(|tag| tag.len() > MAX_LOCALE_LEN) {
-        return Err(format!(
-            "`{}` is {} bytes long; a language tag has at most {MAX_LOCALE_LEN}",
-            wire::ADMIN_KEY_LOCALE,
-            too_long.len()
-        ));
+    if let Some(tag) = &locale {
+        if tag.len() > MAX_LOCALE_LEN {
+            return Err(format!(
+                "`{}` is {} bytes long; a language tag has at most {MAX_LOCALE_LEN}",
+                wire::ADMIN_KEY_LOCALE,
+                tag.len()
+            ));
+        }
     }
     if let Some((key, _)) = fields
         .0
